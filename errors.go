@@ -1,0 +1,62 @@
+package noema
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Stable error codes. They are part of the public contract of the CLI
+// (`--json` error objects) and of the MCP tools; never rename one.
+const (
+	ENOTFOUND         = "not_found"
+	EINVALID          = "invalid_argument"
+	ECONFLICT         = "conflict"
+	EMETADATACONFLICT = "metadata_conflict"
+	ECHECKSUM         = "checksum_mismatch"
+	ETOOLARGE         = "too_large"
+	EUNAVAILABLE      = "unavailable"
+	EINTERNAL         = "internal"
+)
+
+// Error is an error with a stable code, safe to show to a caller.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Details carries structured context (the owner of a conflicting key,
+	// the conflicting metadata keys, …); it is optional.
+	Details map[string]any `json:"details,omitempty"`
+}
+
+// Error implements the error interface.
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Errorf returns an *Error with the given code and a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of the first *Error in err's chain, EINTERNAL for
+// any other non-nil error, and "" for nil.
+func ErrorCode(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the message of the first *Error in err's chain, or a
+// generic message for unexpected errors (their detail is for the operator's log).
+func ErrorMessage(err error) string {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "internal error"
+}

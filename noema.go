@@ -1,0 +1,71 @@
+// Package noema holds the domain of the noema memory server: the types every
+// other package speaks (notes, links, concepts, relations) and the stable error
+// codes that reach callers through the CLI and MCP.
+//
+// The package imports only the standard library. Concrete behaviour lives in
+// the packages named after each concern: vault (Markdown files on disk),
+// sqlite (the index), indexer (sync), notes (note operations), fuzzy,
+// decay, embedding, vector, mcpserver and httpserver.
+package noema
+
+import "time"
+
+// URIScheme is the scheme of note identifiers: memory://<path-without-.md>.
+const URIScheme = "memory://"
+
+// Link is one WikiLink occurrence in a note body.
+type Link struct {
+	// Target is the text before any '#' or '|', trimmed.
+	Target string `json:"target"`
+	// Heading is the part after '#', if any.
+	Heading string `json:"heading,omitempty"`
+	// Display is the part after '|', if any.
+	Display string `json:"display,omitempty"`
+	// Key is the normalized concept key of Target (see vault.Key).
+	Key string `json:"key"`
+	// Line is the 1-based line of the link in the whole file.
+	Line int `json:"line"`
+	// Offset is the byte offset of "[[" in the whole file; End is one past "]]".
+	Offset int `json:"offset"`
+	End    int `json:"end"`
+}
+
+// Relation is a directed, typed edge stored in the front matter of its
+// source node's file.
+type Relation struct {
+	ID       string         `json:"id"`
+	From     string         `json:"from"`
+	Type     string         `json:"type"`
+	To       string         `json:"to"`
+	Weight   *float64       `json:"weight,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// NoteInfo is a note as the index knows it.
+type NoteInfo struct {
+	URI      string    `json:"uri"`
+	Path     string    `json:"path"`
+	Title    string    `json:"title"`
+	Tags     []string  `json:"tags"`
+	Aliases  []string  `json:"aliases,omitempty"`
+	Size     int64     `json:"size"`
+	Checksum string    `json:"checksum"`
+	Modified time.Time `json:"modified"`
+	// Accessed is the last explicit read, zero if never.
+	Accessed time.Time `json:"accessed,omitzero"`
+}
+
+// Concept is a node of the knowledge graph named by WikiLinks.
+type Concept struct {
+	ID          string         `json:"id"`
+	Label       string         `json:"label"`
+	Key         string         `json:"key"`
+	Aliases     []string       `json:"aliases"`
+	Description string         `json:"description,omitempty"`
+	Metadata    map[string]any `json:"metadata,omitempty"`
+	// Page is the vault path of the concept's page, empty for an implicit concept.
+	Page      string    `json:"page,omitempty"`
+	Mentions  int       `json:"mentions"`
+	CreatedAt time.Time `json:"created_at,omitzero"`
+	UpdatedAt time.Time `json:"updated_at,omitzero"`
+}

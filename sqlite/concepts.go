@@ -1,0 +1,344 @@
+package sqlite
+
+import (
+	"crypto/sha256"
+	"encoding/base32"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// ConceptID derives the stable id of the concept first seen under key. It
+// depends on the key alone, so a rebuilt index assigns the same ids; once a
+// concept has a page, the id written in the page's front matter wins, which
+// keeps it stable across renames.
+func ConceptID(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return "c_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:10]))
+}
+
+// KeyFunc normalizes a label into a concept key (vault.Key); the index
+// takes it as a parameter so that it does not depend on the vault package.
+type KeyFunc func(string) string
+
+type desiredConcept struct {
+	id, key, label, description, metadata string
+	aliases                               []string
+	pageNoteID                            int64
+	created, updated                      int64
+	keys                                  map[string]string // key -> text
+}
+
+type linkAgg struct {
+	spellings        map[string]int
+	created, updated int64
+}
+
+type pageRow struct {
+	noteID                               int64
+	explicit                             bool
+	conceptID, label, description, meta  string
+	aliases                              []string
+	fmCreated, fmUpdated                 int64
+	noteCreated, noteModified            int64
+	path                                 string
+}
+
+// RecomputeConcepts derives the concept registry from the stored links and
+// pages and writes only the differences. Ownership of keys, in order:
+// explicit pages by path (label key, then alias keys), then notes whose
+// title or an alias is linked (title-match pages), then every remaining
+// linked key as an implicit concept labelled by its most frequent spelling
+// (ties: the lexicographically smallest). A key claimed twice stays with
+// the first claimant; the returned warnings name the loser.
+func RecomputeConcepts(tx *Tx, keyOf KeyFunc) (warnings []string, err error) {
+	links, err := loadLinkAggs(tx)
+	if err != nil {
+		return nil, err
+	}
+	pages, err := loadPages(tx)
+	if err != nil {
+		return nil, err
+	}
+
+	owner := make(map[string]*desiredConcept) // key -> concept
+	var desired []*desiredConcept
+	usedIDs := make(map[string]bool)
+	newConcept := func(key, fmID string) *desiredConcept {
+		id := fmID
+		if id == "" || usedIDs[id] {
+			id = ConceptID(key)
+			for n := 2; usedIDs[id]; n++ {
+				id = ConceptID(fmt.Sprintf("%s\x00%d", key, n))
+			}
+		}
+		usedIDs[id] = true
+		c := &desiredConcept{id: id, key: key, keys: map[string]string{}, metadata: "{}", aliases: []string{}}
+		desired = append(desired, c)
+		return c
+	}
+	claimPage := func(p *pageRow, key string) {
+		c := newConcept(key, p.conceptID)
+		c.label, c.description, c.pageNoteID = p.label, p.description, p.noteID
+		if p.meta != "" {
+			c.metadata = p.meta
+		}
+		c.keys[key] = p.label
+		owner[key] = c
+		for _, a := range p.aliases {
+			ak := keyOf(a)
+			if ak == "" || ak == key {
+				continue
+			}
+			if o, ok := owner[ak]; ok {
+				if o != c {
+					warnings = append(warnings, fmt.Sprintf("%s: alias %q is already a name of concept %q", p.path, a, o.label))
+				}
+				continue
+			}
+			owner[ak] = c
+			c.keys[ak] = a
+			c.aliases = append(c.aliases, a)
+		}
+		c.created, c.updated = p.noteCreated, p.noteModified
+		for k := range c.keys {
+			if l, ok := links[k]; ok {
+				c.created = minNonZero(c.created, l.created)
+				c.updated = max(c.updated, l.updated)
+			}
+		}
+		if p.fmCreated != 0 {
+			c.created = p.fmCreated
+		}
+		if p.fmUpdated != 0 {
+			c.updated = p.fmUpdated
+		}
+	}
+	for _, p := range pages {
+		key := keyOf(p.label)
+		if key == "" {
+			continue
+		}
+		if p.explicit {
+			if o, ok := owner[key]; ok {
+				warnings = append(warnings, fmt.Sprintf("%s: concept %q already has the page of concept %q", p.path, p.label, o.label))
+				continue
+			}
+			claimPage(p, key)
+			continue
+		}
+		if _, ok := owner[key]; ok {
+			continue
+		}
+		linked := links[key] != nil
+		for _, a := range p.aliases {
+			if links[keyOf(a)] != nil {
+				linked = true
+			}
+		}
+		if linked {
+			claimPage(p, key)
+		}
+	}
+	implicitKeys := make([]string, 0, len(links))
+	for k := range links {
+		if _, ok := owner[k]; !ok {
+			implicitKeys = append(implicitKeys, k)
+		}
+	}
+	sort.Strings(implicitKeys)
+	for _, k := range implicitKeys {
+		l := links[k]
+		c := newConcept(k, "")
+		c.label = bestSpelling(l.spellings)
+		c.keys[k] = c.label
+		c.created, c.updated = l.created, l.updated
+		owner[k] = c
+	}
+	return warnings, writeConcepts(tx, desired)
+}
+
+func minNonZero(a, b int64) int64 {
+	if a == 0 || (b != 0 && b < a) {
+		return b
+	}
+	return a
+}
+
+func bestSpelling(sp map[string]int) string {
+	best, bestN := "", -1
+	for s, n := range sp {
+		if n > bestN || (n == bestN && s < best) {
+			best, bestN = s, n
+		}
+	}
+	return best
+}
+
+func loadLinkAggs(tx *Tx) (map[string]*linkAgg, error) {
+	rows, err := tx.Query(`SELECT l.key, l.target, SUM(l.count), MIN(n.created_ns), MAX(n.modified_ns)
+		FROM links l JOIN notes n ON n.id = l.note_id GROUP BY l.key, l.target`)
+	if err != nil {
+		return nil, fmt.Errorf("aggregate links: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[string]*linkAgg)
+	for rows.Next() {
+		var key, target string
+		var n int
+		var created, updated int64
+		if err := rows.Scan(&key, &target, &n, &created, &updated); err != nil {
+			return nil, fmt.Errorf("scan link aggregate: %w", err)
+		}
+		a := out[key]
+		if a == nil {
+			a = &linkAgg{spellings: map[string]int{}, created: created, updated: updated}
+			out[key] = a
+		}
+		a.spellings[target] += n
+		a.created = minNonZero(a.created, created)
+		a.updated = max(a.updated, updated)
+	}
+	return out, rows.Err()
+}
+
+func loadPages(tx *Tx) ([]*pageRow, error) {
+	rows, err := tx.Query(`SELECT p.note_id, p.explicit, p.concept_id, p.label, p.aliases, p.description, p.metadata,
+		p.created_ns, p.updated_ns, n.created_ns, n.modified_ns, n.path
+		FROM pages p JOIN notes n ON n.id = p.note_id ORDER BY p.explicit DESC, n.path`)
+	if err != nil {
+		return nil, fmt.Errorf("list pages: %w", err)
+	}
+	defer rows.Close()
+	var out []*pageRow
+	for rows.Next() {
+		var p pageRow
+		var aliases string
+		if err := rows.Scan(&p.noteID, &p.explicit, &p.conceptID, &p.label, &aliases, &p.description, &p.meta,
+			&p.fmCreated, &p.fmUpdated, &p.noteCreated, &p.noteModified, &p.path); err != nil {
+			return nil, fmt.Errorf("scan page: %w", err)
+		}
+		if err := json.Unmarshal([]byte(aliases), &p.aliases); err != nil {
+			return nil, fmt.Errorf("decode aliases of %s: %w", p.path, err)
+		}
+		out = append(out, &p)
+	}
+	return out, rows.Err()
+}
+
+type storedConcept struct {
+	key, label, aliases, description, metadata string
+	pageNoteID                                 *int64
+	created, updated                           int64
+}
+
+// writeConcepts replaces the stored registry with want, touching only rows
+// that differ.
+func writeConcepts(tx *Tx, want []*desiredConcept) error {
+	have := make(map[string]storedConcept)
+	rows, err := tx.Query(`SELECT id, key, label, aliases, description, metadata, page_note_id, created_ns, updated_ns FROM concepts`)
+	if err != nil {
+		return fmt.Errorf("list concepts: %w", err)
+	}
+	for rows.Next() {
+		var id string
+		var s storedConcept
+		if err := rows.Scan(&id, &s.key, &s.label, &s.aliases, &s.description, &s.metadata, &s.pageNoteID, &s.created, &s.updated); err != nil {
+			rows.Close()
+			return fmt.Errorf("scan concept: %w", err)
+		}
+		have[id] = s
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("list concepts: %w", err)
+	}
+	type keyRow struct {
+		id, text string
+		isLabel  bool
+	}
+	haveKeys := make(map[string]keyRow)
+	krows, err := tx.Query(`SELECT key, concept_id, text, is_label FROM concept_keys`)
+	if err != nil {
+		return fmt.Errorf("list concept keys: %w", err)
+	}
+	for krows.Next() {
+		var k string
+		var r keyRow
+		if err := krows.Scan(&k, &r.id, &r.text, &r.isLabel); err != nil {
+			krows.Close()
+			return fmt.Errorf("scan concept key: %w", err)
+		}
+		haveKeys[k] = r
+	}
+	krows.Close()
+
+	wantIDs := make(map[string]bool, len(want))
+	wantKeys := make(map[string]keyRow)
+	for _, c := range want {
+		wantIDs[c.id] = true
+		for k, text := range c.keys {
+			wantKeys[k] = keyRow{id: c.id, text: text, isLabel: k == c.key}
+		}
+	}
+	// Keys first (they reference concepts), then concepts.
+	for k, v := range haveKeys {
+		if w, ok := wantKeys[k]; !ok || w != v {
+			if _, err := tx.Exec(`DELETE FROM concept_keys WHERE key = ?`, k); err != nil {
+				return fmt.Errorf("delete concept key: %w", err)
+			}
+		}
+	}
+	for id := range have {
+		if !wantIDs[id] {
+			if _, err := tx.Exec(`DELETE FROM concepts WHERE id = ?`, id); err != nil {
+				return fmt.Errorf("delete concept: %w", err)
+			}
+		}
+	}
+	// A key can move between concepts (e.g. a rename); free it before reuse.
+	for _, c := range want {
+		var page *int64
+		if c.pageNoteID != 0 {
+			page = &c.pageNoteID
+		}
+		aliases := jsonList(c.aliases)
+		s, ok := have[c.id]
+		if ok && s.key == c.key && s.label == c.label && s.aliases == aliases && s.description == c.description &&
+			s.metadata == c.metadata && eqPtr(s.pageNoteID, page) && s.created == c.created && s.updated == c.updated {
+			continue
+		}
+		// Another wanted concept may still hold this key until its own
+		// update below; park it on a placeholder rather than deleting it.
+		if _, err := tx.Exec(`UPDATE concepts SET key = char(0) || id WHERE key = ? AND id != ?`, c.key, c.id); err != nil {
+			return fmt.Errorf("free concept key: %w", err)
+		}
+		if _, err := tx.Exec(`INSERT INTO concepts (id, key, label, aliases, description, metadata, page_note_id, created_ns, updated_ns)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT(id) DO UPDATE SET key = excluded.key, label = excluded.label, aliases = excluded.aliases,
+				description = excluded.description, metadata = excluded.metadata, page_note_id = excluded.page_note_id,
+				created_ns = excluded.created_ns, updated_ns = excluded.updated_ns`,
+			c.id, c.key, c.label, aliases, c.description, c.metadata, page, c.created, c.updated); err != nil {
+			return fmt.Errorf("write concept %s: %w", c.label, err)
+		}
+	}
+	for k, w := range wantKeys {
+		if v, ok := haveKeys[k]; ok && v == w {
+			continue
+		}
+		if _, err := tx.Exec(`INSERT INTO concept_keys (key, concept_id, text, is_label) VALUES (?, ?, ?, ?)
+			ON CONFLICT(key) DO UPDATE SET concept_id = excluded.concept_id, text = excluded.text, is_label = excluded.is_label`,
+			k, w.id, w.text, w.isLabel); err != nil {
+			return fmt.Errorf("write concept key %q: %w", k, err)
+		}
+	}
+	return nil
+}
+
+func eqPtr(a, b *int64) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}

@@ -1,0 +1,243 @@
+package sqlite
+
+import (
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/noema-mem/noema"
+)
+
+// NoteRecord is everything the index derives from one note file.
+type NoteRecord struct {
+	Path     string
+	Title    string
+	Tags     []string
+	Aliases  []string
+	Size     int64
+	MtimeNS  int64
+	Hash     string
+	Created  time.Time
+	Modified time.Time
+	// Body is the text indexed for full-text search.
+	Body  string
+	Links []LinkCount
+	Page  PageRecord
+	// Relations declared in the note's front matter.
+	Relations []RelationRecord
+}
+
+// LinkCount is how often one spelling of a key is linked from a note.
+type LinkCount struct {
+	Key, Target string
+	Count       int
+}
+
+// PageRecord is what a note contributes when it is a concept's page.
+type PageRecord struct {
+	Explicit    bool
+	ConceptID   string // front matter id, may be empty
+	Label       string
+	Aliases     []string
+	Description string
+	Metadata    string // canonical JSON object
+	Created     time.Time
+	Updated     time.Time
+}
+
+// RelationRecord is a relation as declared in a file.
+type RelationRecord struct {
+	ID       string
+	Type     string
+	ToRef    string // "concept:<key>" or "note:<path>"
+	Weight   *float64
+	Metadata string // canonical JSON object
+}
+
+// NoteState is the part of a note row sync needs to skip unchanged files.
+type NoteState struct {
+	ID      int64
+	Size    int64
+	MtimeNS int64
+	Hash    string
+}
+
+// NoteStates returns the stored state of every note, by path.
+func (db *DB) NoteStates(tx *sql.Tx) (map[string]NoteState, error) {
+	rows, err := tx.Query(`SELECT id, path, size, mtime_ns, hash FROM notes`)
+	if err != nil {
+		return nil, fmt.Errorf("list note states: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[string]NoteState)
+	for rows.Next() {
+		var s NoteState
+		var path string
+		if err := rows.Scan(&s.ID, &path, &s.Size, &s.MtimeNS, &s.Hash); err != nil {
+			return nil, fmt.Errorf("scan note state: %w", err)
+		}
+		out[path] = s
+	}
+	return out, rows.Err()
+}
+
+func jsonList(v []string) string {
+	if len(v) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func nsOf(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// PutNote inserts or replaces the note at rec.Path with everything derived
+// from it: its old links, page, relations and full-text row are removed
+// first, so the index never only grows. The note keeps its row id (and so
+// its identity) when it already exists.
+func PutNote(tx *Tx, rec *NoteRecord) (int64, error) {
+	var id int64
+	err := tx.QueryRow(`INSERT INTO notes (path, title, tags, aliases, size, mtime_ns, hash, created_ns, modified_ns)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT(path) DO UPDATE SET title = excluded.title, tags = excluded.tags,
+			aliases = excluded.aliases, size = excluded.size, mtime_ns = excluded.mtime_ns,
+			hash = excluded.hash, created_ns = excluded.created_ns, modified_ns = excluded.modified_ns
+		RETURNING id`,
+		rec.Path, rec.Title, jsonList(rec.Tags), jsonList(rec.Aliases), rec.Size, rec.MtimeNS, rec.Hash,
+		nsOf(rec.Created), nsOf(rec.Modified)).Scan(&id)
+	if err != nil {
+		return 0, fmt.Errorf("upsert note %s: %w", rec.Path, err)
+	}
+	if err := clearDerived(tx, id); err != nil {
+		return 0, err
+	}
+	for _, l := range rec.Links {
+		if _, err := tx.Exec(`INSERT INTO links (note_id, key, target, count) VALUES (?, ?, ?, ?)
+			ON CONFLICT(note_id, key, target) DO UPDATE SET count = count + excluded.count`,
+			id, l.Key, l.Target, l.Count); err != nil {
+			return 0, fmt.Errorf("insert link %q of %s: %w", l.Target, rec.Path, err)
+		}
+	}
+	p := rec.Page
+	meta := p.Metadata
+	if meta == "" {
+		meta = "{}"
+	}
+	if _, err := tx.Exec(`INSERT INTO pages (note_id, explicit, concept_id, label, aliases, description, metadata, created_ns, updated_ns)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		id, p.Explicit, p.ConceptID, p.Label, jsonList(p.Aliases), p.Description, meta,
+		nsOf(p.Created), nsOf(p.Updated)); err != nil {
+		return 0, fmt.Errorf("insert page of %s: %w", rec.Path, err)
+	}
+	for _, r := range rec.Relations {
+		rm := r.Metadata
+		if rm == "" {
+			rm = "{}"
+		}
+		// A relation id repeated in another file: the first file keeps it.
+		if _, err := tx.Exec(`INSERT INTO relations (id, note_id, type, to_ref, weight, metadata)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
+			r.ID, id, r.Type, r.ToRef, r.Weight, rm); err != nil {
+			return 0, fmt.Errorf("insert relation %s of %s: %w", r.ID, rec.Path, err)
+		}
+	}
+	if _, err := tx.Exec(`INSERT INTO notes_fts (rowid, title, body) VALUES (?, ?, ?)`, id, rec.Title, rec.Body); err != nil {
+		return 0, fmt.Errorf("index text of %s: %w", rec.Path, err)
+	}
+	return id, nil
+}
+
+func clearDerived(tx *Tx, id int64) error {
+	for _, q := range []string{
+		`DELETE FROM links WHERE note_id = ?`,
+		`DELETE FROM pages WHERE note_id = ?`,
+		`DELETE FROM relations WHERE note_id = ?`,
+		`DELETE FROM notes_fts WHERE rowid = ?`,
+	} {
+		if _, err := tx.Exec(q, id); err != nil {
+			return fmt.Errorf("clear derived rows of note %d: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// DeleteNote removes the note at path and everything derived from it. Its
+// access statistics are dropped too. A missing note is not an error.
+func DeleteNote(tx *Tx, path string) error {
+	var id int64
+	err := tx.QueryRow(`SELECT id FROM notes WHERE path = ?`, path).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("find note %s: %w", path, err)
+	}
+	if err := clearDerived(tx, id); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(`DELETE FROM notes WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("delete note %s: %w", path, err)
+	}
+	if _, err := tx.Exec(`DELETE FROM access WHERE path = ?`, path); err != nil {
+		return fmt.Errorf("delete access of %s: %w", path, err)
+	}
+	return nil
+}
+
+// RenameNote moves the note row at from to path to, keeping its id and its
+// access history. The caller re-derives the content with PutNote when it
+// also changed (a page's label may depend on its file name).
+func RenameNote(tx *Tx, from, to string) error {
+	if _, err := tx.Exec(`DELETE FROM access WHERE path = ? AND EXISTS (SELECT 1 FROM access WHERE path = ?)`, to, from); err != nil {
+		return fmt.Errorf("rename access %s: %w", from, err)
+	}
+	if _, err := tx.Exec(`UPDATE access SET path = ? WHERE path = ?`, to, from); err != nil {
+		return fmt.Errorf("rename access %s: %w", from, err)
+	}
+	if _, err := tx.Exec(`UPDATE notes SET path = ? WHERE path = ?`, to, from); err != nil {
+		return fmt.Errorf("rename note %s: %w", from, err)
+	}
+	return nil
+}
+
+// TouchNote records a new size and mtime for an unchanged-content file.
+func TouchNote(tx *Tx, path string, size, mtimeNS int64) error {
+	if _, err := tx.Exec(`UPDATE notes SET size = ?, mtime_ns = ? WHERE path = ?`, size, mtimeNS, path); err != nil {
+		return fmt.Errorf("touch note %s: %w", path, err)
+	}
+	return nil
+}
+
+// RecordAccess records an explicit read of the note at path at tx.Now.
+func RecordAccess(tx *Tx, path string) error {
+	_, err := tx.Exec(`INSERT INTO access (path, accessed_ns, count) VALUES (?, ?, 1)
+		ON CONFLICT(path) DO UPDATE SET accessed_ns = MAX(accessed_ns, excluded.accessed_ns), count = count + 1`,
+		path, tx.Now.UnixNano())
+	if err != nil {
+		return fmt.Errorf("record access of %s: %w", path, err)
+	}
+	return nil
+}
+
+// ClearDerivedAll empties every table rebuilt from files, keeping access
+// statistics and meta: the first step of a reindex.
+func ClearDerivedAll(tx *Tx) error {
+	for _, q := range []string{
+		`DELETE FROM concept_keys`, `DELETE FROM concepts`, `DELETE FROM relations`,
+		`DELETE FROM links`, `DELETE FROM pages`, `DELETE FROM notes_fts`, `DELETE FROM notes`,
+	} {
+		if _, err := tx.Exec(q); err != nil {
+			return fmt.Errorf("clear index: %w", err)
+		}
+	}
+	return nil
+}
+
+var _ = noema.ENOTFOUND

@@ -1,0 +1,262 @@
+// Package sqlite is noema's index: a SQLite database in <vault>/.noema/
+// (pure Go, modernc.org/sqlite) holding notes, links, concepts, relations,
+// the full-text index and access statistics.
+//
+// The index is a cache of the vault and can always be rebuilt from the files
+// (see package indexer); only access statistics live here alone.
+//
+// A DB opens two pools on one file, in WAL mode: a read pool and a write pool
+// of exactly one connection whose transactions begin IMMEDIATE, so writers of
+// one process queue in Go and writers of several processes queue on SQLite's
+// lock through the busy timeout instead of failing with "database is locked".
+// Every write runs in a short transaction through [DB.Write], which also
+// retries a transaction that still finds the database busy.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+//go:embed migration/*.sql
+var migrationFS embed.FS
+
+// BusyTimeout is how long one statement waits for another process's lock.
+const BusyTimeout = 10 * time.Second
+
+// DB is an open index.
+type DB struct {
+	path  string
+	read  *sql.DB
+	write *sql.DB
+	// Now returns the current time; tests replace it.
+	Now func() time.Time
+}
+
+// Open opens (creating if needed) the index database at path and applies
+// pending migrations.
+func Open(ctx context.Context, path string) (_ *DB, err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("create index dir: %w", err)
+	}
+	db := &DB{path: path, Now: time.Now}
+	defer func() {
+		if err != nil {
+			db.Close()
+		}
+	}()
+	// busy_timeout first: the journal_mode pragma itself may need the lock.
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", BusyTimeout.Milliseconds()))
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "temp_store(MEMORY)")
+	q.Add("_pragma", "cache_size(-32000)")
+	dsn := "file:" + path + "?" + q.Encode()
+
+	if db.write, err = sql.Open("sqlite", dsn+"&_txlock=immediate"); err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
+	}
+	db.write.SetMaxOpenConns(1)
+	db.write.SetMaxIdleConns(1)
+	db.write.SetConnMaxIdleTime(0)
+	if db.read, err = sql.Open("sqlite", dsn+"&_pragma=query_only(1)"); err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
+	}
+	db.read.SetMaxOpenConns(4)
+
+	var mode string
+	if err := db.write.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return nil, fmt.Errorf("read journal mode: %w", err)
+	} else if mode != "wal" {
+		return nil, fmt.Errorf("journal mode is %q, want wal", mode)
+	}
+	if err := db.migrate(ctx); err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
+// Path returns the database file path.
+func (db *DB) Path() string { return db.path }
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	var errs []error
+	if db.read != nil {
+		errs = append(errs, db.read.Close())
+	}
+	if db.write != nil {
+		// Fold the WAL back so the file is self-contained; ignore busy.
+		_, _ = db.write.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+		errs = append(errs, db.write.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// migrate applies every embedded migration not yet recorded, each in its own
+// transaction, in file-name order.
+func (db *DB) migrate(ctx context.Context) error {
+	names, err := fs.Glob(migrationFS, "migration/*.sql")
+	if err != nil {
+		return fmt.Errorf("list migrations: %w", err)
+	}
+	sort.Strings(names)
+	return db.Write(ctx, func(tx *Tx) error {
+		if _, err := tx.Exec(`CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY) STRICT`); err != nil {
+			return fmt.Errorf("create migrations table: %w", err)
+		}
+		for _, name := range names {
+			var n int
+			if err := tx.QueryRow(`SELECT COUNT(*) FROM migrations WHERE name = ?`, name).Scan(&n); err != nil {
+				return fmt.Errorf("check migration %s: %w", name, err)
+			}
+			if n > 0 {
+				continue
+			}
+			src, err := fs.ReadFile(migrationFS, name)
+			if err != nil {
+				return fmt.Errorf("read migration %s: %w", name, err)
+			}
+			if _, err := tx.Exec(string(src)); err != nil {
+				return fmt.Errorf("apply migration %s: %w", name, err)
+			}
+			if _, err := tx.Exec(`INSERT INTO migrations (name) VALUES (?)`, name); err != nil {
+				return fmt.Errorf("record migration %s: %w", name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// Tx is a write transaction. Helpers that take a *Tx can be combined inside
+// one [DB.Write] call.
+type Tx struct {
+	*sql.Tx
+	ctx context.Context
+	// Now is the time the transaction started, from DB.Now.
+	Now time.Time
+}
+
+// Exec runs a statement in the transaction with its context.
+func (tx *Tx) Exec(query string, args ...any) (sql.Result, error) {
+	return tx.Tx.ExecContext(tx.ctx, query, args...)
+}
+
+// Query runs a query in the transaction with its context.
+func (tx *Tx) Query(query string, args ...any) (*sql.Rows, error) {
+	return tx.Tx.QueryContext(tx.ctx, query, args...)
+}
+
+// QueryRow runs a single-row query in the transaction with its context.
+func (tx *Tx) QueryRow(query string, args ...any) *sql.Row {
+	return tx.Tx.QueryRowContext(tx.ctx, query, args...)
+}
+
+// Context returns the transaction's context.
+func (tx *Tx) Context() context.Context { return tx.ctx }
+
+// Write runs fn in an IMMEDIATE write transaction and commits it. If SQLite
+// still reports the database busy after the busy timeout (possible under
+// heavy multi-process contention), the whole transaction is retried with
+// back-off, so fn must have no side effects outside the transaction.
+func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
+	backoff := 20 * time.Millisecond
+	for attempt := 0; ; attempt++ {
+		err := db.writeOnce(ctx, fn)
+		if err == nil || !IsBusy(err) || attempt >= 8 {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
+		backoff *= 2
+	}
+}
+
+func (db *DB) writeOnce(ctx context.Context, fn func(tx *Tx) error) error {
+	stx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer stx.Rollback()
+	if err := fn(&Tx{Tx: stx, ctx: ctx, Now: db.Now()}); err != nil {
+		return err
+	}
+	if err := stx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// Read returns the read pool for queries that need no transaction.
+func (db *DB) Read() *sql.DB { return db.read }
+
+// ReadTx runs fn in a read-only transaction, giving it one consistent
+// snapshot of the index.
+func (db *DB) ReadTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("begin read: %w", err)
+	}
+	defer tx.Rollback()
+	return fn(tx)
+}
+
+// IsBusy reports whether err is SQLite's SQLITE_BUSY or SQLITE_LOCKED (in
+// any extended form). It uses the driver's typed error code, never text.
+func IsBusy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+		return true
+	}
+	return false
+}
+
+// GetMeta reads a value from the meta table ("" when absent).
+func (db *DB) GetMeta(ctx context.Context, key string) (string, error) {
+	var v string
+	err := db.read.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read meta %s: %w", key, err)
+	}
+	return v, nil
+}
+
+// SetMeta writes a meta value inside tx.
+func SetMeta(tx *Tx, key, value string) error {
+	_, err := tx.Exec(`INSERT INTO meta (key, value) VALUES (?, ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
+	if err != nil {
+		return fmt.Errorf("write meta %s: %w", key, err)
+	}
+	return nil
+}
+
+// placeholders returns "?, ?, …" with n marks.
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+}
