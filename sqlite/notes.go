@@ -103,25 +103,78 @@ func nsOf(t time.Time) int64 {
 // first, so the index never only grows. The note keeps its row id (and so
 // its identity) when it already exists.
 func PutNote(tx *Tx, rec *NoteRecord) (int64, error) {
-	var id int64
-	err := tx.QueryRow(`INSERT INTO notes (path, title, tags, aliases, size, mtime_ns, hash, created_ns, modified_ns)
+	w, err := NewNoteWriter(tx)
+	if err != nil {
+		return 0, err
+	}
+	defer w.Close()
+	return w.Put(rec, false)
+}
+
+// NoteWriter writes many notes in one transaction with prepared statements.
+type NoteWriter struct {
+	tx                                 *Tx
+	upsert, link, page, relation, text *sql.Stmt
+}
+
+// NewNoteWriter prepares the statements PutNote needs.
+func NewNoteWriter(tx *Tx) (*NoteWriter, error) {
+	w := &NoteWriter{tx: tx}
+	for _, p := range []struct {
+		dst **sql.Stmt
+		q   string
+	}{
+		{&w.upsert, `INSERT INTO notes (path, title, tags, aliases, size, mtime_ns, hash, created_ns, modified_ns)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(path) DO UPDATE SET title = excluded.title, tags = excluded.tags,
 			aliases = excluded.aliases, size = excluded.size, mtime_ns = excluded.mtime_ns,
 			hash = excluded.hash, created_ns = excluded.created_ns, modified_ns = excluded.modified_ns
-		RETURNING id`,
+		RETURNING id`},
+		{&w.link, `INSERT INTO links (note_id, key, target, count) VALUES (?, ?, ?, ?)
+			ON CONFLICT(note_id, key, target) DO UPDATE SET count = count + excluded.count`},
+		{&w.page, `INSERT INTO pages (note_id, explicit, concept_id, label, aliases, description, metadata, created_ns, updated_ns)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
+		{&w.relation, `INSERT INTO relations (id, note_id, type, to_ref, weight, metadata)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`},
+		{&w.text, `INSERT INTO notes_fts (rowid, title, body) VALUES (?, ?, ?)`},
+	} {
+		st, err := tx.Tx.PrepareContext(tx.ctx, p.q)
+		if err != nil {
+			w.Close()
+			return nil, fmt.Errorf("prepare note writer: %w", err)
+		}
+		*p.dst = st
+	}
+	return w, nil
+}
+
+// Close releases the prepared statements.
+func (w *NoteWriter) Close() {
+	for _, st := range []*sql.Stmt{w.upsert, w.link, w.page, w.relation, w.text} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+// Put writes one note. fresh promises that no row exists for rec.Path yet
+// (a new file during sync), which skips clearing derived rows.
+func (w *NoteWriter) Put(rec *NoteRecord, fresh bool) (int64, error) {
+	ctx := w.tx.ctx
+	var id int64
+	err := w.upsert.QueryRowContext(ctx,
 		rec.Path, rec.Title, jsonList(rec.Tags), jsonList(rec.Aliases), rec.Size, rec.MtimeNS, rec.Hash,
 		nsOf(rec.Created), nsOf(rec.Modified)).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("upsert note %s: %w", rec.Path, err)
 	}
-	if err := clearDerived(tx, id); err != nil {
-		return 0, err
+	if !fresh {
+		if err := clearDerived(w.tx, id); err != nil {
+			return 0, err
+		}
 	}
 	for _, l := range rec.Links {
-		if _, err := tx.Exec(`INSERT INTO links (note_id, key, target, count) VALUES (?, ?, ?, ?)
-			ON CONFLICT(note_id, key, target) DO UPDATE SET count = count + excluded.count`,
-			id, l.Key, l.Target, l.Count); err != nil {
+		if _, err := w.link.ExecContext(ctx, id, l.Key, l.Target, l.Count); err != nil {
 			return 0, fmt.Errorf("insert link %q of %s: %w", l.Target, rec.Path, err)
 		}
 	}
@@ -130,9 +183,7 @@ func PutNote(tx *Tx, rec *NoteRecord) (int64, error) {
 	if meta == "" {
 		meta = "{}"
 	}
-	if _, err := tx.Exec(`INSERT INTO pages (note_id, explicit, concept_id, label, aliases, description, metadata, created_ns, updated_ns)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		id, p.Explicit, p.ConceptID, p.Label, jsonList(p.Aliases), p.Description, meta,
+	if _, err := w.page.ExecContext(ctx, id, p.Explicit, p.ConceptID, p.Label, jsonList(p.Aliases), p.Description, meta,
 		nsOf(p.Created), nsOf(p.Updated)); err != nil {
 		return 0, fmt.Errorf("insert page of %s: %w", rec.Path, err)
 	}
@@ -142,13 +193,11 @@ func PutNote(tx *Tx, rec *NoteRecord) (int64, error) {
 			rm = "{}"
 		}
 		// A relation id repeated in another file: the first file keeps it.
-		if _, err := tx.Exec(`INSERT INTO relations (id, note_id, type, to_ref, weight, metadata)
-			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`,
-			r.ID, id, r.Type, r.ToRef, r.Weight, rm); err != nil {
+		if _, err := w.relation.ExecContext(ctx, r.ID, id, r.Type, r.ToRef, r.Weight, rm); err != nil {
 			return 0, fmt.Errorf("insert relation %s of %s: %w", r.ID, rec.Path, err)
 		}
 	}
-	if _, err := tx.Exec(`INSERT INTO notes_fts (rowid, title, body) VALUES (?, ?, ?)`, id, rec.Title, rec.Body); err != nil {
+	if _, err := w.text.ExecContext(ctx, id, rec.Title, rec.Body); err != nil {
 		return 0, fmt.Errorf("index text of %s: %w", rec.Path, err)
 	}
 	return id, nil

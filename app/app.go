@@ -1,0 +1,152 @@
+// Package app opens one vault with everything needed to serve it: the
+// files, the index, the indexer and the services every front end (CLI and
+// MCP) calls. It also tracks background sync progress for `status`.
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/noema-mem/noema/indexer"
+	"github.com/noema-mem/noema/notes"
+	"github.com/noema-mem/noema/sqlite"
+	"github.com/noema-mem/noema/vault"
+)
+
+// IndexDir is the folder inside a vault that holds the index.
+const IndexDir = ".noema"
+
+// Options configures Open.
+type Options struct {
+	// MaxNoteBytes limits note size (default 1 MiB).
+	MaxNoteBytes int64
+	Logger       *slog.Logger
+}
+
+// App is an open vault.
+type App struct {
+	Vault   *vault.Vault
+	DB      *sqlite.DB
+	Indexer *indexer.Indexer
+	Notes   *notes.Service
+	Logger  *slog.Logger
+
+	mu       sync.Mutex
+	progress SyncProgress
+	role     string
+}
+
+// Roles of a serving process on its vault.
+const (
+	// RoleIndexer holds the vault's indexer lock: it syncs and watches files.
+	RoleIndexer = "indexer"
+	// RoleReader answers requests and indexes its own writes; another
+	// process watches the files.
+	RoleReader = "reader"
+)
+
+// SetRole records this process's role for Status.
+func (a *App) SetRole(role string) {
+	a.mu.Lock()
+	a.role = role
+	a.mu.Unlock()
+}
+
+// Role returns the role set with SetRole ("" for a one-shot CLI command).
+func (a *App) Role() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.role
+}
+
+// Open opens the vault at dir (creating it when missing) and its index.
+func Open(ctx context.Context, dir string, opts Options) (*App, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	v, err := vault.Open(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open vault: %w", err)
+	}
+	db, err := sqlite.Open(ctx, filepath.Join(v.Root, IndexDir, "index.db"))
+	if err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
+	}
+	ix := indexer.New(v, db, opts.Logger)
+	if opts.MaxNoteBytes > 0 {
+		ix.MaxNoteBytes = opts.MaxNoteBytes
+	}
+	a := &App{Vault: v, DB: db, Indexer: ix, Notes: notes.New(ix), Logger: opts.Logger}
+	return a, nil
+}
+
+// Close closes the index.
+func (a *App) Close() error { return a.DB.Close() }
+
+// SyncProgress is the state of the current or last sync run through the App.
+type SyncProgress struct {
+	Running    bool            `json:"running"`
+	Done       int             `json:"done"`
+	Total      int             `json:"total"`
+	StartedAt  time.Time       `json:"started_at,omitzero"`
+	FinishedAt time.Time       `json:"finished_at,omitzero"`
+	LastError  string          `json:"last_error,omitempty"`
+	LastResult *indexer.Result `json:"last_result,omitempty"`
+}
+
+// Sync runs an incremental sync (or a full rebuild when rebuild is true),
+// recording progress for Status and forwarding it to progress.
+func (a *App) Sync(ctx context.Context, rebuild bool, progress indexer.Progress) (*indexer.Result, error) {
+	a.mu.Lock()
+	a.progress = SyncProgress{Running: true, StartedAt: time.Now().UTC(), LastResult: a.progress.LastResult}
+	a.mu.Unlock()
+	track := func(done, total int) {
+		a.mu.Lock()
+		a.progress.Done, a.progress.Total = done, total
+		a.mu.Unlock()
+		if progress != nil {
+			progress(done, total)
+		}
+	}
+	run := a.Indexer.Sync
+	if rebuild {
+		run = a.Indexer.Reindex
+	}
+	res, err := run(ctx, track)
+	a.mu.Lock()
+	a.progress.Running = false
+	a.progress.FinishedAt = time.Now().UTC()
+	if err != nil {
+		a.progress.LastError = err.Error()
+	} else {
+		a.progress.LastResult = res
+	}
+	a.mu.Unlock()
+	return res, err
+}
+
+// Progress returns the state of the current or last sync.
+func (a *App) Progress() SyncProgress {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.progress
+}
+
+// DefaultVaultDir returns the vault used when neither --vault nor
+// NOEMA_VAULT is given: $XDG_DATA_HOME/noema/vault, else
+// ~/.local/share/noema/vault.
+func DefaultVaultDir() (string, error) {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "noema", "vault"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find home directory: %w", err)
+	}
+	return filepath.Join(home, ".local", "share", "noema", "vault"), nil
+}

@@ -1,0 +1,52 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/noema-mem/noema/indexer"
+)
+
+// Status describes the vault and the freshness of its index.
+type Status struct {
+	Vault     string `json:"vault"`
+	Index     string `json:"index"`
+	Notes     int    `json:"notes"`
+	Concepts  int    `json:"concepts"`
+	Mentions  int    `json:"mentions"`
+	Links     int    `json:"links"`
+	Relations int    `json:"relations"`
+	// LastSync is when a sync of this index last finished (any process).
+	LastSync time.Time `json:"last_sync,omitzero"`
+	// Warnings are the files the last whole-vault sync skipped.
+	Warnings []indexer.Warning `json:"warnings"`
+	Sync     SyncProgress      `json:"sync"`
+	// Role is "indexer" when this server process syncs and watches the
+	// vault, "reader" when another process does; empty for the CLI.
+	Role string `json:"role,omitempty"`
+}
+
+// Status counts what the index holds.
+func (a *App) Status(ctx context.Context) (*Status, error) {
+	st := &Status{Vault: a.Vault.Root, Index: a.DB.Path(), Sync: a.Progress(), Role: a.Role(), Warnings: []indexer.Warning{}}
+	err := a.DB.Read().QueryRowContext(ctx, `SELECT
+		(SELECT COUNT(*) FROM notes), (SELECT COUNT(*) FROM concepts),
+		(SELECT COUNT(*) FROM mentions), (SELECT COALESCE(SUM(count), 0) FROM links),
+		(SELECT COUNT(*) FROM relations)`).Scan(&st.Notes, &st.Concepts, &st.Mentions, &st.Links, &st.Relations)
+	if err != nil {
+		return nil, fmt.Errorf("count index: %w", err)
+	}
+	if v, err := a.DB.GetMeta(ctx, "last_sync"); err != nil {
+		return nil, err
+	} else if v != "" {
+		st.LastSync, _ = time.Parse(time.RFC3339Nano, v)
+	}
+	if v, err := a.DB.GetMeta(ctx, "last_sync_warnings"); err != nil {
+		return nil, err
+	} else if v != "" {
+		_ = json.Unmarshal([]byte(v), &st.Warnings)
+	}
+	return st, nil
+}

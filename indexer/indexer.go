@@ -1,0 +1,417 @@
+// Package indexer keeps the SQLite index in step with the vault's files:
+// incremental sync (unchanged files skipped by mtime and size, changed files
+// re-derived completely, deleted files removed, renames detected by content
+// hash), a full rebuild (reindex), and a debounced file watcher.
+package indexer
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/sqlite"
+	"github.com/noema-mem/noema/vault"
+)
+
+// DefaultMaxNoteBytes is the default size limit of a note (1 MiB).
+const DefaultMaxNoteBytes = 1 << 20
+
+// batchSize is how many changed notes one write transaction holds, to keep
+// transactions short while other processes wait for the lock.
+const batchSize = 400
+
+// Indexer syncs one vault into one index.
+type Indexer struct {
+	Vault        *vault.Vault
+	DB           *sqlite.DB
+	Logger       *slog.Logger
+	MaxNoteBytes int64
+
+	mu sync.Mutex // one whole-vault sync at a time in this process
+}
+
+// New returns an Indexer with default limits.
+func New(v *vault.Vault, db *sqlite.DB, logger *slog.Logger) *Indexer {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Indexer{Vault: v, DB: db, Logger: logger, MaxNoteBytes: DefaultMaxNoteBytes}
+}
+
+// Progress is called with the number of files processed so far and the total.
+type Progress func(done, total int)
+
+// Warning is a file sync skipped, with the reason.
+type Warning struct {
+	Path    string `json:"path"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Result summarizes one sync.
+type Result struct {
+	Scanned   int       `json:"scanned"`
+	Added     int       `json:"added"`
+	Updated   int       `json:"updated"`
+	Removed   int       `json:"removed"`
+	Renamed   int       `json:"renamed"`
+	Unchanged int       `json:"unchanged"`
+	Skipped   int       `json:"skipped"`
+	Warnings  []Warning `json:"warnings"`
+	// DurationMS is the wall time of the sync in milliseconds.
+	DurationMS int64 `json:"duration_ms"`
+}
+
+// Changed reports whether the sync changed the index.
+func (r *Result) Changed() bool { return r.Added+r.Updated+r.Removed+r.Renamed > 0 }
+
+type fileEntry struct {
+	rel  string
+	info fs.FileInfo
+}
+
+type parsed struct {
+	entry fileEntry
+	rec   *sqlite.NoteRecord
+	warn  *Warning
+	gone  bool // the file disappeared between walk and read
+}
+
+// Sync brings the index in step with the files, doing only the work that
+// changed files need.
+func (ix *Indexer) Sync(ctx context.Context, progress Progress) (*Result, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.sync(ctx, progress)
+}
+
+// Reindex deletes everything derived from files and rebuilds it, keeping
+// access statistics.
+func (ix *Indexer) Reindex(ctx context.Context, progress Progress) (*Result, error) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if err := ix.DB.Write(ctx, sqlite.ClearDerivedAll); err != nil {
+		return nil, fmt.Errorf("clear index: %w", err)
+	}
+	return ix.sync(ctx, progress)
+}
+
+func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error) {
+	start := time.Now()
+	res := &Result{Warnings: []Warning{}}
+	var entries []fileEntry
+	err := ix.Vault.Walk(ctx, func(rel string, info fs.FileInfo) error {
+		entries = append(entries, fileEntry{rel, info})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("walk vault: %w", err)
+	}
+	res.Scanned = len(entries)
+
+	var states map[string]sqlite.NoteState
+	if err := ix.DB.ReadTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		states, err = ix.DB.NoteStates(tx)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+
+	seen := make(map[string]bool, len(entries))
+	var todo []fileEntry
+	for _, e := range entries {
+		seen[e.rel] = true
+		st, ok := states[e.rel]
+		if ok && st.Size == e.info.Size() && st.MtimeNS == e.info.ModTime().UnixNano() {
+			res.Unchanged++
+			continue
+		}
+		todo = append(todo, e)
+	}
+	total := len(todo)
+	if progress != nil {
+		progress(0, total)
+	}
+	results := ix.parseAll(ctx, todo, progress)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	// Deleted paths, by hash, for rename detection.
+	deletedByHash := make(map[string][]string)
+	for path, st := range states {
+		if !seen[path] {
+			deletedByHash[st.Hash] = append(deletedByHash[st.Hash], path)
+		}
+	}
+	for h := range deletedByHash {
+		sort.Strings(deletedByHash[h])
+	}
+
+	type op struct {
+		renameFrom string
+		p          *parsed
+	}
+	var ops []op
+	for i := range results {
+		p := &results[i]
+		switch {
+		case p.gone:
+			res.Skipped++
+			res.Warnings = append(res.Warnings, Warning{p.entry.rel, noema.ENOTFOUND, "file disappeared during sync"})
+			seen[p.entry.rel] = false
+			continue
+		case p.warn != nil:
+			res.Skipped++
+			res.Warnings = append(res.Warnings, *p.warn)
+			continue
+		}
+		st, exists := states[p.entry.rel]
+		switch {
+		case exists && st.Hash == p.rec.Hash:
+			ops = append(ops, op{p: p}) // touch only
+			res.Unchanged++
+		case exists:
+			ops = append(ops, op{p: p})
+			res.Updated++
+		default:
+			if from := deletedByHash[p.rec.Hash]; len(from) > 0 {
+				deletedByHash[p.rec.Hash] = from[1:]
+				ops = append(ops, op{renameFrom: from[0], p: p})
+				res.Renamed++
+			} else {
+				ops = append(ops, op{p: p})
+				res.Added++
+			}
+		}
+	}
+	var deleted []string
+	for _, paths := range deletedByHash {
+		deleted = append(deleted, paths...)
+	}
+	for path := range states {
+		if v, ok := seen[path]; ok && !v {
+			deleted = append(deleted, path) // disappeared mid-sync
+		}
+	}
+	sort.Strings(deleted)
+	res.Removed = len(deleted)
+
+	for startIdx := 0; startIdx < len(ops); startIdx += batchSize {
+		batch := ops[startIdx:min(startIdx+batchSize, len(ops))]
+		err := ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
+			w, err := sqlite.NewNoteWriter(tx)
+			if err != nil {
+				return err
+			}
+			defer w.Close()
+			for _, o := range batch {
+				rec := o.p.rec
+				if ix.changedSinceRead(o.p.entry) {
+					continue // a concurrent writer indexes its own version
+				}
+				if o.renameFrom != "" {
+					if err := sqlite.RenameNote(tx, o.renameFrom, rec.Path); err != nil {
+						return err
+					}
+				}
+				if st, ok := states[rec.Path]; ok && st.Hash == rec.Hash && o.renameFrom == "" {
+					if err := sqlite.TouchNote(tx, rec.Path, rec.Size, rec.MtimeNS); err != nil {
+						return err
+					}
+					continue
+				}
+				_, existed := states[rec.Path]
+				if _, err := w.Put(rec, !existed && o.renameFrom == ""); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("write index: %w", err)
+		}
+	}
+	err = ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
+		for _, path := range deleted {
+			if err := sqlite.DeleteNote(tx, path); err != nil {
+				return err
+			}
+		}
+		if res.Changed() || len(deleted) > 0 {
+			warns, err := sqlite.RecomputeConcepts(tx, vault.Key)
+			if err != nil {
+				return err
+			}
+			for _, w := range warns {
+				res.Warnings = append(res.Warnings, Warning{Code: noema.ECONFLICT, Message: w})
+			}
+		}
+		return ix.recordSync(tx, res)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("finish sync: %w", err)
+	}
+	res.DurationMS = time.Since(start).Milliseconds()
+	for _, w := range res.Warnings {
+		ix.Logger.Warn("sync skipped a file", "path", w.Path, "code", w.Code, "message", w.Message)
+	}
+	return res, nil
+}
+
+func (ix *Indexer) recordSync(tx *sqlite.Tx, res *Result) error {
+	if err := sqlite.SetMeta(tx, "last_sync", tx.Now.UTC().Format(time.RFC3339Nano)); err != nil {
+		return err
+	}
+	w, _ := json.Marshal(res.Warnings)
+	return sqlite.SetMeta(tx, "last_sync_warnings", string(w))
+}
+
+// changedSinceRead reports whether the file is no longer the one that was read.
+func (ix *Indexer) changedSinceRead(e fileEntry) bool {
+	info, err := os.Stat(filepath.Join(ix.Vault.Root, filepath.FromSlash(e.rel)))
+	if err != nil {
+		return true
+	}
+	return info.Size() != e.info.Size() || !info.ModTime().Equal(e.info.ModTime())
+}
+
+// parseAll reads and parses files on every core.
+func (ix *Indexer) parseAll(ctx context.Context, todo []fileEntry, progress Progress) []parsed {
+	out := make([]parsed, len(todo))
+	workers := max(1, runtime.GOMAXPROCS(0))
+	var next, done int64
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				mu.Unlock()
+				if int(i) >= len(todo) || ctx.Err() != nil {
+					return
+				}
+				out[i] = ix.parseOne(todo[i])
+				if progress != nil {
+					mu.Lock()
+					done++
+					d := done
+					mu.Unlock()
+					if d%64 == 0 || int(d) == len(todo) {
+						progress(int(d), len(todo))
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out
+}
+
+func (ix *Indexer) parseOne(e fileEntry) parsed {
+	p := parsed{entry: e}
+	if ix.MaxNoteBytes > 0 && e.info.Size() > ix.MaxNoteBytes {
+		p.warn = &Warning{e.rel, noema.ETOOLARGE, fmt.Sprintf("note is %d bytes, over the %d byte limit", e.info.Size(), ix.MaxNoteBytes)}
+		return p
+	}
+	content, info, err := ix.Vault.ReadFile(e.rel)
+	if err != nil {
+		if noema.ErrorCode(err) == noema.ENOTFOUND || errors.Is(err, fs.ErrNotExist) {
+			p.gone = true
+			return p
+		}
+		p.warn = &Warning{e.rel, noema.ErrorCode(err), err.Error()}
+		return p
+	}
+	if ix.MaxNoteBytes > 0 && int64(len(content)) > ix.MaxNoteBytes {
+		p.warn = &Warning{e.rel, noema.ETOOLARGE, fmt.Sprintf("note is %d bytes, over the %d byte limit", len(content), ix.MaxNoteBytes)}
+		return p
+	}
+	n, err := vault.Parse(e.rel, content)
+	if err != nil {
+		p.warn = &Warning{e.rel, noema.ErrorCode(err), noema.ErrorMessage(err)}
+		return p
+	}
+	p.entry.info = info
+	p.rec = Record(n, info)
+	return p
+}
+
+// SyncPaths indexes exactly the given vault-relative paths, in one write
+// transaction with the concept registry update: an existing file is
+// (re-)derived, a missing one removed. Note operations call it right after
+// they change a file, so the index reflects the change when they return.
+// from, when not empty, is a path the first file was renamed from.
+func (ix *Indexer) SyncPaths(ctx context.Context, paths []string, renamedFrom string) (*Result, error) {
+	res := &Result{Warnings: []Warning{}}
+	type item struct {
+		rel string
+		rec *sqlite.NoteRecord
+	}
+	var items []item
+	for _, rel := range paths {
+		content, info, err := ix.Vault.ReadFile(rel)
+		if err != nil {
+			if noema.ErrorCode(err) == noema.ENOTFOUND || errors.Is(err, fs.ErrNotExist) {
+				items = append(items, item{rel: rel})
+				continue
+			}
+			return nil, err
+		}
+		if ix.MaxNoteBytes > 0 && int64(len(content)) > ix.MaxNoteBytes {
+			res.Skipped++
+			res.Warnings = append(res.Warnings, Warning{rel, noema.ETOOLARGE, "note over the size limit"})
+			continue
+		}
+		n, err := vault.Parse(rel, content)
+		if err != nil {
+			res.Skipped++
+			res.Warnings = append(res.Warnings, Warning{rel, noema.ErrorCode(err), noema.ErrorMessage(err)})
+			continue
+		}
+		items = append(items, item{rel: rel, rec: Record(n, info)})
+	}
+	err := ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
+		for i, it := range items {
+			if it.rec == nil {
+				if err := sqlite.DeleteNote(tx, it.rel); err != nil {
+					return err
+				}
+				res.Removed++
+				continue
+			}
+			if i == 0 && renamedFrom != "" {
+				if err := sqlite.RenameNote(tx, renamedFrom, it.rel); err != nil {
+					return err
+				}
+				res.Renamed++
+			}
+			if _, err := sqlite.PutNote(tx, it.rec); err != nil {
+				return err
+			}
+			res.Updated++
+		}
+		_, err := sqlite.RecomputeConcepts(tx, vault.Key)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("index %v: %w", paths, err)
+	}
+	return res, nil
+}

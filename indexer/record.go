@@ -1,0 +1,170 @@
+package indexer
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io/fs"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/noema-mem/noema/sqlite"
+	"github.com/noema-mem/noema/vault"
+)
+
+// ConceptsDir is the folder whose notes are concept pages.
+const ConceptsDir = "concepts/"
+
+// Record derives the index record of a parsed note. mtime is the file's
+// modification time, used when the front matter has no created/modified.
+func Record(n *vault.Note, info fs.FileInfo) *sqlite.NoteRecord {
+	fm := n.FrontMatter
+	mtime := info.ModTime()
+	rec := &sqlite.NoteRecord{
+		Path:     n.Path,
+		Title:    n.Title,
+		Tags:     n.Tags,
+		Aliases:  n.Aliases,
+		Size:     info.Size(),
+		MtimeNS:  mtime.UnixNano(),
+		Hash:     n.Checksum,
+		Created:  mtime,
+		Modified: mtime,
+		Body:     string(n.Body),
+	}
+	created, hasCreated := fm.Time("created")
+	modified, hasModified := fm.Time("modified")
+	if hasCreated {
+		rec.Created = created
+	}
+	if hasModified {
+		rec.Modified = modified
+	} else if hasCreated && created.After(mtime) {
+		rec.Modified = created
+	}
+
+	// Links, grouped by key and spelling.
+	counts := make(map[[2]string]int)
+	for _, l := range n.Links {
+		if l.Key == "" {
+			continue
+		}
+		counts[[2]string{l.Key, l.Target}]++
+	}
+	for k, c := range counts {
+		rec.Links = append(rec.Links, sqlite.LinkCount{Key: k[0], Target: k[1], Count: c})
+	}
+	sort.Slice(rec.Links, func(i, j int) bool {
+		a, b := rec.Links[i], rec.Links[j]
+		if a.Key != b.Key {
+			return a.Key < b.Key
+		}
+		return a.Target < b.Target
+	})
+
+	// What the note contributes if it is (or becomes) a concept page.
+	page := sqlite.PageRecord{
+		Explicit:  strings.HasPrefix(n.Path, ConceptsDir) || n.Concept != "",
+		ConceptID: fm.ID(),
+		Label:     n.Title,
+		Aliases:   n.Aliases,
+	}
+	if n.Concept != "" {
+		page.Label = n.Concept
+	}
+	if v, ok := fm.Get("description"); ok {
+		if s, ok := v.(string); ok {
+			page.Description = s
+		}
+	}
+	if v, ok := fm.Get("metadata"); ok {
+		if m, ok := v.(map[string]any); ok {
+			page.Metadata = CanonicalJSON(m)
+		}
+	}
+	if hasCreated {
+		page.Created = created
+	}
+	if hasModified {
+		page.Updated = modified
+	}
+	rec.Page = page
+
+	if rels, err := fm.Relations(); err == nil {
+		for _, r := range rels {
+			rr := sqlite.RelationRecord{ID: r.ID, Type: r.Type, ToRef: RelationRef(r.To), Weight: r.Weight}
+			if len(r.Metadata) > 0 {
+				rr.Metadata = CanonicalJSON(r.Metadata)
+			}
+			if rr.ID == "" {
+				rr.ID = RelationID(n.Path, rr.Type, rr.ToRef)
+			}
+			rec.Relations = append(rec.Relations, rr)
+		}
+	}
+	return rec
+}
+
+// RelationRef turns a relation end as written in front matter into the
+// index's reference form: "note:<path>" for memory:// URIs, otherwise
+// "concept:<key>" (a surrounding [[…]] is accepted).
+func RelationRef(to string) string {
+	to = strings.TrimSpace(to)
+	if strings.HasPrefix(to, "memory://") {
+		if p, err := vault.URIToPath(to); err == nil {
+			return "note:" + p
+		}
+	}
+	to = strings.TrimSuffix(strings.TrimPrefix(to, "[["), "]]")
+	if i := strings.IndexAny(to, "|#"); i >= 0 {
+		to = to[:i]
+	}
+	return "concept:" + vault.Key(to)
+}
+
+// RelationID derives a stable id for a relation declared without one.
+func RelationID(path, typ, toRef string) string {
+	sum := sha256.Sum256([]byte(path + "\x00" + typ + "\x00" + toRef))
+	return "r_" + hex.EncodeToString(sum[:8])
+}
+
+// CanonicalJSON encodes v with sorted object keys and no insignificant
+// whitespace, so equal values compare equal as strings. YAML-decoded values
+// (map[string]any, []any, scalars, time.Time) are all accepted.
+func CanonicalJSON(v any) string {
+	b, err := json.Marshal(normalizeJSON(v))
+	if err != nil {
+		return "{}"
+	}
+	return string(b)
+}
+
+func normalizeJSON(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = normalizeJSON(e)
+		}
+		return out
+	case map[any]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			if ks, ok := k.(string); ok {
+				out[ks] = normalizeJSON(e)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = normalizeJSON(e)
+		}
+		return out
+	case time.Time:
+		return x.UTC().Format(time.RFC3339Nano)
+	default:
+		return v
+	}
+}

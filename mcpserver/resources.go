@@ -1,0 +1,53 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/noema-mem/noema"
+)
+
+func registerResources(r *registry, s *mcp.Server, enabled map[string]bool) {
+	if enabled["notes"] {
+		s.AddResourceTemplate(&mcp.ResourceTemplate{
+			Name:        "note",
+			Title:       "A note",
+			Description: "A Markdown note of the vault, by path without .md. Reading it counts as an access.",
+			MIMEType:    "text/markdown",
+			URITemplate: noema.URIScheme + "{+path}",
+		}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			n, err := r.app.Notes.Read(ctx, req.Params.URI)
+			if err != nil {
+				if noema.ErrorCode(err) == noema.ENOTFOUND {
+					return nil, mcp.ResourceNotFoundError(req.Params.URI)
+				}
+				return nil, r.toolError("resources/read", err)
+			}
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
+				URI: n.URI, MIMEType: "text/markdown", Text: n.Content,
+			}}}, nil
+		})
+	}
+	s.AddResource(&mcp.Resource{
+		Name:        "status",
+		Title:       "Index status",
+		Description: "Counts, freshness and sync progress of the index, as JSON.",
+		MIMEType:    "application/json",
+		URI:         "noema://status",
+	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		st, err := r.app.Status(ctx)
+		if err != nil {
+			return nil, r.toolError("resources/read", err)
+		}
+		b, err := json.MarshalIndent(st, "", "  ")
+		if err != nil {
+			return nil, fmt.Errorf("encode status: %w", err)
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
+			URI: req.Params.URI, MIMEType: "application/json", Text: string(b),
+		}}}, nil
+	})
+}

@@ -1,0 +1,200 @@
+package notes
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/vault"
+)
+
+// Edit operations.
+const (
+	OpAppend         = "append"
+	OpPrepend        = "prepend"
+	OpFindReplace    = "find_replace"
+	OpReplaceSection = "replace_section"
+	OpReplaceAll     = "replace_all"
+)
+
+// EditInput changes an existing note.
+type EditInput struct {
+	URI              string `json:"uri" jsonschema:"the note: memory:// URI, vault path or title"`
+	Op               string `json:"op" jsonschema:"append, prepend, find_replace, replace_section or replace_all"`
+	Content          string `json:"content,omitempty" jsonschema:"text to add, the new section body, or the new body (replace_all)"`
+	Find             string `json:"find,omitempty" jsonschema:"find_replace: the exact text to find"`
+	Replace          string `json:"replace,omitempty" jsonschema:"find_replace: the replacement"`
+	ExpectedCount    int    `json:"expected_count,omitempty" jsonschema:"find_replace: how many occurrences must exist (default 1)"`
+	Section          string `json:"section,omitempty" jsonschema:"replace_section: the heading text of the section"`
+	ExpectedChecksum string `json:"expected_checksum,omitempty" jsonschema:"fail with checksum_mismatch unless the file still has this checksum"`
+}
+
+// Edit applies one edit to a note's body (front matter is kept; replace_all
+// with content that has its own front matter replaces it too).
+func (s *Service) Edit(ctx context.Context, in EditInput) (*WriteResult, error) {
+	rel, err := s.Resolve(ctx, in.URI)
+	if err != nil {
+		return nil, err
+	}
+	old, _, err := s.Vault.ReadFile(rel)
+	if err != nil {
+		return nil, err
+	}
+	if in.ExpectedChecksum != "" && in.ExpectedChecksum != vault.Checksum(old) {
+		return nil, &noema.Error{Code: noema.ECHECKSUM,
+			Message: fmt.Sprintf("%s changed since it was read (checksum is %s)", vault.PathToURI(rel), vault.Checksum(old)),
+			Details: map[string]any{"checksum": vault.Checksum(old)}}
+	}
+	fmSrc, body, bodyOffset, _ := vault.SplitFrontMatter(old)
+	head := old[:bodyOffset]
+	_ = fmSrc
+	var newBody []byte
+	switch in.Op {
+	case OpAppend:
+		newBody = append(bytes.Clone(body), joinPart(body, in.Content)...)
+	case OpPrepend:
+		add := in.Content
+		if add != "" && !strings.HasSuffix(add, "\n") {
+			add += "\n"
+		}
+		newBody = append([]byte(add), body...)
+	case OpFindReplace:
+		if in.Find == "" {
+			return nil, noema.Errorf(noema.EINVALID, "find_replace needs a non-empty find")
+		}
+		want := in.ExpectedCount
+		if want <= 0 {
+			want = 1
+		}
+		if got := bytes.Count(body, []byte(in.Find)); got != want {
+			return nil, &noema.Error{Code: noema.EINVALID,
+				Message: fmt.Sprintf("find text occurs %d times, expected %d; nothing was changed", got, want),
+				Details: map[string]any{"occurrences": got}}
+		}
+		newBody = bytes.ReplaceAll(body, []byte(in.Find), []byte(in.Replace))
+	case OpReplaceSection:
+		if strings.TrimSpace(in.Section) == "" {
+			return nil, noema.Errorf(noema.EINVALID, "replace_section needs a section heading")
+		}
+		start, end, ok := vault.FindSection(body, in.Section)
+		if !ok {
+			return nil, noema.Errorf(noema.ENOTFOUND, "no section %q in %s", in.Section, vault.PathToURI(rel))
+		}
+		repl := in.Content
+		if repl != "" && !strings.HasSuffix(repl, "\n") {
+			repl += "\n"
+		}
+		if end < len(body) && repl != "" && !strings.HasSuffix(repl, "\n\n") {
+			repl += "\n"
+		}
+		newBody = append(append(bytes.Clone(body[:start]), repl...), body[end:]...)
+	case OpReplaceAll:
+		newFM, b, off, _ := vault.SplitFrontMatter([]byte(in.Content))
+		if newFM != nil {
+			head = []byte(in.Content[:off])
+		}
+		newBody = b
+	default:
+		return nil, noema.Errorf(noema.EINVALID, "unknown op %q: use append, prepend, find_replace, replace_section or replace_all", in.Op)
+	}
+	content := append(bytes.Clone(head), newBody...)
+	if err := s.checkContent(content); err != nil {
+		return nil, err
+	}
+	p, err := vault.Parse(rel, content)
+	if err != nil {
+		return nil, err
+	}
+	// Compare-and-swap against a concurrent writer as late as possible.
+	if cur, _, err := s.Vault.ReadFile(rel); err != nil {
+		return nil, err
+	} else if !bytes.Equal(cur, old) {
+		return nil, &noema.Error{Code: noema.ECHECKSUM,
+			Message: fmt.Sprintf("%s changed while it was being edited; read it again", vault.PathToURI(rel)),
+			Details: map[string]any{"checksum": vault.Checksum(cur)}}
+	}
+	if err := s.Vault.WriteFile(rel, content, true); err != nil {
+		return nil, err
+	}
+	if _, err := s.Indexer.SyncPaths(ctx, []string{rel}, ""); err != nil {
+		return nil, err
+	}
+	return &WriteResult{URI: vault.PathToURI(rel), Path: rel, Title: p.Title, Checksum: p.Checksum, Size: len(content)}, nil
+}
+
+// joinPart returns add prepared to follow body: on its own line.
+func joinPart(body []byte, add string) []byte {
+	var b []byte
+	if len(body) > 0 && body[len(body)-1] != '\n' {
+		b = append(b, '\n')
+	}
+	b = append(b, add...)
+	if add != "" && !strings.HasSuffix(add, "\n") {
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// MoveResult describes a moved note.
+type MoveResult struct {
+	From string `json:"from"`
+	URI  string `json:"uri"`
+	Path string `json:"path"`
+}
+
+// Move renames a note file. to is a vault path or memory:// URI (".md" is
+// added when missing). The note keeps its access history. Links to the
+// note's concept are not rewritten: concept links name concepts, not files.
+func (s *Service) Move(ctx context.Context, from, to string) (*MoveResult, error) {
+	src, err := s.Resolve(ctx, from)
+	if err != nil {
+		return nil, err
+	}
+	dst, err := vault.URIToPath(strings.TrimSpace(to))
+	if err != nil {
+		return nil, err
+	}
+	if dst, err = s.Vault.Rel(dst); err != nil {
+		return nil, err
+	}
+	if _, err := s.Vault.Abs(dst); err != nil {
+		return nil, err
+	}
+	if dst == src {
+		return nil, noema.Errorf(noema.EINVALID, "source and destination are the same note")
+	}
+	if err := s.Vault.Rename(src, dst); err != nil {
+		return nil, err
+	}
+	if _, err := s.Indexer.SyncPaths(ctx, []string{dst, src}, src); err != nil {
+		return nil, err
+	}
+	return &MoveResult{From: vault.PathToURI(src), URI: vault.PathToURI(dst), Path: dst}, nil
+}
+
+// DeleteResult describes a deleted note.
+type DeleteResult struct {
+	URI     string `json:"uri"`
+	Deleted bool   `json:"deleted"`
+}
+
+// Delete removes a note file. confirm must be true: deletion is the one
+// operation that loses user text.
+func (s *Service) Delete(ctx context.Context, ref string, confirm bool) (*DeleteResult, error) {
+	rel, err := s.Resolve(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	if !confirm {
+		return nil, noema.Errorf(noema.EINVALID, "deleting %s needs confirm=true", vault.PathToURI(rel))
+	}
+	if err := s.Vault.Remove(rel); err != nil {
+		return nil, err
+	}
+	if _, err := s.Indexer.SyncPaths(ctx, []string{rel}, ""); err != nil {
+		return nil, err
+	}
+	return &DeleteResult{URI: vault.PathToURI(rel), Deleted: true}, nil
+}

@@ -1,0 +1,309 @@
+// Package notes implements the note operations every front end (CLI, MCP)
+// calls: write, read, edit, move, delete, list and recent. Each operation
+// changes the file first (atomically), then indexes exactly that file, so
+// the index reflects the change when the call returns.
+package notes
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/indexer"
+	"github.com/noema-mem/noema/sqlite"
+	"github.com/noema-mem/noema/vault"
+)
+
+// Limits of list-style operations.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 500
+)
+
+// Service performs note operations on one vault and its index.
+type Service struct {
+	Vault   *vault.Vault
+	DB      *sqlite.DB
+	Indexer *indexer.Indexer
+	// MaxNoteBytes refuses larger notes with too_large (0: no limit).
+	MaxNoteBytes int64
+	// Now returns the current time; tests replace it.
+	Now func() time.Time
+}
+
+// New returns a Service over the indexer's vault and database.
+func New(ix *indexer.Indexer) *Service {
+	return &Service{Vault: ix.Vault, DB: ix.DB, Indexer: ix, MaxNoteBytes: ix.MaxNoteBytes, Now: time.Now}
+}
+
+// WriteInput is a new note.
+type WriteInput struct {
+	Title     string   `json:"title" jsonschema:"the note's title; it also names the file"`
+	Content   string   `json:"content" jsonschema:"Markdown body; [[WikiLinks]] name concepts"`
+	Folder    string   `json:"folder,omitempty" jsonschema:"vault-relative folder, created when missing"`
+	Tags      []string `json:"tags,omitempty" jsonschema:"tags written into the front matter"`
+	Aliases   []string `json:"aliases,omitempty" jsonschema:"other names of the note"`
+	Overwrite bool     `json:"overwrite,omitempty" jsonschema:"replace an existing note with the same title (default false)"`
+}
+
+// WriteResult identifies the note a write produced.
+type WriteResult struct {
+	URI      string `json:"uri"`
+	Path     string `json:"path"`
+	Title    string `json:"title"`
+	Checksum string `json:"checksum"`
+	Created  bool   `json:"created"`
+	Size     int    `json:"size"`
+}
+
+func (s *Service) checkContent(content []byte) error {
+	if !utf8.Valid(content) {
+		return noema.Errorf(noema.EINVALID, "content is not valid UTF-8")
+	}
+	if s.MaxNoteBytes > 0 && int64(len(content)) > s.MaxNoteBytes {
+		return noema.Errorf(noema.ETOOLARGE, "note would be %d bytes, over the %d byte limit", len(content), s.MaxNoteBytes)
+	}
+	return nil
+}
+
+// Write creates a note. It never replaces an existing note unless
+// Overwrite is set. Two different titles never share a file: when the slug
+// of a new title is taken by a note with another title, a numeric suffix is
+// added. Front matter in Content is kept, and title, tags, aliases and
+// created are set in it.
+func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error) {
+	title := strings.TrimSpace(in.Title)
+	if title == "" {
+		return nil, noema.Errorf(noema.EINVALID, "title is required")
+	}
+	if strings.ContainsAny(title, "\x00\n\r") || !utf8.ValidString(title) {
+		return nil, noema.Errorf(noema.EINVALID, "title must be one line of valid UTF-8")
+	}
+	folder := strings.Trim(strings.TrimSpace(in.Folder), "/")
+	if folder != "" {
+		f, err := s.Vault.Rel(folder)
+		if err != nil {
+			return nil, err
+		}
+		folder = f + "/"
+	}
+	fmSrc, body, _, _ := vault.SplitFrontMatter([]byte(in.Content))
+	fm, err := vault.ParseFrontMatter(fmSrc)
+	if err != nil {
+		return nil, err
+	}
+	if err := fm.Set("title", title); err != nil {
+		return nil, err
+	}
+	if len(in.Tags) > 0 {
+		if err := fm.Set("tags", cleanList(in.Tags)); err != nil {
+			return nil, err
+		}
+	}
+	if len(in.Aliases) > 0 {
+		if err := fm.Set("aliases", cleanList(in.Aliases)); err != nil {
+			return nil, err
+		}
+	}
+	if _, ok := fm.Get("created"); !ok {
+		if err := fm.Set("created", s.Now().UTC().Format(time.RFC3339)); err != nil {
+			return nil, err
+		}
+	}
+	content, err := vault.Join(fm, body)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.checkContent(content); err != nil {
+		return nil, err
+	}
+
+	slug := vault.Slug(title)
+	for n := 1; ; n++ {
+		rel := folder + slug + ".md"
+		if n > 1 {
+			rel = fmt.Sprintf("%s%s-%d.md", folder, slug, n)
+		}
+		if _, err := s.Vault.Rel(rel); err != nil {
+			return nil, err
+		}
+		existing, _, err := s.Vault.ReadFile(rel)
+		exists := err == nil
+		if err != nil && noema.ErrorCode(err) != noema.ENOTFOUND {
+			return nil, err
+		}
+		if exists {
+			same := false
+			if n, perr := vault.Parse(rel, existing); perr == nil && vault.Key(n.Title) == vault.Key(title) {
+				same = true
+			}
+			if !same {
+				continue // another title owns this file name
+			}
+			if !in.Overwrite {
+				return nil, &noema.Error{Code: noema.ECONFLICT,
+					Message: fmt.Sprintf("note %q already exists at %s; pass overwrite to replace it", title, vault.PathToURI(rel)),
+					Details: map[string]any{"uri": vault.PathToURI(rel)}}
+			}
+		}
+		if err := s.Vault.WriteFile(rel, content, exists); err != nil {
+			if noema.ErrorCode(err) == noema.ECONFLICT && !exists {
+				continue // lost a race for this name to another process
+			}
+			return nil, err
+		}
+		if _, err := s.Indexer.SyncPaths(ctx, []string{rel}, ""); err != nil {
+			return nil, err
+		}
+		return &WriteResult{URI: vault.PathToURI(rel), Path: rel, Title: title, Checksum: vault.Checksum(content),
+			Created: !exists, Size: len(content)}, nil
+	}
+}
+
+func cleanList(in []string) []string {
+	out := make([]string, 0, len(in))
+	seen := make(map[string]bool)
+	for _, s := range in {
+		s = strings.TrimSpace(s)
+		if s == "" || seen[s] {
+			continue
+		}
+		seen[s] = true
+		out = append(out, s)
+	}
+	return out
+}
+
+// Resolve finds the vault path of a note from a memory:// URI, a vault
+// path (with or without .md), or a title.
+func (s *Service) Resolve(ctx context.Context, ref string) (string, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return "", noema.Errorf(noema.EINVALID, "a note uri, path or title is required")
+	}
+	if strings.ContainsRune(ref, 0) {
+		return "", noema.Errorf(noema.EINVALID, "note reference contains a NUL byte")
+	}
+	if p, err := vault.URIToPath(ref); err == nil {
+		rel, err := s.Vault.Rel(p)
+		if err != nil {
+			return "", err
+		}
+		if _, err := s.Vault.Abs(rel); err != nil {
+			return "", err
+		}
+		if _, _, err := s.Vault.ReadFile(rel); err == nil {
+			return rel, nil
+		}
+		if strings.HasPrefix(ref, noema.URIScheme) {
+			return "", noema.Errorf(noema.ENOTFOUND, "no note at %s", ref)
+		}
+	} else if strings.HasPrefix(ref, noema.URIScheme) {
+		return "", err
+	}
+	// A title: exact first, then by key.
+	var path string
+	err := s.DB.Read().QueryRowContext(ctx, `SELECT path FROM notes WHERE title = ? ORDER BY path LIMIT 1`, ref).Scan(&path)
+	if errors.Is(err, sql.ErrNoRows) {
+		key := vault.Key(ref)
+		rows, qerr := s.DB.Read().QueryContext(ctx, `SELECT path, title FROM notes ORDER BY path`)
+		if qerr != nil {
+			return "", fmt.Errorf("find note by title: %w", qerr)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var p, t string
+			if err := rows.Scan(&p, &t); err != nil {
+				return "", fmt.Errorf("find note by title: %w", err)
+			}
+			if vault.Key(t) == key {
+				return p, nil
+			}
+		}
+		return "", noema.Errorf(noema.ENOTFOUND, "no note with uri, path or title %q", ref)
+	}
+	if err != nil {
+		return "", fmt.Errorf("find note by title: %w", err)
+	}
+	return path, nil
+}
+
+// Note is a note as read from its file.
+type Note struct {
+	URI         string         `json:"uri"`
+	Path        string         `json:"path"`
+	Title       string         `json:"title"`
+	Tags        []string       `json:"tags"`
+	Aliases     []string       `json:"aliases"`
+	FrontMatter map[string]any `json:"front_matter"`
+	Content     string         `json:"content"`
+	Links       []noema.Link   `json:"links"`
+	Checksum    string         `json:"checksum"`
+	Size        int            `json:"size"`
+	Modified    time.Time      `json:"modified"`
+}
+
+// Read returns a note's content, front matter, links and checksum, and
+// records an explicit access (which refreshes its decay).
+func (s *Service) Read(ctx context.Context, ref string) (*Note, error) {
+	rel, err := s.Resolve(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	n, err := s.load(rel)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.DB.Write(ctx, func(tx *sqlite.Tx) error { return sqlite.RecordAccess(tx, rel) }); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+func (s *Service) load(rel string) (*Note, error) {
+	content, info, err := s.Vault.ReadFile(rel)
+	if err != nil {
+		return nil, err
+	}
+	p, err := vault.Parse(rel, content)
+	if err != nil {
+		return nil, err
+	}
+	fmMap := map[string]any{}
+	for _, k := range p.FrontMatter.Keys() {
+		if v, ok := p.FrontMatter.Get(k); ok {
+			fmMap[k] = jsonSafe(v)
+		}
+	}
+	links := p.Links
+	if links == nil {
+		links = []noema.Link{}
+	}
+	return &Note{
+		URI: vault.PathToURI(rel), Path: rel, Title: p.Title, Tags: nonNil(p.Tags), Aliases: nonNil(p.Aliases),
+		FrontMatter: fmMap, Content: string(content), Links: links, Checksum: p.Checksum,
+		Size: len(content), Modified: info.ModTime().UTC(),
+	}, nil
+}
+
+// jsonSafe converts YAML-decoded values into JSON-encodable ones.
+func jsonSafe(v any) any {
+	var out any
+	if err := json.Unmarshal([]byte(indexer.CanonicalJSON(v)), &out); err != nil {
+		return fmt.Sprint(v)
+	}
+	return out
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
