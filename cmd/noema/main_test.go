@@ -1,0 +1,68 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// binary is the noema binary built once for the end-to-end tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "noema-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "noema")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "build noema: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// run executes the real binary against vault and returns stdout and the
+// exit status.
+func run(t *testing.T, vault, stdin string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.Command(binary, append([]string{"--vault", vault}, args...)...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %v: %v", args, err)
+	}
+	if testing.Verbose() && errb.Len() > 0 {
+		t.Logf("stderr of %v: %s", args, errb.String())
+	}
+	return out.String(), code
+}
+
+// runJSON runs with --json, requires exit status want, and decodes stdout.
+func runJSON(t *testing.T, vault string, want int, out any, args ...string) {
+	t.Helper()
+	stdout, code := run(t, vault, "", append([]string{"--json"}, args...)...)
+	if code != want {
+		t.Fatalf("%v: exit %d, want %d; stdout: %s", args, code, want, stdout)
+	}
+	if out != nil {
+		if err := json.Unmarshal([]byte(stdout), out); err != nil {
+			t.Fatalf("%v: decode %q: %v", args, stdout, err)
+		}
+	}
+}

@@ -1,0 +1,302 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/mcpserver"
+)
+
+// connect starts a server over a fresh vault and returns a connected client.
+func connect(t *testing.T, opts mcpserver.Options) (*mcp.ClientSession, *app.App) {
+	t.Helper()
+	return connectWith(t, opts, nil)
+}
+
+func connectWith(t *testing.T, opts mcpserver.Options, copts *mcp.ClientOptions) (*mcp.ClientSession, *app.App) {
+	t.Helper()
+	ctx := context.Background()
+	a, err := app.Open(ctx, filepath.Join(t.TempDir(), "vault"), app.Options{MaxNoteBytes: 4096})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	srv, err := mcpserver.New(a, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, copts)
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, a
+}
+
+// call invokes a tool and decodes its structured result into out (when
+// not nil). It returns the error text of a tool error, "" on success.
+func call(t *testing.T, cs *mcp.ClientSession, name string, args any, out any) string {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error: %v", name, err)
+	}
+	if res.IsError {
+		return res.Content[0].(*mcp.TextContent).Text
+	}
+	if len(res.Content) == 0 {
+		t.Errorf("%s: no text rendering", name)
+	}
+	if out != nil {
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatalf("%s: decode %s: %v", name, b, err)
+		}
+	}
+	return ""
+}
+
+func TestToolDefinitions(t *testing.T) {
+	cs, _ := connect(t, mcpserver.Options{})
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"write_note": true, "read_note": true, "edit_note": true, "move_note": true,
+		"delete_note": true, "list_notes": true, "recent_activity": true, "status": true, "sync": true}
+	for _, tool := range res.Tools {
+		delete(want, tool.Name)
+		if tool.Annotations == nil || tool.Annotations.Title == "" {
+			t.Errorf("%s: no annotations/title", tool.Name)
+			continue
+		}
+		if tool.Description == "" || tool.OutputSchema == nil {
+			t.Errorf("%s: missing description or output schema", tool.Name)
+		}
+		if tool.Name != strings.ToLower(tool.Name) || strings.Contains(tool.Name, "-") {
+			t.Errorf("%s: not snake_case", tool.Name)
+		}
+		b, _ := json.Marshal(tool.InputSchema)
+		var schema map[string]any
+		json.Unmarshal(b, &schema)
+		for _, k := range []string{"anyOf", "oneOf", "allOf"} {
+			if _, ok := schema[k]; ok {
+				t.Errorf("%s: top-level %s in input schema", tool.Name, k)
+			}
+		}
+		props, _ := schema["properties"].(map[string]any)
+		for name, p := range props {
+			if d, _ := p.(map[string]any)["description"].(string); d == "" {
+				t.Errorf("%s.%s: no description", tool.Name, name)
+			}
+		}
+		readOnly := tool.Annotations.ReadOnlyHint
+		destructive := tool.Annotations.DestructiveHint != nil && *tool.Annotations.DestructiveHint
+		switch tool.Name {
+		case "read_note", "list_notes", "recent_activity", "status":
+			if !readOnly || destructive {
+				t.Errorf("%s: want read-only", tool.Name)
+			}
+		case "delete_note", "edit_note", "move_note":
+			if readOnly || !destructive {
+				t.Errorf("%s: want destructive", tool.Name)
+			}
+		}
+	}
+	for name := range want {
+		t.Errorf("tool %s missing", name)
+	}
+}
+
+func TestToolsets(t *testing.T) {
+	cs, _ := connect(t, mcpserver.Options{Toolsets: []string{"admin"}})
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	if strings.Join(names, ",") != "status,sync" {
+		t.Errorf("admin toolset = %v", names)
+	}
+	if _, err := mcpserver.New(nil, mcpserver.Options{Toolsets: []string{"nope"}}); err == nil {
+		t.Error("unknown toolset accepted")
+	}
+}
+
+type writeOut struct {
+	URI, Path, Checksum string
+	Created             bool
+}
+
+func TestNoteLifecycle(t *testing.T) {
+	cs, _ := connect(t, mcpserver.Options{})
+	var w writeOut
+	if e := call(t, cs, "write_note", map[string]any{"title": "Gradient Checkpointing", "content": "Trades compute for [[Memory]].\n\n## Notes\nold\n", "folder": "ml", "tags": []string{"ml"}}, &w); e != "" {
+		t.Fatal(e)
+	}
+	if w.URI != "memory://ml/gradient-checkpointing" || !w.Created {
+		t.Fatalf("write = %+v", w)
+	}
+	// Never overwrites silently.
+	if e := call(t, cs, "write_note", map[string]any{"title": "Gradient Checkpointing", "content": "x", "folder": "ml"}, nil); !strings.HasPrefix(e, "conflict:") {
+		t.Errorf("second write = %q, want conflict", e)
+	}
+	var n struct {
+		Content, Checksum string
+		Links             []struct{ Target string }
+		FrontMatter       map[string]any `json:"front_matter"`
+	}
+	if e := call(t, cs, "read_note", map[string]any{"uri": w.URI}, &n); e != "" {
+		t.Fatal(e)
+	}
+	if n.Checksum != w.Checksum || len(n.Links) != 1 || n.Links[0].Target != "Memory" || n.FrontMatter["title"] != "Gradient Checkpointing" {
+		t.Errorf("read = %+v", n)
+	}
+	// Reading by title works too.
+	if e := call(t, cs, "read_note", map[string]any{"uri": "gradient checkpointing"}, nil); e != "" {
+		t.Errorf("read by title: %s", e)
+	}
+	cases := []struct {
+		name string
+		args map[string]any
+		code string
+	}{
+		{"stale checksum", map[string]any{"uri": w.URI, "op": "append", "content": "x", "expected_checksum": "sha256:00"}, "checksum_mismatch"},
+		{"unknown op", map[string]any{"uri": w.URI, "op": "rewrite"}, "invalid_argument"},
+		{"count mismatch", map[string]any{"uri": w.URI, "op": "find_replace", "find": "nothing here", "replace": "y"}, "invalid_argument"},
+		{"missing section", map[string]any{"uri": w.URI, "op": "replace_section", "section": "Nope", "content": "y"}, "not_found"},
+		{"missing note", map[string]any{"uri": "memory://nope", "op": "append", "content": "y"}, "not_found"},
+		{"traversal", map[string]any{"uri": "memory://../etc/passwd", "op": "append", "content": "y"}, "invalid_argument"},
+		{"too large", map[string]any{"uri": w.URI, "op": "append", "content": strings.Repeat("z", 5000)}, "too_large"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if e := call(t, cs, "edit_note", c.args, nil); !strings.HasPrefix(e, c.code+":") {
+				t.Errorf("edit = %q, want %s", e, c.code)
+			}
+		})
+	}
+	var ed writeOut
+	if e := call(t, cs, "edit_note", map[string]any{"uri": w.URI, "op": "replace_section", "section": "Notes", "content": "new [[Compute]]", "expected_checksum": w.Checksum}, &ed); e != "" {
+		t.Fatal(e)
+	}
+	if e := call(t, cs, "read_note", map[string]any{"uri": w.URI}, &n); e != "" || !strings.Contains(n.Content, "## Notes\nnew [[Compute]]\n") || strings.Contains(n.Content, "old") {
+		t.Errorf("after replace_section: %q %s", n.Content, e)
+	}
+	var st struct{ Notes, Concepts int }
+	call(t, cs, "status", map[string]any{}, &st)
+	if st.Notes != 1 || st.Concepts != 2 {
+		t.Errorf("status = %+v, want 1 note, 2 concepts", st)
+	}
+	var mv struct{ URI string }
+	if e := call(t, cs, "move_note", map[string]any{"from": w.URI, "to": "archive/gc"}, &mv); e != "" || mv.URI != "memory://archive/gc" {
+		t.Fatalf("move = %+v %s", mv, e)
+	}
+	if e := call(t, cs, "move_note", map[string]any{"from": "memory://archive/gc", "to": "../../x"}, nil); !strings.HasPrefix(e, "invalid_argument:") {
+		t.Errorf("move outside = %q", e)
+	}
+	var list struct {
+		Total   int
+		HasMore bool `json:"has_more"`
+		Notes   []struct{ URI string }
+	}
+	call(t, cs, "list_notes", map[string]any{"folder": "archive"}, &list)
+	if list.Total != 1 || list.Notes[0].URI != "memory://archive/gc" {
+		t.Errorf("list = %+v", list)
+	}
+	call(t, cs, "recent_activity", map[string]any{"since": "1h"}, &list)
+	if list.Total != 1 {
+		t.Errorf("recent = %+v", list)
+	}
+	if e := call(t, cs, "delete_note", map[string]any{"uri": mv.URI}, nil); !strings.HasPrefix(e, "invalid_argument:") {
+		t.Errorf("delete without confirm = %q", e)
+	}
+	if e := call(t, cs, "delete_note", map[string]any{"uri": mv.URI, "confirm": true}, nil); e != "" {
+		t.Fatal(e)
+	}
+	call(t, cs, "status", map[string]any{}, &st)
+	if st.Notes != 0 || st.Concepts != 0 {
+		t.Errorf("status after delete = %+v", st)
+	}
+}
+
+func TestResources(t *testing.T) {
+	cs, a := connect(t, mcpserver.Options{})
+	ctx := context.Background()
+	call(t, cs, "write_note", map[string]any{"title": "Res", "content": "hello [[World]]"}, nil)
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "memory://res"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Contents[0].Text, "hello [[World]]") {
+		t.Errorf("note resource = %q", res.Contents[0].Text)
+	}
+	list, _ := a.Notes.Recent(ctx, notesRecent())
+	if list.Notes[0].Accessed.IsZero() {
+		t.Error("reading the resource did not record an access")
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "memory://missing"}); err == nil {
+		t.Error("missing note resource: no error")
+	}
+	st, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "noema://status"})
+	if err != nil || !strings.Contains(st.Contents[0].Text, `"notes": 1`) {
+		t.Errorf("status resource = %v %v", st, err)
+	}
+}
+
+func TestSyncProgress(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var got []float64
+	cs, _ := connectWith(t, mcpserver.Options{}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			got = append(got, req.Params.Progress)
+			mu.Unlock()
+		},
+	})
+	for i := range 130 {
+		call(t, cs, "write_note", map[string]any{"title": fmt.Sprintf("note %d", i), "content": "[[A]]"}, nil)
+	}
+	params := &mcp.CallToolParams{Name: "sync", Arguments: map[string]any{"rebuild": true}}
+	params.SetProgressToken("tok")
+	res, err := cs.CallTool(ctx, params)
+	if err != nil || res.IsError {
+		t.Fatalf("sync: %v %v", res, err)
+	}
+	// Notifications may trail the result slightly.
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		mu.Lock()
+		n := len(got)
+		last := 0.0
+		if n > 0 {
+			last = got[n-1]
+		}
+		mu.Unlock()
+		if n >= 2 && last == 130 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("progress notifications = %v, want several ending at 130", got)
+}
