@@ -5,24 +5,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
-	"net/http"
-	"path/filepath"
-	"runtime/debug"
+		"net/http"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/httpserver"
-	"github.com/noema-mem/noema/internal/lock"
 	"github.com/noema-mem/noema/mcpserver"
 )
-
-// lockRetry is how often a process that is not the indexer checks whether
-// the indexer's lock has become free (its holder exited or died).
-const lockRetry = 3 * time.Second
 
 func runServe(ctx context.Context, m *Main, args []string) (any, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
@@ -41,8 +31,13 @@ func runServe(ctx context.Context, m *Main, args []string) (any, error) {
 		return nil, err
 	}
 	defer a.Close()
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Logger: logger})
-	hs, err := httpserver.New(handler, httpserver.Options{Addr: *addr, Token: *token, Logger: logger})
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+		Logger: logger,
+		// The hardened front enforces the body limit; keep the SDK's equal so
+		// the lower limit never surprises.
+		MaxRequestBodyBytes: httpserver.DefaultMaxBodyBytes,
+	})
+	hs, err := httpserver.New(handler, httpserver.Options{Addr: *addr, Token: *token, Logger: logger, MaxBodyBytes: httpserver.DefaultMaxBodyBytes})
 	if err != nil {
 		return nil, err
 	}
@@ -56,75 +51,3 @@ func runServe(ctx context.Context, m *Main, args []string) (any, error) {
 	return nil, nil
 }
 
-func runMCP(ctx context.Context, m *Main, args []string) (any, error) {
-	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	toolsets := fs.String("toolsets", "", "comma-separated toolsets to expose: "+strings.Join(mcpserver.Toolsets(), ",")+" (default all)")
-	if _, err := m.parseFlags(fs, "mcp [--toolsets …]", args); err != nil {
-		return nil, err
-	}
-	logger := m.logger()
-	a, srv, err := m.openServer(ctx, *toolsets, logger)
-	if err != nil {
-		return nil, err
-	}
-	defer a.Close()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go m.background(ctx, a, logger)
-	if err := srv.Run(ctx, &mcp.StdioTransport{}); err != nil && !errors.Is(err, context.Canceled) {
-		return nil, err
-	}
-	return nil, nil
-}
-
-func (m *Main) openServer(ctx context.Context, toolsets string, logger *slog.Logger) (*app.App, *mcp.Server, error) {
-	a, err := m.open(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	version := "devel"
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		version = bi.Main.Version
-	}
-	var sets []string
-	if toolsets != "" {
-		sets = strings.Split(toolsets, ",")
-	}
-	srv, err := mcpserver.New(a, mcpserver.Options{Toolsets: sets, Version: version, Logger: logger})
-	if err != nil {
-		a.Close()
-		return nil, nil, err
-	}
-	return a, srv, nil
-}
-
-// background makes this process the vault's indexer when no other process
-// is: it takes the indexer lock, runs the first sync and then keeps the index
-// live with the watcher. Without the lock it retries, so a surviving server
-// takes over when the indexer exits. None of this delays the MCP handshake.
-func (m *Main) background(ctx context.Context, a *app.App, logger *slog.Logger) {
-	path := filepath.Join(a.Vault.Root, app.IndexDir, "indexer.lock")
-	for {
-		l, err := lock.TryAcquire(path)
-		if err == nil {
-			defer l.Release()
-			a.SetRole(app.RoleIndexer)
-			if _, err := a.Sync(ctx, false, nil); err != nil && ctx.Err() == nil {
-				logger.Error("first sync", "err", err)
-			}
-			if err := a.Indexer.Watch(ctx, 300*time.Millisecond, nil); err != nil && ctx.Err() == nil {
-				logger.Error("file watcher stopped", "err", err)
-			}
-			return
-		}
-		if !errors.Is(err, lock.ErrHeld) {
-			logger.Warn("indexer lock", "err", err)
-		}
-		a.SetRole(app.RoleReader)
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(lockRetry):
-		}
-	}
-}

@@ -1,0 +1,324 @@
+// Package httpserver is the hardened HTTP front of noema's MCP
+// streamable-HTTP transport (`noema serve`).
+//
+// [New] wraps an MCP handler (normally the go-sdk's
+// mcp.NewStreamableHTTPHandler) in a middleware chain that applies, in this
+// order:
+//
+//  1. Host: when the server is bound to loopback, or the request arrived on a
+//     loopback address, the Host header must name loopback (localhost,
+//     127.0.0.0/8, ::1) — the DNS-rebinding defence — else 403. (403, not
+//     421, to match the SDK's own check.)
+//  2. Origin: a request without an Origin header is a non-browser client and
+//     passes, unless Sec-Fetch-Site says "cross-site" or "same-site" (a
+//     browser navigation or no-cors request from another site). A browser
+//     Origin must be one of the server's own loopback origins —
+//     http://127.0.0.1:PORT, http://localhost:PORT and http://[::1]:PORT,
+//     PORT being the port the request arrived on — or one of
+//     [Options.AllowedOrigins], else 403. Allowed cross origins get CORS
+//     headers, and their preflight (OPTIONS) requests are answered without
+//     authentication, as browsers send none.
+//  3. GET /healthz answers 200 "ok" without authentication and reveals
+//     nothing else.
+//  4. Token: when [Options.Token] is set, every other request needs
+//     "Authorization: Bearer <token>" (compared in constant time), else 401
+//     with a WWW-Authenticate challenge. This comes before routing, so an
+//     unauthenticated client learns nothing about which paths exist. A token
+//     is mandatory when the server listens beyond loopback: [New] and
+//     [Server.Serve] refuse to start without one.
+//  5. Path: only [Options.Path] is served; anything else is 404.
+//  6. Body: a Content-Length above [Options.MaxBodyBytes] is refused with 413
+//     before reading; otherwise the body reader is capped, and the SDK answers
+//     413 when the cap is hit (set the SDK's
+//     StreamableHTTPOptions.MaxRequestBodyBytes to the same value, since the
+//     lower of the two wins).
+//
+// Every refusal is a small JSON body {"error": {"code", "message"}} and is
+// logged at warn level (never with the token).
+//
+// The SDK's handler keeps its own DNS-rebinding protection on: the checks here
+// are a superset, so they never fight. No server WriteTimeout is set by
+// default because the SSE streams of MCP are long-lived; ReadTimeout is safe
+// because net/http clears the read deadline once a request body has been
+// read. On shutdown, standalone SSE streams (GET) end at once, while POST
+// requests in flight get [Options.ShutdownTimeout] to finish.
+package httpserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/noema-mem/noema"
+)
+
+// Defaults of [Options].
+const (
+	DefaultAddr              = "127.0.0.1:7077"
+	DefaultPath              = "/mcp"
+	DefaultMaxBodyBytes      = 4 << 20
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultIdleTimeout       = 120 * time.Second
+	DefaultShutdownTimeout   = 5 * time.Second
+)
+
+// HealthPath is the unauthenticated liveness endpoint.
+const HealthPath = "/healthz"
+
+// ErrTokenRequired is returned by [New] and [Server.Serve] when the server
+// would listen beyond loopback without a bearer token.
+var ErrTokenRequired = noema.Errorf(noema.EINVALID, "a bearer token is required to listen beyond loopback (use --token or NOEMA_TOKEN)")
+
+// Options configure a [Server]. Zero values take the defaults above; a
+// negative timeout means none.
+type Options struct {
+	// Addr is the TCP address to listen on (default 127.0.0.1:7077).
+	Addr string
+	// Path is the MCP endpoint (default /mcp).
+	Path string
+	// Token is the bearer token every request must carry (except /healthz
+	// and CORS preflights). Required when Addr is not loopback. Printable
+	// ASCII without spaces.
+	Token string
+	// MaxBodyBytes caps request bodies (default 4 MiB); larger ones get 413.
+	MaxBodyBytes int64
+	// AllowedOrigins are extra browser origins ("https://app.example.com")
+	// allowed besides the server's own loopback origins. "*" is refused.
+	AllowedOrigins []string
+	// ReadHeaderTimeout bounds reading request headers (default 10s).
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout bounds reading a whole request, body included (default
+	// 30s). It does not limit how long a response streams.
+	ReadTimeout time.Duration
+	// WriteTimeout bounds writing a response. The default is none, because
+	// it would cut the long-lived SSE streams of MCP.
+	WriteTimeout time.Duration
+	// IdleTimeout closes idle keep-alive connections (default 120s).
+	IdleTimeout time.Duration
+	// ShutdownTimeout is how long Serve waits for requests in flight after
+	// its context is done before closing connections (default 5s).
+	ShutdownTimeout time.Duration
+	// Logger receives refusals (warn) and lifecycle events (info); nil
+	// discards them.
+	Logger *slog.Logger
+}
+
+// Server is the hardened HTTP front. Serve or ListenAndServe may be called
+// once.
+type Server struct {
+	opts      Options
+	log       *slog.Logger
+	tokenHash [sha256.Size]byte
+	origins   map[string]bool // normalized AllowedOrigins
+	handler   http.Handler
+
+	// shutdown is cancelled when Serve starts shutting down; it ends the
+	// standalone SSE streams.
+	shutdown    context.Context
+	stopStreams context.CancelFunc
+	serveOnce   sync.Once
+}
+
+// New validates opts and returns a server in front of mcpHandler.
+func New(mcpHandler http.Handler, opts Options) (*Server, error) {
+	if mcpHandler == nil {
+		return nil, errors.New("httpserver: nil MCP handler")
+	}
+	if opts.Addr == "" {
+		opts.Addr = DefaultAddr
+	}
+	if _, _, err := net.SplitHostPort(opts.Addr); err != nil {
+		return nil, noema.Errorf(noema.EINVALID, "invalid listen address %q: %v", opts.Addr, err)
+	}
+	if opts.Path == "" {
+		opts.Path = DefaultPath
+	}
+	if !strings.HasPrefix(opts.Path, "/") || opts.Path == HealthPath {
+		return nil, noema.Errorf(noema.EINVALID, "invalid MCP path %q: must start with / and differ from %s", opts.Path, HealthPath)
+	}
+	if opts.Token == "" && !IsLoopback(opts.Addr) {
+		return nil, ErrTokenRequired
+	}
+	for _, c := range opts.Token {
+		if c <= ' ' || c > '~' {
+			return nil, noema.Errorf(noema.EINVALID, "invalid token: use printable ASCII without spaces")
+		}
+	}
+	switch {
+	case opts.MaxBodyBytes == 0:
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	case opts.MaxBodyBytes < 0:
+		return nil, noema.Errorf(noema.EINVALID, "invalid body limit %d", opts.MaxBodyBytes)
+	}
+	for _, d := range []struct {
+		p   *time.Duration
+		def time.Duration
+	}{
+		{&opts.ReadHeaderTimeout, DefaultReadHeaderTimeout},
+		{&opts.ReadTimeout, DefaultReadTimeout},
+		{&opts.IdleTimeout, DefaultIdleTimeout},
+		{&opts.ShutdownTimeout, DefaultShutdownTimeout},
+	} {
+		if *d.p == 0 {
+			*d.p = d.def
+		}
+	}
+	s := &Server{
+		opts:    opts,
+		log:     opts.Logger,
+		origins: make(map[string]bool, len(opts.AllowedOrigins)),
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	for _, o := range opts.AllowedOrigins {
+		n, ok := normalizeOrigin(o)
+		if !ok {
+			return nil, noema.Errorf(noema.EINVALID, "invalid allowed origin %q: want scheme://host[:port]", o)
+		}
+		s.origins[n] = true
+	}
+	if opts.Token != "" {
+		s.tokenHash = sha256.Sum256([]byte(opts.Token))
+	}
+	s.shutdown, s.stopStreams = context.WithCancel(context.Background())
+	s.handler = s.chain(mcpHandler)
+	return s, nil
+}
+
+// Handler returns the full middleware chain in front of the MCP handler, for
+// use with httptest or another server.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// ListenAndServe listens on Options.Addr and serves until ctx is done.
+func (s *Server) ListenAndServe(ctx context.Context) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", s.opts.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve serves on ln until ctx is done, then shuts down gracefully: it stops
+// accepting, ends standalone SSE streams, waits up to ShutdownTimeout for
+// other requests, closes what remains and returns nil. It closes ln. It
+// refuses (ErrTokenRequired) a non-loopback listener without a token.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if s.opts.Token == "" && !IsLoopback(ln.Addr().String()) {
+		ln.Close()
+		return ErrTokenRequired
+	}
+	first := false
+	s.serveOnce.Do(func() { first = true })
+	if !first {
+		ln.Close()
+		return errors.New("httpserver: Serve called twice")
+	}
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: s.opts.ReadHeaderTimeout,
+		ReadTimeout:       s.opts.ReadTimeout,
+		WriteTimeout:      s.opts.WriteTimeout,
+		IdleTimeout:       s.opts.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	s.log.Info("serving MCP over HTTP", "url", "http://"+ln.Addr().String()+s.opts.Path, "auth", s.opts.Token != "")
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		s.stopStreams()
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	s.log.Info("shutting down HTTP server")
+	s.stopStreams()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		s.log.Warn("graceful shutdown incomplete; closing connections", "err", err)
+		srv.Close()
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	return nil
+}
+
+// IsLoopback reports whether addr ("host:port", or a bare host) names the
+// loopback interface: "localhost", 127.0.0.0/8 or ::1. An empty or
+// unspecified host (":7077", "0.0.0.0:7077", "[::]:7077") listens on every
+// interface and is not loopback; neither is any other name, since it could
+// resolve anywhere.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.TrimSuffix(strings.TrimPrefix(addr, "["), "]")
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// normalizeOrigin returns origin as "scheme://host[:port]" in lower case,
+// without a default port, and whether it is a valid http(s) origin.
+func normalizeOrigin(origin string) (string, bool) {
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || (u.Path != "" && u.Path != "/") {
+		return "", false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	if scheme != "http" && scheme != "https" {
+		return "", false
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return scheme + "://" + host, true
+}
+
+// errorBody is the JSON of every refusal.
+type errorBody struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// refuse writes a JSON error and logs why.
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, code, msg string) {
+	s.log.Warn("HTTP request refused", "status", status, "reason", msg, "method", r.Method,
+		"path", r.URL.Path, "remote", r.RemoteAddr, "host", r.Host, "origin", r.Header.Get("Origin"))
+	var body errorBody
+	body.Error.Code, body.Error.Message = code, msg
+	b, _ := json.Marshal(body)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(append(b, '\n'))
+}

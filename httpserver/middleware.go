@@ -1,0 +1,163 @@
+package httpserver
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/noema-mem/noema"
+)
+
+// Codes of refusals that have no domain error code.
+const (
+	codeForbidden        = "forbidden"
+	codeUnauthorized     = "unauthorized"
+	codeMethodNotAllowed = "method_not_allowed"
+)
+
+// CORS headers sent to allowed browser origins.
+const (
+	corsAllowMethods  = "GET, POST, DELETE"
+	corsAllowHeaders  = "Authorization, Content-Type, Accept, Last-Event-ID, Mcp-Session-Id, Mcp-Protocol-Version"
+	corsExposeHeaders = "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate"
+)
+
+// chain returns the middleware chain described in the package doc.
+func (s *Server) chain(mcpHandler http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+
+		// 1. DNS rebinding: a loopback server only answers to loopback names.
+		onLoopback := IsLoopback(s.opts.Addr) || (local != nil && IsLoopback(local.String()))
+		if onLoopback && !IsLoopback(r.Host) {
+			s.refuse(w, r, http.StatusForbidden, codeForbidden, "invalid Host header")
+			return
+		}
+
+		// 2. Browser origins.
+		origins := r.Header.Values("Origin")
+		if len(origins) == 0 {
+			// No Origin: a non-browser client, unless the browser says the
+			// request comes from another site (a navigation or a no-cors
+			// fetch, which carry no Origin).
+			if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" || site == "same-site" {
+				s.refuse(w, r, http.StatusForbidden, codeForbidden, "cross-site request")
+				return
+			}
+		} else {
+			if len(origins) > 1 || !s.originAllowed(origins[0], s.port(local)) {
+				s.refuse(w, r, http.StatusForbidden, codeForbidden, "origin not allowed")
+				return
+			}
+			h := w.Header()
+			h.Set("Access-Control-Allow-Origin", origins[0])
+			h.Add("Vary", "Origin")
+			h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" && r.URL.Path == s.opts.Path {
+				h.Set("Access-Control-Allow-Methods", corsAllowMethods)
+				h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
+				h.Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+
+		// 3. Liveness, without authentication.
+		if r.URL.Path == HealthPath {
+			if r.Method != http.MethodGet && r.Method != http.MethodHead {
+				w.Header().Set("Allow", "GET, HEAD")
+				s.refuse(w, r, http.StatusMethodNotAllowed, codeMethodNotAllowed, "method not allowed")
+				return
+			}
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Header().Set("Cache-Control", "no-store")
+			w.Write([]byte("ok\n"))
+			return
+		}
+
+		// 4. Bearer token.
+		if s.opts.Token != "" {
+			if ok, presented := s.authorized(r); !ok {
+				challenge := `Bearer realm="noema"`
+				if presented {
+					challenge += `, error="invalid_token"`
+				}
+				w.Header().Set("WWW-Authenticate", challenge)
+				s.refuse(w, r, http.StatusUnauthorized, codeUnauthorized, "missing or invalid bearer token")
+				return
+			}
+		}
+
+		// 5. Routing.
+		if r.URL.Path != s.opts.Path {
+			s.refuse(w, r, http.StatusNotFound, noema.ENOTFOUND, "not found")
+			return
+		}
+
+		// 6. Body size.
+		if r.ContentLength > s.opts.MaxBodyBytes {
+			s.refuse(w, r, http.StatusRequestEntityTooLarge, noema.ETOOLARGE,
+				fmt.Sprintf("request body exceeds %d bytes", s.opts.MaxBodyBytes))
+			return
+		}
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
+		}
+
+		// Standalone SSE streams (GET) hang until the client leaves; end
+		// them when the server shuts down.
+		if r.Method == http.MethodGet {
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			stop := context.AfterFunc(s.shutdown, cancel)
+			defer stop()
+			r = r.WithContext(ctx)
+		}
+		mcpHandler.ServeHTTP(w, r)
+	})
+}
+
+// port returns the port the request arrived on, or the configured one.
+func (s *Server) port(local net.Addr) string {
+	if local != nil {
+		if _, p, err := net.SplitHostPort(local.String()); err == nil {
+			return p
+		}
+	}
+	_, p, _ := net.SplitHostPort(s.opts.Addr)
+	return p
+}
+
+// originAllowed reports whether origin is one of the server's own loopback
+// origins on port, or an allowed extra origin.
+func (s *Server) originAllowed(origin, port string) bool {
+	n, ok := normalizeOrigin(origin)
+	if !ok {
+		return false // includes "null" and non-http schemes
+	}
+	if s.origins[n] {
+		return true
+	}
+	for _, host := range []string{"127.0.0.1", "localhost", "[::1]"} {
+		if own, _ := normalizeOrigin("http://" + host + ":" + port); n == own {
+			return true
+		}
+	}
+	return false
+}
+
+// authorized checks the bearer token in constant time (over SHA-256 sums, so
+// that not even the token's length leaks). presented reports whether the
+// request carried a bearer credential at all.
+func (s *Server) authorized(r *http.Request) (ok, presented bool) {
+	scheme, cred, found := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !found || !strings.EqualFold(scheme, "Bearer") {
+		return false, false
+	}
+	got := sha256.Sum256([]byte(strings.TrimSpace(cred)))
+	return subtle.ConstantTimeCompare(got[:], s.tokenHash[:]) == 1, true
+}
