@@ -36,13 +36,13 @@ type linkAgg struct {
 }
 
 type pageRow struct {
-	noteID                               int64
-	explicit                             bool
-	conceptID, label, description, meta  string
-	aliases                              []string
-	fmCreated, fmUpdated                 int64
-	noteCreated, noteModified            int64
-	path                                 string
+	noteID                              int64
+	explicit                            bool
+	conceptID, label, description, meta string
+	aliases                             []string
+	fmCreated, fmUpdated                int64
+	noteCreated, noteModified           int64
+	path                                string
 }
 
 // RecomputeConcepts derives the concept registry from the stored links and

@@ -33,9 +33,9 @@ func runNote(ctx context.Context, m *Main, args []string) (any, error) {
 	fs := flag.NewFlagSet("note "+sub, flag.ContinueOnError)
 	var (
 		title, folder, content, op, find, replace, section, checksum, since, tag string
-		tags, aliases                                                           stringList
-		overwrite, confirm                                                      bool
-		count, offset, limit                                                    int
+		tags, aliases                                                            stringList
+		overwrite, confirm                                                       bool
+		count, offset, limit                                                     int
 	)
 	var min, max int // positional argument bounds
 	switch sub {

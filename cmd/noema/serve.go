@@ -5,7 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-		"net/http"
+	"net/http"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -50,4 +50,3 @@ func runServe(ctx context.Context, m *Main, args []string) (any, error) {
 	}
 	return nil, nil
 }
-
