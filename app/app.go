@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/notes"
 	"github.com/noema-mem/noema/sqlite"
@@ -30,11 +31,12 @@ type Options struct {
 
 // App is an open vault.
 type App struct {
-	Vault   *vault.Vault
-	DB      *sqlite.DB
-	Indexer *indexer.Indexer
-	Notes   *notes.Service
-	Logger  *slog.Logger
+	Vault    *vault.Vault
+	DB       *sqlite.DB
+	Indexer  *indexer.Indexer
+	Notes    *notes.Service
+	Concepts *concepts.Service
+	Logger   *slog.Logger
 
 	mu       sync.Mutex
 	progress SyncProgress
@@ -81,7 +83,7 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 	if opts.MaxNoteBytes > 0 {
 		ix.MaxNoteBytes = opts.MaxNoteBytes
 	}
-	a := &App{Vault: v, DB: db, Indexer: ix, Notes: notes.New(ix), Logger: opts.Logger}
+	a := &App{Vault: v, DB: db, Indexer: ix, Notes: notes.New(ix), Concepts: concepts.New(ix), Logger: opts.Logger}
 	return a, nil
 }
 

@@ -235,7 +235,7 @@ type storedConcept struct {
 
 // writeConcepts replaces the stored registry with want, touching only rows
 // that differ.
-func writeConcepts(tx *Tx, want []*desiredConcept) error {
+func writeConcepts(tx *Tx, want []*desiredConcept) (err error) {
 	have := make(map[string]storedConcept)
 	rows, err := tx.Query(`SELECT id, key, label, aliases, description, metadata, page_note_id, created_ns, updated_ns FROM concepts`)
 	if err != nil {
@@ -282,9 +282,16 @@ func writeConcepts(tx *Tx, want []*desiredConcept) error {
 			wantKeys[k] = keyRow{id: c.id, text: text, isLabel: k == c.key}
 		}
 	}
+	changes := 0
+	defer func() {
+		if changes > 0 && err == nil {
+			err = bumpConceptsVersion(tx)
+		}
+	}()
 	// Keys first (they reference concepts), then concepts.
 	for k, v := range haveKeys {
 		if w, ok := wantKeys[k]; !ok || w != v {
+			changes++
 			if _, err := tx.Exec(`DELETE FROM concept_keys WHERE key = ?`, k); err != nil {
 				return fmt.Errorf("delete concept key: %w", err)
 			}
@@ -292,6 +299,7 @@ func writeConcepts(tx *Tx, want []*desiredConcept) error {
 	}
 	for id := range have {
 		if !wantIDs[id] {
+			changes++
 			if _, err := tx.Exec(`DELETE FROM concepts WHERE id = ?`, id); err != nil {
 				return fmt.Errorf("delete concept: %w", err)
 			}
@@ -309,6 +317,7 @@ func writeConcepts(tx *Tx, want []*desiredConcept) error {
 			s.metadata == c.metadata && eqPtr(s.pageNoteID, page) && s.created == c.created && s.updated == c.updated {
 			continue
 		}
+		changes++
 		// Another wanted concept may still hold this key until its own
 		// update below; park it on a placeholder rather than deleting it.
 		if _, err := tx.Exec(`UPDATE concepts SET key = char(0) || id WHERE key = ? AND id != ?`, c.key, c.id); err != nil {
@@ -327,6 +336,7 @@ func writeConcepts(tx *Tx, want []*desiredConcept) error {
 		if v, ok := haveKeys[k]; ok && v == w {
 			continue
 		}
+		changes++
 		if _, err := tx.Exec(`INSERT INTO concept_keys (key, concept_id, text, is_label) VALUES (?, ?, ?, ?)
 			ON CONFLICT(key) DO UPDATE SET concept_id = excluded.concept_id, text = excluded.text, is_label = excluded.is_label`,
 			k, w.id, w.text, w.isLabel); err != nil {
@@ -341,4 +351,17 @@ func eqPtr(a, b *int64) bool {
 		return a == b
 	}
 	return *a == *b
+}
+
+// ConceptsVersionKey is the meta key counting changes to the concept
+// registry; caches of concept names compare it to know when to rebuild.
+const ConceptsVersionKey = "concepts_version"
+
+func bumpConceptsVersion(tx *Tx) error {
+	_, err := tx.Exec(`INSERT INTO meta (key, value) VALUES (?, '1')
+		ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`, ConceptsVersionKey)
+	if err != nil {
+		return fmt.Errorf("bump concepts version: %w", err)
+	}
+	return nil
 }

@@ -1,0 +1,248 @@
+package concepts_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/concepts"
+	"github.com/noema-mem/noema/notes"
+)
+
+func openApp(t *testing.T) *app.App {
+	t.Helper()
+	a, err := app.Open(context.Background(), filepath.Join(t.TempDir(), "vault"), app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
+}
+
+func write(t *testing.T, a *app.App, title, content string) {
+	t.Helper()
+	if _, err := a.Notes.Write(context.Background(), notes.WriteInput{Title: title, Content: content}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func code(err error) string { return noema.ErrorCode(err) }
+
+func TestAliasResolvesLinks(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	c, err := a.Concepts.Create(ctx, concepts.CreateInput{Label: "Garbage Collection", Aliases: []string{"GC"}, Description: "automatic memory management"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, a, "Runtime", "The [[GC]] pauses; [[garbage-collection]] again.")
+	got, err := a.Concepts.Get(ctx, "gc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != c.ID || got.Mentions != 2 || got.Page != "memory://concepts/garbage-collection" {
+		t.Errorf("concept via alias = %+v (created %+v)", got, c)
+	}
+	st, _ := a.Status(ctx)
+	if st.Concepts != 1 {
+		t.Errorf("concepts = %d, want 1 (the alias must not create a second concept)", st.Concepts)
+	}
+}
+
+func TestCreateConflicts(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	write(t, a, "N", "[[Memory]]")
+	if _, err := a.Concepts.Create(ctx, concepts.CreateInput{Label: "Garbage Collection", Aliases: []string{"GC"}}); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		in   concepts.CreateInput
+		code string
+	}{
+		{"alias collides with a label", concepts.CreateInput{Label: "Gen Collector", Aliases: []string{"garbage_collection"}}, noema.ECONFLICT},
+		{"label collides with an alias", concepts.CreateInput{Label: "gc"}, noema.ECONFLICT},
+		{"label collides with an implicit concept", concepts.CreateInput{Label: "MEMORY"}, noema.ECONFLICT},
+		{"empty label", concepts.CreateInput{Label: "  "}, noema.EINVALID},
+		{"label with brackets", concepts.CreateInput{Label: "a]]b"}, noema.EINVALID},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := a.Concepts.Create(ctx, c.in)
+			if code(err) != c.code {
+				t.Fatalf("err = %v, want %s", err, c.code)
+			}
+			if c.code == noema.ECONFLICT && !strings.Contains(err.Error(), "concept \"") {
+				t.Errorf("conflict does not name the owner: %v", err)
+			}
+		})
+	}
+	entries, _ := os.ReadDir(filepath.Join(a.Vault.Root, "concepts"))
+	if len(entries) != 1 {
+		t.Errorf("concept pages = %d, want 1: failed creates must write nothing", len(entries))
+	}
+}
+
+func TestUpdateRenameAndMetadata(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	write(t, a, "N", "[[Grad Ckpt]] and [[grad ckpt]]")
+	c, err := a.Concepts.Update(ctx, concepts.UpdateInput{Concept: "grad ckpt", Label: "Gradient Checkpointing", Metadata: map[string]any{"field": "ml", "year": 2016}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Label != "Gradient Checkpointing" || len(c.Aliases) != 1 || c.Aliases[0] != "Grad Ckpt" || c.Mentions != 2 {
+		t.Fatalf("after rename: %+v", c)
+	}
+	pageBefore, _ := os.ReadFile(filepath.Join(a.Vault.Root, strings.TrimPrefix(c.Page, "memory://")+".md"))
+	_, err = a.Concepts.Update(ctx, concepts.UpdateInput{Concept: c.ID, Metadata: map[string]any{"field": "systems", "year": 2016, "other": 1}})
+	if code(err) != noema.EMETADATACONFLICT || !strings.Contains(err.Error(), "field") {
+		t.Fatalf("conflicting metadata: %v", err)
+	}
+	pageAfter, _ := os.ReadFile(filepath.Join(a.Vault.Root, strings.TrimPrefix(c.Page, "memory://")+".md"))
+	if string(pageAfter) != string(pageBefore) {
+		t.Error("a metadata conflict wrote to the page")
+	}
+	c, err = a.Concepts.Update(ctx, concepts.UpdateInput{Concept: c.ID, Metadata: map[string]any{"other": 1}, MetadataRemove: []string{"year"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Metadata) != 2 || c.Metadata["field"] != "ml" || c.Metadata["year"] != nil {
+		t.Errorf("metadata = %v", c.Metadata)
+	}
+	// The id survives a rebuild.
+	if _, err := a.Sync(ctx, true, nil); err != nil {
+		t.Fatal(err)
+	}
+	again, err := a.Concepts.Get(ctx, "Grad Ckpt")
+	if err != nil || again.ID != c.ID {
+		t.Errorf("after reindex: %+v, %v; want id %s", again, err, c.ID)
+	}
+}
+
+func TestReindexKeepsIDs(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	write(t, a, "A", "[[Alpha]] [[Beta]] [[Gamma Ray]]")
+	if _, err := a.Concepts.Create(ctx, concepts.CreateInput{Label: "Delta", Aliases: []string{"Δ"}}); err != nil {
+		t.Fatal(err)
+	}
+	// Rename so the page's id no longer derives from its label.
+	if _, err := a.Concepts.Update(ctx, concepts.UpdateInput{Concept: "Delta", Label: "Delta Function"}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := a.Concepts.List(ctx, concepts.ListInput{Limit: 500})
+	if err := os.RemoveAll(filepath.Join(a.Vault.Root, ".noema", "index.db")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Sync(ctx, true, nil); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := a.Concepts.List(ctx, concepts.ListInput{Limit: 500})
+	ids := func(r *concepts.ListResult) string {
+		var s []string
+		for _, c := range r.Concepts {
+			s = append(s, c.ID+"="+c.Label)
+		}
+		return strings.Join(s, ",")
+	}
+	if ids(before) != ids(after) || before.Total != 4 {
+		t.Errorf("ids changed across reindex:\n%s\n%s", ids(before), ids(after))
+	}
+}
+
+func TestFindConcepts(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	write(t, a, "A", "[[Gradient Checkpointing]] [[Gradient Descent]] [[Activation Checkpointing]] [[Zebra]]")
+	if _, err := a.Concepts.Update(ctx, concepts.UpdateInput{Concept: "Zebra", AddAliases: []string{"gradient check-pointing"}}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Concepts.Find(ctx, concepts.FindInput{Query: "gradient check pointing"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Total != 4 || len(res.Candidates) != 4 {
+		t.Fatalf("find = %+v, want all 4 concepts (recall first)", res)
+	}
+	top := res.Candidates[0]
+	if top.Label != "Zebra" || !top.IsAlias || top.Matched != "gradient check-pointing" || top.Score != 100 {
+		t.Errorf("top = %+v, want Zebra via its alias at 100", top)
+	}
+	if res.Candidates[1].Label != "Gradient Checkpointing" {
+		t.Errorf("second = %+v", res.Candidates[1])
+	}
+	for i := 1; i < len(res.Candidates); i++ {
+		if res.Candidates[i].Score > res.Candidates[i-1].Score {
+			t.Errorf("not sorted: %+v", res.Candidates)
+		}
+	}
+	res, _ = a.Concepts.Find(ctx, concepts.FindInput{Query: "gradient", MinScore: 80, Limit: 1})
+	if len(res.Candidates) != 1 {
+		t.Errorf("limit/min_score: %+v", res)
+	}
+	if _, err := a.Concepts.Find(ctx, concepts.FindInput{Query: " "}); code(err) != noema.EINVALID {
+		t.Errorf("empty query: %v", err)
+	}
+	// The cache follows changes to the registry.
+	write(t, a, "B", "[[Gradient Checkpoint]]")
+	res, _ = a.Concepts.Find(ctx, concepts.FindInput{Query: "gradient checkpoint"})
+	if res.Total != 5 || res.Candidates[0].Label != "Gradient Checkpoint" {
+		t.Errorf("after a new concept: %+v", res.Candidates[0])
+	}
+}
+
+func TestListConcepts(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	write(t, a, "A", "[[Alpha Beta]] [[Beta_Gamma]] [[Delta]]")
+	for _, c := range []struct {
+		text, match string
+		want        int
+	}{
+		{"", "", 3}, {"BETA", "contains", 2}, {"beta", "starts_with", 1}, {"gamma", "ends_with", 1}, {"beta gamma", "", 1},
+	} {
+		res, err := a.Concepts.List(ctx, concepts.ListInput{Text: c.text, Match: c.match})
+		if err != nil || res.Total != c.want {
+			t.Errorf("list %q %s = %+v %v, want %d", c.text, c.match, res, err, c.want)
+		}
+	}
+	if _, err := a.Concepts.List(ctx, concepts.ListInput{Text: "x", Match: "regex"}); code(err) != noema.EINVALID {
+		t.Errorf("bad match: %v", err)
+	}
+	res, _ := a.Concepts.List(ctx, concepts.ListInput{Limit: 2})
+	if !res.HasMore || len(res.Concepts) != 2 {
+		t.Errorf("paging: %+v", res)
+	}
+}
+
+func TestDeleteConcept(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	if _, err := a.Concepts.Create(ctx, concepts.CreateInput{Label: "Garbage Collection", Aliases: []string{"GC"}}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, a, "Uses", "The [[GC|collector]] and [[Garbage Collection#Pauses]] and ![[gc]].\n`[[GC]]` stays.")
+	if _, err := a.Concepts.Delete(ctx, "gc", false); code(err) != noema.ECONFLICT {
+		t.Fatalf("delete while linked: %v", err)
+	}
+	res, err := a.Concepts.Delete(ctx, "gc", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Unlinked) != 1 || res.PageDeleted == "" {
+		t.Errorf("delete = %+v", res)
+	}
+	n, _ := a.Notes.Read(ctx, "uses")
+	if !strings.Contains(n.Content, "The collector and Garbage Collection and gc.\n`[[GC]]` stays.") {
+		t.Errorf("unlinked content = %q", n.Content)
+	}
+	if _, err := a.Concepts.Get(ctx, "gc"); code(err) != noema.ENOTFOUND {
+		t.Errorf("concept still there: %v", err)
+	}
+}

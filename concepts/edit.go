@@ -1,0 +1,274 @@
+package concepts
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"maps"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/indexer"
+	"github.com/noema-mem/noema/sqlite"
+	"github.com/noema-mem/noema/vault"
+)
+
+// CreateInput is a new concept.
+type CreateInput struct {
+	Label       string         `json:"label" jsonschema:"the concept's display name"`
+	Aliases     []string       `json:"aliases,omitempty" jsonschema:"other names; links to them resolve to this concept"`
+	Description string         `json:"description,omitempty" jsonschema:"what the concept means"`
+	Metadata    map[string]any `json:"metadata,omitempty" jsonschema:"free-form JSON object"`
+}
+
+// Create makes a new concept with a page under concepts/. It fails with
+// conflict, naming the owner, when the label or an alias is already a name
+// of a concept (implicit concepts included: give those a page with Update).
+func (s *Service) Create(ctx context.Context, in CreateInput) (*noema.Concept, error) {
+	label, err := validLabel(in.Label)
+	if err != nil {
+		return nil, err
+	}
+	aliases, err := cleanAliases(in.Aliases)
+	if err != nil {
+		return nil, err
+	}
+	aliases = dropKey(aliases, vault.Key(label))
+	if err := s.checkKeys(ctx, "", append([]string{label}, aliases...)...); err != nil {
+		return nil, err
+	}
+	id, err := s.freshID(ctx, vault.Key(label))
+	if err != nil {
+		return nil, err
+	}
+	page := pageState{id: id, label: label, aliases: aliases, description: strings.TrimSpace(in.Description), metadata: in.Metadata}
+	rel, err := s.newPagePath(label)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.writePage(ctx, rel, true, page); err != nil {
+		return nil, err
+	}
+	return s.Get(ctx, id)
+}
+
+// freshID derives the id for a new concept, avoiding ids in use.
+func (s *Service) freshID(ctx context.Context, key string) (string, error) {
+	id := sqlite.ConceptID(key)
+	for n := 2; ; n++ {
+		var used int
+		if err := s.DB.Read().QueryRowContext(ctx, `SELECT COUNT(*) FROM concepts WHERE id = ?`, id).Scan(&used); err != nil {
+			return "", fmt.Errorf("check concept id: %w", err)
+		}
+		if used == 0 {
+			return id, nil
+		}
+		id = sqlite.ConceptID(fmt.Sprintf("%s\x00%d", key, n))
+	}
+}
+
+// newPagePath picks concepts/<slug>.md, adding a suffix when taken.
+func (s *Service) newPagePath(label string) (string, error) {
+	slug := vault.Slug(label)
+	for n := 1; n < 1000; n++ {
+		rel := indexer.ConceptsDir + slug + ".md"
+		if n > 1 {
+			rel = fmt.Sprintf("%s%s-%d.md", indexer.ConceptsDir, slug, n)
+		}
+		if _, _, err := s.Vault.ReadFile(rel); noema.ErrorCode(err) == noema.ENOTFOUND {
+			return rel, nil
+		} else if err != nil && noema.ErrorCode(err) != noema.EINVALID {
+			return "", err
+		}
+	}
+	return "", noema.Errorf(noema.ECONFLICT, "no free page name for %q", label)
+}
+
+// pageState is what a concept page's front matter says.
+type pageState struct {
+	id, label, description string
+	aliases                []string
+	metadata               map[string]any
+}
+
+// writePage writes the concept fields into the front matter of rel (created
+// when create is set, refusing to replace an existing file), keeping every
+// other key and the body, then indexes the file.
+func (s *Service) writePage(ctx context.Context, rel string, create bool, p pageState) error {
+	var old []byte
+	if !create {
+		var err error
+		if old, _, err = s.Vault.ReadFile(rel); err != nil {
+			return err
+		}
+	}
+	fmSrc, body, _, _ := vault.SplitFrontMatter(old)
+	fm, err := vault.ParseFrontMatter(fmSrc)
+	if err != nil {
+		return err
+	}
+	set := func(k string, v any) error { return fm.Set(k, v) }
+	if err := set("id", p.id); err != nil {
+		return err
+	}
+	if err := set("concept", p.label); err != nil {
+		return err
+	}
+	if len(p.aliases) > 0 {
+		err = set("aliases", p.aliases)
+	} else {
+		fm.Delete("aliases")
+	}
+	if err != nil {
+		return err
+	}
+	if p.description != "" {
+		err = set("description", p.description)
+	} else {
+		fm.Delete("description")
+	}
+	if err != nil {
+		return err
+	}
+	if len(p.metadata) > 0 {
+		err = set("metadata", p.metadata)
+	} else {
+		fm.Delete("metadata")
+	}
+	if err != nil {
+		return err
+	}
+	content, err := vault.Join(fm, body)
+	if err != nil {
+		return err
+	}
+	if !create {
+		// Compare-and-swap against a concurrent writer.
+		cur, _, err := s.Vault.ReadFile(rel)
+		if err != nil {
+			return err
+		}
+		if !bytes.Equal(cur, old) {
+			return noema.Errorf(noema.ECHECKSUM, "%s changed while it was being updated; try again", vault.PathToURI(rel))
+		}
+	}
+	if err := s.Vault.WriteFile(rel, content, !create); err != nil {
+		return err
+	}
+	_, err = s.Indexer.SyncPaths(ctx, []string{rel}, "")
+	return err
+}
+
+// UpdateInput changes a concept. Empty fields are left alone.
+type UpdateInput struct {
+	Concept         string         `json:"concept" jsonschema:"the concept: id, label or alias"`
+	Label           string         `json:"label,omitempty" jsonschema:"new label; the old label is kept as an alias"`
+	Aliases         []string       `json:"aliases,omitempty" jsonschema:"replace all aliases with these"`
+	AddAliases      []string       `json:"add_aliases,omitempty" jsonschema:"aliases to add"`
+	Description     *string        `json:"description,omitempty" jsonschema:"new description (empty string clears it)"`
+	Metadata        map[string]any `json:"metadata,omitempty" jsonschema:"keys to merge into the metadata; a key with a different value fails with metadata_conflict unless metadata_replace"`
+	MetadataRemove  []string       `json:"metadata_remove,omitempty" jsonschema:"metadata keys to remove"`
+	MetadataReplace bool           `json:"metadata_replace,omitempty" jsonschema:"replace the whole metadata object with metadata (default false: merge)"`
+}
+
+// Update changes a concept's label, aliases, description or metadata,
+// giving it a page when it has none. Metadata merges key by key: a key
+// present on both sides with another value fails with metadata_conflict,
+// listing every such key, and nothing is written.
+func (s *Service) Update(ctx context.Context, in UpdateInput) (*noema.Concept, error) {
+	c, err := s.Get(ctx, in.Concept)
+	if err != nil {
+		return nil, err
+	}
+	p := pageState{id: c.ID, label: c.Label, aliases: c.Aliases, description: c.Description, metadata: c.Metadata}
+	if in.Label != "" {
+		label, err := validLabel(in.Label)
+		if err != nil {
+			return nil, err
+		}
+		if label != c.Label {
+			if err := s.checkKeys(ctx, c.ID, label); err != nil {
+				return nil, err
+			}
+			p.aliases = append(p.aliases, c.Label) // the old spelling keeps resolving
+			p.label = label
+		}
+	}
+	if in.Aliases != nil {
+		p.aliases = in.Aliases
+		if in.Label != "" && in.Label != c.Label {
+			p.aliases = append(p.aliases, c.Label)
+		}
+	}
+	p.aliases = append(p.aliases, in.AddAliases...)
+	if p.aliases, err = cleanAliases(p.aliases); err != nil {
+		return nil, err
+	}
+	p.aliases = dropKey(p.aliases, vault.Key(p.label))
+	if err := s.checkKeys(ctx, c.ID, p.aliases...); err != nil {
+		return nil, err
+	}
+	if in.Description != nil {
+		p.description = strings.TrimSpace(*in.Description)
+	}
+	if p.metadata, err = MergeMetadata(c.Metadata, in.Metadata, in.MetadataRemove, in.MetadataReplace); err != nil {
+		return nil, err
+	}
+	rel, create := strings.TrimPrefix(c.Page, noema.URIScheme), c.Page == ""
+	if create {
+		if rel, err = s.newPagePath(p.label); err != nil {
+			return nil, err
+		}
+	} else {
+		rel += ".md"
+	}
+	if err := s.writePage(ctx, rel, create, p); err != nil {
+		return nil, err
+	}
+	return s.Get(ctx, c.ID)
+}
+
+// MergeMetadata applies an update to a metadata object: remove keys, then
+// merge (or replace). Merging fails with metadata_conflict, listing every
+// key present on both sides with a different canonical JSON value.
+func MergeMetadata(have, update map[string]any, remove []string, replace bool) (map[string]any, error) {
+	out := maps.Clone(have)
+	if out == nil {
+		out = map[string]any{}
+	}
+	for _, k := range remove {
+		delete(out, k)
+	}
+	if replace {
+		if update == nil {
+			update = map[string]any{}
+		}
+		return maps.Clone(update), nil
+	}
+	var conflicts []string
+	for k, v := range update {
+		if old, ok := out[k]; ok && indexer.CanonicalJSON(old) != indexer.CanonicalJSON(v) && !reflect.DeepEqual(old, v) {
+			conflicts = append(conflicts, k)
+		}
+	}
+	if len(conflicts) > 0 {
+		sort.Strings(conflicts)
+		return nil, &noema.Error{Code: noema.EMETADATACONFLICT,
+			Message: fmt.Sprintf("metadata keys %s already have other values; remove them first (metadata_remove) or pass metadata_replace", strings.Join(conflicts, ", ")),
+			Details: map[string]any{"keys": conflicts}}
+	}
+	maps.Copy(out, update)
+	return out, nil
+}
+
+func dropKey(aliases []string, key string) []string {
+	out := aliases[:0:0]
+	for _, a := range aliases {
+		if vault.Key(a) != key {
+			out = append(out, a)
+		}
+	}
+	return out
+}

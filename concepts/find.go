@@ -1,0 +1,279 @@
+package concepts
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"strings"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/fuzzy"
+	"github.com/noema-mem/noema/sqlite"
+	"github.com/noema-mem/noema/vault"
+)
+
+// Limits of concept listings.
+const (
+	DefaultFindLimit = 20
+	MaxFindLimit     = 500
+	DefaultListLimit = 50
+	MaxListLimit     = 500
+)
+
+// matcher holds every concept name, processed once for fuzzy matching.
+type matcher struct {
+	version string
+	ids     []string // group -> concept id
+	labels  []string
+	aliases [][]string
+	texts   []string // every name; groups[i] is the concept of texts[i]
+	groups  []int
+
+	mu     sync.Mutex
+	byProc map[string]*fuzzy.Choices
+}
+
+// FindInput asks which concepts are spelled like a query.
+type FindInput struct {
+	Query     string  `json:"query" jsonschema:"the name you are about to use"`
+	Limit     int     `json:"limit,omitempty" jsonschema:"how many candidates (default 20, max 500)"`
+	MinScore  float64 `json:"min_score,omitempty" jsonschema:"drop candidates scoring below this, 0-100 (default 0: recall first)"`
+	Processor string  `json:"processor,omitempty" jsonschema:"default (lowercase, non-alphanumerics to spaces, trim) or none"`
+}
+
+// Candidate is one concept that may be what the query names.
+type Candidate struct {
+	ID       string   `json:"id"`
+	Label    string   `json:"label"`
+	Aliases  []string `json:"aliases"`
+	Score    float64  `json:"score"`
+	Matched  string   `json:"matched"`
+	IsAlias  bool     `json:"matched_alias"`
+	Mentions int      `json:"mentions"`
+}
+
+// FindResult lists candidates, most similar first.
+type FindResult struct {
+	Query      string      `json:"query"`
+	Scorer     string      `json:"scorer"`
+	Processor  string      `json:"processor"`
+	Candidates []Candidate `json:"candidates"`
+	// Total is the number of concepts scored.
+	Total int `json:"total"`
+}
+
+// Find scores query against every concept's label and aliases with
+// rapidfuzz's WRatio and returns the best concepts first: a concept's score
+// is the best over its names, and ties break by label, then id. It is a
+// candidate surfacer: nothing is cut unless min_score asks for it, and the
+// caller decides what is a duplicate.
+func (s *Service) Find(ctx context.Context, in FindInput) (*FindResult, error) {
+	if strings.TrimSpace(in.Query) == "" {
+		return nil, noema.Errorf(noema.EINVALID, "query is required")
+	}
+	if in.MinScore < 0 || in.MinScore > 100 {
+		return nil, noema.Errorf(noema.EINVALID, "min_score must be between 0 and 100")
+	}
+	procName := in.Processor
+	if procName == "" {
+		procName = "default"
+	}
+	if procName != "default" && procName != "none" {
+		return nil, noema.Errorf(noema.EINVALID, "processor must be default or none")
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = DefaultFindLimit
+	}
+	limit = min(limit, MaxFindLimit)
+	m, err := s.matcher(ctx)
+	if err != nil {
+		return nil, err
+	}
+	choices, err := m.choices(procName)
+	if err != nil {
+		return nil, err
+	}
+	matches, err := choices.ExtractGroups(ctx, in.Query, fuzzy.ScorerWRatio, limit, in.MinScore)
+	if err != nil {
+		return nil, fmt.Errorf("fuzzy match: %w", err)
+	}
+	res := &FindResult{Query: in.Query, Scorer: "WRatio", Processor: procName, Candidates: []Candidate{}, Total: len(m.ids)}
+	ids := make([]string, len(matches))
+	for i, g := range matches {
+		ids[i] = m.ids[g.Group]
+		res.Candidates = append(res.Candidates, Candidate{
+			ID: m.ids[g.Group], Label: m.labels[g.Group], Aliases: m.aliases[g.Group],
+			Score: g.Score, Matched: m.texts[g.Index], IsAlias: m.texts[g.Index] != m.labels[g.Group],
+		})
+	}
+	counts, err := s.mentionCounts(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	for i := range res.Candidates {
+		res.Candidates[i].Mentions = counts[res.Candidates[i].ID]
+	}
+	return res, nil
+}
+
+func (s *Service) mentionCounts(ctx context.Context, ids []string) (map[string]int, error) {
+	out := make(map[string]int, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := s.DB.Read().QueryContext(ctx, `SELECT concept_id, SUM(count) FROM mentions WHERE concept_id IN (`+
+		strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`) GROUP BY concept_id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("count mentions: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, fmt.Errorf("count mentions: %w", err)
+		}
+		out[id] = n
+	}
+	return out, rows.Err()
+}
+
+// matcher returns the cached names, rebuilt when the registry changed.
+func (s *Service) matcher(ctx context.Context) (*matcher, error) {
+	version, err := s.DB.GetMeta(ctx, sqlite.ConceptsVersionKey)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cache != nil && s.cache.version == version {
+		return s.cache, nil
+	}
+	m := &matcher{version: version, byProc: map[string]*fuzzy.Choices{}}
+	rows, err := s.DB.Read().QueryContext(ctx, `SELECT id, label, aliases FROM concepts ORDER BY label, id`)
+	if err != nil {
+		return nil, fmt.Errorf("load concept names: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, label, aliases string
+		if err := rows.Scan(&id, &label, &aliases); err != nil {
+			return nil, fmt.Errorf("load concept names: %w", err)
+		}
+		var al []string
+		_ = json.Unmarshal([]byte(aliases), &al)
+		if al == nil {
+			al = []string{}
+		}
+		m.ids, m.labels, m.aliases = append(m.ids, id), append(m.labels, label), append(m.aliases, al)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load concept names: %w", err)
+	}
+	for g := range m.ids {
+		m.texts = append(m.texts, m.labels[g])
+		m.groups = append(m.groups, g)
+		for _, a := range m.aliases[g] {
+			m.texts = append(m.texts, a)
+			m.groups = append(m.groups, g)
+		}
+	}
+	s.cache = m
+	return m, nil
+}
+
+// choices builds (once) the processed names for a processor.
+func (m *matcher) choices(proc string) (*fuzzy.Choices, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c, ok := m.byProc[proc]; ok {
+		return c, nil
+	}
+	p, err := fuzzy.ParseProcessor(proc)
+	if err != nil {
+		return nil, noema.Errorf(noema.EINVALID, "processor: %v", err)
+	}
+	c, err := fuzzy.NewGroupedChoices(m.texts, m.groups, p)
+	if err != nil {
+		return nil, fmt.Errorf("prepare concept names: %w", err)
+	}
+	m.byProc[proc] = c
+	return c, nil
+}
+
+// ListInput browses the vocabulary.
+type ListInput struct {
+	Text   string `json:"text,omitempty" jsonschema:"only concepts with a label or alias matching this (case-, width- and -/_-insensitive)"`
+	Match  string `json:"match,omitempty" jsonschema:"contains (default), starts_with or ends_with"`
+	Offset int    `json:"offset,omitempty" jsonschema:"paging offset (default 0)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"page size (default 50, max 500)"`
+}
+
+// ListResult is one page of concepts, newest first.
+type ListResult struct {
+	Concepts []noema.Concept `json:"concepts"`
+	Total    int             `json:"total"`
+	Offset   int             `json:"offset"`
+	Limit    int             `json:"limit"`
+	HasMore  bool            `json:"has_more"`
+}
+
+// List returns concepts newest first (by created time, then label and id),
+// optionally filtered by a text matched against their names' keys.
+func (s *Service) List(ctx context.Context, in ListInput) (*ListResult, error) {
+	limit := in.Limit
+	if limit <= 0 {
+		limit = DefaultListLimit
+	}
+	limit = min(limit, MaxListLimit)
+	if in.Offset < 0 {
+		return nil, noema.Errorf(noema.EINVALID, "offset must be >= 0")
+	}
+	where, args := "1=1", []any{}
+	if t := vault.Key(in.Text); t != "" {
+		esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(t)
+		var pattern string
+		switch in.Match {
+		case "", "contains":
+			pattern = "%" + esc + "%"
+		case "starts_with":
+			pattern = esc + "%"
+		case "ends_with":
+			pattern = "%" + esc
+		default:
+			return nil, noema.Errorf(noema.EINVALID, "match must be contains, starts_with or ends_with")
+		}
+		where = `EXISTS (SELECT 1 FROM concept_keys k WHERE k.concept_id = c.id AND k.key LIKE ? ESCAPE '\')`
+		args = append(args, pattern)
+	} else if in.Match != "" && in.Match != "contains" && in.Match != "starts_with" && in.Match != "ends_with" {
+		return nil, noema.Errorf(noema.EINVALID, "match must be contains, starts_with or ends_with")
+	}
+	res := &ListResult{Concepts: []noema.Concept{}, Offset: in.Offset, Limit: limit}
+	if err := s.DB.Read().QueryRowContext(ctx, `SELECT COUNT(*) FROM concepts c WHERE `+where, args...).Scan(&res.Total); err != nil {
+		return nil, fmt.Errorf("count concepts: %w", err)
+	}
+	rows, err := s.DB.Read().QueryContext(ctx, `SELECT `+conceptColumns+` FROM concepts c WHERE `+where+
+		` ORDER BY c.created_ns DESC, c.label, c.id LIMIT ? OFFSET ?`, append(args, limit, in.Offset)...)
+	if err != nil {
+		return nil, fmt.Errorf("list concepts: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		c, err := scanConcept(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list concepts: %w", err)
+		}
+		res.Concepts = append(res.Concepts, *c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list concepts: %w", err)
+	}
+	res.HasMore = in.Offset+len(res.Concepts) < res.Total
+	return res, nil
+}
