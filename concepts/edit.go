@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/indexer"
@@ -115,6 +116,13 @@ func (s *Service) writePage(ctx context.Context, rel string, create bool, p page
 	}
 	if err := set("concept", p.label); err != nil {
 		return err
+	}
+	// A page records its creation time, so the concept's created_at does
+	// not move with the file's mtime on every rewrite.
+	if _, ok := fm.Get("created"); !ok {
+		if err := set("created", s.Now().UTC().Format(time.RFC3339)); err != nil {
+			return err
+		}
 	}
 	if len(p.aliases) > 0 {
 		err = set("aliases", p.aliases)

@@ -31,6 +31,18 @@ func registerResources(r *registry, s *mcp.Server, enabled map[string]bool) {
 			}}}, nil
 		})
 	}
+	if enabled["concepts"] {
+		h := conceptsResource(r)
+		s.AddResource(&mcp.Resource{
+			Name: "concepts", Title: "Concept vocabulary", MIMEType: "application/json", URI: "noema://concepts",
+			Description: "Every concept, newest first (first page), as JSON; see the template for filters.",
+		}, h)
+		s.AddResourceTemplate(&mcp.ResourceTemplate{
+			Name: "concepts-filtered", Title: "Concept vocabulary (filtered)", MIMEType: "application/json",
+			URITemplate: "noema://concepts{?text,match,offset,limit}",
+			Description: "Concepts whose label or alias matches text (match: contains, starts_with, ends_with), newest first, paged.",
+		}, h)
+	}
 	s.AddResource(&mcp.Resource{
 		Name:        "status",
 		Title:       "Index status",

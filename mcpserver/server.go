@@ -114,6 +114,7 @@ func New(a *app.App, opts Options) (*mcp.Server, error) {
 	})
 	r := &registry{app: a, logger: opts.Logger}
 	registerNotes(r)
+	registerConcepts(r)
 	registerAdmin(r)
 	for _, t := range r.tools {
 		if enabled[t.toolset] {
@@ -183,6 +184,7 @@ func (r *registry) toolError(tool string, err error) error {
 func ToolNames(opts Options) []string {
 	r := &registry{}
 	registerNotes(r)
+	registerConcepts(r)
 	registerAdmin(r)
 	var names []string
 	for _, t := range r.tools {

@@ -79,7 +79,8 @@ func TestToolDefinitions(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]bool{"write_note": true, "read_note": true, "edit_note": true, "move_note": true,
-		"delete_note": true, "list_notes": true, "recent_activity": true, "status": true, "sync": true}
+		"delete_note": true, "list_notes": true, "recent_activity": true, "status": true, "sync": true,
+		"find_concepts": true, "list_concepts": true, "create_concept": true, "update_concept": true, "delete_concept": true}
 	for _, tool := range res.Tools {
 		delete(want, tool.Name)
 		if tool.Annotations == nil || tool.Annotations.Title == "" {
@@ -109,11 +110,11 @@ func TestToolDefinitions(t *testing.T) {
 		readOnly := tool.Annotations.ReadOnlyHint
 		destructive := tool.Annotations.DestructiveHint != nil && *tool.Annotations.DestructiveHint
 		switch tool.Name {
-		case "read_note", "list_notes", "recent_activity", "status":
+		case "read_note", "list_notes", "recent_activity", "status", "find_concepts", "list_concepts":
 			if !readOnly || destructive {
 				t.Errorf("%s: want read-only", tool.Name)
 			}
-		case "delete_note", "edit_note", "move_note":
+		case "delete_note", "edit_note", "move_note", "delete_concept":
 			if readOnly || !destructive {
 				t.Errorf("%s: want destructive", tool.Name)
 			}
@@ -299,4 +300,58 @@ func TestSyncProgress(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Errorf("progress notifications = %v, want several ending at 130", got)
+}
+
+func TestConceptTools(t *testing.T) {
+	cs, _ := connect(t, mcpserver.Options{})
+	ctx := context.Background()
+	var c struct {
+		ID, Label string
+		Aliases   []string
+	}
+	if e := call(t, cs, "create_concept", map[string]any{"label": "Garbage Collection", "aliases": []string{"GC"}}, &c); e != "" {
+		t.Fatal(e)
+	}
+	if e := call(t, cs, "create_concept", map[string]any{"label": "Other", "aliases": []string{"gc"}}, nil); !strings.HasPrefix(e, "conflict:") || !strings.Contains(e, "Garbage Collection") {
+		t.Errorf("alias collision = %q", e)
+	}
+	call(t, cs, "write_note", map[string]any{"title": "N", "content": "[[GC]] and [[Garbage-Collector]]"}, nil)
+	var found struct {
+		Candidates []struct {
+			ID, Label, Matched string
+			Score              float64
+			MatchedAlias       bool `json:"matched_alias"`
+		}
+	}
+	if e := call(t, cs, "find_concepts", map[string]any{"query": "garbage colection"}, &found); e != "" {
+		t.Fatal(e)
+	}
+	if len(found.Candidates) != 2 || found.Candidates[0].ID != c.ID {
+		t.Errorf("find = %+v", found)
+	}
+	if e := call(t, cs, "update_concept", map[string]any{"concept": "gc", "metadata": map[string]any{"k": 1}}, nil); e != "" {
+		t.Fatal(e)
+	}
+	if e := call(t, cs, "update_concept", map[string]any{"concept": "gc", "metadata": map[string]any{"k": 2}}, nil); !strings.HasPrefix(e, "metadata_conflict:") {
+		t.Errorf("metadata conflict = %q", e)
+	}
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "noema://concepts?text=garbage&match=starts_with&limit=1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list struct {
+		Total    int
+		HasMore  bool `json:"has_more"`
+		Concepts []struct{ Label string }
+	}
+	json.Unmarshal([]byte(res.Contents[0].Text), &list)
+	if list.Total != 2 || !list.HasMore || len(list.Concepts) != 1 {
+		t.Errorf("concepts resource = %s", res.Contents[0].Text)
+	}
+	if e := call(t, cs, "delete_concept", map[string]any{"concept": c.ID}, nil); !strings.HasPrefix(e, "conflict:") {
+		t.Errorf("delete linked = %q", e)
+	}
+	if e := call(t, cs, "delete_concept", map[string]any{"concept": c.ID, "unlink": true}, nil); e != "" {
+		t.Fatal(e)
+	}
 }

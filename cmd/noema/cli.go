@@ -59,6 +59,7 @@ func (m *Main) commands() []command {
 		{name: "reindex", summary: "rebuild the index from the files", run: runReindex, text: textSync},
 		{name: "status", summary: "what the index holds and how fresh it is", run: runStatus, text: textStatus},
 		{name: "note", summary: "write|read|edit|move|delete|list|recent notes", run: runNote},
+		{name: "concept", summary: "find|list|create|show|update|delete concepts", run: runConcept, text: textConceptResult},
 		{name: "version", summary: "print the version", run: runVersion},
 	}
 }
