@@ -15,6 +15,7 @@ import (
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/notes"
+	"github.com/noema-mem/noema/relations"
 	"github.com/noema-mem/noema/sqlite"
 	"github.com/noema-mem/noema/vault"
 )
@@ -36,7 +37,9 @@ type App struct {
 	Indexer  *indexer.Indexer
 	Notes    *notes.Service
 	Concepts *concepts.Service
-	Logger   *slog.Logger
+	// Relations edits typed relations in front matter.
+	Relations *relations.Service
+	Logger    *slog.Logger
 
 	mu       sync.Mutex
 	progress SyncProgress
@@ -83,7 +86,8 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 	if opts.MaxNoteBytes > 0 {
 		ix.MaxNoteBytes = opts.MaxNoteBytes
 	}
-	a := &App{Vault: v, DB: db, Indexer: ix, Notes: notes.New(ix), Concepts: concepts.New(ix), Logger: opts.Logger}
+	cs := concepts.New(ix)
+	a := &App{Vault: v, DB: db, Indexer: ix, Notes: notes.New(ix), Concepts: cs, Relations: relations.New(ix, cs), Logger: opts.Logger}
 	return a, nil
 }
 

@@ -115,6 +115,7 @@ func New(a *app.App, opts Options) (*mcp.Server, error) {
 	r := &registry{app: a, logger: opts.Logger}
 	registerNotes(r)
 	registerConcepts(r)
+	registerRelations(r)
 	registerAdmin(r)
 	for _, t := range r.tools {
 		if enabled[t.toolset] {
@@ -185,6 +186,7 @@ func ToolNames(opts Options) []string {
 	r := &registry{}
 	registerNotes(r)
 	registerConcepts(r)
+	registerRelations(r)
 	registerAdmin(r)
 	var names []string
 	for _, t := range r.tools {

@@ -1,0 +1,339 @@
+// Package relations creates, updates and deletes typed relations. A
+// relation lives in the `relations:` front-matter list of its source node's
+// file: a note's own file, or a concept's page (created when the concept has
+// none), so the vault remains the source of truth.
+package relations
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/concepts"
+	"github.com/noema-mem/noema/indexer"
+	"github.com/noema-mem/noema/sqlite"
+	"github.com/noema-mem/noema/vault"
+)
+
+// Service edits relations in one vault.
+type Service struct {
+	Vault    *vault.Vault
+	DB       *sqlite.DB
+	Indexer  *indexer.Indexer
+	Concepts *concepts.Service
+}
+
+// New returns a Service.
+func New(ix *indexer.Indexer, c *concepts.Service) *Service {
+	return &Service{Vault: ix.Vault, DB: ix.DB, Indexer: ix, Concepts: c}
+}
+
+// Relation is a typed edge between notes and/or concepts. From and To are
+// node ids: a concept id or a note's memory:// URI.
+type Relation struct {
+	ID       string         `json:"id"`
+	From     string         `json:"from"`
+	Type     string         `json:"type"`
+	To       string         `json:"to"`
+	Weight   *float64       `json:"weight,omitempty"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+}
+
+// CreateInput is a new relation.
+type CreateInput struct {
+	From     string         `json:"from" jsonschema:"source: a concept (id, label or alias) or a note (memory:// URI)"`
+	Type     string         `json:"type" jsonschema:"relation type, e.g. part_of, depends_on, contradicts"`
+	To       string         `json:"to" jsonschema:"target: a concept (id, label or alias) or a note (memory:// URI)"`
+	Weight   *float64       `json:"weight,omitempty" jsonschema:"optional weight"`
+	Metadata map[string]any `json:"metadata,omitempty" jsonschema:"optional JSON object"`
+}
+
+var typePattern = regexp.MustCompile(`^[\p{L}\p{N}_][\p{L}\p{N}_ .:/-]{0,99}$`)
+
+func validType(t string) (string, error) {
+	t = strings.TrimSpace(t)
+	if !typePattern.MatchString(t) {
+		return "", noema.Errorf(noema.EINVALID, "relation type %q must be 1-100 letters, digits, spaces or _ . : / -", t)
+	}
+	return t, nil
+}
+
+// endpoint is a resolved relation end.
+type endpoint struct {
+	id   string // node id: concept id or memory:// URI
+	ref  string // index form: concept:<key> or note:<path>
+	fm   string // front-matter form: [[Label]] or memory://path
+	path string // the file holding the node's relations (note or page), "" if none yet
+	c    *noema.Concept
+}
+
+func (s *Service) resolve(ctx context.Context, ref string) (*endpoint, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return nil, noema.Errorf(noema.EINVALID, "relation ends must not be empty")
+	}
+	if strings.HasPrefix(ref, noema.URIScheme) {
+		p, err := vault.URIToPath(ref)
+		if err != nil {
+			return nil, err
+		}
+		rel, err := s.Vault.Rel(p)
+		if err != nil {
+			return nil, err
+		}
+		if _, _, err := s.Vault.ReadFile(rel); err != nil {
+			return nil, err
+		}
+		return &endpoint{id: vault.PathToURI(rel), ref: "note:" + rel, fm: vault.PathToURI(rel), path: rel}, nil
+	}
+	c, err := s.Concepts.Get(ctx, ref)
+	if err != nil {
+		return nil, err
+	}
+	e := &endpoint{id: c.ID, ref: "concept:" + c.Key, fm: "[[" + c.Label + "]]", c: c}
+	if c.Page != "" {
+		e.path = strings.TrimPrefix(c.Page, noema.URIScheme) + ".md"
+	}
+	return e, nil
+}
+
+// Create adds a relation to the source node's file. The same (from, type,
+// to) twice is a conflict.
+func (s *Service) Create(ctx context.Context, in CreateInput) (*Relation, error) {
+	typ, err := validType(in.Type)
+	if err != nil {
+		return nil, err
+	}
+	from, err := s.resolve(ctx, in.From)
+	if err != nil {
+		return nil, err
+	}
+	to, err := s.resolve(ctx, in.To)
+	if err != nil {
+		return nil, err
+	}
+	if from.path == "" { // a concept without a page gains one
+		c, err := s.Concepts.Update(ctx, concepts.UpdateInput{Concept: from.id})
+		if err != nil {
+			return nil, err
+		}
+		from.path = strings.TrimPrefix(c.Page, noema.URIScheme) + ".md"
+	}
+	id := indexer.RelationID(from.path, typ, to.ref)
+	entry := map[string]any{"id": id, "type": typ, "to": to.fm}
+	if in.Weight != nil {
+		entry["weight"] = *in.Weight
+	}
+	if len(in.Metadata) > 0 {
+		entry["metadata"] = in.Metadata
+	}
+	err = s.rewrite(ctx, from.path, func(list []any) ([]any, error) {
+		for _, item := range list {
+			m, _ := item.(map[string]any)
+			if m == nil {
+				continue
+			}
+			t, _ := m["type"].(string)
+			tt, _ := m["to"].(string)
+			if m["id"] == id || (t == typ && indexer.RelationRef(tt) == to.ref) {
+				return nil, &noema.Error{Code: noema.ECONFLICT, Message: fmt.Sprintf("relation %s %s %s already exists", from.id, typ, to.id),
+					Details: map[string]any{"id": id}}
+			}
+		}
+		return append(list, entry), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.Get(ctx, id)
+}
+
+// UpdateInput changes a relation; empty fields are left alone.
+type UpdateInput struct {
+	ID              string         `json:"id" jsonschema:"the relation id"`
+	Type            string         `json:"type,omitempty" jsonschema:"new type"`
+	Weight          *float64       `json:"weight,omitempty" jsonschema:"new weight"`
+	Metadata        map[string]any `json:"metadata,omitempty" jsonschema:"keys to merge into the metadata (metadata_conflict on a different value)"`
+	MetadataRemove  []string       `json:"metadata_remove,omitempty" jsonschema:"metadata keys to remove"`
+	MetadataReplace bool           `json:"metadata_replace,omitempty" jsonschema:"replace the metadata object instead of merging"`
+}
+
+// Update changes a relation's type, weight or metadata (merged with the
+// same policy as concept metadata). The id stays.
+func (s *Service) Update(ctx context.Context, in UpdateInput) (*Relation, error) {
+	cur, path, err := s.find(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	var typ string
+	if in.Type != "" {
+		if typ, err = validType(in.Type); err != nil {
+			return nil, err
+		}
+	}
+	meta, err := concepts.MergeMetadata(cur.Metadata, in.Metadata, in.MetadataRemove, in.MetadataReplace)
+	if err != nil {
+		return nil, err
+	}
+	err = s.rewrite(ctx, path, func(list []any) ([]any, error) {
+		for i, item := range list {
+			m, _ := item.(map[string]any)
+			if m == nil || !s.isEntry(path, m, in.ID) {
+				continue
+			}
+			m["id"] = in.ID
+			if typ != "" {
+				m["type"] = typ
+			}
+			if in.Weight != nil {
+				m["weight"] = *in.Weight
+			}
+			if len(meta) > 0 {
+				m["metadata"] = meta
+			} else {
+				delete(m, "metadata")
+			}
+			list[i] = m
+			return list, nil
+		}
+		return nil, noema.Errorf(noema.ENOTFOUND, "relation %s is not in %s any more", in.ID, vault.PathToURI(path))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.Get(ctx, in.ID)
+}
+
+// Delete removes a relation from its file.
+func (s *Service) Delete(ctx context.Context, id string) (*Relation, error) {
+	cur, path, err := s.find(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	err = s.rewrite(ctx, path, func(list []any) ([]any, error) {
+		for i, item := range list {
+			if m, _ := item.(map[string]any); m != nil && s.isEntry(path, m, id) {
+				return append(list[:i:i], list[i+1:]...), nil
+			}
+		}
+		return nil, noema.Errorf(noema.ENOTFOUND, "relation %s is not in %s any more", id, vault.PathToURI(path))
+	})
+	if err != nil {
+		return nil, err
+	}
+	return cur, nil
+}
+
+// isEntry reports whether a front-matter relation item is relation id.
+func (s *Service) isEntry(path string, m map[string]any, id string) bool {
+	if v, ok := m["id"].(string); ok && v != "" {
+		return v == id
+	}
+	t, _ := m["type"].(string)
+	to, _ := m["to"].(string)
+	return indexer.RelationID(path, strings.TrimSpace(t), indexer.RelationRef(to)) == id
+}
+
+// rewrite applies fn to the relations list of the file at rel, writes the
+// file atomically (failing if it changed meanwhile) and indexes it.
+func (s *Service) rewrite(ctx context.Context, rel string, fn func([]any) ([]any, error)) error {
+	old, _, err := s.Vault.ReadFile(rel)
+	if err != nil {
+		return err
+	}
+	fmSrc, body, _, _ := vault.SplitFrontMatter(old)
+	fm, err := vault.ParseFrontMatter(fmSrc)
+	if err != nil {
+		return err
+	}
+	var list []any
+	if v, ok := fm.Get("relations"); ok {
+		l, ok := v.([]any)
+		if !ok {
+			return noema.Errorf(noema.EINVALID, "%s: relations is not a list", vault.PathToURI(rel))
+		}
+		list = l
+	}
+	if list, err = fn(list); err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		fm.Delete("relations")
+	} else if err := fm.Set("relations", list); err != nil {
+		return err
+	}
+	content, err := vault.Join(fm, body)
+	if err != nil {
+		return err
+	}
+	if cur, _, err := s.Vault.ReadFile(rel); err != nil {
+		return err
+	} else if !bytes.Equal(cur, old) {
+		return noema.Errorf(noema.ECHECKSUM, "%s changed while the relation was being written; try again", vault.PathToURI(rel))
+	}
+	if err := s.Vault.WriteFile(rel, content, true); err != nil {
+		return err
+	}
+	_, err = s.Indexer.SyncPaths(ctx, []string{rel}, "")
+	return err
+}
+
+// Get returns a relation by id, with both ends as node ids.
+func (s *Service) Get(ctx context.Context, id string) (*Relation, error) {
+	r, _, err := s.find(ctx, id)
+	return r, err
+}
+
+func (s *Service) find(ctx context.Context, id string) (*Relation, string, error) {
+	if strings.TrimSpace(id) == "" {
+		return nil, "", noema.Errorf(noema.EINVALID, "relation id is required")
+	}
+	var r Relation
+	var path, toRef, meta string
+	var pageConcept sql.NullString
+	var weight sql.NullFloat64
+	err := s.DB.Read().QueryRowContext(ctx, `SELECT r.id, r.type, r.to_ref, r.weight, r.metadata, n.path,
+		(SELECT c.id FROM concepts c WHERE c.page_note_id = n.id)
+		FROM relations r JOIN notes n ON n.id = r.note_id WHERE r.id = ?`, id).
+		Scan(&r.ID, &r.Type, &toRef, &weight, &meta, &path, &pageConcept)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, "", noema.Errorf(noema.ENOTFOUND, "no relation %q", id)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("get relation %s: %w", id, err)
+	}
+	r.From = vault.PathToURI(path)
+	if pageConcept.Valid {
+		r.From = pageConcept.String
+	}
+	r.To = s.nodeID(ctx, toRef)
+	if weight.Valid {
+		w := weight.Float64
+		r.Weight = &w
+	}
+	if meta != "" && meta != "{}" {
+		if err := jsonUnmarshal(meta, &r.Metadata); err != nil {
+			return nil, "", err
+		}
+	}
+	return &r, path, nil
+}
+
+// nodeID turns an index reference into a node id; a concept key that names
+// no concept stays as "concept:<key>".
+func (s *Service) nodeID(ctx context.Context, ref string) string {
+	if p, ok := strings.CutPrefix(ref, "note:"); ok {
+		return vault.PathToURI(p)
+	}
+	key := strings.TrimPrefix(ref, "concept:")
+	var id string
+	if err := s.DB.Read().QueryRowContext(ctx, `SELECT concept_id FROM concept_keys WHERE key = ?`, key).Scan(&id); err == nil {
+		return id
+	}
+	return ref
+}
