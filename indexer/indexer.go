@@ -29,7 +29,7 @@ const DefaultMaxNoteBytes = 1 << 20
 
 // batchSize is how many changed notes one write transaction holds, to keep
 // transactions short while other processes wait for the lock.
-const batchSize = 400
+const batchSize = 1000
 
 // Indexer syncs one vault into one index.
 type Indexer struct {
@@ -144,11 +144,6 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 	if progress != nil {
 		progress(0, total)
 	}
-	results := ix.parseAll(ctx, todo, progress)
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-
 	// Deleted paths, by hash, for rename detection.
 	deletedByHash := make(map[string][]string)
 	for path, st := range states {
@@ -160,6 +155,83 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 		sort.Strings(deletedByHash[h])
 	}
 
+	// Parse chunk k+1 on every core while chunk k is written: one writer,
+	// short transactions, files in walk order (so rename matching is
+	// deterministic).
+	chunks := make(chan []parsed, 1)
+	go func() {
+		defer close(chunks)
+		done := 0
+		for i := 0; i < len(todo); i += batchSize {
+			chunk := todo[i:min(i+batchSize, len(todo))]
+			out := ix.parseAll(ctx, chunk, nil)
+			done += len(chunk)
+			if progress != nil {
+				progress(done, total)
+			}
+			select {
+			case chunks <- out:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	var writeErr error
+	for results := range chunks {
+		if writeErr != nil {
+			continue // drain
+		}
+		writeErr = ix.writeChunk(ctx, results, states, seen, deletedByHash, res)
+	}
+	if writeErr != nil {
+		return nil, fmt.Errorf("write index: %w", writeErr)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var deleted []string
+	for _, paths := range deletedByHash {
+		deleted = append(deleted, paths...)
+	}
+	for path := range states {
+		if v, ok := seen[path]; ok && !v {
+			deleted = append(deleted, path) // disappeared mid-sync
+		}
+	}
+	sort.Strings(deleted)
+	res.Removed = len(deleted)
+
+	err = ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
+		for _, path := range deleted {
+			if err := sqlite.DeleteNote(tx, path); err != nil {
+				return err
+			}
+		}
+		if res.Changed() || len(deleted) > 0 {
+			warns, err := sqlite.RecomputeConcepts(tx, vault.Key)
+			if err != nil {
+				return err
+			}
+			for _, w := range warns {
+				res.Warnings = append(res.Warnings, Warning{Code: noema.ECONFLICT, Message: w})
+			}
+		}
+		return ix.recordSync(tx, res)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("finish sync: %w", err)
+	}
+	res.DurationMS = time.Since(start).Milliseconds()
+	for _, w := range res.Warnings {
+		ix.Logger.Warn("sync skipped a file", "path", w.Path, "code", w.Code, "message", w.Message)
+	}
+	return res, nil
+}
+
+// writeChunk classifies parsed files (added, updated, renamed, unchanged,
+// skipped) and writes them in one transaction.
+func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[string]sqlite.NoteState,
+	seen map[string]bool, deletedByHash map[string][]string, res *Result) error {
 	type op struct {
 		renameFrom string
 		p          *parsed
@@ -197,78 +269,38 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 			}
 		}
 	}
-	var deleted []string
-	for _, paths := range deletedByHash {
-		deleted = append(deleted, paths...)
+	if len(ops) == 0 {
+		return nil
 	}
-	for path := range states {
-		if v, ok := seen[path]; ok && !v {
-			deleted = append(deleted, path) // disappeared mid-sync
+	return ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
+		w, err := sqlite.NewNoteWriter(tx)
+		if err != nil {
+			return err
 		}
-	}
-	sort.Strings(deleted)
-	res.Removed = len(deleted)
-
-	for startIdx := 0; startIdx < len(ops); startIdx += batchSize {
-		batch := ops[startIdx:min(startIdx+batchSize, len(ops))]
-		err := ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
-			w, err := sqlite.NewNoteWriter(tx)
-			if err != nil {
-				return err
+		defer w.Close()
+		for _, o := range ops {
+			rec := o.p.rec
+			if ix.changedSinceRead(o.p.entry) {
+				continue // a concurrent writer indexes its own version
 			}
-			defer w.Close()
-			for _, o := range batch {
-				rec := o.p.rec
-				if ix.changedSinceRead(o.p.entry) {
-					continue // a concurrent writer indexes its own version
-				}
-				if o.renameFrom != "" {
-					if err := sqlite.RenameNote(tx, o.renameFrom, rec.Path); err != nil {
-						return err
-					}
-				}
-				if st, ok := states[rec.Path]; ok && st.Hash == rec.Hash && o.renameFrom == "" {
-					if err := sqlite.TouchNote(tx, rec.Path, rec.Size, rec.MtimeNS); err != nil {
-						return err
-					}
-					continue
-				}
-				_, existed := states[rec.Path]
-				if _, err := w.Put(rec, !existed && o.renameFrom == ""); err != nil {
+			if o.renameFrom != "" {
+				if err := sqlite.RenameNote(tx, o.renameFrom, rec.Path); err != nil {
 					return err
 				}
 			}
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("write index: %w", err)
-		}
-	}
-	err = ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
-		for _, path := range deleted {
-			if err := sqlite.DeleteNote(tx, path); err != nil {
+			st, existed := states[rec.Path]
+			if existed && st.Hash == rec.Hash && o.renameFrom == "" {
+				if err := sqlite.TouchNote(tx, rec.Path, rec.Size, rec.MtimeNS); err != nil {
+					return err
+				}
+				continue
+			}
+			if _, err := w.Put(rec, !existed && o.renameFrom == ""); err != nil {
 				return err
 			}
 		}
-		if res.Changed() || len(deleted) > 0 {
-			warns, err := sqlite.RecomputeConcepts(tx, vault.Key)
-			if err != nil {
-				return err
-			}
-			for _, w := range warns {
-				res.Warnings = append(res.Warnings, Warning{Code: noema.ECONFLICT, Message: w})
-			}
-		}
-		return ix.recordSync(tx, res)
+		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("finish sync: %w", err)
-	}
-	res.DurationMS = time.Since(start).Milliseconds()
-	for _, w := range res.Warnings {
-		ix.Logger.Warn("sync skipped a file", "path", w.Path, "code", w.Code, "message", w.Message)
-	}
-	return res, nil
 }
 
 func (ix *Indexer) recordSync(tx *sqlite.Tx, res *Result) error {

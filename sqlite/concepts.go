@@ -204,9 +204,14 @@ func loadLinkAggs(tx *Tx) (map[string]*linkAgg, error) {
 }
 
 func loadPages(tx *Tx) ([]*pageRow, error) {
-	rows, err := tx.Query(`SELECT p.note_id, p.explicit, p.concept_id, p.label, p.aliases, p.description, p.metadata,
-		p.created_ns, p.updated_ns, n.created_ns, n.modified_ns, n.path
-		FROM pages p JOIN notes n ON n.id = p.note_id ORDER BY p.explicit DESC, n.path`)
+	rows, err := tx.Query(`SELECT * FROM (
+		SELECT p.note_id, p.explicit, p.concept_id, p.label, p.aliases, p.description, p.metadata,
+			p.created_ns, p.updated_ns, n.created_ns, n.modified_ns, n.path
+		FROM pages p JOIN notes n ON n.id = p.note_id
+		UNION ALL
+		SELECT n.id, 0, '', n.title, n.aliases, '', '{}', 0, 0, n.created_ns, n.modified_ns, n.path
+		FROM notes n WHERE NOT EXISTS (SELECT 1 FROM pages p WHERE p.note_id = n.id)
+	) ORDER BY 2 DESC, 12`)
 	if err != nil {
 		return nil, fmt.Errorf("list pages: %w", err)
 	}

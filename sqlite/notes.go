@@ -183,9 +183,13 @@ func (w *NoteWriter) Put(rec *NoteRecord, fresh bool) (int64, error) {
 	if meta == "" {
 		meta = "{}"
 	}
-	if _, err := w.page.ExecContext(ctx, id, p.Explicit, p.ConceptID, p.Label, jsonList(p.Aliases), p.Description, meta,
-		nsOf(p.Created), nsOf(p.Updated)); err != nil {
-		return 0, fmt.Errorf("insert page of %s: %w", rec.Path, err)
+	// Only notes that say something as a page get a row; any other note is
+	// still a title-match candidate, read from the notes table itself.
+	if p.Explicit || p.ConceptID != "" || p.Description != "" || meta != "{}" || p.Label != rec.Title || jsonList(p.Aliases) != jsonList(rec.Aliases) {
+		if _, err := w.page.ExecContext(ctx, id, p.Explicit, p.ConceptID, p.Label, jsonList(p.Aliases), p.Description, meta,
+			nsOf(p.Created), nsOf(p.Updated)); err != nil {
+			return 0, fmt.Errorf("insert page of %s: %w", rec.Path, err)
+		}
 	}
 	for _, r := range rec.Relations {
 		rm := r.Metadata
