@@ -13,9 +13,12 @@ import (
 	"time"
 
 	"github.com/noema-mem/noema/concepts"
+	"github.com/noema-mem/noema/config"
+	"github.com/noema-mem/noema/embedding"
 	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/notes"
 	"github.com/noema-mem/noema/relations"
+	"github.com/noema-mem/noema/semantic"
 	"github.com/noema-mem/noema/sqlite"
 	"github.com/noema-mem/noema/vault"
 )
@@ -25,7 +28,10 @@ const IndexDir = ".noema"
 
 // Options configures Open.
 type Options struct {
-	// MaxNoteBytes limits note size (default 1 MiB).
+	// Config is the loaded configuration; nil loads it from the vault's
+	// config file and the environment (see package config).
+	Config *config.Config
+	// MaxNoteBytes overrides Config.MaxNoteBytes when positive.
 	MaxNoteBytes int64
 	Logger       *slog.Logger
 }
@@ -39,7 +45,10 @@ type App struct {
 	Concepts *concepts.Service
 	// Relations edits typed relations in front matter.
 	Relations *relations.Service
-	Logger    *slog.Logger
+	// Semantic embeds concepts and finds similar ones.
+	Semantic *semantic.Service
+	Config   config.Config
+	Logger   *slog.Logger
 
 	mu       sync.Mutex
 	progress SyncProgress
@@ -78,16 +87,28 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open vault: %w", err)
 	}
+	var cfg config.Config
+	if opts.Config != nil {
+		cfg = *opts.Config
+	} else if cfg, err = config.Load(v.Root, nil); err != nil {
+		return nil, err
+	}
+	if opts.MaxNoteBytes > 0 {
+		cfg.MaxNoteBytes = opts.MaxNoteBytes
+	}
+	emb, err := embedding.New(cfg.Embedder, nil)
+	if err != nil {
+		return nil, err
+	}
 	db, err := sqlite.Open(ctx, filepath.Join(v.Root, IndexDir, "index.db"))
 	if err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
 	ix := indexer.New(v, db, opts.Logger)
-	if opts.MaxNoteBytes > 0 {
-		ix.MaxNoteBytes = opts.MaxNoteBytes
-	}
+	ix.MaxNoteBytes = cfg.MaxNoteBytes
 	cs := concepts.New(ix)
-	a := &App{Vault: v, DB: db, Indexer: ix, Notes: notes.New(ix), Concepts: cs, Relations: relations.New(ix, cs), Logger: opts.Logger}
+	a := &App{Vault: v, DB: db, Indexer: ix, Notes: notes.New(ix), Concepts: cs, Relations: relations.New(ix, cs),
+		Semantic: semantic.New(db, emb, cfg.Decay, opts.Logger), Config: cfg, Logger: opts.Logger}
 	return a, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/noema-mem/noema/indexer"
+	"github.com/noema-mem/noema/semantic"
 )
 
 // Status describes the vault and the freshness of its index.
@@ -26,11 +27,13 @@ type Status struct {
 	// Role is "indexer" when this server process syncs and watches the
 	// vault, "reader" when another process does; empty for the CLI.
 	Role string `json:"role,omitempty"`
+	// Embeddings is the embedder in use and its progress.
+	Embeddings semantic.Progress `json:"embeddings"`
 }
 
 // Status counts what the index holds.
 func (a *App) Status(ctx context.Context) (*Status, error) {
-	st := &Status{Vault: a.Vault.Root, Index: a.DB.Path(), Sync: a.Progress(), Role: a.Role(), Warnings: []indexer.Warning{}}
+	st := &Status{Vault: a.Vault.Root, Index: a.DB.Path(), Sync: a.Progress(), Role: a.Role(), Embeddings: a.Semantic.Progress(), Warnings: []indexer.Warning{}}
 	err := a.DB.Read().QueryRowContext(ctx, `SELECT
 		(SELECT COUNT(*) FROM notes), (SELECT COUNT(*) FROM concepts),
 		(SELECT COUNT(*) FROM mentions), (SELECT COALESCE(SUM(count), 0) FROM links),

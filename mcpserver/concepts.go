@@ -12,6 +12,7 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/concepts"
+	"github.com/noema-mem/noema/semantic"
 )
 
 // ConceptRef names a concept.
@@ -48,6 +49,17 @@ func registerConcepts(r *registry) {
 	})
 
 	add(r, "concepts", &mcp.Tool{
+		Name:  "find_similar_concepts",
+		Title: "Find concepts close in meaning",
+		Description: "Concepts whose embeddings are close to a concept (id, label or alias; its own vector, itself excluded) or to free text. " +
+			"Each result has similarity (cosine), decay (freshness: the most recent note linking it) and score = similarity × decay, ranked by score, with a band " +
+			"(≥0.90 likely synonyms, 0.75–0.90 strong, 0.60–0.75 related, else weak). The embedder is named: the built-in one sees spelling, not meaning. " +
+			"Treat it as a ranking signal; saturated or degenerate cases come back as warnings.",
+	}, readOnly, func(ctx context.Context, _ *mcp.CallToolRequest, in semantic.SimilarInput) (*semantic.SimilarResult, error) {
+		return r.app.Semantic.FindSimilar(ctx, in)
+	}, textSimilar)
+
+	add(r, "concepts", &mcp.Tool{
 		Name:        "list_concepts",
 		Title:       "List concepts",
 		Description: "Browse the concept vocabulary, newest first, optionally filtered by text on labels and aliases (contains, starts_with, ends_with; case-insensitive). Paged: offset/limit (default 50, max 500), total and has_more.",
@@ -81,6 +93,18 @@ func registerConcepts(r *registry) {
 	}, func(o *concepts.DeleteResult) string {
 		return fmt.Sprintf("deleted concept %q (%s); %d notes unlinked", o.Label, o.ID, len(o.Unlinked))
 	})
+}
+
+func textSimilar(o *semantic.SimilarResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d concepts similar to %q (embedder %s)\n", len(o.Results), o.Query, o.Embedder)
+	for _, w := range o.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	for _, r := range o.Results {
+		fmt.Fprintf(&b, "- %.3f %s [%s] similarity %.3f × decay %.3f (%s)\n", r.Score, r.Label, r.ID, r.Similarity, r.Decay, r.Band)
+	}
+	return b.String()
 }
 
 func textConcept(c *noema.Concept) string {

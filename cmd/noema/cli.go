@@ -13,6 +13,7 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/config"
 )
 
 // Exit statuses.
@@ -33,6 +34,7 @@ type Main struct {
 	vaultDir string
 	json     bool
 	verbose  bool
+	embedder string
 }
 
 // usageError is a mistake in the command line: exit status 2.
@@ -72,6 +74,8 @@ Usage: noema [--vault DIR] [--json] COMMAND [ARGS]
 Global flags (anywhere on the line):
   --vault DIR   the vault (else $NOEMA_VAULT, else $XDG_DATA_HOME/noema/vault)
   --json        print the structured result (errors as {"error":{"code","message"}})
+  --embedder B  builtin (default), ollama or openai (else $NOEMA_EMBEDDER, else .noema/config.yaml)
+  --embedder B  builtin (default), ollama or openai (else $NOEMA_EMBEDDER, else .noema/config.yaml)
   -v            log debug messages to stderr
 
 Commands:
@@ -171,6 +175,13 @@ func (m *Main) globalFlags(args []string) []string {
 				m.vaultDir = args[i+1]
 				i++
 			}
+		case a == "--embedder" || a == "-embedder":
+			if i+1 < len(args) {
+				m.embedder = args[i+1]
+				i++
+			}
+		case strings.HasPrefix(a, "--embedder="):
+			m.embedder = strings.TrimPrefix(a, "--embedder=")
 		case strings.HasPrefix(a, "--vault=") || strings.HasPrefix(a, "-vault="):
 			m.vaultDir = a[strings.Index(a, "=")+1:]
 		default:
@@ -200,14 +211,17 @@ func (m *Main) open(ctx context.Context) (*app.App, error) {
 			return nil, err
 		}
 	}
-	opts := app.Options{Logger: m.logger()}
-	if v := m.Getenv("NOEMA_MAX_NOTE_BYTES"); v != "" {
-		var n int64
-		if _, err := fmt.Sscan(v, &n); err != nil || n <= 0 {
-			return nil, usagef("NOEMA_MAX_NOTE_BYTES=%q is not a positive number", v)
-		}
-		opts.MaxNoteBytes = n
+	cfg, err := config.Load(dir, m.Getenv)
+	if err != nil {
+		return nil, err
 	}
+	if m.embedder != "" {
+		cfg.Embedder.Backend = m.embedder
+		if err := cfg.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	opts := app.Options{Logger: m.logger(), Config: &cfg}
 	return app.Open(ctx, dir, opts)
 }
 

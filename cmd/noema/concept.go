@@ -10,11 +10,13 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/concepts"
+	"github.com/noema-mem/noema/semantic"
 )
 
 const conceptUsage = `concept COMMAND [ARGS]
 
   find    QUERY [--limit N] [--min-score S] [--processor default|none]
+  similar NAME [--max N] [--no-decay]    (meaning-based neighbours, weighted by recency)
   list    [--text T] [--match contains|starts_with|ends_with] [--offset N] [--limit N]
   create  LABEL [--alias A]… [--description D] [--metadata JSON]
   show    CONCEPT                      (CONCEPT: id, label or alias)
@@ -37,7 +39,7 @@ func runConcept(ctx context.Context, m *Main, args []string) (any, error) {
 		minScore                                         float64
 		processor, text, match, description, meta, label string
 		aliases, addAliases, metaRemove                  stringList
-		unlink, metaReplace, descriptionSet              bool
+		unlink, metaReplace, descriptionSet, noDecay     bool
 	)
 	nargs := 1
 	switch sub {
@@ -45,6 +47,9 @@ func runConcept(ctx context.Context, m *Main, args []string) (any, error) {
 		fs.IntVar(&limit, "limit", concepts.DefaultFindLimit, "how many candidates (max 500)")
 		fs.Float64Var(&minScore, "min-score", 0, "drop candidates below this score (0-100)")
 		fs.StringVar(&processor, "processor", "default", "default or none")
+	case "similar":
+		fs.IntVar(&limit, "max", 10, "how many neighbours (max 200)")
+		fs.BoolVar(&noDecay, "no-decay", false, "rank by similarity alone")
 	case "list":
 		nargs = 0
 		fs.StringVar(&text, "text", "", "only concepts with a name matching this")
@@ -91,6 +96,9 @@ func runConcept(ctx context.Context, m *Main, args []string) (any, error) {
 	switch sub {
 	case "find":
 		return svc.Find(ctx, concepts.FindInput{Query: pos[0], Limit: limit, MinScore: minScore, Processor: processor})
+	case "similar":
+		useDecay := !noDecay
+		return a.Semantic.FindSimilar(ctx, semantic.SimilarInput{Concept: pos[0], MaxResults: limit, Decay: &useDecay})
 	case "list":
 		return svc.List(ctx, concepts.ListInput{Text: text, Match: match, Offset: offset, Limit: limit})
 	case "create":
@@ -122,6 +130,14 @@ func textConceptResult(w io.Writer, v any) {
 				via = fmt.Sprintf("  (via %q)", c.Matched)
 			}
 			fmt.Fprintf(w, "%6.2f  %s%s  [%s, %d mentions]\n", c.Score, c.Label, via, c.ID, c.Mentions)
+		}
+	case *semantic.SimilarResult:
+		fmt.Fprintf(w, "embedder: %s — %s\n", r.Embedder, r.Meaning)
+		for _, warn := range r.Warnings {
+			fmt.Fprintf(w, "warning: %s\n", warn)
+		}
+		for _, c := range r.Results {
+			fmt.Fprintf(w, "%.3f  %s  [%s]  similarity %.3f × decay %.3f  (%s)\n", c.Score, c.Label, c.ID, c.Similarity, c.Decay, c.Band)
 		}
 	case *concepts.ListResult:
 		for _, c := range r.Concepts {

@@ -75,6 +75,15 @@ func textStatus(w io.Writer, v any) {
 	} else {
 		fmt.Fprintf(w, "last sync: %s\n", s.LastSync.Local().Format(time.RFC3339))
 	}
+	e := s.Embeddings
+	fmt.Fprintf(w, "embedder:  %s (%d dims)", e.Embedder, e.Dimension)
+	if e.Concepts > 0 || e.Running {
+		fmt.Fprintf(w, ", %d of %d concepts embedded", e.Embedded, e.Concepts)
+	}
+	if e.LastError != "" {
+		fmt.Fprintf(w, ", last error: %s", e.LastError)
+	}
+	fmt.Fprintln(w)
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "  warning: %s: %s: %s\n", warn.Path, warn.Code, warn.Message)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/internal/lock"
 	"github.com/noema-mem/noema/mcpserver"
 )
@@ -77,7 +78,20 @@ func (m *Main) background(ctx context.Context, a *app.App, logger *slog.Logger) 
 			if _, err := a.Sync(ctx, false, nil); err != nil && ctx.Err() == nil {
 				logger.Error("first sync", "err", err)
 			}
-			if err := a.Indexer.Watch(ctx, 300*time.Millisecond, nil); err != nil && ctx.Err() == nil {
+			// Embeddings follow the registry in the background; an
+			// unreachable backend only affects find_similar_concepts.
+			refresh := func() {
+				if err := a.Semantic.Refresh(ctx); err != nil && ctx.Err() == nil {
+					logger.Warn("embedding concepts", "err", err)
+				}
+			}
+			go refresh()
+			onSync := func(res *indexer.Result, err error) {
+				if err == nil && res != nil && res.Changed() {
+					go refresh()
+				}
+			}
+			if err := a.Indexer.Watch(ctx, a.Config.WatchDebounce, onSync); err != nil && ctx.Err() == nil {
 				logger.Error("file watcher stopped", "err", err)
 			}
 			return

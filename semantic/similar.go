@@ -1,0 +1,227 @@
+package semantic
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/vector"
+	"github.com/noema-mem/noema/vault"
+)
+
+// Limits of find_similar_concepts.
+const (
+	DefaultMaxResults = 10
+	MaxMaxResults     = 200
+	// saturationSpread is how close the top ten similarities may be before
+	// the neighbourhood counts as saturated (seed 002's warning).
+	saturationSpread = 1e-6
+)
+
+// SimilarInput asks for concepts that mean something close to a concept.
+type SimilarInput struct {
+	Concept    string `json:"concept" jsonschema:"a concept (id, label or alias) or any free text"`
+	MaxResults int    `json:"max_results,omitempty" jsonschema:"how many neighbours (default 10, max 200)"`
+	Decay      *bool  `json:"decay,omitempty" jsonschema:"weight by recency (default true); false ranks by similarity alone"`
+}
+
+// Similar is one neighbour.
+type Similar struct {
+	ID         string   `json:"id"`
+	Label      string   `json:"label"`
+	Aliases    []string `json:"aliases"`
+	Similarity float64  `json:"similarity"`
+	Decay      float64  `json:"decay"`
+	Score      float64  `json:"score"`
+	Band       string   `json:"band"`
+}
+
+// SimilarResult lists neighbours by score = similarity × decay.
+type SimilarResult struct {
+	Query string `json:"query"`
+	// ConceptID is set when the query resolved to a concept (excluded from
+	// the results); otherwise the text itself was embedded.
+	ConceptID string    `json:"concept_id,omitempty"`
+	Embedder  string    `json:"embedder"`
+	Meaning   string    `json:"meaning"`
+	Results   []Similar `json:"results"`
+	Warnings  []string  `json:"warnings"`
+}
+
+// Band names the similarity band of seed 002. What the bands mean depends
+// on the embedder; see Meaning.
+func Band(sim float64) string {
+	switch {
+	case sim >= 0.90:
+		return "likely synonyms"
+	case sim >= 0.75:
+		return "strong relationship"
+	case sim >= 0.60:
+		return "related"
+	default:
+		return "weak"
+	}
+}
+
+// meaning explains what similarity means for the embedder in use.
+func meaning(name string) string {
+	if strings.HasPrefix(name, "builtin/") {
+		return "builtin embedder: similarity reflects shared spelling and word stems, not meaning; ≥0.90 is usually the same name spelled differently, and true synonyms with different words score low"
+	}
+	return "model embedder: similarity reflects meaning as the model sees it; ≥0.90 likely synonyms, 0.75–0.90 strong relationship, 0.60–0.75 related, below 0.60 weak"
+}
+
+// FindSimilar returns the concepts closest in meaning to in.Concept, each
+// with its cosine similarity, decay (freshness) and score = similarity ×
+// decay, ranked by score. A name that resolves to a concept uses that
+// concept's own vector and is excluded; anything else is embedded as text.
+func (s *Service) FindSimilar(ctx context.Context, in SimilarInput) (*SimilarResult, error) {
+	q := strings.TrimSpace(in.Concept)
+	if q == "" {
+		return nil, noema.Errorf(noema.EINVALID, "concept must be a non-empty name")
+	}
+	k := in.MaxResults
+	if k <= 0 {
+		k = DefaultMaxResults
+	}
+	k = min(k, MaxMaxResults)
+	useDecay := in.Decay == nil || *in.Decay
+	if err := s.Refresh(ctx); err != nil {
+		return nil, err
+	}
+	res := &SimilarResult{Query: q, Embedder: s.Embedder.Name(), Meaning: meaning(s.Embedder.Name()), Results: []Similar{}, Warnings: []string{}}
+
+	var self string
+	var qv []float32
+	if err := s.DB.Read().QueryRowContext(ctx, `SELECT c.id FROM concepts c WHERE c.id = ?1
+		OR c.id = (SELECT concept_id FROM concept_keys WHERE key = ?2) LIMIT 1`, q, vault.Key(q)).Scan(&self); err == nil {
+		res.ConceptID = self
+		s.mu.RLock()
+		if vid, ok := s.rows[self]; ok {
+			qv, _ = s.idx.Get(vid)
+		}
+		s.mu.RUnlock()
+	}
+	if qv == nil {
+		vecs, err := s.Embedder.Embed(ctx, []string{q})
+		if err != nil {
+			return nil, fmt.Errorf("embed query with %s: %w", s.Embedder.Name(), err)
+		}
+		qv = vecs[0]
+	}
+	if degenerate(qv) {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the embedding of %q is degenerate (zero or non-finite): it has no neighbours, and none are invented", q))
+		return res, nil
+	}
+	p := s.Progress()
+	if p.Embedded < p.Concepts {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of %d concepts have no vector yet (embedding in progress or their text is empty)", p.Concepts-p.Embedded, p.Concepts))
+	}
+
+	// Score ≤ similarity (decay ≤ 1), so once the next similarity is below
+	// the k-th best score, no later concept can enter the top k.
+	now := s.Now()
+	fetch := k * 4
+	for {
+		s.mu.RLock()
+		hits := s.idx.Search(qv, fetch+1, func(id int64) bool { return s.conIDs[id] != self })
+		s.mu.RUnlock()
+		best, err := s.score(ctx, hits, now, useDecay)
+		if err != nil {
+			return nil, err
+		}
+		sortHits(best)
+		done := len(hits) <= fetch // everything was scored
+		if !done && len(best) >= k {
+			kth := best[k-1].Score
+			done = float64(hits[len(hits)-1].Score) < kth
+		}
+		if done {
+			res.Results = best[:min(k, len(best))]
+			break
+		}
+		fetch *= 4
+	}
+	if n := len(res.Results); n >= 10 {
+		top := res.Results[:10]
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for _, r := range top {
+			lo, hi = math.Min(lo, r.Similarity), math.Max(hi, r.Similarity)
+		}
+		if hi-lo <= saturationSpread {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("saturated neighbourhood: the top ten similarities are all %.6f; treat this as a ranking signal, not as synonyms, and check with build_context or search", hi))
+		}
+	}
+	return res, nil
+}
+
+func (s *Service) score(ctx context.Context, hits []vector.Hit, now time.Time, useDecay bool) ([]Similar, error) {
+	ids := make([]string, 0, len(hits))
+	s.mu.RLock()
+	for _, h := range hits {
+		ids = append(ids, s.conIDs[h.ID])
+	}
+	s.mu.RUnlock()
+	details, err := s.details(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	weights := map[string]float64{}
+	if useDecay {
+		if weights, err = s.conceptDecay(ctx, ids, now); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]Similar, 0, len(hits))
+	for i, h := range hits {
+		d := details[ids[i]]
+		w := 1.0
+		if useDecay {
+			w = weights[ids[i]]
+		}
+		sim := float64(h.Score)
+		out = append(out, Similar{ID: ids[i], Label: d.label, Aliases: d.aliases, Similarity: sim, Decay: w, Score: sim * w, Band: Band(sim)})
+	}
+	return out, nil
+}
+
+type detail struct {
+	label   string
+	aliases []string
+}
+
+func (s *Service) details(ctx context.Context, ids []string) (map[string]detail, error) {
+	out := make(map[string]detail, len(ids))
+	for i := 0; i < len(ids); i += 500 {
+		part := ids[i:min(i+500, len(ids))]
+		args := make([]any, len(part))
+		for j, id := range part {
+			args[j] = id
+		}
+		q, err := s.DB.Read().QueryContext(ctx, `SELECT id, label, aliases FROM concepts WHERE id IN (`+
+			strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("load concepts: %w", err)
+		}
+		for q.Next() {
+			var id, label, aliases string
+			if err := q.Scan(&id, &label, &aliases); err != nil {
+				q.Close()
+				return nil, fmt.Errorf("load concepts: %w", err)
+			}
+			d := detail{label: label, aliases: []string{}}
+			_ = json.Unmarshal([]byte(aliases), &d.aliases)
+			out[id] = d
+		}
+		q.Close()
+	}
+	return out, nil
+}
+
+func degenerate(v []float32) bool {
+	return vector.IsDegenerate(v)
+}
