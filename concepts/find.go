@@ -19,6 +19,9 @@ const (
 	MaxFindLimit     = 500
 	DefaultListLimit = 50
 	MaxListLimit     = 500
+	// MaxQueryRunes bounds a find_concepts query: partial scorers cost
+	// query length × label length, and no concept name is longer.
+	MaxQueryRunes = 1000
 )
 
 // matcher holds every concept name, processed once for fuzzy matching.
@@ -71,6 +74,9 @@ type FindResult struct {
 func (s *Service) Find(ctx context.Context, in FindInput) (*FindResult, error) {
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, noema.Errorf(noema.EINVALID, "query is required")
+	}
+	if n := len([]rune(in.Query)); n > MaxQueryRunes {
+		return nil, noema.Errorf(noema.EINVALID, "query is %d characters; the limit is %d", n, MaxQueryRunes)
 	}
 	if in.MinScore < 0 || in.MinScore > 100 {
 		return nil, noema.Errorf(noema.EINVALID, "min_score must be between 0 and 100")

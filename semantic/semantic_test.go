@@ -1,0 +1,179 @@
+package semantic_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/decay"
+	"github.com/noema-mem/noema/notes"
+	"github.com/noema-mem/noema/semantic"
+)
+
+var now = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
+
+func openApp(t *testing.T) *app.App {
+	t.Helper()
+	a, err := app.Open(context.Background(), filepath.Join(t.TempDir(), "vault"), app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	clock := func() time.Time { return now }
+	a.DB.Now, a.Notes.Now, a.Semantic.Now = clock, clock, clock
+	return a
+}
+
+func write(t *testing.T, a *app.App, title, modified, content string) {
+	t.Helper()
+	fm := ""
+	if modified != "" {
+		fm = "---\nmodified: " + modified + "\n---\n"
+	}
+	if _, err := a.Notes.Write(context.Background(), notes.WriteInput{Title: title, Content: fm + content}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func find(t *testing.T, a *app.App, q string, k int) *semantic.SimilarResult {
+	t.Helper()
+	res, err := a.Semantic.FindSimilar(context.Background(), semantic.SimilarInput{Concept: q, MaxResults: k})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestDecayOrdersEquallySimilarConcepts(t *testing.T) {
+	a := openApp(t)
+	// "Alpha Widget" and "Widget Alpha" have the same n-grams: equally similar to any query.
+	write(t, a, "Old note", "2025-01-01", "About [[Alpha Widget]].")
+	write(t, a, "New note", "2026-05-30", "About [[Widget Alpha]].")
+	res := find(t, a, "alpha widget design", 10)
+	if len(res.Results) != 2 {
+		t.Fatalf("results = %+v", res.Results)
+	}
+	first, second := res.Results[0], res.Results[1]
+	if first.Label != "Widget Alpha" || second.Label != "Alpha Widget" {
+		t.Fatalf("order = %s, %s; want the recent concept first", first.Label, second.Label)
+	}
+	if first.Similarity != second.Similarity {
+		t.Fatalf("similarities differ: %v vs %v", first.Similarity, second.Similarity)
+	}
+	if first.Decay != 1 || second.Decay >= 0.01 || second.Score != second.Similarity*second.Decay {
+		t.Errorf("decay/score = %+v / %+v", first, second)
+	}
+	if !strings.HasPrefix(res.Embedder, "builtin/") || !strings.Contains(res.Meaning, "spelling") {
+		t.Errorf("embedder = %q meaning %q", res.Embedder, res.Meaning)
+	}
+	// Reading the old note is an explicit access: it lifts its concept.
+	if _, err := a.Notes.Read(context.Background(), "Old note"); err != nil {
+		t.Fatal(err)
+	}
+	res = find(t, a, "alpha widget design", 10)
+	if res.Results[0].Decay != 1 || res.Results[1].Decay != 1 || res.Results[0].Label != "Alpha Widget" {
+		t.Errorf("after reading the old note: %+v", res.Results)
+	}
+}
+
+func TestSimilarConceptQueries(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	var links []string
+	for i := range 30 {
+		links = append(links, fmt.Sprintf("[[Gradient Method %d]]", i))
+	}
+	write(t, a, "Many", "", strings.Join(links, " ")+" [[Gradient Checkpointing]] [[!!!]]")
+
+	res := find(t, a, "gradient checkpointing", 5)
+	if res.ConceptID == "" || len(res.Results) != 5 {
+		t.Fatalf("bounded results = %d (%+v)", len(res.Results), res)
+	}
+	for _, r := range res.Results {
+		if r.ID == res.ConceptID {
+			t.Error("the concept itself is among its neighbours")
+		}
+		if r.Band == "" || r.Similarity < -1 || r.Similarity > 1.0001 {
+			t.Errorf("result %+v", r)
+		}
+	}
+	res = find(t, a, "gradient methods", 100)
+	if res.ConceptID != "" || len(res.Results) != 31 {
+		t.Errorf("free text: concept %q, %d results; want 31 (the degenerate concept has no vector)", res.ConceptID, len(res.Results))
+	}
+	if _, err := a.Semantic.FindSimilar(ctx, semantic.SimilarInput{Concept: "  "}); noema.ErrorCode(err) != noema.EINVALID {
+		t.Errorf("empty name: %v", err)
+	}
+	// A name with nothing to embed is reported, not matched.
+	res = find(t, a, "???", 10)
+	if len(res.Results) != 0 || len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], "degenerate") {
+		t.Errorf("degenerate query: %+v", res)
+	}
+}
+
+// constant embeds every text to the same vector: a saturated neighbourhood.
+type constant struct{ dim int }
+
+func (c constant) Name() string   { return fmt.Sprintf("test/constant-%d", c.dim) }
+func (c constant) Dimension() int { return c.dim }
+func (c constant) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i := range texts {
+		v := make([]float32, c.dim)
+		v[0] = 1
+		out[i] = v
+	}
+	return out, nil
+}
+
+func TestSwitchingEmbeddersAndSaturation(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	var links []string
+	for _, w := range []string{"Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot", "Golf", "Hotel", "India", "Juliett", "Kilo", "Lima"} {
+		links = append(links, "[[Topic "+w+"]]")
+	}
+	write(t, a, "Topics", "", strings.Join(links, " "))
+	if res := find(t, a, "topic", 20); len(res.Results) != 12 || len(res.Warnings) != 0 {
+		t.Fatalf("builtin: %+v", res)
+	}
+	if p := a.Semantic.Progress(); p.Dimension != 384 || p.Embedded != 12 {
+		t.Errorf("builtin progress = %+v", p)
+	}
+	a.Semantic.Embedder = constant{dim: 8}
+	res := find(t, a, "Topic Alpha", 20)
+	if res.Embedder != "test/constant-8" || len(res.Results) != 11 {
+		t.Fatalf("after switching: %+v", res)
+	}
+	if len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], "saturated") {
+		t.Errorf("saturation warning missing: %v", res.Warnings)
+	}
+	var models, dims int
+	a.DB.Read().QueryRowContext(ctx, `SELECT COUNT(DISTINCT model), COUNT(DISTINCT dim) FROM embeddings`).Scan(&models, &dims)
+	if models != 2 || dims != 2 {
+		t.Errorf("embedding cache: %d models, %d dims; want both kept apart", models, dims)
+	}
+	if p := a.Semantic.Progress(); p.Dimension != 8 || p.Embedded != 12 {
+		t.Errorf("progress after switch = %+v", p)
+	}
+	// Switching back re-uses the cached builtin vectors: nothing is re-embedded.
+	a.Semantic.Embedder = builtinAgain(t, a)
+	if res := find(t, a, "topic", 20); len(res.Results) != 12 {
+		t.Errorf("back to builtin: %+v", res)
+	}
+}
+
+func TestDecayConfigApplies(t *testing.T) {
+	a := openApp(t)
+	a.Semantic.Decay = decay.Config{Func: decay.Exponential, GraceDays: 14, HalfLifeDays: 30, FolderGrace: map[string]float64{}, Disabled: true}
+	write(t, a, "Old", "2020-01-01", "[[Ancient Thing]]")
+	res := find(t, a, "ancient", 5)
+	if len(res.Results) != 1 || res.Results[0].Decay != 1 {
+		t.Errorf("disabled decay: %+v", res.Results)
+	}
+}
