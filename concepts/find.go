@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"strings"
+	"sync"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/fuzzy"
