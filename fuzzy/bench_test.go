@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/noema-mem/noema/fuzzy/internal/benchdata"
+	"github.com/noema-mem/noema/internal/benchdata"
 )
 
 var (

@@ -8,7 +8,7 @@ import (
 	"github.com/noema-mem/noema/embedding"
 )
 
-func builtinAgain(t *testing.T, a *app.App) embedding.Embedder {
+func builtinAgain(t testing.TB, _ *app.App) embedding.Embedder {
 	t.Helper()
 	e, err := embedding.New(config.Default().Embedder, nil)
 	if err != nil {

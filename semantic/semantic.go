@@ -411,4 +411,3 @@ func sortHits(hs []Similar) {
 		return a.ID < b.ID
 	})
 }
-

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/noema-mem/noema"
-	"github.com/noema-mem/noema/vector"
 	"github.com/noema-mem/noema/vault"
+	"github.com/noema-mem/noema/vector"
 )
 
 // Limits of find_similar_concepts.
@@ -126,9 +126,16 @@ func (s *Service) FindSimilar(ctx context.Context, in SimilarInput) (*SimilarRes
 	// the k-th best score, no later concept can enter the top k.
 	now := s.Now()
 	fetch := k * 4
+	s.mu.RLock()
+	selfVID, hasSelf := s.rows[self]
+	s.mu.RUnlock()
+	var filter func(int64) bool
+	if hasSelf {
+		filter = func(id int64) bool { return id != selfVID }
+	}
 	for {
 		s.mu.RLock()
-		hits := s.idx.Search(qv, fetch+1, func(id int64) bool { return s.conIDs[id] != self })
+		hits := s.idx.Search(qv, fetch+1, filter)
 		s.mu.RUnlock()
 		best, err := s.score(ctx, hits, now, useDecay)
 		if err != nil {

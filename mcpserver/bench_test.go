@@ -1,0 +1,104 @@
+package mcpserver_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/concepts"
+	"github.com/noema-mem/noema/internal/benchdata"
+	"github.com/noema-mem/noema/mcpserver"
+)
+
+// benchApp builds a vault whose concepts are the first n benchmark labels
+// (fuzzy/BENCH.md), linked from notes of 100 links each, and syncs it.
+func benchApp(b *testing.B, n int) (*app.App, benchdata.Data) {
+	b.Helper()
+	data := benchdata.Generate()
+	dir := filepath.Join(b.TempDir(), "vault")
+	if err := benchdata.WriteVault(dir, data.Labels[:n], 100); err != nil {
+		b.Fatal(err)
+	}
+	a, err := app.Open(context.Background(), dir, app.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { a.Close() })
+	if _, err := a.Sync(context.Background(), false, nil); err != nil {
+		b.Fatal(err)
+	}
+	return a, data
+}
+
+// BenchmarkFindConcepts measures find_concepts (WRatio, default processor,
+// top 20) one query at a time, cycling the 50 benchmark queries: in process
+// through the service, and end to end through the MCP SDK client over
+// streamable HTTP. p50-ms is the median latency per query.
+//
+//	go test -run '^$' -bench FindConcepts -benchtime 200x ./mcpserver/
+func BenchmarkFindConcepts(b *testing.B) {
+	for _, n := range []int{10000, 100000} {
+		a, data := benchApp(b, n)
+		ctx := context.Background()
+		// Warm the name cache (built once per registry version).
+		if _, err := a.Concepts.Find(ctx, concepts.FindInput{Query: "warm"}); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("service/N=%d", n), func(b *testing.B) {
+			lat := make([]time.Duration, 0, b.N)
+			i := 0
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := a.Concepts.Find(ctx, concepts.FindInput{Query: data.Queries[i%len(data.Queries)], Limit: 20}); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+				i++
+			}
+			reportP50(b, lat)
+		})
+		srv, err := mcpserver.New(a, mcpserver.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+		client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil)
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("mcp-http/N=%d", n), func(b *testing.B) {
+			lat := make([]time.Duration, 0, b.N)
+			i := 0
+			for b.Loop() {
+				t0 := time.Now()
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "find_concepts",
+					Arguments: map[string]any{"query": data.Queries[i%len(data.Queries)], "limit": 20}})
+				if err != nil || res.IsError {
+					b.Fatalf("find_concepts: %v %v", err, res)
+				}
+				lat = append(lat, time.Since(t0))
+				i++
+			}
+			reportP50(b, lat)
+		})
+		cs.Close()
+		ts.Close()
+	}
+}
+
+func reportP50(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+}
