@@ -1,0 +1,25 @@
+// Package vault reads and writes the Markdown files that are noema's source of
+// truth. A vault is a folder of notes (an Obsidian vault works as is); the
+// index in <vault>/.noema/ is only a cache rebuilt from what this package
+// parses.
+//
+// The package has four parts:
+//
+//   - Names: [Key] normalizes a concept label (so "Gradient_Checkpointing" and
+//     "gradient checkpointing" are one concept) and [Slug] turns a title into a
+//     readable, portable file name.
+//   - Markdown: [ParseLinks] finds the WikiLinks of a body, following the
+//     CommonMark block structure so that links in code and HTML blocks do not
+//     count, and [FindSection] locates the text under a heading.
+//   - Notes: [SplitFrontMatter], [ParseFrontMatter] and [Join] take a file
+//     apart and put it back together; [FrontMatter] keeps the YAML as a node
+//     tree, so unknown keys, their order, comments and styles survive a
+//     rewrite. [Parse] turns a file into a [Note].
+//   - Files: [Vault] confines caller-supplied paths to the vault ([Vault.Rel],
+//     [Vault.Abs]), writes atomically ([Vault.WriteFile]) and walks the notes
+//     ([Vault.Walk]). Note identifiers are memory:// URIs ([PathToURI],
+//     [URIToPath]).
+//
+// Errors meant for a caller carry a stable code from the root package
+// (noema.EINVALID, noema.ENOTFOUND, noema.ECONFLICT).
+package vault

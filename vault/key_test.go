@@ -1,0 +1,114 @@
+package vault
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestKey(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{"Gradient_Checkpointing", "gradient checkpointing"},
+		{"gradient-checkpointing", "gradient checkpointing"},
+		{"  gradient \t  checkpointing  ", "gradient checkpointing"},
+		{"Gradient__--  Checkpointing", "gradient checkpointing"},
+		{"-_ leading and trailing _-", "leading and trailing"},
+		{"C++", "c++"},
+		{"C#", "c#"},
+		{"", ""},
+		{"   ", ""},
+		{"___", ""},
+		{"Straße", "strasse"}, // full case folding
+		{"STRASSE", "strasse"},
+		{"ΣΊΣΥΦΟΣ", "σίσυφοσ"}, // final sigma folds like sigma
+		{"Ｆｕｌｌｗｉｄｔｈ", "fullwidth"}, // NFKC
+		{"ﬁle", "file"},        // ligature, NFKC
+		{"Cafe\u0301", "café"}, // combining accent composes
+		{"Café", "café"},
+		{"日本語のメモ", "日本語のメモ"},
+		{"日本語\u3000メモ", "日本語 メモ"},             // ideographic space
+		{"non\u00a0breaking", "non breaking"}, // NBSP is a space
+		{"en–dash", "en–dash"},                // other dashes are kept
+		{"İstanbul", "i̇stanbul"},
+		{"MiXeD ascii_Case", "mixed ascii case"},
+	}
+	for _, tt := range tests {
+		if got := Key(tt.in); got != tt.want {
+			t.Errorf("Key(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestKeyIdempotent(t *testing.T) {
+	for _, s := range []string{"Gradient_Checkpointing", "Straße  Ａ", "ΣΊΣΥΦΟΣ", "İstanbul", "ﬁ-le", "\xff bad utf8"} {
+		k := Key(s)
+		if Key(k) != k {
+			t.Errorf("Key(Key(%q)) = %q, want %q", s, Key(k), k)
+		}
+	}
+}
+
+func TestSlug(t *testing.T) {
+	long := strings.Repeat("abcdefghij ", 30) // 330 bytes
+	longJa := strings.Repeat("日本語", 100)      // 900 bytes
+	tests := []struct {
+		in, want string
+	}{
+		{"Hello World", "hello-world"},
+		{"日本語のメモ", "日本語のメモ"},
+		{"Café Déjà vu", "café-déjà-vu"},
+		{"Cafe\u0301", "café"}, // decomposed input composes
+		{"  Gradient_Checkpointing: a (short) intro!  ", "gradient-checkpointing-a-short-intro"},
+		{`a<b>c:d"e/f\g|h?i*j`, "a-b-c-d-e-f-g-h-i-j"},
+		{"tab\tnew\nline\x00nul", "tab-new-line-nul"},
+		{"v1.2.3", "v1-2-3"},
+		{"🚀 Launch 🚀 plan", "launch-plan"},
+		{"🚀🔥", "untitled"},
+		{"", "untitled"},
+		{"---", "untitled"},
+		{"CON", "con_"},
+		{"nul", "nul_"},
+		{"Com1", "com1_"},
+		{"LPT9", "lpt9_"},
+		{"aux", "aux_"},
+		{"con.txt", "con-txt"}, // not reserved once the dot is gone
+		{"console", "console"},
+		{"COM10", "com10"},
+		{"Ｆｕｌｌｗｉｄｔｈ ①", "fullwidth-1"},
+		{"हिन्दी", "हिन्दी"}, // combining marks kept
+		{"Ünïcödé ÀÉÎ", "ünïcödé-àéî"},
+		{"Привет, мир", "привет-мир"},
+		{"a  --  b", "a-b"},
+	}
+	for _, tt := range tests {
+		if got := Slug(tt.in); got != tt.want {
+			t.Errorf("Slug(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+
+	for _, in := range []string{long, longJa, strings.Repeat("é", 300), strings.Repeat("a", 300)} {
+		got := Slug(in)
+		if len(got) > MaxSlugBytes || !utf8.ValidString(got) || strings.HasSuffix(got, "-") || got == "" {
+			t.Errorf("Slug(%d-byte title) = %q (%d bytes): want valid UTF-8, ≤ %d bytes, no trailing '-'", len(in), got, len(got), MaxSlugBytes)
+		}
+	}
+	if got := Slug(long); !strings.HasPrefix(got, "abcdefghij-abcdefghij-") {
+		t.Errorf("Slug(long) = %q", got)
+	}
+	if got := Slug(longJa); got != strings.Repeat("日本語", 11) { // 99 bytes
+		t.Errorf("Slug(longJa) = %q", got)
+	}
+}
+
+func TestSlugPortable(t *testing.T) {
+	// Whatever the input, a slug is a safe file name on every OS.
+	inputs := []string{"..", ".", "a.", " a ", "a/../b", "C:\\x", "\x00", "\xff\xfe", "PRN.md", "ａｕｘ"}
+	for _, in := range inputs {
+		s := Slug(in)
+		if s == "" || strings.ContainsAny(s, `<>:"/\|?*. `) || isWindowsReserved(s) || len(s) > MaxSlugBytes {
+			t.Errorf("Slug(%q) = %q: not a portable file name", in, s)
+		}
+	}
+}
