@@ -43,6 +43,17 @@ func registerResources(r *registry, s *mcp.Server, enabled map[string]bool) {
 			Description: "Concepts whose label or alias matches text (match: contains, starts_with, ends_with), newest first, paged.",
 		}, h)
 	}
+	if enabled["graph"] {
+		h := graphResource(r)
+		s.AddResource(&mcp.Resource{
+			Name: "graph-export", Title: "Graph export (JSON)", MIMEType: "application/json", URI: "noema://graph/export",
+			Description: "The whole graph as JSON {nodes, edges}.",
+		}, h)
+		s.AddResourceTemplate(&mcp.ResourceTemplate{
+			Name: "graph-export-format", Title: "Graph export", URITemplate: "noema://graph/export{?format}",
+			Description: "The whole graph as JSON (format=json) or GraphML (format=graphml).",
+		}, h)
+	}
 	s.AddResource(&mcp.Resource{
 		Name:        "status",
 		Title:       "Index status",

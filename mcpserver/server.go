@@ -15,13 +15,16 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -113,10 +116,7 @@ func New(a *app.App, opts Options) (*mcp.Server, error) {
 		Logger:       opts.Logger,
 	})
 	r := &registry{app: a, logger: opts.Logger}
-	registerNotes(r)
-	registerConcepts(r)
-	registerRelations(r)
-	registerAdmin(r)
+	registerAll(r)
 	for _, t := range r.tools {
 		if enabled[t.toolset] {
 			t.add(s)
@@ -124,6 +124,15 @@ func New(a *app.App, opts Options) (*mcp.Server, error) {
 	}
 	registerResources(r, s, enabled)
 	return s, nil
+}
+
+// registerAll adds every tool family; a new family is one line here.
+func registerAll(r *registry) {
+	registerNotes(r)
+	registerConcepts(r)
+	registerRelations(r)
+	registerGraph(r)
+	registerAdmin(r)
 }
 
 // Tool annotation presets.
@@ -152,6 +161,17 @@ func add[In, Out any](r *registry, toolset string, t *mcp.Tool, h hints, fn func
 		DestructiveHint: &dh,
 		IdempotentHint:  h.idempotent,
 		OpenWorldHint:   &closed,
+	}
+	// Derive the output schema ourselves so raw JSON values (canonical
+	// metadata objects) are typed as "any JSON value", not as byte arrays.
+	if t.OutputSchema == nil {
+		schema, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+			reflect.TypeFor[json.RawMessage](): {},
+		}})
+		if err != nil {
+			panic(fmt.Sprintf("mcpserver: output schema of %s: %v", t.Name, err))
+		}
+		t.OutputSchema = schema
 	}
 	handler := func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
 		out, err := fn(ctx, req, in)
@@ -184,10 +204,7 @@ func (r *registry) toolError(tool string, err error) error {
 // ToolNames lists the tools a server built with opts would expose.
 func ToolNames(opts Options) []string {
 	r := &registry{}
-	registerNotes(r)
-	registerConcepts(r)
-	registerRelations(r)
-	registerAdmin(r)
+	registerAll(r)
 	var names []string
 	for _, t := range r.tools {
 		if len(opts.Toolsets) == 0 || slices.Contains(opts.Toolsets, t.toolset) {

@@ -355,3 +355,59 @@ func TestConceptTools(t *testing.T) {
 		t.Fatal(e)
 	}
 }
+
+func TestGraphTools(t *testing.T) {
+	cs, a := connect(t, mcpserver.Options{})
+	ctx := context.Background()
+	call(t, cs, "write_note", map[string]any{"title": "Paper", "content": "[[Rust]] and [[Go]] and [[Rust]]"}, nil)
+	var rel struct{ ID, From, To string }
+	if e := call(t, cs, "create_relation", map[string]any{"from": "rust", "type": "influenced", "to": "go"}, &rel); e != "" {
+		t.Fatal(e)
+	}
+	var node struct {
+		ID, Kind string
+		Degree   struct {
+			In, Out struct{ Mentions, Relations int }
+		}
+	}
+	if e := call(t, cs, "get_node", map[string]any{"id": rel.From}, &node); e != "" {
+		t.Fatal(e)
+	}
+	if node.Kind != "concept" || node.Degree.In.Mentions != 1 || node.Degree.Out.Relations != 1 {
+		t.Errorf("node = %+v", node)
+	}
+	var page struct {
+		Total     int
+		Neighbors []struct{ Direction string }
+	}
+	call(t, cs, "neighbors", map[string]any{"id": "memory://paper", "direction": "out"}, &page)
+	if page.Total != 2 {
+		t.Errorf("neighbors of the note = %+v", page)
+	}
+	var sub struct{ Nodes []struct{ ID string } }
+	call(t, cs, "subgraph", map[string]any{"ids": []string{"memory://paper"}, "depth": 2}, &sub)
+	if len(sub.Nodes) != 3 {
+		t.Errorf("subgraph = %+v", sub)
+	}
+	if e := call(t, cs, "neighbors", map[string]any{"id": "c_nope"}, nil); !strings.HasPrefix(e, "not_found:") {
+		t.Errorf("unknown node = %q", e)
+	}
+	var exp struct {
+		Format string
+		Nodes  int
+		Data   string
+	}
+	call(t, cs, "export_graph", map[string]any{"format": "graphml"}, &exp)
+	if exp.Nodes != 4 || !strings.Contains(exp.Data, "<graphml") { // the note, two concepts, Rust's new page
+		t.Errorf("graphml export = %+v", exp.Nodes)
+	}
+	call(t, cs, "export_graph", map[string]any{}, &exp)
+	before := exp.Data
+	if _, err := a.Sync(ctx, true, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "noema://graph/export?format=json"})
+	if err != nil || res.Contents[0].Text != before {
+		t.Errorf("export after reindex differs (%v)", err)
+	}
+}

@@ -59,6 +59,7 @@ func (m *Main) commands() []command {
 		{name: "mcp", summary: "serve MCP over stdio, with the file watcher", run: runMCP},
 		{name: "sync", summary: "index what changed in the vault", run: runSync, text: textSync},
 		{name: "reindex", summary: "rebuild the index from the files", run: runReindex, text: textSync},
+		{name: "graph", summary: "export|node|neighbors|subgraph of the knowledge graph", run: runGraph},
 		{name: "relation", summary: "create|update|delete|show typed relations", run: runRelation},
 		{name: "status", summary: "what the index holds and how fresh it is", run: runStatus, text: textStatus},
 		{name: "note", summary: "write|read|edit|move|delete|list|recent notes", run: runNote},

@@ -167,3 +167,36 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("status = %+v, want 2 notes, 2 concepts (precious, short), 2 warnings", st)
 	}
 }
+
+// TestExportSurvivesRebuild is DESIGN's proof that the index is a cache:
+// export, delete the whole index, reindex, export again: the same bytes,
+// in JSON and GraphML, concept ids and relations included.
+func TestExportSurvivesRebuild(t *testing.T) {
+	vault := filepath.Join(t.TempDir(), "vault")
+	runJSON(t, vault, 0, nil, "concept", "create", "Garbage Collection", "--alias", "GC", "--metadata", `{"year":1959}`)
+	runJSON(t, vault, 0, nil, "note", "write", "--title", "Paper", "--content", "[[Rust]], [[Go]], [[GC|collector]]\n")
+	runJSON(t, vault, 0, nil, "concept", "update", "rust", "--label", "Rust Language")
+	runJSON(t, vault, 0, nil, "relation", "create", "rust", "influenced", "go", "--weight", "0.5")
+	runJSON(t, vault, 0, nil, "relation", "create", "memory://paper", "cites", "gc")
+	var before [2]string
+	for i, f := range []string{"json", "graphml"} {
+		out, code := run(t, vault, "", "graph", "export", "--format", f)
+		if code != 0 || len(out) < 100 {
+			t.Fatalf("export %s: %d %q", f, code, out)
+		}
+		before[i] = out
+	}
+	if err := os.RemoveAll(filepath.Join(vault, ".noema")); err != nil {
+		t.Fatal(err)
+	}
+	runJSON(t, vault, 0, nil, "reindex")
+	for i, f := range []string{"json", "graphml"} {
+		out, _ := run(t, vault, "", "graph", "export", "--format", f)
+		if out != before[i] {
+			t.Errorf("%s export differs after a rebuild from files:\nbefore: %s\nafter:  %s", f, before[i], out)
+		}
+	}
+	if !strings.Contains(before[0], `"Rust Language"`) || !strings.Contains(before[0], `"influenced"`) || !strings.Contains(before[0], `"cites"`) {
+		t.Errorf("export is missing what was written: %s", before[0])
+	}
+}
