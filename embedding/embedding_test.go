@@ -1,0 +1,63 @@
+package embedding_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/config"
+	"github.com/noema-mem/noema/embedding"
+)
+
+func TestNew(t *testing.T) {
+	env := map[string]string{"OPENAI_API_KEY": "sk-default", "TEAM_KEY": "sk-team"}
+	getenv := func(k string) string { return env[k] }
+	base := config.Default().Embedder
+	with := func(f func(*config.Embedder)) config.Embedder {
+		e := base
+		f(&e)
+		return e
+	}
+	scenarios := []struct {
+		Name     string
+		Cfg      config.Embedder
+		WantName string
+		WantDim  int
+		WantErr  string
+	}{
+		{"default is builtin", base, "builtin/ngram-v1", 384, ""},
+		{"builtin with its model", with(func(e *config.Embedder) { e.Model = "ngram-v1"; e.Dimensions = 384 }), "builtin/ngram-v1", 384, ""},
+		{"builtin unknown model", with(func(e *config.Embedder) { e.Model = "minilm" }), "", 0, `unknown model "minilm"`},
+		{"builtin wrong dimensions", with(func(e *config.Embedder) { e.Dimensions = 768 }), "", 0, "dimension is 384, not 768"},
+		{"ollama defaults", with(func(e *config.Embedder) { e.Backend = "ollama" }), "ollama/all-minilm", 384, ""},
+		{"ollama model", with(func(e *config.Embedder) { e.Backend = "ollama"; e.Model = "nomic-embed-text" }), "ollama/nomic-embed-text", 768, ""},
+		{"ollama bad URL", with(func(e *config.Embedder) { e.Backend = "ollama"; e.URL = "localhost:11434" }), "", 0, "must be absolute"},
+		{"openai defaults", with(func(e *config.Embedder) { e.Backend = "openai" }), "openai/text-embedding-3-small", 1536, ""},
+		{"openai key from a named variable", with(func(e *config.Embedder) { e.Backend = "openai"; e.APIKeyEnv = "TEAM_KEY"; e.Dimensions = 512 }), "openai/text-embedding-3-small", 512, ""},
+		{"openai missing key", with(func(e *config.Embedder) { e.Backend = "openai"; e.APIKeyEnv = "NOPE" }), "", 0, "environment variable NOPE is empty or unset"},
+		{"openai-compatible local server needs no key", with(func(e *config.Embedder) {
+			e.Backend = "openai"
+			e.APIKeyEnv = "NOPE"
+			e.URL = "http://localhost:1234/v1"
+			e.Model = "nomic-embed-text-v1.5"
+		}), "openai/nomic-embed-text-v1.5", 0, ""},
+		{"unknown backend", with(func(e *config.Embedder) { e.Backend = "cohere" }), "", 0, `unknown embedder backend "cohere"`},
+	}
+	for _, sc := range scenarios {
+		t.Run(sc.Name, func(t *testing.T) {
+			e, err := embedding.New(sc.Cfg, getenv)
+			if sc.WantErr != "" {
+				if noema.ErrorCode(err) != noema.EINVALID || !strings.Contains(err.Error(), sc.WantErr) {
+					t.Fatalf("err = %v, want invalid_argument containing %q", err, sc.WantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Name() != sc.WantName || e.Dimension() != sc.WantDim {
+				t.Fatalf("Name, Dimension = %q, %d; want %q, %d", e.Name(), e.Dimension(), sc.WantName, sc.WantDim)
+			}
+		})
+	}
+}

@@ -1,0 +1,175 @@
+// Package ollama embeds text with a local (or remote) Ollama server through
+// its /api/embed endpoint.
+//
+// Wire format: POST {URL}/api/embed with {"model": M, "input": [texts…]};
+// the answer is {"model": M, "embeddings": [[…], …]} with one vector per
+// input, in order; an error answer is {"error": "message"} with a 4xx or 5xx
+// status (404 when the model has not been pulled).
+//
+// Retries, time-outs and error codes follow the shared policy: network
+// errors, 429 and 5xx are retried with back-off and then reported as
+// noema.EUNAVAILABLE, as is an unreachable server; see the remote package
+// documentation for details. Vectors are returned L2-normalized.
+package ollama
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/embedding/internal/remote"
+)
+
+// Defaults for zero [Options] fields.
+const (
+	DefaultURL   = "http://localhost:11434"
+	DefaultModel = "all-minilm"
+)
+
+// knownDims are the output dimensions of common embedding models, by name
+// without tag, so Dimension can answer before the first request.
+var knownDims = map[string]int{
+	"all-minilm":        384,
+	"nomic-embed-text":  768,
+	"mxbai-embed-large": 1024,
+	"bge-m3":            1024,
+}
+
+// Options configures an [Embedder].
+type Options struct {
+	// URL is the server's base URL; "" means DefaultURL.
+	URL string
+	// Model is the Ollama model name, tag allowed ("all-minilm:l6-v2");
+	// "" means DefaultModel.
+	Model string
+	// Dimensions is the expected vector dimension. 0 means: known for
+	// common models, otherwise learned from the first answer. It is not
+	// sent to the server (not every model can change its dimension); a
+	// server answering with another dimension is an error.
+	Dimensions int
+	// BatchSize is the number of texts per request; 0 means 64.
+	BatchSize int
+	// Timeout bounds each HTTP attempt; 0 means 60s. It is ignored when
+	// HTTPClient is set.
+	Timeout time.Duration
+	// MaxRetries is the number of retries after a failed attempt; 0 means
+	// none.
+	MaxRetries int
+	// RetryBaseDelay and RetryMaxDelay shape the back-off (0: 500ms, 15s).
+	RetryBaseDelay, RetryMaxDelay time.Duration
+	// HTTPClient, if set, is used instead of a new client.
+	HTTPClient *http.Client
+}
+
+// Embedder calls Ollama. It is safe for concurrent use.
+type Embedder struct {
+	model    string
+	endpoint string
+	batch    int
+	dim      *remote.Dim
+	client   *remote.Client
+}
+
+// New returns an Embedder for opts. It does not contact the server; an
+// invalid URL is a noema.EINVALID error.
+func New(opts Options) (*Embedder, error) {
+	if opts.URL == "" {
+		opts.URL = DefaultURL
+	}
+	if opts.Model == "" {
+		opts.Model = DefaultModel
+	}
+	base, err := remote.ParseBase("ollama", opts.URL)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Dimensions < 0 || opts.BatchSize < 0 || opts.MaxRetries < 0 {
+		return nil, noema.Errorf(noema.EINVALID, "ollama: dimensions, batch size and retries must not be negative")
+	}
+	dim := opts.Dimensions
+	if dim == 0 {
+		dim = knownDims[strings.SplitN(opts.Model, ":", 2)[0]]
+	}
+	hc := opts.HTTPClient
+	if hc == nil {
+		t := opts.Timeout
+		if t <= 0 {
+			t = remote.DefaultTimeout
+		}
+		hc = &http.Client{Timeout: t}
+	}
+	return &Embedder{
+		model:    opts.Model,
+		endpoint: base + "/api/embed",
+		batch:    opts.BatchSize,
+		dim:      remote.NewDim(dim),
+		client: &remote.Client{
+			Backend:      "ollama",
+			HTTP:         hc,
+			MaxRetries:   opts.MaxRetries,
+			BaseDelay:    opts.RetryBaseDelay,
+			MaxDelay:     opts.RetryMaxDelay,
+			ErrorMessage: errorMessage,
+		},
+	}, nil
+}
+
+// Name returns "ollama/" followed by the model name.
+func (e *Embedder) Name() string { return "ollama/" + e.model }
+
+// Dimension returns the vector dimension: the configured one, the known one
+// for common models, or the one learned from the first answer; 0 until
+// known.
+func (e *Embedder) Dimension() int { return e.dim.Get() }
+
+// Embed returns one normalized vector per text, in order, or an error and no
+// vectors.
+func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if len(texts) == 0 {
+		return [][]float32{}, nil
+	}
+	// Errors already name the backend and model.
+	return remote.Batch(ctx, "ollama", texts, e.batch, e.embedBatch)
+}
+
+type request struct {
+	Model string   `json:"model"`
+	Input []string `json:"input"`
+}
+
+type response struct {
+	Model      string      `json:"model"`
+	Embeddings [][]float32 `json:"embeddings"`
+}
+
+func (e *Embedder) embedBatch(ctx context.Context, batch []string) ([][]float32, error) {
+	raw, err := e.client.PostJSON(ctx, e.endpoint, request{Model: e.model, Input: batch})
+	if err != nil {
+		return nil, err
+	}
+	var resp response
+	if err := json.Unmarshal(raw, &resp); err != nil {
+		return nil, noema.Errorf(noema.EUNAVAILABLE, "ollama at %s: malformed answer: %v", e.endpoint, err)
+	}
+	if len(resp.Embeddings) != len(batch) {
+		return nil, noema.Errorf(noema.EUNAVAILABLE, "ollama model %q returned %d embeddings for %d texts", e.model, len(resp.Embeddings), len(batch))
+	}
+	if err := e.dim.Check("ollama", e.model, resp.Embeddings); err != nil {
+		return nil, err
+	}
+	return resp.Embeddings, nil
+}
+
+// errorMessage extracts the message of an Ollama error body {"error": "…"}.
+func errorMessage(body []byte) string {
+	var v struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(body, &v) != nil {
+		return ""
+	}
+	return v.Error
+}

@@ -1,0 +1,238 @@
+// Package openai embeds text with the OpenAI embeddings API or any server
+// that speaks it (LM Studio, vLLM, llama.cpp server, LocalAI, Azure-style
+// proxies…).
+//
+// Wire format: POST {URL}/v1/embeddings with {"model": M, "input": [texts…]}
+// and, when Dimensions is set, "dimensions": N. The answer is
+// {"data": [{"embedding": […], "index": i}, …], "model": M}; entries are put
+// back in input order by "index". An error answer is
+// {"error": {"message", "type", "code"}}. A URL that already ends in "/v1"
+// (the usual "base URL" of compatible servers) is not given a second one.
+//
+// The API key is sent as "Authorization: Bearer KEY" when set. It is
+// required for api.openai.com and optional elsewhere (local servers usually
+// need none).
+//
+// Retries, time-outs and error codes follow the shared policy: network
+// errors, 429 and 5xx are retried with back-off honouring Retry-After, then
+// reported as noema.EUNAVAILABLE; see the remote package documentation.
+// Vectors are returned L2-normalized.
+package openai
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/embedding/internal/remote"
+)
+
+// Defaults for zero [Options] fields.
+const (
+	DefaultURL    = "https://api.openai.com"
+	DefaultModel  = "text-embedding-3-small"
+	DefaultKeyEnv = "OPENAI_API_KEY"
+)
+
+// knownDims are the native dimensions of OpenAI's embedding models.
+var knownDims = map[string]int{
+	"text-embedding-3-small": 1536,
+	"text-embedding-3-large": 3072,
+	"text-embedding-ada-002": 1536,
+}
+
+// Options configures an [Embedder].
+type Options struct {
+	// URL is the server's base URL; "" means DefaultURL.
+	URL string
+	// Model is the model name; "" means DefaultModel.
+	Model string
+	// APIKey is the bearer token; required when the host is api.openai.com.
+	APIKey string
+	// APIKeyEnv names the variable APIKey came from; it is only used in
+	// error messages ("" means DefaultKeyEnv).
+	APIKeyEnv string
+	// Dimensions, when > 0, is sent as "dimensions" (the text-embedding-3
+	// models can shorten their vectors) and is the expected dimension. 0
+	// means the model's native dimension: known for OpenAI's models,
+	// otherwise learned from the first answer.
+	Dimensions int
+	// BatchSize is the number of texts per request; 0 means 64.
+	BatchSize int
+	// Timeout bounds each HTTP attempt; 0 means 60s. It is ignored when
+	// HTTPClient is set.
+	Timeout time.Duration
+	// MaxRetries is the number of retries after a failed attempt; 0 means
+	// none.
+	MaxRetries int
+	// RetryBaseDelay and RetryMaxDelay shape the back-off (0: 500ms, 15s).
+	RetryBaseDelay, RetryMaxDelay time.Duration
+	// HTTPClient, if set, is used instead of a new client.
+	HTTPClient *http.Client
+}
+
+// Embedder calls an OpenAI-compatible embeddings endpoint. It is safe for
+// concurrent use.
+type Embedder struct {
+	model      string
+	endpoint   string
+	dimensions int // sent when > 0
+	batch      int
+	dim        *remote.Dim
+	client     *remote.Client
+}
+
+// New returns an Embedder for opts. It does not contact the server; an
+// invalid URL or a missing key for api.openai.com is a noema.EINVALID error.
+func New(opts Options) (*Embedder, error) {
+	if opts.URL == "" {
+		opts.URL = DefaultURL
+	}
+	if opts.Model == "" {
+		opts.Model = DefaultModel
+	}
+	base, err := remote.ParseBase("openai", opts.URL)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Dimensions < 0 || opts.BatchSize < 0 || opts.MaxRetries < 0 {
+		return nil, noema.Errorf(noema.EINVALID, "openai: dimensions, batch size and retries must not be negative")
+	}
+	if u, _ := url.Parse(base); opts.APIKey == "" && strings.EqualFold(u.Hostname(), "api.openai.com") {
+		env := cmp.Or(opts.APIKeyEnv, DefaultKeyEnv)
+		return nil, noema.Errorf(noema.EINVALID, "openai: no API key for %s: environment variable %s is empty or unset", base, env)
+	}
+	dim := opts.Dimensions
+	if dim == 0 {
+		dim = knownDims[opts.Model]
+	}
+	endpoint := base + "/v1/embeddings"
+	if strings.HasSuffix(base, "/v1") {
+		endpoint = base + "/embeddings"
+	}
+	hc := opts.HTTPClient
+	if hc == nil {
+		t := opts.Timeout
+		if t <= 0 {
+			t = remote.DefaultTimeout
+		}
+		hc = &http.Client{Timeout: t}
+	}
+	header := http.Header{}
+	if opts.APIKey != "" {
+		header.Set("Authorization", "Bearer "+opts.APIKey)
+	}
+	return &Embedder{
+		model:      opts.Model,
+		endpoint:   endpoint,
+		dimensions: opts.Dimensions,
+		batch:      opts.BatchSize,
+		dim:        remote.NewDim(dim),
+		client: &remote.Client{
+			Backend:      "openai",
+			HTTP:         hc,
+			Header:       header,
+			MaxRetries:   opts.MaxRetries,
+			BaseDelay:    opts.RetryBaseDelay,
+			MaxDelay:     opts.RetryMaxDelay,
+			ErrorMessage: errorMessage,
+		},
+	}, nil
+}
+
+// Name returns "openai/" followed by the model name.
+func (e *Embedder) Name() string { return "openai/" + e.model }
+
+// Dimension returns the vector dimension: the configured one, the native one
+// of OpenAI's models, or the one learned from the first answer; 0 until
+// known.
+func (e *Embedder) Dimension() int { return e.dim.Get() }
+
+// Embed returns one normalized vector per text, in order, or an error and no
+// vectors.
+func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if len(texts) == 0 {
+		return [][]float32{}, nil
+	}
+	// Errors already name the backend and model.
+	return remote.Batch(ctx, "openai", texts, e.batch, e.embedBatch)
+}
+
+type request struct {
+	Model      string   `json:"model"`
+	Input      []string `json:"input"`
+	Dimensions int      `json:"dimensions,omitempty"`
+}
+
+type response struct {
+	Data []struct {
+		Embedding []float32 `json:"embedding"`
+		Index     *int      `json:"index"`
+	} `json:"data"`
+	Model string `json:"model"`
+}
+
+func (e *Embedder) embedBatch(ctx context.Context, batch []string) ([][]float32, error) {
+	raw, err := e.client.PostJSON(ctx, e.endpoint, request{Model: e.model, Input: batch, Dimensions: e.dimensions})
+	if err != nil {
+		return nil, err
+	}
+	var resp response
+	if err := json.Unmarshal(raw, &resp); err != nil {
+		return nil, noema.Errorf(noema.EUNAVAILABLE, "openai at %s: malformed answer: %v", e.endpoint, err)
+	}
+	if len(resp.Data) != len(batch) {
+		return nil, noema.Errorf(noema.EUNAVAILABLE, "openai model %q returned %d embeddings for %d texts", e.model, len(resp.Data), len(batch))
+	}
+	vecs := make([][]float32, len(batch))
+	for _, d := range resp.Data {
+		if d.Index == nil {
+			return nil, noema.Errorf(noema.EUNAVAILABLE, "openai model %q returned an embedding without an index", e.model)
+		}
+		i := *d.Index
+		if i < 0 || i >= len(batch) || vecs[i] != nil {
+			return nil, noema.Errorf(noema.EUNAVAILABLE, "openai model %q returned an out-of-range or repeated index %d for %d texts", e.model, i, len(batch))
+		}
+		if d.Embedding == nil {
+			d.Embedding = []float32{} // let Check report the empty vector
+		}
+		vecs[i] = d.Embedding
+	}
+	if err := e.dim.Check("openai", e.model, vecs); err != nil {
+		return nil, err
+	}
+	return vecs, nil
+}
+
+// errorMessage extracts the message of an OpenAI error body
+// {"error": {"message", "type", "code"}}, with its type and code.
+func errorMessage(body []byte) string {
+	var v struct {
+		Error *struct {
+			Message string `json:"message"`
+			Type    string `json:"type"`
+			Code    any    `json:"code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(body, &v) != nil || v.Error == nil {
+		return ""
+	}
+	msg := v.Error.Message
+	var tags []string
+	if v.Error.Type != "" {
+		tags = append(tags, "type "+v.Error.Type)
+	}
+	if v.Error.Code != nil && v.Error.Code != "" {
+		tags = append(tags, fmt.Sprintf("code %v", v.Error.Code))
+	}
+	if len(tags) > 0 {
+		msg += " (" + strings.Join(tags, ", ") + ")"
+	}
+	return msg
+}

@@ -1,0 +1,253 @@
+package vector
+
+import (
+	"cmp"
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+)
+
+// parallelMinRows is the index size from which Search splits its scan across
+// goroutines; below it the goroutine start-up costs more than it saves.
+const parallelMinRows = 8192
+
+// maxWorkers caps the goroutines of one Search. noema runs on small machines
+// next to an editor and an LLM client; two cores saturate memory bandwidth
+// for this scan on typical hardware.
+const maxWorkers = 2
+
+// Hit is one search result.
+type Hit struct {
+	ID int64 `json:"id"`
+	// Score is the cosine similarity of the stored vector and the query.
+	Score float32 `json:"score"`
+}
+
+// Index is an exact nearest-neighbour index over unit vectors keyed by int64.
+// It is safe for concurrent use: any number of readers (Search, Get, Len)
+// run in parallel, writers (Set, Delete) exclude everyone. Create it with
+// [New].
+type Index struct {
+	dim int
+
+	mu   sync.RWMutex
+	slab []float32     // row r is slab[r*dim : (r+1)*dim]
+	ids  []int64       // ids[r] is the ID of row r
+	rows map[int64]int // ID → row
+}
+
+// New returns an empty index of vectors of dimension dim. It panics if dim is
+// not positive.
+func New(dim int) *Index {
+	if dim <= 0 {
+		panic(fmt.Sprintf("vector: New: dimension %d is not positive", dim))
+	}
+	return &Index{dim: dim, rows: make(map[int64]int)}
+}
+
+// Dim returns the dimension of the index's vectors.
+func (x *Index) Dim() int { return x.dim }
+
+// Len returns the number of vectors in the index.
+func (x *Index) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return len(x.ids)
+}
+
+// Set stores a normalized copy of v under id, replacing any previous vector.
+// It rejects, with an error and without changing the index, a vector of the
+// wrong dimension and a degenerate one (NaN, ±Inf, zero norm; the error
+// wraps [ErrDegenerate]).
+func (x *Index) Set(id int64, v []float32) error {
+	if err := checkVector(v, x.dim); err != nil {
+		return fmt.Errorf("vector: set %d: %w", id, err)
+	}
+	u := slices.Clone(v)
+	Normalize(u)
+
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if r, ok := x.rows[id]; ok {
+		copy(x.slab[r*x.dim:], u)
+		return nil
+	}
+	x.rows[id] = len(x.ids)
+	x.ids = append(x.ids, id)
+	x.slab = append(x.slab, u...)
+	return nil
+}
+
+// Delete removes id's vector, if any, and reports whether there was one. The
+// last row moves into the freed slot, so storage stays contiguous.
+func (x *Index) Delete(id int64) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	r, ok := x.rows[id]
+	if !ok {
+		return false
+	}
+	last := len(x.ids) - 1
+	if r != last {
+		copy(x.slab[r*x.dim:(r+1)*x.dim], x.slab[last*x.dim:(last+1)*x.dim])
+		moved := x.ids[last]
+		x.ids[r] = moved
+		x.rows[moved] = r
+	}
+	x.ids = x.ids[:last]
+	x.slab = x.slab[:last*x.dim]
+	delete(x.rows, id)
+	return true
+}
+
+// Get returns a copy of id's stored (normalized) vector.
+func (x *Index) Get(id int64) ([]float32, bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	r, ok := x.rows[id]
+	if !ok {
+		return nil, false
+	}
+	return slices.Clone(x.slab[r*x.dim : (r+1)*x.dim]), true
+}
+
+// Search returns the k stored vectors most similar to q by cosine, best
+// first; equal scores are ordered by ascending ID, so results are
+// deterministic. q need not be normalized. A nil filter admits every ID;
+// otherwise only IDs for which filter returns true are results. The filter
+// is consulted only for vectors that would enter the current top k, and it
+// may be called from several goroutines at once, so it must be safe for
+// concurrent use (a read-only map lookup is). filter must not call methods
+// of x that write.
+//
+// Search returns nil when k ≤ 0, when the index is empty, and when q has the
+// wrong dimension or is degenerate (check with [IsDegenerate] to tell the
+// cases apart and report them).
+func (x *Index) Search(q []float32, k int, filter func(id int64) bool) []Hit {
+	if k <= 0 || len(q) != x.dim || IsDegenerate(q) {
+		return nil
+	}
+	qn := slices.Clone(q)
+	Normalize(qn)
+
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	n := len(x.ids)
+	if n == 0 {
+		return nil
+	}
+	k = min(k, n)
+
+	workers := 1
+	if n >= parallelMinRows {
+		workers = min(maxWorkers, runtime.GOMAXPROCS(0))
+	}
+	if workers == 1 {
+		t := x.scan(qn, k, filter, 0, n)
+		return t.sorted()
+	}
+
+	parts := make([]topK, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := n*w/workers, n*(w+1)/workers
+		wg.Go(func() { parts[w] = x.scan(qn, k, filter, lo, hi) })
+	}
+	wg.Wait()
+	all := parts[0]
+	for _, p := range parts[1:] {
+		for _, h := range p.hits {
+			all.offer(h, nil)
+		}
+	}
+	return all.sorted()
+}
+
+// scan returns the top k of rows [lo, hi). The caller holds x.mu for reading.
+func (x *Index) scan(q []float32, k int, filter func(int64) bool, lo, hi int) topK {
+	t := topK{k: k, hits: make([]Hit, 0, k)}
+	dim := x.dim
+	for r := lo; r < hi; r++ {
+		s := Dot(q, x.slab[r*dim:(r+1)*dim])
+		if len(t.hits) == k && s < t.hits[0].Score {
+			continue // cheap reject before the ID load and the filter
+		}
+		t.offer(Hit{ID: x.ids[r], Score: s}, filter)
+	}
+	return t
+}
+
+// topK keeps the best k hits seen so far in a binary heap whose root is the
+// worst kept hit.
+type topK struct {
+	k    int
+	hits []Hit
+}
+
+// better reports whether a ranks before b: higher score, then lower ID.
+func better(a, b Hit) bool {
+	return a.Score > b.Score || (a.Score == b.Score && a.ID < b.ID)
+}
+
+// offer adds h if it belongs in the top k and passes filter (nil admits all).
+func (t *topK) offer(h Hit, filter func(int64) bool) {
+	full := len(t.hits) == t.k
+	if full && !better(h, t.hits[0]) {
+		return
+	}
+	if filter != nil && !filter(h.ID) {
+		return
+	}
+	if !full {
+		t.hits = append(t.hits, h)
+		t.up(len(t.hits) - 1)
+		return
+	}
+	t.hits[0] = h
+	t.down(0)
+}
+
+// up restores the heap property from leaf i towards the root.
+func (t *topK) up(i int) {
+	h := t.hits
+	for i > 0 {
+		p := (i - 1) / 2
+		if !better(h[p], h[i]) { // parent is already worse or equal: done
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+}
+
+// down restores the heap property from node i towards the leaves.
+func (t *topK) down(i int) {
+	h := t.hits
+	n := len(h)
+	for {
+		worst := i
+		if l := 2*i + 1; l < n && better(h[worst], h[l]) {
+			worst = l
+		}
+		if r := 2*i + 2; r < n && better(h[worst], h[r]) {
+			worst = r
+		}
+		if worst == i {
+			return
+		}
+		h[i], h[worst] = h[worst], h[i]
+		i = worst
+	}
+}
+
+// sorted returns the kept hits best first.
+func (t *topK) sorted() []Hit {
+	slices.SortFunc(t.hits, func(a, b Hit) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	return t.hits
+}
