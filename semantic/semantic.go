@@ -197,7 +197,7 @@ func (s *Service) cachedHashes(ctx context.Context, model string) (map[string]bo
 }
 
 // embedBatch is how many texts are embedded and then stored together.
-const embedBatch = 256
+const embedBatch = 1000
 
 func (s *Service) embedMissing(ctx context.Context, model string, missing []conceptRow) error {
 	for i := 0; i < len(missing); i += embedBatch {
@@ -214,13 +214,20 @@ func (s *Service) embedMissing(ctx context.Context, model string, missing []conc
 			return noema.Errorf(noema.EUNAVAILABLE, "embedder %s returned %d vectors for %d texts", model, len(vecs), len(batch))
 		}
 		dim := s.Embedder.Dimension()
+		for _, v := range vecs {
+			if len(v) != dim || dim == 0 {
+				return noema.Errorf(noema.EUNAVAILABLE, "embedder %s returned a %d-dimensional vector, want %d", model, len(v), dim)
+			}
+		}
 		err = s.DB.Write(ctx, func(tx *sqlite.Tx) error {
+			st, err := tx.PrepareContext(ctx, `INSERT INTO embeddings (model, text_hash, dim, vec) VALUES (?, ?, ?, ?)
+				ON CONFLICT(model, text_hash) DO NOTHING`)
+			if err != nil {
+				return fmt.Errorf("store embeddings: %w", err)
+			}
+			defer st.Close()
 			for j, v := range vecs {
-				if len(v) != dim || dim == 0 {
-					return noema.Errorf(noema.EUNAVAILABLE, "embedder %s returned a %d-dimensional vector, want %d", model, len(v), dim)
-				}
-				if _, err := tx.Exec(`INSERT INTO embeddings (model, text_hash, dim, vec) VALUES (?, ?, ?, ?)
-					ON CONFLICT(model, text_hash) DO NOTHING`, model, batch[j].hash, dim, encode(v)); err != nil {
+				if _, err := st.ExecContext(ctx, model, batch[j].hash, dim, encode(v)); err != nil {
 					return fmt.Errorf("store embedding: %w", err)
 				}
 			}
@@ -305,6 +312,29 @@ func (s *Service) rebuild(ctx context.Context, model, version string, rows []con
 
 func (s *Service) loadVectors(ctx context.Context, model string, rows []conceptRow) (map[string][]float32, error) {
 	out := make(map[string][]float32, len(rows))
+	if len(rows) > 2000 {
+		// Many vectors: one sequential scan beats thousands of lookups.
+		want := make(map[string]bool, len(rows))
+		for _, r := range rows {
+			want[r.hash] = true
+		}
+		q, err := s.DB.Read().QueryContext(ctx, `SELECT text_hash, vec FROM embeddings WHERE model = ?`, model)
+		if err != nil {
+			return nil, fmt.Errorf("load embeddings: %w", err)
+		}
+		defer q.Close()
+		for q.Next() {
+			var h string
+			var b []byte
+			if err := q.Scan(&h, &b); err != nil {
+				return nil, fmt.Errorf("load embeddings: %w", err)
+			}
+			if want[h] {
+				out[h] = decode(b)
+			}
+		}
+		return out, q.Err()
+	}
 	const chunk = 500
 	for i := 0; i < len(rows); i += chunk {
 		part := rows[i:min(i+chunk, len(rows))]
