@@ -39,6 +39,10 @@ type Indexer struct {
 	MaxNoteBytes int64
 
 	mu sync.Mutex // one whole-vault sync at a time in this process
+
+	// afterWalk, when set (by tests), runs between the walk and reading the
+	// files: the window in which a file can disappear mid-sync.
+	afterWalk func()
 }
 
 // New returns an Indexer with default limits.
@@ -119,6 +123,9 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 		return nil, fmt.Errorf("walk vault: %w", err)
 	}
 	res.Scanned = len(entries)
+	if ix.afterWalk != nil {
+		ix.afterWalk()
+	}
 
 	var states map[string]sqlite.NoteState
 	if err := ix.DB.ReadTx(ctx, func(tx *sql.Tx) error {

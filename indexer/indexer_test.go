@@ -293,3 +293,31 @@ func firstDiff(a, b string) string {
 	}
 	return fmt.Sprintf("lengths %d vs %d", len(al), len(bl))
 }
+
+func TestFileDisappearsMidSync(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	for _, n := range []string{"keep.md", "known.md", "new.md"} {
+		os.WriteFile(filepath.Join(dir, n), []byte("[["+n+" concept]]\n"), 0o644)
+	}
+	ix := open(t, dir)
+	os.Remove(filepath.Join(dir, "new.md"))
+	if _, err := ix.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	// known.md changes, new.md appears; both vanish after the walk saw them.
+	os.WriteFile(filepath.Join(dir, "known.md"), []byte("[[Changed]]\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "new.md"), []byte("[[New]]\n"), 0o644)
+	ix.SetAfterWalk(func() {
+		os.Remove(filepath.Join(dir, "known.md"))
+		os.Remove(filepath.Join(dir, "new.md"))
+	})
+	res, err := ix.Sync(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Skipped != 2 || res.Removed != 1 || len(res.Warnings) != 2 || res.Warnings[0].Code != "not_found" {
+		t.Fatalf("sync = %+v", res)
+	}
+	diffCounts(t, indexedMentions(t, ix), map[string]int{"keep.md concept": 1})
+}
