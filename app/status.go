@@ -33,7 +33,7 @@ type Status struct {
 
 // Status counts what the index holds.
 func (a *App) Status(ctx context.Context) (*Status, error) {
-	st := &Status{Vault: a.Vault.Root, Index: a.DB.Path(), Sync: a.Progress(), Role: a.Role(), Embeddings: a.Semantic.Progress(), Warnings: []indexer.Warning{}}
+	st := &Status{Vault: a.Vault.Root, Index: a.DB.Path(), Sync: a.Progress(), Role: a.Role(), Embeddings: a.Semantic.Status(ctx), Warnings: []indexer.Warning{}}
 	err := a.DB.Read().QueryRowContext(ctx, `SELECT
 		(SELECT COUNT(*) FROM notes), (SELECT COUNT(*) FROM concepts),
 		(SELECT COUNT(*) FROM mentions), (SELECT COALESCE(SUM(count), 0) FROM links),

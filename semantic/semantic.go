@@ -55,15 +55,20 @@ type Service struct {
 
 // Progress reports embedding work for status.
 type Progress struct {
-	Embedder  string    `json:"embedder"`
-	Dimension int       `json:"dimension"`
-	Running   bool      `json:"running"`
-	Done      int       `json:"done"`
-	Total     int       `json:"total"`
-	Embedded  int       `json:"embedded"` // concepts with a vector in the index
-	Concepts  int       `json:"concepts"`
-	LastError string    `json:"last_error,omitempty"`
-	UpdatedAt time.Time `json:"updated_at,omitzero"`
+	Embedder  string `json:"embedder"`
+	Dimension int    `json:"dimension"`
+	Running   bool   `json:"running"`
+	Done      int    `json:"done"`
+	Total     int    `json:"total"`
+	Embedded  int    `json:"embedded"` // concepts with a vector in the index
+	Concepts  int    `json:"concepts"`
+	// Chunks counts note chunks; ChunksEmbedded those with a vector for
+	// the current model; ChunkNotesPending notes still to be (re)chunked.
+	Chunks            int       `json:"chunks"`
+	ChunksEmbedded    int       `json:"chunks_embedded"`
+	ChunkNotesPending int       `json:"chunk_notes_pending"`
+	LastError         string    `json:"last_error,omitempty"`
+	UpdatedAt         time.Time `json:"updated_at,omitzero"`
 }
 
 // New returns a Service.
@@ -156,6 +161,7 @@ func (s *Service) Refresh(ctx context.Context) error {
 		return err
 	}
 	s.setProgress(func(p *Progress) { p.Running = false })
+	s.saveState(ctx)
 	return nil
 }
 

@@ -26,7 +26,8 @@ func runReindex(ctx context.Context, m *Main, args []string) (any, error) {
 
 func (m *Main) syncCommand(ctx context.Context, name string, rebuild bool, args []string) (any, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	if _, err := m.parseFlags(fs, name, args); err != nil {
+	embed := fs.Bool("embed", false, "also embed concepts and note chunks now (the servers do it in the background)")
+	if _, err := m.parseFlags(fs, name+" [--embed]", args); err != nil {
 		return nil, err
 	}
 	a, err := m.open(ctx)
@@ -39,6 +40,14 @@ func (m *Main) syncCommand(ctx context.Context, name string, rebuild bool, args 
 	bar.finish()
 	if err != nil {
 		return nil, err
+	}
+	if *embed {
+		if err := a.Semantic.Refresh(ctx); err != nil {
+			return nil, err
+		}
+		if err := a.Semantic.RefreshChunks(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return res, nil
 }
@@ -79,6 +88,9 @@ func textStatus(w io.Writer, v any) {
 	fmt.Fprintf(w, "embedder:  %s (%d dims)", e.Embedder, e.Dimension)
 	if e.Concepts > 0 || e.Running {
 		fmt.Fprintf(w, ", %d of %d concepts embedded", e.Embedded, e.Concepts)
+	}
+	if e.Chunks > 0 || e.ChunkNotesPending > 0 {
+		fmt.Fprintf(w, ", %d of %d note chunks embedded", e.ChunksEmbedded, e.Chunks)
 	}
 	if e.LastError != "" {
 		fmt.Fprintf(w, ", last error: %s", e.LastError)

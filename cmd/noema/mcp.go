@@ -84,6 +84,9 @@ func (m *Main) background(ctx context.Context, a *app.App, logger *slog.Logger) 
 				if err := a.Semantic.Refresh(ctx); err != nil && ctx.Err() == nil {
 					logger.Warn("embedding concepts", "err", err)
 				}
+				if err := a.Semantic.RefreshChunks(ctx); err != nil && ctx.Err() == nil {
+					logger.Warn("embedding note chunks", "err", err)
+				}
 			}
 			go refresh()
 			onSync := func(res *indexer.Result, err error) {

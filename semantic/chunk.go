@@ -1,0 +1,144 @@
+package semantic
+
+import (
+	"strings"
+)
+
+// Chunk sizes, in bytes: a chunk is cut at a heading or a paragraph break
+// once it reaches ChunkMin, and never grows past ChunkMax.
+const (
+	ChunkMin = 1000
+	ChunkMax = 1600
+)
+
+// Chunk is a piece of a note's body embedded on its own.
+type Chunk struct {
+	// Heading is the path of headings above the chunk ("Setup > Linux").
+	Heading    string
+	Start, End int // byte range in the body
+	Text       string
+}
+
+// EmbedText is what is embedded for the chunk: its heading path, then its text.
+func (c Chunk) EmbedText(title string) string {
+	head := title
+	if c.Heading != "" {
+		head += " > " + c.Heading
+	}
+	return head + "\n" + c.Text
+}
+
+// ChunkBody cuts a Markdown body into heading-aware chunks of about
+// ChunkMin–ChunkMax bytes: a heading always starts a new chunk when the
+// current one is not tiny, a long section is cut at paragraph breaks, and a
+// paragraph longer than ChunkMax is cut at the last space before the limit.
+// Headings inside fenced code do not count.
+func ChunkBody(body string) []Chunk {
+	type line struct {
+		start, end int
+		heading    int // ATX level, 0 if not a heading
+		text       string
+		blank      bool
+	}
+	var lines []line
+	fence := ""
+	for pos := 0; pos < len(body); {
+		end := strings.IndexByte(body[pos:], '\n')
+		next := len(body)
+		if end >= 0 {
+			next = pos + end + 1
+			end = pos + end
+		} else {
+			end = len(body)
+		}
+		raw := body[pos:end]
+		trimmed := strings.TrimLeft(raw, " ")
+		l := line{start: pos, end: next, blank: strings.TrimSpace(raw) == ""}
+		indent := len(raw) - len(trimmed)
+		switch {
+		case fence != "":
+			if indent < 4 && strings.HasPrefix(trimmed, fence) && strings.Trim(trimmed, fence[:1]+" \t\r") == "" {
+				fence = ""
+			}
+		case indent < 4 && (strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")):
+			c := trimmed[0]
+			n := len(trimmed) - len(strings.TrimLeft(trimmed, string(c)))
+			fence = strings.Repeat(string(c), n)
+		case indent < 4 && strings.HasPrefix(trimmed, "#"):
+			n := len(trimmed) - len(strings.TrimLeft(trimmed, "#"))
+			rest := trimmed[n:]
+			if n <= 6 && (rest == "" || rest[0] == ' ' || rest[0] == '\t' || rest[0] == '\r') {
+				l.heading = n
+				l.text = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(rest), "#"))
+			}
+		}
+		lines = append(lines, l)
+		pos = next
+	}
+
+	var chunks []Chunk
+	var path []string // heading texts by level
+	heading := ""
+	start, cut := -1, -1 // current chunk start; last paragraph break inside it
+	flush := func(end int) {
+		if start >= 0 && strings.TrimSpace(body[start:end]) != "" {
+			chunks = append(chunks, Chunk{Heading: heading, Start: start, End: end, Text: strings.TrimSpace(body[start:end])})
+		}
+		start, cut = -1, -1
+	}
+	for _, l := range lines {
+		if l.heading > 0 {
+			if start >= 0 && l.start-start >= ChunkMin/4 {
+				flush(l.start)
+			}
+			for len(path) < l.heading {
+				path = append(path, "")
+			}
+			path = append(path[:l.heading-1], l.text)
+			if start < 0 {
+				heading = joinPath(path)
+			}
+		}
+		if start < 0 {
+			start = l.start
+			heading = joinPath(path)
+		}
+		for start >= 0 && l.end-start > ChunkMax {
+			// Too long: cut at the last paragraph break, else at a space.
+			at := cut
+			if at <= start {
+				at = start + ChunkMax
+				if sp := strings.LastIndexByte(body[start:at], ' '); sp > 0 {
+					at = start + sp + 1
+				}
+				for at < len(body) && at > start && !isRuneStart(body[at]) {
+					at--
+				}
+			}
+			flush(at)
+			start = at
+			heading = joinPath(path)
+		}
+		if l.blank && start >= 0 && l.start-start >= ChunkMin {
+			flush(l.end)
+			continue
+		}
+		if l.blank {
+			cut = l.end
+		}
+	}
+	flush(len(body))
+	return chunks
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+func joinPath(path []string) string {
+	var parts []string
+	for _, p := range path {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, " > ")
+}
