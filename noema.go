@@ -31,7 +31,8 @@ type Link struct {
 }
 
 // Relation is a directed, typed edge stored in the front matter of its
-// source node's file.
+// source node's file. From and To are node ids: a concept id or a note's
+// memory:// URI.
 type Relation struct {
 	ID       string         `json:"id"`
 	From     string         `json:"from"`
@@ -39,20 +40,6 @@ type Relation struct {
 	To       string         `json:"to"`
 	Weight   *float64       `json:"weight,omitempty"`
 	Metadata map[string]any `json:"metadata,omitempty"`
-}
-
-// NoteInfo is a note as the index knows it.
-type NoteInfo struct {
-	URI      string    `json:"uri"`
-	Path     string    `json:"path"`
-	Title    string    `json:"title"`
-	Tags     []string  `json:"tags"`
-	Aliases  []string  `json:"aliases,omitempty"`
-	Size     int64     `json:"size"`
-	Checksum string    `json:"checksum"`
-	Modified time.Time `json:"modified"`
-	// Accessed is the last explicit read, zero if never.
-	Accessed time.Time `json:"accessed,omitzero"`
 }
 
 // Concept is a node of the knowledge graph named by WikiLinks.

@@ -33,16 +33,8 @@ func New(ix *indexer.Indexer, c *concepts.Service) *Service {
 	return &Service{Vault: ix.Vault, DB: ix.DB, Indexer: ix, Concepts: c}
 }
 
-// Relation is a typed edge between notes and/or concepts. From and To are
-// node ids: a concept id or a note's memory:// URI.
-type Relation struct {
-	ID       string         `json:"id"`
-	From     string         `json:"from"`
-	Type     string         `json:"type"`
-	To       string         `json:"to"`
-	Weight   *float64       `json:"weight,omitempty"`
-	Metadata map[string]any `json:"metadata,omitempty"`
-}
+// Relation is a typed edge between notes and/or concepts.
+type Relation = noema.Relation
 
 // CreateInput is a new relation.
 type CreateInput struct {

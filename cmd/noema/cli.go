@@ -257,3 +257,15 @@ type stringList []string
 
 func (s *stringList) String() string     { return strings.Join(*s, ",") }
 func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+// parseMetadata decodes a --metadata flag: empty, or a JSON object.
+func parseMetadata(s string) (map[string]any, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(s), &m); err != nil || m == nil {
+		return nil, noema.Errorf(noema.EINVALID, "--metadata must be a JSON object")
+	}
+	return m, nil
+}

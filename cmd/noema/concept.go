@@ -8,7 +8,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/semantic"
 )
@@ -81,11 +80,9 @@ func runConcept(ctx context.Context, m *Main, args []string) (any, error) {
 	if len(pos) != nargs {
 		return nil, usagef("concept %s takes %d argument(s), got %d", sub, nargs, len(pos))
 	}
-	var metadata map[string]any
-	if meta != "" {
-		if err := json.Unmarshal([]byte(meta), &metadata); err != nil || metadata == nil {
-			return nil, noema.Errorf(noema.EINVALID, "--metadata must be a JSON object")
-		}
+	metadata, err := parseMetadata(meta)
+	if err != nil {
+		return nil, err
 	}
 	a, err := m.open(ctx)
 	if err != nil {

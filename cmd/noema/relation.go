@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"strconv"
@@ -62,11 +61,9 @@ func runRelation(ctx context.Context, m *Main, args []string) (any, error) {
 		}
 		w = &f
 	}
-	var metadata map[string]any
-	if meta != "" {
-		if err := json.Unmarshal([]byte(meta), &metadata); err != nil || metadata == nil {
-			return nil, noema.Errorf(noema.EINVALID, "--metadata must be a JSON object")
-		}
+	metadata, err := parseMetadata(meta)
+	if err != nil {
+		return nil, err
 	}
 	a, err := m.open(ctx)
 	if err != nil {
