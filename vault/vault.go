@@ -106,6 +106,11 @@ func (v *Vault) Rel(p string) (string, error) {
 	if len(elems) == 0 {
 		return "", invalid("names no file")
 	}
+	// A drive-like first element ("C:") is absolute on Windows whatever
+	// came before it ("./C:"), so the clean form is refused too.
+	if first := elems[0]; len(first) >= 2 && first[1] == ':' && isASCIILetter(first[0]) {
+		return "", invalid("absolute paths are not allowed")
+	}
 	return strings.Join(elems, "/"), nil
 }
 
