@@ -165,8 +165,12 @@ func add[In, Out any](r *registry, toolset string, t *mcp.Tool, h hints, fn func
 	// Derive the output schema ourselves so raw JSON values (canonical
 	// metadata objects) are typed as "any JSON value", not as byte arrays.
 	if t.OutputSchema == nil {
-		schema, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-			reflect.TypeFor[json.RawMessage](): {},
+		typ := reflect.TypeFor[Out]()
+		if typ.Kind() == reflect.Pointer {
+			typ = typ.Elem() // results are objects, never null
+		}
+		schema, err := jsonschema.ForType(typ, &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+			reflect.TypeFor[json.RawMessage](): {Type: "object", Description: "a JSON object"},
 		}})
 		if err != nil {
 			panic(fmt.Sprintf("mcpserver: output schema of %s: %v", t.Name, err))

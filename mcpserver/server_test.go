@@ -90,6 +90,15 @@ func TestToolDefinitions(t *testing.T) {
 		if tool.Description == "" || tool.OutputSchema == nil {
 			t.Errorf("%s: missing description or output schema", tool.Name)
 		}
+		// MCP requires object schemas at the top level (no "null" union).
+		for what, sc := range map[string]any{"input": tool.InputSchema, "output": tool.OutputSchema} {
+			b, _ := json.Marshal(sc)
+			var m map[string]any
+			json.Unmarshal(b, &m)
+			if m["type"] != "object" {
+				t.Errorf("%s: %s schema type = %v, want \"object\"", tool.Name, what, m["type"])
+			}
+		}
 		if tool.Name != strings.ToLower(tool.Name) || strings.Contains(tool.Name, "-") {
 			t.Errorf("%s: not snake_case", tool.Name)
 		}
