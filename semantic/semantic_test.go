@@ -10,6 +10,7 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/decay"
 	"github.com/noema-mem/noema/notes"
 	"github.com/noema-mem/noema/semantic"
@@ -175,5 +176,52 @@ func TestDecayConfigApplies(t *testing.T) {
 	res := find(t, a, "ancient", 5)
 	if len(res.Results) != 1 || res.Results[0].Decay != 1 {
 		t.Errorf("disabled decay: %+v", res.Results)
+	}
+}
+
+// failing is a backend that cannot be reached.
+type failing struct{}
+
+func (failing) Name() string   { return "ollama/all-minilm" }
+func (failing) Dimension() int { return 384 }
+func (failing) Embed(context.Context, []string) ([][]float32, error) {
+	return nil, noema.Errorf(noema.EUNAVAILABLE, "ollama at http://localhost:11434 is unreachable")
+}
+
+func TestUnreachableBackendDegrades(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	write(t, a, "N", "", "[[Gradient Checkpointing]] [[Gradient Descent]]")
+	a.Semantic.Embedder = failing{}
+	_, err := a.Semantic.FindSimilar(ctx, semantic.SimilarInput{Concept: "gradient"})
+	if noema.ErrorCode(err) != noema.EUNAVAILABLE || !strings.Contains(err.Error(), "unreachable") {
+		t.Fatalf("find_similar with the backend down: %v", err)
+	}
+	if p := a.Semantic.Progress(); !strings.Contains(p.LastError, "unreachable") {
+		t.Errorf("status does not say why: %+v", p)
+	}
+	// Fuzzy matching and notes keep working.
+	res, err := a.Concepts.Find(ctx, concepts.FindInput{Query: "gradient checkpoint"})
+	if err != nil || len(res.Candidates) != 2 {
+		t.Errorf("find_concepts with the backend down: %+v %v", res, err)
+	}
+}
+
+func TestOnlyExplicitReadsRefresh(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	write(t, a, "Old", "2025-01-01", "[[Stale Topic]]")
+	before := find(t, a, "stale topic thing", 5).Results[0].Decay
+	// Listing, recent activity, status and finding are not accesses.
+	a.Notes.List(ctx, notes.ListInput{})
+	a.Notes.Recent(ctx, notes.RecentInput{})
+	a.Concepts.Find(ctx, concepts.FindInput{Query: "stale"})
+	a.Status(ctx)
+	if after := find(t, a, "stale topic thing", 5).Results[0].Decay; after != before || before >= 0.01 {
+		t.Errorf("decay %v -> %v without an explicit read", before, after)
+	}
+	a.Notes.Read(ctx, "Old")
+	if after := find(t, a, "stale topic thing", 5).Results[0].Decay; after != 1 {
+		t.Errorf("decay after read = %v, want 1", after)
 	}
 }
