@@ -153,12 +153,21 @@ func (s *Service) Refresh(ctx context.Context) error {
 	s.setProgress(func(p *Progress) {
 		p.Running, p.Done, p.Total, p.Concepts, p.LastError = len(missing) > 0, 0, len(missing), len(rows), ""
 	})
-	if err := s.embedMissing(ctx, model, missing); err != nil {
-		s.setProgress(func(p *Progress) { p.Running, p.LastError = false, noema.ErrorMessage(err) })
-		return err
+	embedErr := s.embedMissing(ctx, model, missing)
+	if embedErr != nil {
+		s.setProgress(func(p *Progress) { p.Running, p.LastError = false, noema.ErrorMessage(embedErr) })
+		if noema.ErrorCode(embedErr) != noema.EUNAVAILABLE {
+			return embedErr
+		}
+		// The backend is down: serve what is cached, and try again on the
+		// next refresh (the version is not recorded as done).
+		version = ""
 	}
 	if err := s.rebuild(ctx, model, version, rows); err != nil {
 		return err
+	}
+	if embedErr != nil {
+		return embedErr
 	}
 	s.setProgress(func(p *Progress) { p.Running = false })
 	s.saveState(ctx)

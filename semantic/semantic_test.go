@@ -225,3 +225,36 @@ func TestOnlyExplicitReadsRefresh(t *testing.T) {
 		t.Errorf("decay after read = %v, want 1", after)
 	}
 }
+
+// flaky works until it is switched off.
+type flaky struct {
+	constant
+	down *bool
+}
+
+func (f flaky) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if *f.down {
+		return nil, noema.Errorf(noema.EUNAVAILABLE, "backend unreachable")
+	}
+	return f.constant.Embed(ctx, texts)
+}
+
+func TestBackendDownServesCachedVectors(t *testing.T) {
+	a := openApp(t)
+	down := false
+	a.Semantic.Embedder = flaky{constant{dim: 4}, &down}
+	write(t, a, "N", "", "[[Alpha]] [[Beta]] [[Gamma]]")
+	if res := find(t, a, "alpha", 5); len(res.Results) != 2 {
+		t.Fatalf("backend up: %+v", res)
+	}
+	down = true
+	write(t, a, "M", "", "[[Delta]]")
+	res := find(t, a, "alpha", 5)
+	if len(res.Results) != 2 || len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], "unavailable") {
+		t.Errorf("backend down, cached vectors: %+v", res)
+	}
+	down = false
+	if res := find(t, a, "alpha", 5); len(res.Results) != 3 {
+		t.Errorf("backend back: %+v", res)
+	}
+}

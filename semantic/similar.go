@@ -90,10 +90,17 @@ func (s *Service) FindSimilar(ctx context.Context, in SimilarInput) (*SimilarRes
 	}
 	k = min(k, MaxMaxResults)
 	useDecay := in.Decay == nil || *in.Decay
-	if err := s.Refresh(ctx); err != nil {
-		return nil, err
-	}
 	res := &SimilarResult{Query: q, Embedder: s.Embedder.Name(), Meaning: meaning(s.Embedder.Name()), Results: []Similar{}, Warnings: []string{}}
+	if err := s.Refresh(ctx); err != nil {
+		// With the backend down, answer from the vectors already cached.
+		s.mu.RLock()
+		cached := s.idx != nil && s.idx.Len() > 0
+		s.mu.RUnlock()
+		if noema.ErrorCode(err) != noema.EUNAVAILABLE || !cached {
+			return nil, err
+		}
+		res.Warnings = append(res.Warnings, "the embedder is unavailable ("+noema.ErrorMessage(err)+"): answering from cached vectors; concepts added or changed since are missing")
+	}
 
 	var self string
 	var qv []float32
