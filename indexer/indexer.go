@@ -426,7 +426,22 @@ func (ix *Indexer) SyncPaths(ctx context.Context, paths []string, renamedFrom st
 		}
 		items = append(items, item{rel: rel, rec: Record(n, info)})
 	}
+	var recs []*sqlite.NoteRecord
+	capture := []string{}
+	for _, it := range items {
+		capture = append(capture, it.rel)
+		if it.rec != nil {
+			recs = append(recs, it.rec)
+		}
+	}
 	err := ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
+		change, err := sqlite.BeginChange(tx, capture, recs)
+		if err != nil {
+			return err
+		}
+		if renamedFrom != "" {
+			change.Full() // a file name is a title: names may change
+		}
 		for i, it := range items {
 			if it.rec == nil {
 				if err := sqlite.DeleteNote(tx, it.rel); err != nil {
@@ -446,7 +461,10 @@ func (ix *Indexer) SyncPaths(ctx context.Context, paths []string, renamedFrom st
 			}
 			res.Updated++
 		}
-		_, err := sqlite.RecomputeConcepts(tx, vault.Key)
+		warns, err := change.Apply(tx, vault.Key)
+		for _, w := range warns {
+			res.Warnings = append(res.Warnings, Warning{Code: noema.ECONFLICT, Message: w})
+		}
 		return err
 	})
 	if err != nil {

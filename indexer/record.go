@@ -90,6 +90,14 @@ func Record(n *vault.Note, info fs.FileInfo) *sqlite.NoteRecord {
 		page.Updated = modified
 	}
 	rec.Page = page
+	names := map[string]bool{}
+	for _, t := range append([]string{n.Title}, n.Aliases...) {
+		if k := vault.Key(t); k != "" && !names[k] {
+			names[k] = true
+			rec.NameKeys = append(rec.NameKeys, k)
+		}
+	}
+	sort.Strings(rec.NameKeys)
 
 	if rels, err := fm.Relations(); err == nil {
 		for _, r := range rels {

@@ -27,6 +27,17 @@ type NoteRecord struct {
 	Page  PageRecord
 	// Relations declared in the note's front matter.
 	Relations []RelationRecord
+	// NameKeys are the keys of the note's title and aliases.
+	NameKeys []string
+}
+
+// HasPageRow reports whether the note says something as a concept page
+// (and so gets a pages row): it is explicit, or carries an id,
+// description, metadata, or a label or aliases other than its own.
+func (rec *NoteRecord) HasPageRow() bool {
+	p := rec.Page
+	return p.Explicit || p.ConceptID != "" || p.Description != "" || (p.Metadata != "" && p.Metadata != "{}") ||
+		p.Label != rec.Title || jsonList(p.Aliases) != jsonList(rec.Aliases)
 }
 
 // LinkCount is how often one spelling of a key is linked from a note.
@@ -113,8 +124,8 @@ func PutNote(tx *Tx, rec *NoteRecord) (int64, error) {
 
 // NoteWriter writes many notes in one transaction with prepared statements.
 type NoteWriter struct {
-	tx                                 *Tx
-	upsert, link, page, relation, text *sql.Stmt
+	tx                                       *Tx
+	upsert, link, page, relation, text, name *sql.Stmt
 }
 
 // NewNoteWriter prepares the statements PutNote needs.
@@ -137,6 +148,7 @@ func NewNoteWriter(tx *Tx) (*NoteWriter, error) {
 		{&w.relation, `INSERT INTO relations (id, note_id, type, to_ref, weight, metadata)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`},
 		{&w.text, `INSERT INTO notes_fts (rowid, title, body) VALUES (?, ?, ?)`},
+		{&w.name, `INSERT INTO note_names (note_id, key) VALUES (?, ?) ON CONFLICT DO NOTHING`},
 	} {
 		st, err := tx.Tx.PrepareContext(tx.ctx, p.q)
 		if err != nil {
@@ -150,7 +162,7 @@ func NewNoteWriter(tx *Tx) (*NoteWriter, error) {
 
 // Close releases the prepared statements.
 func (w *NoteWriter) Close() {
-	for _, st := range []*sql.Stmt{w.upsert, w.link, w.page, w.relation, w.text} {
+	for _, st := range []*sql.Stmt{w.upsert, w.link, w.page, w.relation, w.text, w.name} {
 		if st != nil {
 			st.Close()
 		}
@@ -185,7 +197,7 @@ func (w *NoteWriter) Put(rec *NoteRecord, fresh bool) (int64, error) {
 	}
 	// Only notes that say something as a page get a row; any other note is
 	// still a title-match candidate, read from the notes table itself.
-	if p.Explicit || p.ConceptID != "" || p.Description != "" || meta != "{}" || p.Label != rec.Title || jsonList(p.Aliases) != jsonList(rec.Aliases) {
+	if rec.HasPageRow() {
 		if _, err := w.page.ExecContext(ctx, id, p.Explicit, p.ConceptID, p.Label, jsonList(p.Aliases), p.Description, meta,
 			nsOf(p.Created), nsOf(p.Updated)); err != nil {
 			return 0, fmt.Errorf("insert page of %s: %w", rec.Path, err)
@@ -201,6 +213,11 @@ func (w *NoteWriter) Put(rec *NoteRecord, fresh bool) (int64, error) {
 			return 0, fmt.Errorf("insert relation %s of %s: %w", r.ID, rec.Path, err)
 		}
 	}
+	for _, k := range rec.NameKeys {
+		if _, err := w.name.ExecContext(ctx, id, k); err != nil {
+			return 0, fmt.Errorf("insert name of %s: %w", rec.Path, err)
+		}
+	}
 	if _, err := w.text.ExecContext(ctx, id, rec.Title, rec.Body); err != nil {
 		return 0, fmt.Errorf("index text of %s: %w", rec.Path, err)
 	}
@@ -213,6 +230,7 @@ func clearDerived(tx *Tx, id int64) error {
 		`DELETE FROM pages WHERE note_id = ?`,
 		`DELETE FROM relations WHERE note_id = ?`,
 		`DELETE FROM notes_fts WHERE rowid = ?`,
+		`DELETE FROM note_names WHERE note_id = ?`,
 	} {
 		if _, err := tx.Exec(q, id); err != nil {
 			return fmt.Errorf("clear derived rows of note %d: %w", id, err)
@@ -284,7 +302,7 @@ func RecordAccess(tx *Tx, path string) error {
 func ClearDerivedAll(tx *Tx) error {
 	for _, q := range []string{
 		`DELETE FROM concept_keys`, `DELETE FROM concepts`, `DELETE FROM relations`,
-		`DELETE FROM links`, `DELETE FROM pages`, `DELETE FROM notes_fts`, `DELETE FROM notes`,
+		`DELETE FROM links`, `DELETE FROM pages`, `DELETE FROM notes_fts`, `DELETE FROM note_names`, `DELETE FROM notes`,
 	} {
 		if _, err := tx.Exec(q); err != nil {
 			return fmt.Errorf("clear index: %w", err)
