@@ -13,7 +13,6 @@ import (
 	"github.com/noema-mem/noema/vault"
 )
 
-
 func conceptTables(t *testing.T, db *sqlite.DB) string {
 	t.Helper()
 	var b strings.Builder

@@ -285,4 +285,3 @@ func union(a, b map[string]bool) map[string]bool {
 	}
 	return out
 }
-
