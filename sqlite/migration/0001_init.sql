@@ -32,17 +32,6 @@ CREATE TABLE links (
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX links_key ON links(key);
 
--- The names a note answers to as a title-match concept page candidate: the
--- keys of its title and aliases. Lets a write tell cheaply whether linking
--- a key could turn some note into a page (then the registry is recomputed
--- in full) or only touches the concepts of the keys it links.
-CREATE TABLE note_names (
-	note_id INTEGER NOT NULL REFERENCES notes(id) ON DELETE CASCADE,
-	key     TEXT    NOT NULL,
-	PRIMARY KEY (note_id, key)
-) STRICT, WITHOUT ROWID;
-CREATE INDEX note_names_key ON note_names(key);
-
 -- What each note would contribute as a concept page. explicit = 1 for
 -- notes under concepts/ or with `concept:` in front matter; explicit = 0 rows
 -- are candidates that become pages when their title or an alias is linked.
