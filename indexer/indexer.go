@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/noema-mem/noema"
@@ -171,7 +172,7 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 		done := 0
 		for i := 0; i < len(todo); i += batchSize {
 			chunk := todo[i:min(i+batchSize, len(todo))]
-			out := ix.parseAll(ctx, chunk, nil)
+			out := ix.parseAll(ctx, chunk)
 			done += len(chunk)
 			if progress != nil {
 				progress(done, total)
@@ -328,34 +329,20 @@ func (ix *Indexer) changedSinceRead(e fileEntry) bool {
 }
 
 // parseAll reads and parses files on every core.
-func (ix *Indexer) parseAll(ctx context.Context, todo []fileEntry, progress Progress) []parsed {
+func (ix *Indexer) parseAll(ctx context.Context, todo []fileEntry) []parsed {
 	out := make([]parsed, len(todo))
-	workers := max(1, runtime.GOMAXPROCS(0))
-	var next, done int64
-	var mu sync.Mutex
+	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range workers {
+	for range max(1, runtime.GOMAXPROCS(0)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if int(i) >= len(todo) || ctx.Err() != nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(todo) || ctx.Err() != nil {
 					return
 				}
 				out[i] = ix.parseOne(todo[i])
-				if progress != nil {
-					mu.Lock()
-					done++
-					d := done
-					mu.Unlock()
-					if d%64 == 0 || int(d) == len(todo) {
-						progress(int(d), len(todo))
-					}
-				}
 			}
 		}()
 	}

@@ -47,9 +47,8 @@ func (s *Service) Edit(ctx context.Context, in EditInput) (*WriteResult, error) 
 			Message: fmt.Sprintf("%s changed since it was read (checksum is %s)", vault.PathToURI(rel), vault.Checksum(old)),
 			Details: map[string]any{"checksum": vault.Checksum(old)}}
 	}
-	fmSrc, body, bodyOffset, _ := vault.SplitFrontMatter(old)
+	_, body, bodyOffset, _ := vault.SplitFrontMatter(old)
 	head := old[:bodyOffset]
-	_ = fmSrc
 	var newBody []byte
 	switch in.Op {
 	case OpAppend:

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/noema-mem/noema"
 )
 
 // NoteRecord is everything the index derives from one note file.
@@ -310,5 +308,3 @@ func ClearDerivedAll(tx *Tx) error {
 	}
 	return nil
 }
-
-var _ = noema.ENOTFOUND
