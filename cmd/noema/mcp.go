@@ -89,8 +89,10 @@ func (m *Main) background(ctx context.Context, a *app.App, logger *slog.Logger) 
 				}
 			}
 			go refresh()
-			onSync := func(res *indexer.Result, err error) {
-				if err == nil && res != nil && res.Changed() {
+			// After every quiet period of file events (tool writes included,
+			// which the index already holds): embed what changed.
+			onSync := func(_ *indexer.Result, err error) {
+				if err == nil {
 					go refresh()
 				}
 			}
