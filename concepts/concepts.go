@@ -43,7 +43,7 @@ func New(ix *indexer.Indexer) *Service {
 
 const conceptColumns = `c.id, c.key, c.label, c.aliases, c.description, c.metadata,
 	COALESCE((SELECT n.path FROM notes n WHERE n.id = c.page_note_id), ''),
-	COALESCE((SELECT SUM(m.count) FROM mentions m WHERE m.concept_id = c.id), 0),
+	COALESCE((SELECT SUM(l.count) FROM concept_keys k JOIN links l ON l.key = k.key WHERE k.concept_id = c.id), 0),
 	c.created_ns, c.updated_ns`
 
 type scanner interface{ Scan(dest ...any) error }

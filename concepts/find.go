@@ -133,8 +133,10 @@ func (s *Service) mentionCounts(ctx context.Context, ids []string) (map[string]i
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := s.DB.Read().QueryContext(ctx, `SELECT concept_id, SUM(count) FROM mentions WHERE concept_id IN (`+
-		strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`) GROUP BY concept_id`, args...)
+	// The base tables, not the mentions view: the view aggregates every
+	// link before it can be filtered.
+	rows, err := s.DB.Read().QueryContext(ctx, `SELECT k.concept_id, SUM(l.count) FROM concept_keys k JOIN links l ON l.key = k.key
+		WHERE k.concept_id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`) GROUP BY k.concept_id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("count mentions: %w", err)
 	}

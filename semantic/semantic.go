@@ -327,8 +327,15 @@ func (s *Service) rebuild(ctx context.Context, model, version string, rows []con
 
 func (s *Service) loadVectors(ctx context.Context, model string, rows []conceptRow) (map[string][]float32, error) {
 	out := make(map[string][]float32, len(rows))
+	var stored int
 	if len(rows) > 2000 {
-		// Many vectors: one sequential scan beats thousands of lookups.
+		if err := s.DB.Read().QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings WHERE model = ?`, model).Scan(&stored); err != nil {
+			return nil, fmt.Errorf("count embeddings: %w", err)
+		}
+	}
+	if len(rows) > 2000 && 2*len(rows) >= stored {
+		// Most of the model's vectors are wanted (note chunks share the
+		// table): one sequential scan beats thousands of lookups.
 		want := make(map[string]bool, len(rows))
 		for _, r := range rows {
 			want[r.hash] = true
@@ -406,9 +413,10 @@ func (s *Service) conceptDecay(ctx context.Context, ids []string, now time.Time)
 	in := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
 	args = append(args, args...)
 	q, err := s.DB.Read().QueryContext(ctx, `
-		SELECT m.concept_id, n.path, n.modified_ns, COALESCE(a.accessed_ns, 0)
-		FROM mentions m JOIN notes n ON n.id = m.note_id LEFT JOIN access a ON a.path = n.path
-		WHERE m.concept_id IN (`+in+`)
+		SELECT k.concept_id, n.path, n.modified_ns, COALESCE(a.accessed_ns, 0)
+		FROM concept_keys k JOIN links l ON l.key = k.key JOIN notes n ON n.id = l.note_id
+		LEFT JOIN access a ON a.path = n.path
+		WHERE k.concept_id IN (`+in+`)
 		UNION ALL
 		SELECT c.id, n.path, n.modified_ns, COALESCE(a.accessed_ns, 0)
 		FROM concepts c JOIN notes n ON n.id = c.page_note_id LEFT JOIN access a ON a.path = n.path
