@@ -1,0 +1,45 @@
+package sqlite_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/noema-mem/noema/indexer"
+	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/sqlite"
+	"github.com/noema-mem/noema/vault"
+)
+
+// BenchmarkRecomputeConcepts derives the whole registry of a synced
+// 10,000-note vault (80,000 links): what every page change and the end of
+// every sync cost.
+//
+//	go test -run '^$' -bench RecomputeConcepts -benchtime 10x ./sqlite/
+func BenchmarkRecomputeConcepts(b *testing.B) {
+	ctx := context.Background()
+	dir := filepath.Join(b.TempDir(), "vault")
+	if _, err := corpus.Generate(ctx, dir, corpus.Options{Seed: 42, Notes: 10000}); err != nil {
+		b.Fatal(err)
+	}
+	v, err := vault.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	db, err := sqlite.Open(ctx, filepath.Join(dir, ".noema", "index.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := indexer.New(v, db, nil).Sync(ctx, nil); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := db.Write(ctx, func(tx *sqlite.Tx) error {
+			_, err := sqlite.RecomputeConcepts(tx, vault.Key)
+			return err
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
