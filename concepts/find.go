@@ -40,9 +40,9 @@ type matcher struct {
 // FindInput asks which concepts are spelled like a query.
 type FindInput struct {
 	Query     string  `json:"query" jsonschema:"the name you are about to use"`
-	Limit     int     `json:"limit,omitempty" jsonschema:"how many candidates (default 20, max 500)"`
-	MinScore  float64 `json:"min_score,omitempty" jsonschema:"drop candidates scoring below this, 0-100 (default 0: recall first)"`
-	Processor string  `json:"processor,omitempty" jsonschema:"default (lowercase, non-alphanumerics to spaces, trim) or none"`
+	Limit     int     `json:"limit,omitempty" jsonschema:"how many candidates (default 20, max 500)" default:"20"`
+	MinScore  float64 `json:"min_score,omitempty" jsonschema:"drop candidates scoring below this, 0-100 (default 0: recall first)" default:"0"`
+	Processor string  `json:"processor,omitempty" jsonschema:"default (lowercase, non-alphanumerics to spaces, trim) or none" default:"\"default\""`
 }
 
 // Candidate is one concept that may be what the query names.
@@ -218,9 +218,9 @@ func (m *matcher) choices(proc string) (*fuzzy.Choices, error) {
 // ListInput browses the vocabulary.
 type ListInput struct {
 	Text   string `json:"text,omitempty" jsonschema:"only concepts with a label or alias matching this (case-, width- and -/_-insensitive)"`
-	Match  string `json:"match,omitempty" jsonschema:"contains (default), starts_with or ends_with"`
-	Offset int    `json:"offset,omitempty" jsonschema:"paging offset (default 0)"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"page size (default 50, max 500)"`
+	Match  string `json:"match,omitempty" jsonschema:"contains (default), starts_with or ends_with" default:"\"contains\""`
+	Offset int    `json:"offset,omitempty" jsonschema:"paging offset (default 0)" default:"0"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"page size (default 50, max 500)" default:"50"`
 }
 
 // ListResult is one page of concepts, newest first.

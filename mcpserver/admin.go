@@ -15,7 +15,7 @@ type StatusInput struct{}
 
 // SyncInput selects the kind of sync.
 type SyncInput struct {
-	Rebuild bool `json:"rebuild,omitempty" jsonschema:"rebuild the whole index from the files instead of an incremental sync (default false)"`
+	Rebuild bool `json:"rebuild,omitempty" jsonschema:"rebuild the whole index from the files instead of an incremental sync (default false)" default:"false"`
 }
 
 func registerAdmin(r *registry) {

@@ -23,7 +23,7 @@ type ConceptRef struct {
 // DeleteConceptInput deletes a concept.
 type DeleteConceptInput struct {
 	Concept string `json:"concept" jsonschema:"the concept: id, label or any alias"`
-	Unlink  bool   `json:"unlink,omitempty" jsonschema:"turn links to the concept into plain text instead of refusing while notes link it (default false)"`
+	Unlink  bool   `json:"unlink,omitempty" jsonschema:"turn links to the concept into plain text instead of refusing while notes link it (default false)" default:"false"`
 }
 
 func registerConcepts(r *registry) {

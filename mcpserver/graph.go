@@ -21,22 +21,22 @@ type NodeRef struct {
 // NeighborsInput pages the edges around a node.
 type NeighborsInput struct {
 	ID        string `json:"id" jsonschema:"a concept id (c_…) or a note URI (memory://…)"`
-	Direction string `json:"direction,omitempty" jsonschema:"out, in or both (default both)"`
+	Direction string `json:"direction,omitempty" jsonschema:"out, in or both (default both)" default:"\"both\""`
 	Type      string `json:"type,omitempty" jsonschema:"only edges of this type (mentions, or a relation type)"`
-	Offset    int    `json:"offset,omitempty" jsonschema:"paging offset (default 0)"`
-	Limit     int    `json:"limit,omitempty" jsonschema:"page size (default 50, max 500)"`
+	Offset    int    `json:"offset,omitempty" jsonschema:"paging offset (default 0)" default:"0"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"page size (default 50, max 500)" default:"50"`
 }
 
 // SubgraphInput expands around seed nodes.
 type SubgraphInput struct {
 	IDs   []string `json:"ids" jsonschema:"seed nodes: concept ids or note URIs"`
-	Depth int      `json:"depth,omitempty" jsonschema:"hops to expand, both directions (default 1, max 5)"`
+	Depth int      `json:"depth,omitempty" jsonschema:"hops to expand, both directions (default 1, max 5)" default:"1"`
 	Type  string   `json:"type,omitempty" jsonschema:"only follow edges of this type"`
 }
 
 // ExportInput chooses the export format.
 type ExportInput struct {
-	Format string `json:"format,omitempty" jsonschema:"json (default) or graphml"`
+	Format string `json:"format,omitempty" jsonschema:"json (default) or graphml" default:"\"json\""`
 }
 
 // ExportOutput is a serialized graph.

@@ -24,7 +24,7 @@ type MoveNoteInput struct {
 // DeleteNoteInput deletes a note.
 type DeleteNoteInput struct {
 	URI     string `json:"uri" jsonschema:"the note: memory:// URI, vault path or title"`
-	Confirm bool   `json:"confirm,omitempty" jsonschema:"must be true: deleting a note deletes its file"`
+	Confirm bool   `json:"confirm,omitempty" jsonschema:"must be true: deleting a note deletes its file" default:"false"`
 }
 
 func registerNotes(r *registry) {

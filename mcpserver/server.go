@@ -162,8 +162,20 @@ func add[In, Out any](r *registry, toolset string, t *mcp.Tool, h hints, fn func
 		IdempotentHint:  h.idempotent,
 		OpenWorldHint:   &closed,
 	}
-	// Derive the output schema ourselves so raw JSON values (canonical
-	// metadata objects) are typed as "any JSON value", not as byte arrays.
+	// Derive the schemas ourselves: input fields carry their defaults
+	// (the `default` struct tag, a JSON literal), and raw JSON values
+	// (canonical metadata objects) are typed as objects, not byte arrays.
+	if t.InputSchema == nil {
+		typ := reflect.TypeFor[In]()
+		schema, err := jsonschema.ForType(typ, nil)
+		if err != nil {
+			panic(fmt.Sprintf("mcpserver: input schema of %s: %v", t.Name, err))
+		}
+		if err := applyDefaults(schema, typ); err != nil {
+			panic(fmt.Sprintf("mcpserver: input schema of %s: %v", t.Name, err))
+		}
+		t.InputSchema = schema
+	}
 	if t.OutputSchema == nil {
 		typ := reflect.TypeFor[Out]()
 		if typ.Kind() == reflect.Pointer {
@@ -216,4 +228,26 @@ func ToolNames(opts Options) []string {
 		}
 	}
 	return names
+}
+
+// applyDefaults copies each field's `default` tag (a JSON literal) into its
+// property schema, so clients see the defaults and the SDK fills them in.
+func applyDefaults(schema *jsonschema.Schema, typ reflect.Type) error {
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		def, ok := f.Tag.Lookup("default")
+		if !ok {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		prop := schema.Properties[name]
+		if prop == nil {
+			return fmt.Errorf("default on %s, which has no property", f.Name)
+		}
+		if !json.Valid([]byte(def)) {
+			return fmt.Errorf("default of %s is not JSON: %s", f.Name, def)
+		}
+		prop.Default = json.RawMessage(def)
+	}
+	return nil
 }

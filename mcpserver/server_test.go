@@ -132,6 +132,18 @@ func TestToolDefinitions(t *testing.T) {
 	for name := range want {
 		t.Errorf("tool %s missing", name)
 	}
+	// Defaults are part of the input schemas.
+	for _, tool := range res.Tools {
+		if tool.Name != "find_concepts" {
+			continue
+		}
+		b, _ := json.Marshal(tool.InputSchema)
+		for _, want := range []string{`"limit":{"default":20,`, `"default":"default"`} {
+			if !strings.Contains(string(b), want) {
+				t.Errorf("find_concepts schema lacks %s: %s", want, b)
+			}
+		}
+	}
 }
 
 func TestToolsets(t *testing.T) {

@@ -26,7 +26,7 @@ type EditInput struct {
 	Content          string `json:"content,omitempty" jsonschema:"text to add, the new section body, or the new body (replace_all)"`
 	Find             string `json:"find,omitempty" jsonschema:"find_replace: the exact text to find"`
 	Replace          string `json:"replace,omitempty" jsonschema:"find_replace: the replacement"`
-	ExpectedCount    int    `json:"expected_count,omitempty" jsonschema:"find_replace: how many occurrences must exist (default 1)"`
+	ExpectedCount    int    `json:"expected_count,omitempty" jsonschema:"find_replace: how many occurrences must exist (default 1)" default:"1"`
 	Section          string `json:"section,omitempty" jsonschema:"replace_section: the heading text of the section"`
 	ExpectedChecksum string `json:"expected_checksum,omitempty" jsonschema:"fail with checksum_mismatch unless the file still has this checksum"`
 }

@@ -15,8 +15,8 @@ import (
 type ListInput struct {
 	Folder string `json:"folder,omitempty" jsonschema:"only notes under this vault folder"`
 	Tag    string `json:"tag,omitempty" jsonschema:"only notes with this tag"`
-	Offset int    `json:"offset,omitempty" jsonschema:"paging offset (default 0)"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"page size (default 50, max 500)"`
+	Offset int    `json:"offset,omitempty" jsonschema:"paging offset (default 0)" default:"0"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"page size (default 50, max 500)" default:"50"`
 }
 
 // NoteSummary is one note in a listing.
@@ -64,7 +64,7 @@ func (s *Service) List(ctx context.Context, in ListInput) (*ListResult, error) {
 // RecentInput selects recently active notes.
 type RecentInput struct {
 	Since string `json:"since,omitempty" jsonschema:"RFC 3339 time, date (2006-01-02) or duration like 24h or 7d; default: all"`
-	Limit int    `json:"limit,omitempty" jsonschema:"how many (default 20, max 500)"`
+	Limit int    `json:"limit,omitempty" jsonschema:"how many (default 20, max 500)" default:"20"`
 }
 
 // Recent lists notes by their latest activity (modification or explicit

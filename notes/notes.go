@@ -49,7 +49,7 @@ type WriteInput struct {
 	Folder    string   `json:"folder,omitempty" jsonschema:"vault-relative folder, created when missing"`
 	Tags      []string `json:"tags,omitempty" jsonschema:"tags written into the front matter"`
 	Aliases   []string `json:"aliases,omitempty" jsonschema:"other names of the note"`
-	Overwrite bool     `json:"overwrite,omitempty" jsonschema:"replace an existing note with the same title (default false)"`
+	Overwrite bool     `json:"overwrite,omitempty" jsonschema:"replace an existing note with the same title (default false)" default:"false"`
 }
 
 // WriteResult identifies the note a write produced.

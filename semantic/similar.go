@@ -25,8 +25,8 @@ const (
 // SimilarInput asks for concepts that mean something close to a concept.
 type SimilarInput struct {
 	Concept    string `json:"concept" jsonschema:"a concept (id, label or alias) or any free text"`
-	MaxResults int    `json:"max_results,omitempty" jsonschema:"how many neighbours (default 10, max 200)"`
-	Decay      *bool  `json:"decay,omitempty" jsonschema:"weight by recency (default true); false ranks by similarity alone"`
+	MaxResults int    `json:"max_results,omitempty" jsonschema:"how many neighbours (default 10, max 200)" default:"10"`
+	Decay      *bool  `json:"decay,omitempty" jsonschema:"weight by recency (default true); false ranks by similarity alone" default:"true"`
 }
 
 // Similar is one neighbour.
