@@ -41,7 +41,8 @@ func benchApp(b *testing.B, n int) (*app.App, benchdata.Data) {
 // BenchmarkFindConcepts measures find_concepts (WRatio, default processor,
 // top 20) one query at a time, cycling the 50 benchmark queries: in process
 // through the service, and end to end through the MCP SDK client over
-// streamable HTTP. p50-ms is the median latency per query.
+// streamable HTTP; at 100,000 concepts also find_similar_concepts (builtin
+// embedder, top 10) over MCP. p50-ms is the median latency per query.
 //
 //	go test -run '^$' -bench FindConcepts -benchtime 200x ./mcpserver/
 func BenchmarkFindConcepts(b *testing.B) {
@@ -90,6 +91,28 @@ func BenchmarkFindConcepts(b *testing.B) {
 			}
 			reportP50(b, lat)
 		})
+		if n == 100000 {
+			// find_similar_concepts end to end: embed all concepts first
+			// (the servers do it in the background), then query by label.
+			if err := a.Semantic.Refresh(ctx); err != nil {
+				b.Fatal(err)
+			}
+			b.Run(fmt.Sprintf("mcp-http-similar/N=%d", n), func(b *testing.B) {
+				lat := make([]time.Duration, 0, b.N)
+				i := 0
+				for b.Loop() {
+					t0 := time.Now()
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "find_similar_concepts",
+						Arguments: map[string]any{"concept": data.Labels[(i*7919)%n], "max_results": 10}})
+					if err != nil || res.IsError {
+						b.Fatalf("find_similar_concepts: %v %v", err, res)
+					}
+					lat = append(lat, time.Since(t0))
+					i++
+				}
+				reportP50(b, lat)
+			})
+		}
 		cs.Close()
 		ts.Close()
 	}
