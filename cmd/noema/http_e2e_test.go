@@ -113,6 +113,8 @@ func TestHTTPSecurity(t *testing.T) {
 		args map[string]any
 	}{
 		{"read_note", map[string]any{"uri": "memory://../../etc/passwd"}},
+		{"read_note", map[string]any{"uri": "memory://a\x00b"}},
+		{"write_note", map[string]any{"title": "t", "content": "x", "folder": "a\x00b"}},
 		{"write_note", map[string]any{"title": "t", "content": "x", "folder": "../outside"}},
 		{"edit_note", map[string]any{"uri": "../x", "op": "append", "content": "y"}},
 		{"move_note", map[string]any{"from": "memory://inside", "to": "../../moved"}},
