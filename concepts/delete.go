@@ -119,17 +119,11 @@ func (s *Service) Delete(ctx context.Context, ref string, unlink bool) (*DeleteR
 	}
 	var paths []string
 	for _, ch := range changes {
-		cur, _, err := s.Vault.ReadFile(ch.rel)
-		if err != nil {
-			return nil, err
-		}
-		if string(cur) != string(ch.old) {
-			return nil, noema.Errorf(noema.ECHECKSUM, "%s changed while the concept was being deleted; try again", vault.PathToURI(ch.rel))
-		}
+		var err error
 		if ch.content == nil {
-			err = s.Vault.Remove(ch.rel)
+			err = s.Vault.RemoveIfUnchanged(ch.rel, ch.old)
 		} else {
-			err = s.Vault.WriteFile(ch.rel, ch.content, true)
+			err = s.Vault.ReplaceFile(ch.rel, ch.old, ch.content)
 		}
 		if err != nil {
 			return nil, err

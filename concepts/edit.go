@@ -1,7 +1,6 @@
 package concepts
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"maps"
@@ -152,17 +151,12 @@ func (s *Service) writePage(ctx context.Context, rel string, create bool, p page
 	if err != nil {
 		return err
 	}
-	if !create {
-		// Compare-and-swap against a concurrent writer.
-		cur, _, err := s.Vault.ReadFile(rel)
-		if err != nil {
-			return err
-		}
-		if !bytes.Equal(cur, old) {
-			return noema.Errorf(noema.ECHECKSUM, "%s changed while it was being updated; try again", vault.PathToURI(rel))
-		}
+	if create {
+		err = s.Vault.WriteFile(rel, content, false)
+	} else {
+		err = s.Vault.ReplaceFile(rel, old, content)
 	}
-	if err := s.Vault.WriteFile(rel, content, !create); err != nil {
+	if err != nil {
 		return err
 	}
 	_, err = s.Indexer.SyncPaths(ctx, []string{rel}, "")

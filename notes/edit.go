@@ -106,15 +106,7 @@ func (s *Service) Edit(ctx context.Context, in EditInput) (*WriteResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	// Compare-and-swap against a concurrent writer as late as possible.
-	if cur, _, err := s.Vault.ReadFile(rel); err != nil {
-		return nil, err
-	} else if !bytes.Equal(cur, old) {
-		return nil, &noema.Error{Code: noema.ECHECKSUM,
-			Message: fmt.Sprintf("%s changed while it was being edited; read it again", vault.PathToURI(rel)),
-			Details: map[string]any{"checksum": vault.Checksum(cur)}}
-	}
-	if err := s.Vault.WriteFile(rel, content, true); err != nil {
+	if err := s.Vault.ReplaceFile(rel, old, content); err != nil {
 		return nil, err
 	}
 	if _, err := s.Indexer.SyncPaths(ctx, []string{rel}, ""); err != nil {

@@ -5,7 +5,6 @@
 package relations
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -263,12 +262,7 @@ func (s *Service) rewrite(ctx context.Context, rel string, fn func([]any) ([]any
 	if err != nil {
 		return err
 	}
-	if cur, _, err := s.Vault.ReadFile(rel); err != nil {
-		return err
-	} else if !bytes.Equal(cur, old) {
-		return noema.Errorf(noema.ECHECKSUM, "%s changed while the relation was being written; try again", vault.PathToURI(rel))
-	}
-	if err := s.Vault.WriteFile(rel, content, true); err != nil {
+	if err := s.Vault.ReplaceFile(rel, old, content); err != nil {
 		return err
 	}
 	_, err = s.Indexer.SyncPaths(ctx, []string{rel}, "")
