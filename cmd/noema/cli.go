@@ -269,3 +269,18 @@ func parseMetadata(s string) (map[string]any, error) {
 	}
 	return m, nil
 }
+
+// subcommand splits a command group's arguments into its subcommand and
+// the rest. Without a subcommand, or with -h/--help/help, it prints the
+// group's usage; ok is false then, and err is a usage error when the
+// subcommand was missing.
+func (m *Main) subcommand(group, usage string, args []string) (sub string, rest []string, ok bool, err error) {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprintf(m.Stdout, "Usage: noema %s\n", usage)
+		if len(args) == 0 {
+			return "", nil, false, usagef("%s needs a subcommand", group)
+		}
+		return "", nil, false, nil
+	}
+	return args[0], args[1:], true, nil
+}

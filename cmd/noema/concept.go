@@ -24,14 +24,10 @@ const conceptUsage = `concept COMMAND [ARGS]
   delete  CONCEPT [--unlink]`
 
 func runConcept(ctx context.Context, m *Main, args []string) (any, error) {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintf(m.Stdout, "Usage: noema %s\n", conceptUsage)
-		if len(args) == 0 {
-			return nil, usagef("concept needs a subcommand")
-		}
-		return nil, nil
+	sub, args, ok, err := m.subcommand("concept", conceptUsage, args)
+	if !ok {
+		return nil, err
 	}
-	sub, args := args[0], args[1:]
 	fs := flag.NewFlagSet("concept "+sub, flag.ContinueOnError)
 	var (
 		limit, offset                                    int

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/graph"
@@ -17,14 +16,10 @@ const graphUsage = `graph COMMAND [ARGS]
   subgraph   ID… [--depth N] [--type T]`
 
 func runGraph(ctx context.Context, m *Main, args []string) (any, error) {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintf(m.Stdout, "Usage: noema %s\n", graphUsage)
-		if len(args) == 0 {
-			return nil, usagef("graph needs a subcommand")
-		}
-		return nil, nil
+	sub, args, ok, err := m.subcommand("graph", graphUsage, args)
+	if !ok {
+		return nil, err
 	}
-	sub, args := args[0], args[1:]
 	fs := flag.NewFlagSet("graph "+sub, flag.ContinueOnError)
 	var format, direction, typ string
 	var offset, limit, depth int

@@ -22,14 +22,10 @@ const noteUsage = `note COMMAND [ARGS]
   recent  [--since 7d|24h|2026-01-02] [--limit N]`
 
 func runNote(ctx context.Context, m *Main, args []string) (any, error) {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintf(m.Stdout, "Usage: noema %s\n", noteUsage)
-		if len(args) == 0 {
-			return nil, usagef("note needs a subcommand")
-		}
-		return nil, nil
+	sub, args, ok, err := m.subcommand("note", noteUsage, args)
+	if !ok {
+		return nil, err
 	}
-	sub, args := args[0], args[1:]
 	fs := flag.NewFlagSet("note "+sub, flag.ContinueOnError)
 	var (
 		title, folder, content, op, find, replace, section, checksum, since, tag string

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"strconv"
 
 	"github.com/noema-mem/noema"
@@ -18,14 +17,10 @@ const relationUsage = `relation COMMAND [ARGS]
   show    ID`
 
 func runRelation(ctx context.Context, m *Main, args []string) (any, error) {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprintf(m.Stdout, "Usage: noema %s\n", relationUsage)
-		if len(args) == 0 {
-			return nil, usagef("relation needs a subcommand")
-		}
-		return nil, nil
+	sub, args, ok, err := m.subcommand("relation", relationUsage, args)
+	if !ok {
+		return nil, err
 	}
-	sub, args := args[0], args[1:]
 	fs := flag.NewFlagSet("relation "+sub, flag.ContinueOnError)
 	var weight, meta, typ string
 	var metaRemove stringList
