@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/mcpserver"
 )
 
@@ -25,11 +25,7 @@ func connect(t *testing.T, opts mcpserver.Options) (*mcp.ClientSession, *app.App
 func connectWith(t *testing.T, opts mcpserver.Options, copts *mcp.ClientOptions) (*mcp.ClientSession, *app.App) {
 	t.Helper()
 	ctx := context.Background()
-	a, err := app.Open(ctx, filepath.Join(t.TempDir(), "vault"), app.Options{MaxNoteBytes: 4096})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a := noematest.OpenApp(t, "", app.Options{MaxNoteBytes: 4096})
 	srv, err := mcpserver.New(a, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -10,16 +10,13 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/notes"
 )
 
 func openApp(t *testing.T) *app.App {
 	t.Helper()
-	a, err := app.Open(context.Background(), filepath.Join(t.TempDir(), "vault"), app.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a := noematest.OpenApp(t, "", app.Options{})
 	return a
 }
 

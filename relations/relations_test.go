@@ -9,17 +9,14 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/notes"
 	"github.com/noema-mem/noema/relations"
 )
 
 func TestRelationLifecycle(t *testing.T) {
 	ctx := context.Background()
-	a, err := app.Open(ctx, filepath.Join(t.TempDir(), "vault"), app.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := noematest.OpenApp(t, "", app.Options{})
 	if _, err := a.Notes.Write(ctx, notes.WriteInput{Title: "Paper", Content: "About [[Gradient Checkpointing]] and [[Memory]].", Tags: []string{"x"}}); err != nil {
 		t.Fatal(err)
 	}

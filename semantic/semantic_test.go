@@ -3,13 +3,13 @@ package semantic_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/decay"
 	"github.com/noema-mem/noema/notes"
@@ -20,11 +20,7 @@ var now = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
 func openApp(t *testing.T) *app.App {
 	t.Helper()
-	a, err := app.Open(context.Background(), filepath.Join(t.TempDir(), "vault"), app.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a := noematest.OpenApp(t, "", app.Options{})
 	clock := func() time.Time { return now }
 	a.DB.Now, a.Notes.Now, a.Semantic.Now = clock, clock, clock
 	return a

@@ -1,0 +1,25 @@
+// Package noematest holds test helpers shared by noema's packages.
+package noematest
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/noema-mem/noema/app"
+)
+
+// OpenApp opens a fresh vault in a temporary folder (or dir, when given),
+// closed when the test ends.
+func OpenApp(tb testing.TB, dir string, opts app.Options) *app.App {
+	tb.Helper()
+	if dir == "" {
+		dir = filepath.Join(tb.TempDir(), "vault")
+	}
+	a, err := app.Open(context.Background(), dir, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { a.Close() })
+	return a
+}
