@@ -9,8 +9,8 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/app"
-	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/concepts"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/notes"
 )
 
