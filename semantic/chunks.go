@@ -28,6 +28,14 @@ func (s *Service) RefreshChunks(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if len(todo) == 0 {
+		s.mu.RLock()
+		counted := s.progress.Chunks > 0 || s.progress.ChunksEmbedded > 0
+		s.mu.RUnlock()
+		if counted {
+			return nil // nothing changed since the last count: no work, no write
+		}
+	}
 	s.setProgress(func(p *Progress) { p.Running, p.ChunkNotesPending, p.LastError = len(todo) > 0, len(todo), "" })
 	defer s.setProgress(func(p *Progress) { p.Running = false })
 	cached, err := s.cachedHashes(ctx, model)
@@ -80,8 +88,9 @@ func (s *Service) RefreshChunks(ctx context.Context) error {
 						return fmt.Errorf("store chunk: %w", err)
 					}
 				}
-				if _, err := tx.Exec(`INSERT INTO note_chunk_state (note_id, chunked_hash) VALUES (?, ?)
-					ON CONFLICT(note_id) DO UPDATE SET chunked_hash = excluded.chunked_hash`, w.n.id, w.n.hash); err != nil {
+				if _, err := tx.Exec(`INSERT INTO note_chunk_state (note_id, chunked_hash, model) VALUES (?, ?, ?)
+					ON CONFLICT(note_id) DO UPDATE SET chunked_hash = excluded.chunked_hash, model = excluded.model`,
+					w.n.id, w.n.hash, model); err != nil {
 					return fmt.Errorf("store chunk state: %w", err)
 				}
 			}
@@ -99,14 +108,12 @@ func (s *Service) RefreshChunks(ctx context.Context) error {
 	return nil
 }
 
-// notesToChunk lists notes whose chunks are missing or stale, and notes
-// with a chunk that has no vector for model.
+// notesToChunk lists notes whose chunks are missing or stale, or were
+// embedded by another model.
 func (s *Service) notesToChunk(ctx context.Context, model string) ([]noteToChunk, error) {
 	q, err := s.DB.Read().QueryContext(ctx, `SELECT n.id, n.title, n.hash FROM notes n
 		LEFT JOIN note_chunk_state st ON st.note_id = n.id
-		WHERE st.chunked_hash IS NULL OR st.chunked_hash != n.hash
-		   OR EXISTS (SELECT 1 FROM note_chunks c WHERE c.note_id = n.id
-		              AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.model = ? AND e.text_hash = c.text_hash))
+		WHERE st.chunked_hash IS NULL OR st.chunked_hash != n.hash OR st.model != ?
 		ORDER BY n.id`, model)
 	if err != nil {
 		return nil, fmt.Errorf("find notes to chunk: %w", err)
