@@ -30,6 +30,19 @@ type DeleteResult struct {
 // All new file contents are computed and checked before the first write;
 // each file is replaced atomically, and the index is updated once at the end.
 func (s *Service) Delete(ctx context.Context, ref string, unlink bool) (*DeleteResult, error) {
+	var out *DeleteResult
+	err := s.Vault.Locked(ctx, func(ctx context.Context) error {
+		var err error
+		out, err = s.delete(ctx, ref, unlink)
+		return err
+	})
+	return out, err
+}
+
+// delete is Delete with the vault's write lock held: the state it starts
+// from (the index, the files) cannot change until it has written and
+// indexed its files.
+func (s *Service) delete(ctx context.Context, ref string, unlink bool) (*DeleteResult, error) {
 	c, err := s.Get(ctx, ref)
 	if err != nil {
 		return nil, err

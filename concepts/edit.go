@@ -27,6 +27,19 @@ type CreateInput struct {
 // conflict, naming the owner, when the label or an alias is already a name
 // of a concept (implicit concepts included: give those a page with Update).
 func (s *Service) Create(ctx context.Context, in CreateInput) (*noema.Concept, error) {
+	var out *noema.Concept
+	err := s.Vault.Locked(ctx, func(ctx context.Context) error {
+		var err error
+		out, err = s.create(ctx, in)
+		return err
+	})
+	return out, err
+}
+
+// create is Create with the vault's write lock held: the state it starts
+// from (the index, the files) cannot change until it has written and
+// indexed its files.
+func (s *Service) create(ctx context.Context, in CreateInput) (*noema.Concept, error) {
 	label, err := validLabel(in.Label)
 	if err != nil {
 		return nil, err
@@ -180,6 +193,19 @@ type UpdateInput struct {
 // present on both sides with another value fails with metadata_conflict,
 // listing every such key, and nothing is written.
 func (s *Service) Update(ctx context.Context, in UpdateInput) (*noema.Concept, error) {
+	var out *noema.Concept
+	err := s.Vault.Locked(ctx, func(ctx context.Context) error {
+		var err error
+		out, err = s.update(ctx, in)
+		return err
+	})
+	return out, err
+}
+
+// update is Update with the vault's write lock held: the state it starts
+// from (the index, the files) cannot change until it has written and
+// indexed its files.
+func (s *Service) update(ctx context.Context, in UpdateInput) (*noema.Concept, error) {
 	c, err := s.Get(ctx, in.Concept)
 	if err != nil {
 		return nil, err

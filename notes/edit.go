@@ -38,6 +38,26 @@ func (s *Service) Edit(ctx context.Context, in EditInput) (*WriteResult, error) 
 	if err != nil {
 		return nil, err
 	}
+	// Read, change and write under the vault's write lock, so that two
+	// edits never both start from the same content (see vault.Locked).
+	var res *WriteResult
+	err = s.Vault.Locked(ctx, func(context.Context) error {
+		var err error
+		res, err = s.edit(rel, in)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Indexer.SyncPaths(ctx, []string{rel}, ""); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// edit is Edit's read-modify-write of the file rel; the caller holds the
+// write lock.
+func (s *Service) edit(rel string, in EditInput) (*WriteResult, error) {
 	old, _, err := s.Vault.ReadFile(rel)
 	if err != nil {
 		return nil, err
@@ -109,9 +129,6 @@ func (s *Service) Edit(ctx context.Context, in EditInput) (*WriteResult, error) 
 	if err := s.Vault.ReplaceFile(rel, old, content); err != nil {
 		return nil, err
 	}
-	if _, err := s.Indexer.SyncPaths(ctx, []string{rel}, ""); err != nil {
-		return nil, err
-	}
 	return &WriteResult{URI: vault.PathToURI(rel), Path: rel, Title: p.Title, Checksum: p.Checksum, Size: len(content)}, nil
 }
 
@@ -156,7 +173,7 @@ func (s *Service) Move(ctx context.Context, from, to string) (*MoveResult, error
 	if dst == src {
 		return nil, noema.Errorf(noema.EINVALID, "source and destination are the same note")
 	}
-	if err := s.Vault.Rename(src, dst); err != nil {
+	if err := s.Vault.Locked(ctx, func(context.Context) error { return s.Vault.Rename(src, dst) }); err != nil {
 		return nil, err
 	}
 	if _, err := s.Indexer.SyncPaths(ctx, []string{dst, src}, src); err != nil {
@@ -181,7 +198,7 @@ func (s *Service) Delete(ctx context.Context, ref string, confirm bool) (*Delete
 	if !confirm {
 		return nil, noema.Errorf(noema.EINVALID, "deleting %s needs confirm=true", vault.PathToURI(rel))
 	}
-	if err := s.Vault.Remove(rel); err != nil {
+	if err := s.Vault.Locked(ctx, func(context.Context) error { return s.Vault.Remove(rel) }); err != nil {
 		return nil, err
 	}
 	if _, err := s.Indexer.SyncPaths(ctx, []string{rel}, ""); err != nil {

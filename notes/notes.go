@@ -85,7 +85,11 @@ func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error
 	if strings.ContainsAny(title, "\x00\n\r") || !utf8.ValidString(title) {
 		return nil, noema.Errorf(noema.EINVALID, "title must be one line of valid UTF-8")
 	}
-	folder := strings.Trim(strings.TrimSpace(in.Folder), "/")
+	folder := strings.TrimSpace(in.Folder)
+	if strings.HasPrefix(folder, "/") {
+		return nil, noema.Errorf(noema.EINVALID, "folder must be relative to the vault (no leading '/'): %q", in.Folder)
+	}
+	folder = strings.TrimRight(folder, "/")
 	if folder != "" {
 		f, err := s.Vault.Rel(folder)
 		if err != nil {
@@ -125,18 +129,42 @@ func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error
 	}
 
 	slug := vault.Slug(title)
+	// Choose the name and write under the vault's write lock, so that an
+	// overwrite never replaces an edit made after this write looked.
+	var rel string
+	var exists bool
+	err = s.Vault.Locked(ctx, func(context.Context) error {
+		var err error
+		rel, exists, err = s.place(folder, slug, title, content, in.Overwrite)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.Indexer.SyncPaths(ctx, []string{rel}, ""); err != nil {
+		return nil, err
+	}
+	return &WriteResult{URI: vault.PathToURI(rel), Path: rel, Title: title, Checksum: vault.Checksum(content),
+		Created: !exists, Size: len(content)}, nil
+}
+
+// place writes a new note's content under folder: at slug.md, or slug-N.md
+// when notes with other titles hold the names before it. It returns the
+// path and whether an existing note of the same title was overwritten. The
+// caller holds the write lock.
+func (s *Service) place(folder, slug, title string, content []byte, overwrite bool) (string, bool, error) {
 	for n := 1; ; n++ {
 		rel := folder + slug + ".md"
 		if n > 1 {
 			rel = fmt.Sprintf("%s%s-%d.md", folder, slug, n)
 		}
 		if _, err := s.Vault.Rel(rel); err != nil {
-			return nil, err
+			return "", false, err
 		}
 		existing, _, err := s.Vault.ReadFile(rel)
 		exists := err == nil
 		if err != nil && noema.ErrorCode(err) != noema.ENOTFOUND {
-			return nil, err
+			return "", false, err
 		}
 		if exists {
 			same := false
@@ -146,23 +174,24 @@ func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error
 			if !same {
 				continue // another title owns this file name
 			}
-			if !in.Overwrite {
-				return nil, &noema.Error{Code: noema.ECONFLICT,
+			if !overwrite {
+				return "", false, &noema.Error{Code: noema.ECONFLICT,
 					Message: fmt.Sprintf("note %q already exists at %s; pass overwrite to replace it", title, vault.PathToURI(rel)),
 					Details: map[string]any{"uri": vault.PathToURI(rel)}}
 			}
 		}
-		if err := s.Vault.WriteFile(rel, content, exists); err != nil {
+		if exists {
+			err = s.Vault.ReplaceFile(rel, existing, content)
+		} else {
+			err = s.Vault.WriteFile(rel, content, false)
+		}
+		if err != nil {
 			if noema.ErrorCode(err) == noema.ECONFLICT && !exists {
 				continue // lost a race for this name to another process
 			}
-			return nil, err
+			return "", false, err
 		}
-		if _, err := s.Indexer.SyncPaths(ctx, []string{rel}, ""); err != nil {
-			return nil, err
-		}
-		return &WriteResult{URI: vault.PathToURI(rel), Path: rel, Title: title, Checksum: vault.Checksum(content),
-			Created: !exists, Size: len(content)}, nil
+		return rel, exists, nil
 	}
 }
 

@@ -96,6 +96,19 @@ func (s *Service) resolve(ctx context.Context, ref string) (*endpoint, error) {
 // Create adds a relation to the source node's file. The same (from, type,
 // to) twice is a conflict.
 func (s *Service) Create(ctx context.Context, in CreateInput) (*Relation, error) {
+	var out *Relation
+	err := s.Vault.Locked(ctx, func(ctx context.Context) error {
+		var err error
+		out, err = s.create(ctx, in)
+		return err
+	})
+	return out, err
+}
+
+// create is Create with the vault's write lock held: the state it starts
+// from (the index, the files) cannot change until it has written and
+// indexed its files.
+func (s *Service) create(ctx context.Context, in CreateInput) (*Relation, error) {
 	typ, err := validType(in.Type)
 	if err != nil {
 		return nil, err
@@ -157,6 +170,19 @@ type UpdateInput struct {
 // Update changes a relation's type, weight or metadata (merged with the
 // same policy as concept metadata). The id stays.
 func (s *Service) Update(ctx context.Context, in UpdateInput) (*Relation, error) {
+	var out *Relation
+	err := s.Vault.Locked(ctx, func(ctx context.Context) error {
+		var err error
+		out, err = s.update(ctx, in)
+		return err
+	})
+	return out, err
+}
+
+// update is Update with the vault's write lock held: the state it starts
+// from (the index, the files) cannot change until it has written and
+// indexed its files.
+func (s *Service) update(ctx context.Context, in UpdateInput) (*Relation, error) {
 	cur, path, err := s.find(ctx, in.ID)
 	if err != nil {
 		return nil, err
@@ -202,6 +228,19 @@ func (s *Service) Update(ctx context.Context, in UpdateInput) (*Relation, error)
 
 // Delete removes a relation from its file.
 func (s *Service) Delete(ctx context.Context, id string) (*Relation, error) {
+	var out *Relation
+	err := s.Vault.Locked(ctx, func(ctx context.Context) error {
+		var err error
+		out, err = s.delete(ctx, id)
+		return err
+	})
+	return out, err
+}
+
+// delete is Delete with the vault's write lock held: the state it starts
+// from (the index, the files) cannot change until it has written and
+// indexed its files.
+func (s *Service) delete(ctx context.Context, id string) (*Relation, error) {
 	cur, path, err := s.find(ctx, id)
 	if err != nil {
 		return nil, err

@@ -8,18 +8,27 @@ import (
 
 // ReplaceFile atomically replaces rel with data provided the file still
 // holds old, the content the caller read: the compare-and-swap every
-// read-modify-write of a note goes through, checked as late as possible.
-// A file that changed meanwhile is noema.ECHECKSUM, with its current
-// checksum in the error's details, and is left alone.
+// read-modify-write of a note goes through. A file that changed meanwhile is
+// noema.ECHECKSUM, with its current checksum in the error's details, and is
+// left alone.
+//
+// Call it inside [Vault.Locked], having read old under the same lock: then
+// no other noema writer can change the file between the read and the
+// rename. The comparison itself guards against writers that take no lock
+// (an editor such as Obsidian, a sync client, a script): it runs after the
+// new content is written and synced to its temporary file, immediately
+// before the rename, so the window in which such a writer's change can
+// still be overwritten is a re-read and a rename wide (microseconds), the
+// least that a file system without compare-and-swap renames allows.
 func (v *Vault) ReplaceFile(rel string, old, data []byte) error {
 	if err := v.unchanged(rel, old); err != nil {
-		return err
+		return err // fail early, before writing anything
 	}
-	return v.WriteFile(rel, data, true)
+	return v.writeFile(rel, data, true, func() error { return v.unchanged(rel, old) })
 }
 
 // RemoveIfUnchanged deletes rel provided it still holds old (see
-// ReplaceFile).
+// ReplaceFile; call it inside Vault.Locked too).
 func (v *Vault) RemoveIfUnchanged(rel string, old []byte) error {
 	if err := v.unchanged(rel, old); err != nil {
 		return err

@@ -2,8 +2,6 @@ package vault
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -13,10 +11,12 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"unicode/utf8"
 
 	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/internal/lock"
 )
 
 // Vault is a folder of Markdown notes.
@@ -28,10 +28,25 @@ import (
 // symbolic links even when they point inside the vault; Walk skips those
 // files too, so what Walk lists can always be read.)
 //
+// Symbolic links are followed only to regular files and folders inside the
+// vault and outside every dot-folder and dot-file: no element of the
+// resolved path, relative to the vault, may start with '.', so that no link
+// leads to .noema/ (the index), .git/ or .obsidian/. Notes are regular
+// files: FIFOs, sockets and devices are refused without being opened (an
+// open could block). Moving a note moves a regular file, never a link.
+//
+// Names that noema creates (a new note, a move's target, new folders) must
+// be portable ([CheckPortableName]); existing files keep working whatever
+// their names.
+//
 // A Vault is safe for concurrent use.
 type Vault struct {
 	// Root is the vault folder: absolute, with symbolic links resolved.
 	Root string
+
+	lockOnce sync.Once
+	sem      chan struct{} // the write lock within this process (see Locked)
+	fileLock *lock.Mutex   // the write lock among processes
 }
 
 // Open opens the vault at root, creating the folder if needed.
@@ -130,7 +145,7 @@ func (v *Vault) Abs(rel string) (string, error) {
 		if _, err := os.Lstat(existing); err == nil {
 			break
 		} else if !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("check path %s: %w", r, err)
+			return "", fsError("check path", r, err)
 		}
 		parent := filepath.Dir(existing)
 		if parent == existing || len(parent) < len(v.Root) {
@@ -144,12 +159,30 @@ func (v *Vault) Abs(rel string) (string, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", noema.Errorf(noema.EINVALID, "invalid path %q: broken symbolic link", rel)
 		}
-		return "", fmt.Errorf("check path %s: %w", r, err)
+		return "", fsError("check path", r, err)
 	}
 	if !within(v.Root, resolved) {
 		return "", noema.Errorf(noema.EINVALID, "invalid path %q: resolves outside the vault", rel)
 	}
+	if inDotPath(v.Root, resolved) {
+		return "", noema.Errorf(noema.EINVALID, "invalid path %q: a symbolic link leads into a hidden file or folder (starting with '.')", rel)
+	}
 	return full, nil
+}
+
+// inDotPath reports whether p, which is within root, has an element
+// starting with '.' below root.
+func inDotPath(root, p string) bool {
+	r, err := filepath.Rel(root, p)
+	if err != nil || r == "." {
+		return false
+	}
+	for _, e := range strings.Split(filepath.ToSlash(r), "/") {
+		if strings.HasPrefix(e, ".") {
+			return true
+		}
+	}
+	return false
 }
 
 // within reports whether p is root or below it.
@@ -176,8 +209,13 @@ func (v *Vault) check(rel string) (string, error) {
 // fsError turns an error from a file operation on rel into a coded error
 // where the cause is the caller's path, and wraps it otherwise.
 func fsError(op, rel string, err error) error {
-	if isEscape(err) {
+	switch {
+	case isEscape(err):
 		return noema.Errorf(noema.EINVALID, "invalid path %q: leaves the vault through a symbolic link (absolute links are refused too)", rel)
+	case isNameTooLong(err):
+		return noema.Errorf(noema.EINVALID, "invalid path %q: name too long for the file system (at most %d bytes a name)", rel, MaxNameBytes)
+	case errors.Is(err, syscall.ENOTDIR):
+		return noema.Errorf(noema.EINVALID, "invalid path %q: a part of it is a file, not a folder", rel)
 	}
 	return fmt.Errorf("%s %s: %w", op, rel, err)
 }
@@ -205,8 +243,9 @@ func (v *Vault) openRoot() (*os.Root, error) {
 	return root, nil
 }
 
-// ReadFile reads a note. A missing file is noema.ENOTFOUND; a folder is
-// noema.EINVALID.
+// ReadFile reads a note. A missing file is noema.ENOTFOUND; a folder or
+// any other file that is not a regular file (a FIFO, a device) is
+// noema.EINVALID, and is never opened in a way that could block.
 func (v *Vault) ReadFile(rel string) ([]byte, fs.FileInfo, error) {
 	r, err := v.check(rel)
 	if err != nil {
@@ -217,7 +256,18 @@ func (v *Vault) ReadFile(rel string) ([]byte, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	defer root.Close()
-	f, err := root.Open(filepath.FromSlash(r))
+	name := filepath.FromSlash(r)
+	// The type is checked before the open, which could block on a FIFO;
+	// the non-blocking open covers a FIFO put in place in between.
+	if fi, err := root.Stat(name); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, noema.Errorf(noema.ENOTFOUND, "note %s not found", r)
+		}
+		return nil, nil, fsError("read", r, err)
+	} else if err := checkRegular(r, fi); err != nil {
+		return nil, nil, err
+	}
+	f, err := root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, noema.Errorf(noema.ENOTFOUND, "note %s not found", r)
@@ -229,8 +279,8 @@ func (v *Vault) ReadFile(rel string) ([]byte, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, fsError("read", r, err)
 	}
-	if !info.Mode().IsRegular() {
-		return nil, nil, noema.Errorf(noema.EINVALID, "%s is not a file", r)
+	if err := checkRegular(r, info); err != nil {
+		return nil, nil, err
 	}
 	data, err := io.ReadAll(f)
 	if err != nil {
@@ -239,10 +289,41 @@ func (v *Vault) ReadFile(rel string) ([]byte, fs.FileInfo, error) {
 	return data, info, nil
 }
 
+// checkRegular refuses (noema.EINVALID) anything but a regular file.
+func checkRegular(r string, fi fs.FileInfo) error {
+	switch m := fi.Mode(); {
+	case m.IsRegular():
+		return nil
+	case m.IsDir():
+		return noema.Errorf(noema.EINVALID, "%s is a folder, not a note", r)
+	default:
+		return noema.Errorf(noema.EINVALID, "%s is not a regular file (%s)", r, fileKind(m))
+	}
+}
+
+// fileKind names the type of a file that is not regular.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	default:
+		return "type " + m.Type().String()
+	}
+}
+
 // WriteFile writes a note atomically: the data goes to a temporary dot-file
 // in the same folder, is synced, and then replaces the note in one rename;
 // the folder is synced after. Parent folders are created. An overwritten
-// file keeps its permissions; a new one gets 0644 (less the umask).
+// file keeps its permissions; a new one gets 0644 (less the umask). The
+// name of a new file, and of the folders created for it, must pass
+// [CheckPortableName]; an existing file that is not a regular file is
+// noema.EINVALID.
 //
 // With overwrite false an existing note is a noema.ECONFLICT error. The new
 // file is then put in place with a hard link, which fails if the name is
@@ -250,6 +331,13 @@ func (v *Vault) ReadFile(rel string) ([]byte, fs.FileInfo, error) {
 // (On a file system without hard links it falls back to an exclusive
 // create, which is race-free too but briefly shows an empty file.)
 func (v *Vault) WriteFile(rel string, data []byte, overwrite bool) error {
+	return v.writeFile(rel, data, overwrite, nil)
+}
+
+// writeFile is WriteFile; beforeRename, when not nil, runs after the new
+// content is on disk and just before it replaces the file (see ReplaceFile),
+// and a non-nil error from it leaves the file alone.
+func (v *Vault) writeFile(rel string, data []byte, overwrite bool, beforeRename func() error) error {
 	r, err := v.check(rel)
 	if err != nil {
 		return err
@@ -261,20 +349,22 @@ func (v *Vault) WriteFile(rel string, data []byte, overwrite bool) error {
 	defer root.Close()
 	name := filepath.FromSlash(r)
 	dir := filepath.Dir(name)
-	if dir != "." {
-		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return fsError("write", r, err)
-		}
-	}
 	mode := fs.FileMode(0o644)
 	if fi, err := root.Stat(name); err == nil {
-		if !fi.Mode().IsRegular() {
-			return noema.Errorf(noema.EINVALID, "%s is not a file", r)
+		if err := checkRegular(r, fi); err != nil {
+			return err
 		}
 		if !overwrite {
 			return noema.Errorf(noema.ECONFLICT, "note %s already exists", r)
 		}
 		mode = fi.Mode().Perm()
+	} else if err := checkNew(root, r); err != nil {
+		return err
+	}
+	if dir != "." {
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return fsError("write", r, err)
+		}
 	}
 
 	tmp, err := writeTemp(root, dir, path.Base(r), data, mode)
@@ -283,6 +373,11 @@ func (v *Vault) WriteFile(rel string, data []byte, overwrite bool) error {
 	}
 	defer root.Remove(tmp) // no-op once renamed; cleans up after a failure
 
+	if beforeRename != nil {
+		if err := beforeRename(); err != nil {
+			return err
+		}
+	}
 	if overwrite {
 		if err := root.Rename(tmp, name); err != nil {
 			return fsError("write", r, err)
@@ -296,15 +391,10 @@ func (v *Vault) WriteFile(rel string, data []byte, overwrite bool) error {
 	return syncDir(root, dir)
 }
 
-// writeTemp writes data to a new temporary dot-file in dir and syncs it.
+// writeTemp writes data to a new temporary dot-file in dir (see tempName)
+// and syncs it.
 func writeTemp(root *os.Root, dir, base string, data []byte, mode fs.FileMode) (string, error) {
-	var rnd [8]byte
-	_, _ = rand.Read(rnd[:])
-	// keep the name short: base may be near the file system's limit
-	if len(base) > 64 {
-		base = base[:64]
-	}
-	tmp := filepath.Join(dir, "."+strings.ToValidUTF8(base, "")+".tmp-"+hex.EncodeToString(rnd[:]))
+	tmp := filepath.Join(dir, tempName(base))
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return "", err
@@ -369,8 +459,9 @@ func syncDir(root *os.Root, dir string) error {
 	return nil
 }
 
-// Remove deletes a note. A missing file is noema.ENOTFOUND; a folder is
-// noema.EINVALID.
+// Remove deletes a note. A missing file is noema.ENOTFOUND; a folder or any
+// other file that is not a regular file is noema.EINVALID. A symbolic link
+// to a note (see [Vault]) is removed itself, not its target.
 func (v *Vault) Remove(rel string) error {
 	r, err := v.check(rel)
 	if err != nil {
@@ -389,8 +480,14 @@ func (v *Vault) Remove(rel string) error {
 		}
 		return fsError("remove", r, err)
 	}
-	if fi.IsDir() {
-		return noema.Errorf(noema.EINVALID, "%s is a folder", r)
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		// a link to a note: Abs checked where it leads; it must be a note
+		if fi, err = root.Stat(name); err != nil {
+			return fsError("remove", r, err)
+		}
+	}
+	if err := checkRegular(r, fi); err != nil {
+		return err
 	}
 	if err := root.Remove(name); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -402,7 +499,11 @@ func (v *Vault) Remove(rel string) error {
 }
 
 // Rename moves a note, creating the target's parent folders. A missing
-// source is noema.ENOTFOUND; an existing target is noema.ECONFLICT (checked
+// source is noema.ENOTFOUND; a source that is not a regular file (a folder,
+// a FIFO, a symbolic link, which would point elsewhere once moved) is
+// noema.EINVALID, and so is a target name that fails [CheckPortableName]
+// (only the file name and the folders to create are checked). An existing
+// target is noema.ECONFLICT (checked
 // atomically with a hard link where the file system has them), except when
 // it is the source itself under another case on a case-insensitive file
 // system, which makes a case-only rename work.
@@ -428,11 +529,14 @@ func (v *Vault) Rename(from, to string) error {
 		}
 		return fsError("rename", rf, err)
 	}
-	if fi.IsDir() {
-		return noema.Errorf(noema.EINVALID, "%s is a folder", rf)
+	if err := checkRegular(rf, fi); err != nil {
+		return err
 	}
 	if rf == rt {
 		return nil
+	}
+	if err := checkNew(root, rt); err != nil {
+		return err
 	}
 	if dir := filepath.Dir(dst); dir != "." {
 		if err := root.MkdirAll(dir, 0o755); err != nil {
@@ -474,7 +578,8 @@ func (v *Vault) Rename(from, to string) error {
 // information. It skips dot-folders (.noema, .git, .obsidian, …) and
 // dot-files, does not descend into symbolically linked folders, and includes
 // a symbolically linked file only when it resolves to a regular file inside
-// the vault (fn then sees the target's information). It stops with ctx's
+// the vault and outside dot-folders and dot-files (fn then sees the target's
+// information). It stops with ctx's
 // error when ctx is done, and with fn's error when fn fails; fn may return
 // fs.SkipDir to skip the rest of the current folder, or fs.SkipAll.
 func (v *Vault) Walk(ctx context.Context, fn func(rel string, info fs.FileInfo) error) error {
@@ -519,6 +624,9 @@ func (v *Vault) Walk(ctx context.Context, fn func(rel string, info fs.FileInfo) 
 		case t&fs.ModeSymlink != 0:
 			// Followed through the root: refuses targets outside the vault.
 			if info, err = root.Stat(rel); err != nil || !info.Mode().IsRegular() {
+				return nil
+			}
+			if real, err := filepath.EvalSymlinks(p); err != nil || !within(v.Root, real) || inDotPath(v.Root, real) {
 				return nil
 			}
 		default:

@@ -26,6 +26,9 @@ func TestMain(m *testing.M) {
 	if name := os.Getenv(childEnv); name != "" {
 		os.Exit(runChild(name, os.Getenv(childPathEnv)))
 	}
+	if path := os.Getenv(mutexChildEnv); path != "" {
+		os.Exit(runMutexChild(path))
+	}
 	os.Exit(m.Run())
 }
 

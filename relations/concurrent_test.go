@@ -1,0 +1,66 @@
+package relations_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/internal/noematest"
+	"github.com/noema-mem/noema/notes"
+	"github.com/noema-mem/noema/relations"
+)
+
+// TestConcurrentCreatesAllStored creates relations from one concept at
+// once through two services on one vault (two servers): every acknowledged
+// relation must be stored, and none may fail.
+func TestConcurrentCreatesAllStored(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir() + "/vault"
+	a := noematest.OpenApp(t, dir, app.Options{})
+	b := noematest.OpenApp(t, dir, app.Options{})
+	const n = 24
+	var body string
+	for i := range n {
+		body += fmt.Sprintf("[[Target %d]] ", i)
+	}
+	if _, err := a.Notes.Write(ctx, notes.WriteInput{Title: "Seed", Content: "[[Hub]] " + body}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	ids := make([]string, n)
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			svc := a.Relations
+			if i%2 == 1 {
+				svc = b.Relations
+			}
+			r, err := svc.Create(ctx, relations.CreateInput{From: "Hub", Type: "relates_to", To: fmt.Sprintf("Target %d", i)})
+			errs[i] = err
+			if r != nil {
+				ids[i] = r.ID
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("create %d: %v", i, err)
+		}
+	}
+	if _, err := b.Indexer.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range ids {
+		if id == "" {
+			continue
+		}
+		if _, err := a.Relations.Get(ctx, id); err != nil {
+			t.Errorf("acknowledged relation %d (%s) lost: %v", i, id, err)
+		}
+	}
+}
