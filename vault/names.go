@@ -1,0 +1,95 @@
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/noema-mem/noema"
+)
+
+// MaxNameBytes is the longest file or folder name noema creates: the
+// limit of the common file systems (ext4, APFS, NTFS in UTF-16 units, …).
+const MaxNameBytes = 255
+
+// CheckPortableName reports, as a noema.EINVALID error, why the
+// vault-relative path rel (forward slashes) should not be created by noema
+// because some file system or OS could not hold it, so that a vault stays
+// portable between Linux, macOS and Windows. Every element of rel is
+// checked; it refuses elements that
+//
+//   - contain a control character (C0 such as NUL, TAB, LF and CR, DEL
+//     U+007F, or C1 U+0080–U+009F) or invalid UTF-8;
+//   - contain a character Windows forbids in names: < > : " | ? * or '\';
+//   - are a Windows device name (CON, PRN, AUX, NUL, COM0–9, LPT0–9,
+//     CONIN$, CONOUT$), in any case and with any extension ("con.md");
+//   - end in a space or a '.';
+//   - are longer than [MaxNameBytes] bytes.
+//
+// It does not check what [Vault.Rel] checks (absolute paths, "..",
+// dot-files). Noema applies it to the names it creates — a new note, a
+// move's target, a new folder — and never to names that exist: an oddly
+// named file made by another tool stays readable and writable.
+func CheckPortableName(rel string) error {
+	for _, e := range strings.Split(rel, "/") {
+		if e == "" || e == "." {
+			continue
+		}
+		if err := checkPortableElem(e); err != nil {
+			return noema.Errorf(noema.EINVALID, "invalid name %q: %s", rel, err)
+		}
+	}
+	return nil
+}
+
+// checkPortableElem checks one element of a path (see CheckPortableName);
+// the error's text is the reason, for a message.
+func checkPortableElem(e string) error {
+	if len(e) > MaxNameBytes {
+		return fmt.Errorf("name too long (%d bytes; the limit is %d)", len(e), MaxNameBytes)
+	}
+	if !utf8.ValidString(e) {
+		return errors.New("not valid UTF-8")
+	}
+	for _, r := range e {
+		switch {
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
+			return fmt.Errorf("contains the control character %U", r)
+		case strings.ContainsRune(`<>:"|?*\`, r):
+			return fmt.Errorf("contains %q, which Windows does not allow in names", r)
+		}
+	}
+	switch last := e[len(e)-1]; last {
+	case ' ', '.':
+		return fmt.Errorf("%q ends in %q, which Windows drops", e, last)
+	}
+	if isWindowsReserved(e) {
+		return fmt.Errorf("%q is a reserved device name on Windows", e)
+	}
+	return nil
+}
+
+// checkNew checks, with CheckPortableName's rules, the elements of the
+// clean vault-relative path r that do not exist yet and would be created:
+// the file name itself, and every folder from the first missing one on.
+// Existing folders are not checked, whatever their names.
+func checkNew(root *os.Root, r string) error {
+	elems := strings.Split(r, "/")
+	first := len(elems) - 1 // the file name is always new
+	for i := range len(elems) - 1 {
+		if _, err := root.Lstat(filepath.FromSlash(strings.Join(elems[:i+1], "/"))); err != nil {
+			// missing, or an error (a name too long, …) the check explains
+			first = i
+			break
+		}
+	}
+	for _, e := range elems[first:] {
+		if err := checkPortableElem(e); err != nil {
+			return noema.Errorf(noema.EINVALID, "invalid name %q: %s", r, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,21 @@
+//go:build !unix && !windows
+
+package vault
+
+import (
+	"errors"
+	"syscall"
+)
+
+// openNonblock: no non-blocking open here.
+const openNonblock = 0
+
+// isNameTooLong reports whether err is the OS refusing a name or path as
+// too long.
+func isNameTooLong(err error) bool {
+	return errors.Is(err, syscall.ENAMETOOLONG)
+}
+
+// processAlive cannot tell on this system: the age of a temporary file
+// alone decides (CleanTemps still spares its own process's files).
+func processAlive(int) bool { return false }

@@ -1,0 +1,148 @@
+package vault
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Temporary files. [Vault.WriteFile] writes a note to
+// ".<name>.tmp-<pid>-<16 hex digits>" in the note's folder before renaming
+// it into place (<name> is the note's file name, cut to 64 bytes). A writer
+// killed in between leaves that file behind; [Vault.CleanTemps] removes it
+// once it is old and its process is gone. (Before the PID was added the
+// names were ".<name>.tmp-<16 hex digits>"; CleanTemps removes those too,
+// by age alone.)
+
+// tempMarker separates a note's name from the suffix of its temporary file.
+const tempMarker = ".tmp-"
+
+// tempName returns a new temporary file name for the note file base.
+func tempName(base string) string {
+	var rnd [8]byte
+	_, _ = rand.Read(rnd[:])
+	// keep the name short: base may be near the file system's limit
+	if len(base) > 64 {
+		base = base[:64]
+	}
+	return "." + strings.ToValidUTF8(base, "") + tempMarker +
+		strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(rnd[:])
+}
+
+// parseTempName reports whether name is one of noema's temporary files and
+// returns the PID it carries (0 for the old format without one).
+func parseTempName(name string) (pid int, ok bool) {
+	if !strings.HasPrefix(name, ".") {
+		return 0, false
+	}
+	i := strings.LastIndex(name, tempMarker)
+	if i < 1 {
+		return 0, false
+	}
+	suffix := name[i+len(tempMarker):]
+	if p, rnd, found := strings.Cut(suffix, "-"); found {
+		n, err := strconv.Atoi(p)
+		if err != nil || n <= 0 || p[0] == '+' || p[0] == '0' {
+			return 0, false
+		}
+		pid, suffix = n, rnd
+	}
+	if len(suffix) != 16 {
+		return 0, false
+	}
+	for i := 0; i < len(suffix); i++ {
+		if c := suffix[i]; !isASCIIDigit(c) && (c < 'a' || c > 'f') {
+			return 0, false
+		}
+	}
+	return pid, true
+}
+
+// CleanTemps removes the temporary files that killed writers left behind:
+// files named like [Vault.WriteFile]'s temporary files, last modified more
+// than olderThan ago, whose writer — the PID in the name — is not a live
+// process on this machine (names without a PID: age alone decides; the
+// current process's files are always kept). It returns their
+// vault-relative paths.
+//
+// Like [Vault.Walk] it skips dot-folders (.noema, .git, …) and does not
+// follow symbolic links (a link is never removed). A PID is only meaningful
+// on the machine that wrote the file; a vault shared with other machines
+// relies on the age: no write takes minutes, so olderThan = 5 minutes (what
+// sync uses) is safe. A reused PID only delays the cleanup. Files that
+// cannot be removed are reported in the error, after the walk is complete;
+// it stops early only when ctx is done.
+func (v *Vault) CleanTemps(ctx context.Context, olderThan time.Duration) (removed []string, err error) {
+	root, err := v.openRoot()
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	cutoff := time.Now().Add(-olderThan)
+	self := os.Getpid()
+	var errs []error
+	walkErr := filepath.WalkDir(v.Root, func(p string, d fs.DirEntry, err error) error {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return ctxErr
+		}
+		if err != nil {
+			if p == v.Root {
+				return err
+			}
+			if !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+			return nil // an unreadable or vanished folder: clean the rest
+		}
+		if p == v.Root {
+			return nil
+		}
+		if d.IsDir() {
+			if strings.HasPrefix(d.Name(), ".") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		pid, ok := parseTempName(d.Name())
+		if !ok {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil // gone already
+		}
+		if !info.ModTime().Before(cutoff) || pid == self || (pid > 0 && processAlive(pid)) {
+			return nil
+		}
+		rel, err := filepath.Rel(v.Root, p)
+		if err != nil {
+			return err
+		}
+		if err := root.Remove(rel); err != nil {
+			if !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, fmt.Errorf("remove temporary file %s: %w", filepath.ToSlash(rel), err))
+			}
+			return nil
+		}
+		removed = append(removed, filepath.ToSlash(rel))
+		return nil
+	})
+	if walkErr != nil {
+		if errors.Is(walkErr, context.Canceled) || errors.Is(walkErr, context.DeadlineExceeded) {
+			return removed, walkErr
+		}
+		errs = append(errs, fmt.Errorf("clean temporary files: %w", walkErr))
+	}
+	return removed, errors.Join(errs...)
+}
