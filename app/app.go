@@ -106,6 +106,10 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 	}
 	ix := indexer.New(v, db, opts.Logger)
 	ix.MaxNoteBytes = cfg.MaxNoteBytes
+	if _, err := ix.Repair(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	cs := concepts.New(ix)
 	a := &App{Vault: v, DB: db, Indexer: ix, Notes: notes.New(ix), Concepts: cs, Relations: relations.New(ix, cs),
 		Semantic: semantic.New(db, emb, cfg.Decay, opts.Logger), Config: cfg, Logger: opts.Logger}

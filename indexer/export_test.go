@@ -2,3 +2,10 @@ package indexer
 
 // SetAfterWalk installs a hook that runs between the walk and the reads.
 func (ix *Indexer) SetAfterWalk(fn func()) { ix.afterWalk = fn }
+
+// SetAfterCommit installs a hook that runs after each committed transaction
+// of a sync or reindex; its error ends the sync there.
+func (ix *Indexer) SetAfterCommit(fn func(point string) error) { ix.afterCommit = fn }
+
+// SetBatch sets how many changed notes one sync transaction holds.
+func (ix *Indexer) SetBatch(n int) { ix.batch = n }

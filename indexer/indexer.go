@@ -32,6 +32,14 @@ const DefaultMaxNoteBytes = 1 << 20
 // transactions short while other processes wait for the lock.
 const batchSize = 1000
 
+// metaStale is the meta key that records, durably, that notes were written
+// and the concept registry not yet derived from them. A sync sets it in the
+// transaction that first changes a note and clears it in the transaction
+// that recomputes the registry; a sync that finds it set (the previous one
+// was killed in between) recomputes even when no file changed. Every
+// commit of a sync therefore leaves an index the next sync completes.
+const metaStale = "registry_stale"
+
 // Indexer syncs one vault into one index.
 type Indexer struct {
 	Vault        *vault.Vault
@@ -44,6 +52,20 @@ type Indexer struct {
 	// afterWalk, when set (by tests), runs between the walk and reading the
 	// files: the window in which a file can disappear mid-sync.
 	afterWalk func()
+	// afterCommit, when set (by tests), runs after each transaction of a
+	// sync or reindex commits; an error from it ends the sync there, as a
+	// kill at that moment would.
+	afterCommit func(point string) error
+	// batch overrides batchSize when positive (tests).
+	batch int
+}
+
+// committed runs the afterCommit hook.
+func (ix *Indexer) committed(point string) error {
+	if ix.afterCommit == nil {
+		return nil
+	}
+	return ix.afterCommit(point)
 }
 
 // New returns an Indexer with default limits.
@@ -106,10 +128,53 @@ func (ix *Indexer) Sync(ctx context.Context, progress Progress) (*Result, error)
 func (ix *Indexer) Reindex(ctx context.Context, progress Progress) (*Result, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
-	if err := ix.DB.Write(ctx, sqlite.ClearDerivedAll); err != nil {
+	err := ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
+		if err := sqlite.ClearDerivedAll(tx); err != nil {
+			return err
+		}
+		return sqlite.SetMeta(tx, metaStale, "1")
+	})
+	if err != nil {
 		return nil, fmt.Errorf("clear index: %w", err)
 	}
+	if err := ix.committed("clear"); err != nil {
+		return nil, err
+	}
 	return ix.sync(ctx, progress)
+}
+
+// Repair finishes the work of a sync that was killed after it committed
+// notes and before it derived the concept registry from them (see
+// metaStale): it recomputes the registry when the index says it is stale,
+// and does nothing otherwise. Opening an index calls it, so a command run
+// after such a kill never answers from a half-built registry.
+func (ix *Indexer) Repair(ctx context.Context) (repaired bool, err error) {
+	var stale bool
+	if err := ix.DB.ReadTx(ctx, func(tx *sql.Tx) error {
+		stale, err = sqlite.HasMeta(tx, metaStale)
+		return err
+	}); err != nil || !stale {
+		return false, err
+	}
+	err = ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
+		// Checked again under the write lock: a sync may have finished.
+		var n int
+		if err := tx.QueryRow(`SELECT COUNT(*) FROM meta WHERE key = ?`, metaStale).Scan(&n); err != nil || n == 0 {
+			return err
+		}
+		if _, err := sqlite.RecomputeConcepts(tx, vault.Key); err != nil {
+			return err
+		}
+		repaired = true
+		return sqlite.DeleteMeta(tx, metaStale)
+	})
+	if err != nil {
+		return false, fmt.Errorf("repair concept registry: %w", err)
+	}
+	if repaired {
+		ix.Logger.Warn("the concept registry was left stale by an interrupted sync; recomputed it")
+	}
+	return repaired, nil
 }
 
 func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error) {
@@ -129,9 +194,13 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 	}
 
 	var states map[string]sqlite.NoteState
+	stale := false
 	if err := ix.DB.ReadTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		states, err = ix.DB.NoteStates(tx)
+		if states, err = ix.DB.NoteStates(tx); err != nil {
+			return err
+		}
+		stale, err = sqlite.HasMeta(tx, metaStale)
 		return err
 	}); err != nil {
 		return nil, err
@@ -166,12 +235,16 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 	// Parse chunk k+1 on every core while chunk k is written: one writer,
 	// short transactions, files in walk order (so rename matching is
 	// deterministic).
+	batch := batchSize
+	if ix.batch > 0 {
+		batch = ix.batch
+	}
 	chunks := make(chan []parsed, 1)
 	go func() {
 		defer close(chunks)
 		done := 0
-		for i := 0; i < len(todo); i += batchSize {
-			chunk := todo[i:min(i+batchSize, len(todo))]
+		for i := 0; i < len(todo); i += batch {
+			chunk := todo[i:min(i+batch, len(todo))]
 			out := ix.parseAll(ctx, chunk)
 			done += len(chunk)
 			if progress != nil {
@@ -189,7 +262,12 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 		if writeErr != nil {
 			continue // drain
 		}
-		writeErr = ix.writeChunk(ctx, results, states, seen, deletedByHash, res)
+		var wrote bool
+		wrote, writeErr = ix.writeChunk(ctx, results, states, seen, deletedByHash, res)
+		if wrote && writeErr == nil {
+			stale = true
+			writeErr = ix.committed("notes")
+		}
 	}
 	if writeErr != nil {
 		return nil, fmt.Errorf("write index: %w", writeErr)
@@ -215,7 +293,7 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 				return err
 			}
 		}
-		if res.Changed() || len(deleted) > 0 {
+		if stale || res.Changed() || len(deleted) > 0 {
 			warns, err := sqlite.RecomputeConcepts(tx, vault.Key)
 			if err != nil {
 				return err
@@ -223,11 +301,17 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 			for _, w := range warns {
 				res.Warnings = append(res.Warnings, Warning{Code: noema.ECONFLICT, Message: w})
 			}
+			if err := sqlite.DeleteMeta(tx, metaStale); err != nil {
+				return err
+			}
 		}
 		return ix.recordSync(tx, res)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("finish sync: %w", err)
+	}
+	if err := ix.committed("finish"); err != nil {
+		return nil, err
 	}
 	res.DurationMS = time.Since(start).Milliseconds()
 	for _, w := range res.Warnings {
@@ -237,9 +321,11 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 }
 
 // writeChunk classifies parsed files (added, updated, renamed, unchanged,
-// skipped) and writes them in one transaction.
+// skipped) and writes them in one transaction, which also marks the
+// registry stale when a note changed. It reports whether it committed a
+// transaction.
 func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[string]sqlite.NoteState,
-	seen map[string]bool, deletedByHash map[string][]string, res *Result) error {
+	seen map[string]bool, deletedByHash map[string][]string, res *Result) (bool, error) {
 	type op struct {
 		renameFrom string
 		p          *parsed
@@ -278,14 +364,19 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[
 		}
 	}
 	if len(ops) == 0 {
-		return nil
+		return false, nil
 	}
-	return ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
+	return true, ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
 		w, err := sqlite.NewNoteWriter(tx)
 		if err != nil {
 			return err
 		}
 		defer w.Close()
+		// Touch-only batches change nothing the registry derives from, but
+		// marking costs one row: keep the rule simple.
+		if err := sqlite.SetMeta(tx, metaStale, "1"); err != nil {
+			return err
+		}
 		for _, o := range ops {
 			rec := o.p.rec
 			if ix.changedSinceRead(o.p.entry) {

@@ -256,6 +256,24 @@ func SetMeta(tx *Tx, key, value string) error {
 	return nil
 }
 
+// HasMeta reports whether key is in the meta table, inside a read
+// transaction.
+func HasMeta(tx *sql.Tx, key string) (bool, error) {
+	var n int
+	if err := tx.QueryRow(`SELECT COUNT(*) FROM meta WHERE key = ?`, key).Scan(&n); err != nil {
+		return false, fmt.Errorf("read meta %s: %w", key, err)
+	}
+	return n > 0, nil
+}
+
+// DeleteMeta removes a meta value inside tx.
+func DeleteMeta(tx *Tx, key string) error {
+	if _, err := tx.Exec(`DELETE FROM meta WHERE key = ?`, key); err != nil {
+		return fmt.Errorf("delete meta %s: %w", key, err)
+	}
+	return nil
+}
+
 // placeholders returns "?, ?, …" with n marks.
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")

@@ -1,0 +1,163 @@
+package indexer_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/noema-mem/noema/indexer"
+	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/sqlite"
+	"github.com/noema-mem/noema/vault"
+)
+
+var errKilled = errors.New("killed at a commit point")
+
+// TestKillAtEveryCommitPoint stops a sync or reindex right after each of
+// its commits in turn — what a SIGKILL at that moment leaves, since a sync
+// keeps nothing durable outside its transactions — and checks that the next
+// sync gives exactly the index a clean reindex gives.
+func TestKillAtEveryCommitPoint(t *testing.T) {
+	scenarios := []struct {
+		name string
+		// prepare builds the vault and index state the interrupted
+		// operation starts from.
+		prepare func(t *testing.T, dir string, m *corpus.Manifest)
+		reindex bool
+	}{
+		{"cold sync", func(*testing.T, string, *corpus.Manifest) {}, false},
+		{"incremental sync", prepareChanges, false},
+		{"reindex", func(t *testing.T, dir string, _ *corpus.Manifest) { syncOnce(t, dir) }, true},
+	}
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			for k := 1; ; k++ {
+				dir, m := generate(t, 24)
+				sc.prepare(t, dir, m)
+				ix := open(t, dir)
+				ix.SetBatch(5)
+				var points []string
+				ix.SetAfterCommit(func(point string) error {
+					points = append(points, point)
+					if len(points) == k {
+						return errKilled
+					}
+					return nil
+				})
+				run := ix.Sync
+				if sc.reindex {
+					run = ix.Reindex
+				}
+				_, err := run(context.Background(), nil)
+				if err == nil {
+					if k == 1 {
+						t.Fatal("no commit point was reached")
+					}
+					t.Logf("%d commit points: %v", k-1, points)
+					return
+				}
+				if !errors.Is(err, errKilled) {
+					t.Fatalf("k=%d: %v", k, err)
+				}
+				ix.DB.Close()
+
+				after := open(t, dir)
+				if _, err := after.Sync(context.Background(), nil); err != nil {
+					t.Fatal(err)
+				}
+				got := dump(t, after)
+				if _, err := after.Reindex(context.Background(), nil); err != nil {
+					t.Fatal(err)
+				}
+				if want := dump(t, after); got != want {
+					t.Fatalf("killed after commit %d (%s): the next sync's index differs from a clean reindex:\n%s",
+						k, points[k-1], firstDiff(got, want))
+				}
+			}
+		})
+	}
+}
+
+// TestOpenRepairsStaleRegistry: a command that opens the index after a sync
+// was killed between its note and registry commits answers from a complete
+// registry, without waiting for the next sync.
+func TestOpenRepairsStaleRegistry(t *testing.T) {
+	dir, m := generate(t, 30)
+	ix := open(t, dir)
+	ix.SetAfterCommit(func(point string) error {
+		if point == "notes" {
+			return errKilled
+		}
+		return nil
+	})
+	if _, err := ix.Sync(context.Background(), nil); !errors.Is(err, errKilled) {
+		t.Fatalf("sync: %v", err)
+	}
+	ix.DB.Close()
+	after := open(t, dir)
+	if n := len(indexedMentions(t, after)); n != 0 {
+		t.Fatalf("expected the interrupted state to have no registry yet, found %d concepts", n)
+	}
+	repaired, err := after.Repair(context.Background())
+	if err != nil || !repaired {
+		t.Fatalf("repair = %v, %v", repaired, err)
+	}
+	diffCounts(t, indexedMentions(t, after), expected(m))
+	if repaired, err := after.Repair(context.Background()); err != nil || repaired {
+		t.Fatalf("second repair = %v, %v; want nothing to do", repaired, err)
+	}
+}
+
+// prepareChanges indexes the vault, then edits, deletes, renames and adds
+// files behind the index's back.
+func prepareChanges(t *testing.T, dir string, m *corpus.Manifest) {
+	t.Helper()
+	syncOnce(t, dir)
+	write := func(rel, content string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 10 {
+		write(m.Notes[i].Path, fmt.Sprintf("# edited %d\n\nNow about [[Edited Concept %d]] and [[Shared Edit]].\n", i, i%3))
+	}
+	for i := 10; i < 15; i++ {
+		if err := os.Remove(filepath.Join(dir, m.Notes[i].Path)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 15; i < 20; i++ {
+		if err := os.MkdirAll(filepath.Join(dir, "moved"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(filepath.Join(dir, m.Notes[i].Path), filepath.Join(dir, "moved", fmt.Sprintf("m%d.md", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := range 12 {
+		write(fmt.Sprintf("new/n%d.md", i), fmt.Sprintf("---\naliases: [New Alias %d]\n---\nLinks [[Shared Edit]] and [[Fresh %d]].\n", i, i))
+	}
+}
+
+func syncOnce(t *testing.T, dir string) {
+	t.Helper()
+	v, err := vault.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sqlite.Open(context.Background(), filepath.Join(dir, ".noema", "index.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := indexer.New(v, db, nil).Sync(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+}
