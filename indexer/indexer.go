@@ -177,9 +177,18 @@ func (ix *Indexer) Repair(ctx context.Context) (repaired bool, err error) {
 	return repaired, nil
 }
 
+// StaleTempAge is how old a temporary file left by a killed writer must be
+// before sync removes it (see vault.CleanTemps).
+const StaleTempAge = 5 * time.Minute
+
 func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error) {
 	start := time.Now()
 	res := &Result{Warnings: []Warning{}}
+	if removed, err := ix.Vault.CleanTemps(ctx, StaleTempAge); err != nil {
+		ix.Logger.Warn("could not remove stale temporary files", "err", err)
+	} else if len(removed) > 0 {
+		ix.Logger.Info("removed temporary files left by killed writers", "files", removed)
+	}
 	var entries []fileEntry
 	err := ix.Vault.Walk(ctx, func(rel string, info fs.FileInfo) error {
 		entries = append(entries, fileEntry{rel, info})
@@ -211,7 +220,7 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 	for _, e := range entries {
 		seen[e.rel] = true
 		st, ok := states[e.rel]
-		if ok && st.Size == e.info.Size() && st.MtimeNS == e.info.ModTime().UnixNano() {
+		if ok && unchanged(st.Size, st.MtimeNS, st.File, e.info) {
 			res.Unchanged++
 			continue
 		}
@@ -389,7 +398,7 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[
 			}
 			st, existed := states[rec.Path]
 			if existed && st.Hash == rec.Hash && o.renameFrom == "" {
-				if err := sqlite.TouchNote(tx, rec.Path, rec.Size, rec.MtimeNS); err != nil {
+				if err := sqlite.TouchNote(tx, rec.Path, rec.Size, rec.MtimeNS, rec.File); err != nil {
 					return err
 				}
 				continue
@@ -410,13 +419,46 @@ func (ix *Indexer) recordSync(tx *sqlite.Tx, res *Result) error {
 	return sqlite.SetMeta(tx, "last_sync_warnings", string(w))
 }
 
+// RacyWindow is how close to the moment a file was read its mtime or ctime
+// may be for sync to trust them: a file whose times are within it may have
+// been rewritten in the same timestamp tick after the read (FAT keeps
+// mtimes to 2 s, HFS+ to 1 s, and kernels stamp files from a coarse clock),
+// so it is read again and compared by content — git's "racy clean" rule.
+const RacyWindow = 2 * time.Second
+
+// unchanged reports whether the file described by info is, without reading
+// it, the version indexed with size, mtime and file state f: its size,
+// mtime, ctime and inode all match, and its times are safely older than the
+// moment it was read. ctime and inode catch rewrites that put the old mtime
+// back (touch -r, cp -p, rsync -t): no tool can set a ctime.
+func unchanged(size, mtimeNS int64, f sqlite.FileState, info fs.FileInfo) bool {
+	ctime, inode := ctimeInode(info)
+	mtime := info.ModTime().UnixNano()
+	if size != info.Size() || mtimeNS != mtime || f.CtimeNS != ctime || f.Inode != inode {
+		return false
+	}
+	limit := f.VerifiedNS - int64(RacyWindow)
+	return mtime < limit && ctime < limit
+}
+
+// fileState returns the file state to record for a file read at readAt.
+func fileState(info fs.FileInfo, readAt time.Time) sqlite.FileState {
+	ctime, inode := ctimeInode(info)
+	return sqlite.FileState{CtimeNS: ctime, Inode: inode, VerifiedNS: readAt.UnixNano()}
+}
+
 // changedSinceRead reports whether the file is no longer the one that was read.
 func (ix *Indexer) changedSinceRead(e fileEntry) bool {
 	info, err := os.Stat(filepath.Join(ix.Vault.Root, filepath.FromSlash(e.rel)))
 	if err != nil {
 		return true
 	}
-	return info.Size() != e.info.Size() || !info.ModTime().Equal(e.info.ModTime())
+	if info.Size() != e.info.Size() || !info.ModTime().Equal(e.info.ModTime()) {
+		return true
+	}
+	c1, i1 := ctimeInode(info)
+	c2, i2 := ctimeInode(e.info)
+	return c1 != c2 || i1 != i2
 }
 
 // parseAll reads and parses files on every core.

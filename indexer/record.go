@@ -22,12 +22,15 @@ func Record(n *vault.Note, info fs.FileInfo) *sqlite.NoteRecord {
 	fm := n.FrontMatter
 	mtime := info.ModTime()
 	rec := &sqlite.NoteRecord{
-		Path:     n.Path,
-		Title:    n.Title,
-		Tags:     n.Tags,
-		Aliases:  n.Aliases,
-		Size:     info.Size(),
-		MtimeNS:  mtime.UnixNano(),
+		Path:    n.Path,
+		Title:   n.Title,
+		Tags:    n.Tags,
+		Aliases: n.Aliases,
+		Size:    info.Size(),
+		MtimeNS: mtime.UnixNano(),
+		// Taken after the read: a later time only makes the racy-clean
+		// rule stricter.
+		File:     fileState(info, time.Now()),
 		Hash:     n.Checksum,
 		Created:  mtime,
 		Modified: mtime,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"github.com/noema-mem/noema/sqlite"
 )
 
 // Watch keeps the index live until ctx is done: it watches every folder of
@@ -104,11 +105,13 @@ func (ix *Indexer) syncChanged(ctx context.Context, paths []string) (*Result, er
 		}
 		info, statErr := os.Stat(abs)
 		var size, mtime int64
-		err = ix.DB.Read().QueryRowContext(ctx, `SELECT size, mtime_ns FROM notes WHERE path = ?`, rel).Scan(&size, &mtime)
+		var f sqlite.FileState
+		err = ix.DB.Read().QueryRowContext(ctx, `SELECT size, mtime_ns, ctime_ns, inode, verified_ns FROM notes WHERE path = ?`, rel).
+			Scan(&size, &mtime, &f.CtimeNS, &f.Inode, &f.VerifiedNS)
 		switch {
 		case statErr != nil && err != nil:
 			continue // gone and never indexed
-		case statErr == nil && err == nil && info.Size() == size && info.ModTime().UnixNano() == mtime:
+		case statErr == nil && err == nil && unchanged(size, mtime, f, info):
 			continue // already indexed
 		}
 		todo = append(todo, rel)

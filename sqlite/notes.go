@@ -16,6 +16,8 @@ type NoteRecord struct {
 	Aliases  []string
 	Size     int64
 	MtimeNS  int64
+	// File identifies the file version that was read (see FileState).
+	File     FileState
 	Hash     string
 	Created  time.Time
 	Modified time.Time
@@ -65,17 +67,29 @@ type RelationRecord struct {
 	Metadata string // canonical JSON object
 }
 
+// FileState is what sync compares, besides size and mtime, to decide that
+// a file is the version it indexed without reading it (see migration
+// 0007_file_identity.sql).
+type FileState struct {
+	// CtimeNS and Inode are the file's status-change time and inode number
+	// (0 where the system has none).
+	CtimeNS, Inode int64
+	// VerifiedNS is when the file's content was last read.
+	VerifiedNS int64
+}
+
 // NoteState is the part of a note row sync needs to skip unchanged files.
 type NoteState struct {
 	ID      int64
 	Size    int64
 	MtimeNS int64
+	File    FileState
 	Hash    string
 }
 
 // NoteStates returns the stored state of every note, by path.
 func (db *DB) NoteStates(tx *sql.Tx) (map[string]NoteState, error) {
-	rows, err := tx.Query(`SELECT id, path, size, mtime_ns, hash FROM notes`)
+	rows, err := tx.Query(`SELECT id, path, size, mtime_ns, ctime_ns, inode, verified_ns, hash FROM notes`)
 	if err != nil {
 		return nil, fmt.Errorf("list note states: %w", err)
 	}
@@ -84,7 +98,7 @@ func (db *DB) NoteStates(tx *sql.Tx) (map[string]NoteState, error) {
 	for rows.Next() {
 		var s NoteState
 		var path string
-		if err := rows.Scan(&s.ID, &path, &s.Size, &s.MtimeNS, &s.Hash); err != nil {
+		if err := rows.Scan(&s.ID, &path, &s.Size, &s.MtimeNS, &s.File.CtimeNS, &s.File.Inode, &s.File.VerifiedNS, &s.Hash); err != nil {
 			return nil, fmt.Errorf("scan note state: %w", err)
 		}
 		out[path] = s
@@ -133,11 +147,13 @@ func NewNoteWriter(tx *Tx) (*NoteWriter, error) {
 		dst **sql.Stmt
 		q   string
 	}{
-		{&w.upsert, `INSERT INTO notes (path, title, tags, aliases, size, mtime_ns, hash, created_ns, modified_ns)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		{&w.upsert, `INSERT INTO notes (path, title, tags, aliases, size, mtime_ns, hash, created_ns, modified_ns,
+			ctime_ns, inode, verified_ns)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(path) DO UPDATE SET title = excluded.title, tags = excluded.tags,
 			aliases = excluded.aliases, size = excluded.size, mtime_ns = excluded.mtime_ns,
-			hash = excluded.hash, created_ns = excluded.created_ns, modified_ns = excluded.modified_ns
+			hash = excluded.hash, created_ns = excluded.created_ns, modified_ns = excluded.modified_ns,
+			ctime_ns = excluded.ctime_ns, inode = excluded.inode, verified_ns = excluded.verified_ns
 		RETURNING id`},
 		{&w.link, `INSERT INTO links (note_id, key, target, count) VALUES (?, ?, ?, ?)
 			ON CONFLICT(note_id, key, target) DO UPDATE SET count = count + excluded.count`},
@@ -174,7 +190,7 @@ func (w *NoteWriter) Put(rec *NoteRecord, fresh bool) (int64, error) {
 	var id int64
 	err := w.upsert.QueryRowContext(ctx,
 		rec.Path, rec.Title, jsonList(rec.Tags), jsonList(rec.Aliases), rec.Size, rec.MtimeNS, rec.Hash,
-		nsOf(rec.Created), nsOf(rec.Modified)).Scan(&id)
+		nsOf(rec.Created), nsOf(rec.Modified), rec.File.CtimeNS, rec.File.Inode, rec.File.VerifiedNS).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("upsert note %s: %w", rec.Path, err)
 	}
@@ -276,9 +292,11 @@ func RenameNote(tx *Tx, from, to string) error {
 	return nil
 }
 
-// TouchNote records a new size and mtime for an unchanged-content file.
-func TouchNote(tx *Tx, path string, size, mtimeNS int64) error {
-	if _, err := tx.Exec(`UPDATE notes SET size = ?, mtime_ns = ? WHERE path = ?`, size, mtimeNS, path); err != nil {
+// TouchNote records the new size, mtime and file state of a file whose
+// content did not change.
+func TouchNote(tx *Tx, path string, size, mtimeNS int64, f FileState) error {
+	if _, err := tx.Exec(`UPDATE notes SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, verified_ns = ? WHERE path = ?`,
+		size, mtimeNS, f.CtimeNS, f.Inode, f.VerifiedNS, path); err != nil {
 		return fmt.Errorf("touch note %s: %w", path, err)
 	}
 	return nil
