@@ -10,12 +10,12 @@ import (
 
 // NoteRecord is everything the index derives from one note file.
 type NoteRecord struct {
-	Path     string
-	Title    string
-	Tags     []string
-	Aliases  []string
-	Size     int64
-	MtimeNS  int64
+	Path    string
+	Title   string
+	Tags    []string
+	Aliases []string
+	Size    int64
+	MtimeNS int64
 	// File identifies the file version that was read (see FileState).
 	File     FileState
 	Hash     string
