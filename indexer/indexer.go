@@ -271,10 +271,10 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 		if writeErr != nil {
 			continue // drain
 		}
-		var wrote bool
-		wrote, writeErr = ix.writeChunk(ctx, results, states, seen, deletedByHash, res)
+		var wrote, changed bool
+		wrote, changed, writeErr = ix.writeChunk(ctx, results, states, seen, deletedByHash, res)
 		if wrote && writeErr == nil {
-			stale = true
+			stale = stale || changed
 			writeErr = ix.committed("notes")
 		}
 	}
@@ -331,10 +331,10 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 
 // writeChunk classifies parsed files (added, updated, renamed, unchanged,
 // skipped) and writes them in one transaction, which also marks the
-// registry stale when a note changed. It reports whether it committed a
-// transaction.
+// registry stale when a note's content or path changed. It reports whether
+// it committed a transaction, and whether that changed a note.
 func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[string]sqlite.NoteState,
-	seen map[string]bool, deletedByHash map[string][]string, res *Result) (bool, error) {
+	seen map[string]bool, deletedByHash map[string][]string, res *Result) (committed, changed bool, err error) {
 	type op struct {
 		renameFrom string
 		p          *parsed
@@ -373,18 +373,28 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[
 		}
 	}
 	if len(ops) == 0 {
-		return false, nil
+		return false, false, nil
 	}
-	return true, ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
+	// Only files whose content changed (or moved) change what the registry
+	// derives; a batch of touches (files re-read under the racy-clean rule
+	// and found identical) leaves it current.
+	changes := false
+	for _, o := range ops {
+		if st, existed := states[o.p.rec.Path]; !existed || st.Hash != o.p.rec.Hash || o.renameFrom != "" {
+			changes = true
+			break
+		}
+	}
+	return true, changes, ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
 		w, err := sqlite.NewNoteWriter(tx)
 		if err != nil {
 			return err
 		}
 		defer w.Close()
-		// Touch-only batches change nothing the registry derives from, but
-		// marking costs one row: keep the rule simple.
-		if err := sqlite.SetMeta(tx, metaStale, "1"); err != nil {
-			return err
+		if changes {
+			if err := sqlite.SetMeta(tx, metaStale, "1"); err != nil {
+				return err
+			}
 		}
 		for _, o := range ops {
 			rec := o.p.rec
@@ -432,13 +442,22 @@ const RacyWindow = 2 * time.Second
 // moment it was read. ctime and inode catch rewrites that put the old mtime
 // back (touch -r, cp -p, rsync -t): no tool can set a ctime.
 func unchanged(size, mtimeNS int64, f sqlite.FileState, info fs.FileInfo) bool {
+	return sameStat(size, mtimeNS, f, info) && !racy(f, info)
+}
+
+// sameStat reports whether info's size, mtime, ctime and inode are the
+// ones recorded.
+func sameStat(size, mtimeNS int64, f sqlite.FileState, info fs.FileInfo) bool {
 	ctime, inode := ctimeInode(info)
-	mtime := info.ModTime().UnixNano()
-	if size != info.Size() || mtimeNS != mtime || f.CtimeNS != ctime || f.Inode != inode {
-		return false
-	}
+	return size == info.Size() && mtimeNS == info.ModTime().UnixNano() && f.CtimeNS == ctime && f.Inode == inode
+}
+
+// racy reports whether info's times are too close to the read recorded in
+// f to prove that the file was not rewritten after it (see RacyWindow).
+func racy(f sqlite.FileState, info fs.FileInfo) bool {
+	ctime, _ := ctimeInode(info)
 	limit := f.VerifiedNS - int64(RacyWindow)
-	return mtime < limit && ctime < limit
+	return info.ModTime().UnixNano() >= limit || ctime >= limit
 }
 
 // fileState returns the file state to record for a file read at readAt.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/noema-mem/noema/sqlite"
+	"github.com/noema-mem/noema/vault"
 )
 
 // Watch keeps the index live until ctx is done: it watches every folder of
@@ -106,13 +107,21 @@ func (ix *Indexer) syncChanged(ctx context.Context, paths []string) (*Result, er
 		info, statErr := os.Stat(abs)
 		var size, mtime int64
 		var f sqlite.FileState
-		err = ix.DB.Read().QueryRowContext(ctx, `SELECT size, mtime_ns, ctime_ns, inode, verified_ns FROM notes WHERE path = ?`, rel).
-			Scan(&size, &mtime, &f.CtimeNS, &f.Inode, &f.VerifiedNS)
+		var hash string
+		err = ix.DB.Read().QueryRowContext(ctx, `SELECT size, mtime_ns, ctime_ns, inode, verified_ns, hash FROM notes WHERE path = ?`, rel).
+			Scan(&size, &mtime, &f.CtimeNS, &f.Inode, &f.VerifiedNS, &hash)
 		switch {
 		case statErr != nil && err != nil:
 			continue // gone and never indexed
-		case statErr == nil && err == nil && unchanged(size, mtime, f, info):
-			continue // already indexed
+		case statErr == nil && err == nil && sameStat(size, mtime, f, info):
+			if !racy(f, info) {
+				continue // already indexed
+			}
+			// Written moments ago — typically noema's own write, indexed
+			// already: compare the content rather than index it again.
+			if content, _, rerr := ix.Vault.ReadFile(rel); rerr == nil && vault.Checksum(content) == hash {
+				continue
+			}
 		}
 		todo = append(todo, rel)
 	}
