@@ -124,6 +124,8 @@ func New(a *app.App, opts Options) (*mcp.Server, error) {
 		}
 	}
 	registerResources(r, s, enabled)
+	// Last, so it runs first: no request may end the session.
+	s.AddReceivingMiddleware(guard)
 	return s, nil
 }
 
