@@ -2,8 +2,8 @@
 // streamable-HTTP transport (`noema serve`).
 //
 // [New] wraps an MCP handler (normally the go-sdk's
-// mcp.NewStreamableHTTPHandler) in a middleware chain that applies, in this
-// order:
+// mcp.NewStreamableHTTPHandler; [NewMCP] builds that one for an mcp.Server,
+// configured to match) in a middleware chain that applies, in this order:
 //
 //  1. Host: when the server is bound to loopback, or the request arrived on a
 //     loopback address, the Host header must name loopback (localhost,
@@ -32,6 +32,16 @@
 //     413 when the cap is hit (set the SDK's
 //     StreamableHTTPOptions.MaxRequestBodyBytes to the same value, since the
 //     lower of the two wins).
+//  7. Sessions: when [Options.Sessions] reports the live MCP sessions (as
+//     [NewMCP] arranges), an initialize POST without an Mcp-Session-Id —
+//     which opens a session — is refused with 503 and a Retry-After header
+//     while [Options.MaxSessions] sessions are live or being opened (the
+//     body is read to tell an initialize from a client's probe, whose
+//     throwaway session the SDK closes at once). Existing sessions keep
+//     working; a full server never evicts one to make room, so a client that
+//     leaks sessions (or a flood of initializes) cannot end the sessions of
+//     others. Idle sessions are reclaimed by the SDK after
+//     [Options.SessionTimeout] (set by [NewMCP]).
 //
 // Every refusal is a small JSON body {"error": {"code", "message"}} and is
 // logged at warn level (never with the token).
@@ -59,6 +69,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/noema-mem/noema"
 )
 
@@ -71,7 +83,12 @@ const (
 	DefaultReadTimeout       = 30 * time.Second
 	DefaultIdleTimeout       = 120 * time.Second
 	DefaultShutdownTimeout   = 5 * time.Second
+	DefaultMaxSessions       = 1000
+	DefaultSessionTimeout    = 30 * time.Minute
 )
+
+// sessionRetryAfter is the Retry-After, in seconds, of a refused session.
+const sessionRetryAfter = "60"
 
 // HealthPath is the unauthenticated liveness endpoint.
 const HealthPath = "/healthz"
@@ -112,6 +129,20 @@ type Options struct {
 	// Logger receives refusals (warn) and lifecycle events (info); nil
 	// discards them.
 	Logger *slog.Logger
+
+	// MaxSessions caps the live MCP sessions (default 1,000; negative: no
+	// cap). It applies only with Sessions: a request that would open a
+	// session beyond it gets 503.
+	MaxSessions int
+	// Sessions reports how many MCP sessions are live. [NewMCP] sets it;
+	// with [New] it is the caller's (nil: sessions are not capped).
+	Sessions func() int
+	// SessionTimeout is how long an MCP session may stay idle (no request
+	// from its client) before the SDK closes it (default 30 minutes;
+	// negative: never). Only [NewMCP] applies it, since it configures the
+	// SDK's handler; a client that comes back after it gets 404 and must
+	// initialize again, as the MCP specification requires.
+	SessionTimeout time.Duration
 }
 
 // Server is the hardened HTTP front. Serve or ListenAndServe may be called
@@ -128,6 +159,11 @@ type Server struct {
 	shutdown    context.Context
 	stopStreams context.CancelFunc
 	serveOnce   sync.Once
+
+	// opening counts the initializes admitted but not yet answered, whose
+	// sessions Sessions does not count yet.
+	sessMu  sync.Mutex
+	opening int
 }
 
 // New validates opts and returns a server in front of mcpHandler.
@@ -161,6 +197,9 @@ func New(mcpHandler http.Handler, opts Options) (*Server, error) {
 	case opts.MaxBodyBytes < 0:
 		return nil, noema.Errorf(noema.EINVALID, "invalid body limit %d", opts.MaxBodyBytes)
 	}
+	if opts.MaxSessions == 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
 	for _, d := range []struct {
 		p   *time.Duration
 		def time.Duration
@@ -169,6 +208,7 @@ func New(mcpHandler http.Handler, opts Options) (*Server, error) {
 		{&opts.ReadTimeout, DefaultReadTimeout},
 		{&opts.IdleTimeout, DefaultIdleTimeout},
 		{&opts.ShutdownTimeout, DefaultShutdownTimeout},
+		{&opts.SessionTimeout, DefaultSessionTimeout},
 	} {
 		if *d.p == 0 {
 			*d.p = d.def
@@ -195,6 +235,47 @@ func New(mcpHandler http.Handler, opts Options) (*Server, error) {
 	s.shutdown, s.stopStreams = context.WithCancel(context.Background())
 	s.handler = s.chain(mcpHandler)
 	return s, nil
+}
+
+// NewMCP returns a server in front of the go-sdk's streamable HTTP handler
+// for srv, configured to match: the SDK's body limit equals MaxBodyBytes,
+// idle sessions close after SessionTimeout, and the live sessions of srv
+// (which must serve nothing else) are capped at MaxSessions.
+func NewMCP(srv *mcp.Server, opts Options) (*Server, error) {
+	if srv == nil {
+		return nil, errors.New("httpserver: nil MCP server")
+	}
+	if opts.MaxBodyBytes == 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.SessionTimeout == 0 {
+		opts.SessionTimeout = DefaultSessionTimeout
+	}
+	timeout := max(opts.SessionTimeout, 0) // the SDK's zero is "never"
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+		Logger:              opts.Logger,
+		MaxRequestBodyBytes: opts.MaxBodyBytes,
+		SessionTimeout:      timeout,
+	})
+	if opts.Sessions == nil {
+		opts.Sessions = func() int { return LiveSessions(srv) }
+	}
+	return New(handler, opts)
+}
+
+// LiveSessions counts the sessions of srv that completed initialization.
+// The SDK also opens a session for each request that arrives without one
+// (a stray POST, a client's probe) and closes it right after unless it was
+// an initialize; those are not counted, so that one closing a moment late
+// never refuses a real client.
+func LiveSessions(srv *mcp.Server) int {
+	n := 0
+	for ss := range srv.Sessions() {
+		if ss.InitializeParams() != nil {
+			n++
+		}
+	}
+	return n
 }
 
 // Handler returns the full middleware chain in front of the MCP handler, for

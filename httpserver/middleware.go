@@ -1,13 +1,17 @@
 package httpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/noema-mem/noema"
 )
@@ -108,6 +112,21 @@ func (s *Server) chain(mcpHandler http.Handler) http.Handler {
 			r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
 		}
 
+		// 7. Session cap: an initialize without a session ID opens one.
+		if r.Method == http.MethodPost && r.Header.Get(sessionIDHeader) == "" && s.opts.Sessions != nil && s.opts.MaxSessions > 0 && opensSession(r) {
+			release, ok := s.admitSession()
+			if !ok {
+				w.Header().Set("Retry-After", sessionRetryAfter)
+				s.refuse(w, r, http.StatusServiceUnavailable, noema.EUNAVAILABLE,
+					fmt.Sprintf("too many MCP sessions (the limit is %d); close idle sessions or retry later", s.opts.MaxSessions))
+				return
+			}
+			defer release()
+			// The SDK answers once the session is initialized, and Sessions
+			// counts it from then on: stop counting the request as opening.
+			w = &onFirstWrite{ResponseWriter: w, fn: release}
+		}
+
 		// Standalone SSE streams (GET) hang until the client leaves; end
 		// them when the server shuts down.
 		if r.Method == http.MethodGet {
@@ -120,6 +139,90 @@ func (s *Server) chain(mcpHandler http.Handler) http.Handler {
 		mcpHandler.ServeHTTP(w, r)
 	})
 }
+
+// sessionIDHeader names the MCP session of a streamable HTTP request.
+const sessionIDHeader = "Mcp-Session-Id"
+
+// admitSession reports whether an initialize may open a session: whether
+// the live sessions plus the initializes in flight stay under the cap. Until
+// release (idempotent) the request counts as opening a session.
+func (s *Server) admitSession() (release func(), ok bool) {
+	s.sessMu.Lock()
+	defer s.sessMu.Unlock()
+	if s.opts.Sessions()+s.opening >= s.opts.MaxSessions {
+		return nil, false
+	}
+	s.opening++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			s.sessMu.Lock()
+			s.opening--
+			s.sessMu.Unlock()
+		})
+	}, true
+}
+
+// opensSession reports whether r (a POST without a session ID) carries an
+// initialize request, which opens a session. Other such requests (a
+// client's server/discover probe, strays) get a session the SDK closes
+// right after them. It reads the body, already capped, and puts it back.
+func opensSession(r *http.Request) bool {
+	if r.Body == nil || r.Body == http.NoBody {
+		return false
+	}
+	body, err := io.ReadAll(r.Body)
+	r.Body.Close()
+	rest := io.Reader(bytes.NewReader(body))
+	if err != nil {
+		// Let the SDK meet the same error (a *http.MaxBytesError is 413).
+		rest = io.MultiReader(rest, errReader{err})
+	}
+	r.Body = io.NopCloser(rest)
+	if err != nil {
+		return false
+	}
+	type message struct {
+		Method string `json:"method"`
+	}
+	body = bytes.TrimSpace(body)
+	if len(body) > 0 && body[0] == '[' {
+		var batch []message
+		json.Unmarshal(body, &batch)
+		for _, m := range batch {
+			if m.Method == "initialize" {
+				return true
+			}
+		}
+		return false
+	}
+	var m message
+	json.Unmarshal(body, &m)
+	return m.Method == "initialize"
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// onFirstWrite calls fn before the first byte or header of the response.
+type onFirstWrite struct {
+	http.ResponseWriter
+	fn func()
+}
+
+func (w *onFirstWrite) WriteHeader(code int) {
+	w.fn()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *onFirstWrite) Write(b []byte) (int, error) {
+	w.fn()
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection (Flush).
+func (w *onFirstWrite) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // port returns the port the request arrived on, or the configured one.
 func (s *Server) port(local net.Addr) string {

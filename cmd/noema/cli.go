@@ -30,6 +30,11 @@ type Main struct {
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 
+	// stop, when set, asks the process to stop with a cause (see
+	// supervise): it cancels Run's context and bounds how long stopping may
+	// take. `noema mcp` calls it when its input ends.
+	stop func(cause error)
+
 	// Global flags.
 	vaultDir string
 	json     bool
@@ -76,7 +81,6 @@ Global flags (anywhere on the line):
   --vault DIR   the vault (else $NOEMA_VAULT, else $XDG_DATA_HOME/noema/vault)
   --json        print the structured result (errors as {"error":{"code","message"}})
   --embedder B  builtin (default), ollama or openai (else $NOEMA_EMBEDDER, else .noema/config.yaml)
-  --embedder B  builtin (default), ollama or openai (else $NOEMA_EMBEDDER, else .noema/config.yaml)
   -v            log debug messages to stderr
 
 Commands:
@@ -109,6 +113,13 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		}
 		res, err := c.run(ctx, m, args[1:])
 		if err != nil {
+			var in *interrupted
+			if errors.As(context.Cause(ctx), &in) {
+				// Whatever failed, it failed because the command was
+				// stopped: say so, with the shell's status for the signal.
+				m.fail(noema.Errorf(noema.EUNAVAILABLE, "%s", in.Error()))
+				return signalStatus(in.sig)
+			}
 			return m.fail(err)
 		}
 		if res == nil {

@@ -29,6 +29,13 @@ func freePort(t *testing.T) int {
 // serve starts `noema serve` and waits until it answers.
 func serve(t *testing.T, vault string, args ...string) string {
 	t.Helper()
+	base, _ := serveProc(t, vault, args...)
+	return base
+}
+
+// serveProc is serve, returning the process as well.
+func serveProc(t *testing.T, vault string, args ...string) (string, *exec.Cmd) {
+	t.Helper()
 	port := freePort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	if len(args) > 0 && strings.HasPrefix(args[0], "0.0.0.0") {
@@ -45,12 +52,12 @@ func serve(t *testing.T, vault string, args ...string) string {
 	for range 100 {
 		if resp, err := http.Get(base + "/healthz"); err == nil {
 			resp.Body.Close()
-			return base
+			return base, cmd
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatal("noema serve did not start")
-	return ""
+	return "", nil
 }
 
 const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"0"}}}`

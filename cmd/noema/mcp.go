@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"io"
 	"log/slog"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,10 +39,65 @@ func runMCP(ctx context.Context, m *Main, args []string) (any, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go m.background(ctx, a, logger)
-	if err := srv.Run(ctx, &mcp.StdioTransport{}); err != nil && !errors.Is(err, context.Canceled) {
+	// The end of the input ends the session (the SDK cancels the requests
+	// in flight); from then on the process has exitGrace to wind down.
+	in := &endReader{r: m.Stdin, onEnd: func() {
+		if m.stop != nil {
+			m.stop(errEndOfInput)
+		}
+	}}
+	transport := &mcp.IOTransport{Reader: in, Writer: nopWriteCloser{m.Stdout}}
+	// Once stopping, whatever ends the session (a response that can no
+	// longer be written, say) is part of a clean stop.
+	if err := srv.Run(ctx, transport); err != nil && ctx.Err() == nil {
 		return nil, err
 	}
 	return nil, nil
+}
+
+// endReader calls onEnd (once) when a read of r fails: end of input, or a
+// broken pipe. Close closes r if it can be closed.
+type endReader struct {
+	r     io.Reader
+	onEnd func()
+	once  sync.Once
+}
+
+func (e *endReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		e.once.Do(e.onEnd)
+	}
+	return n, err
+}
+
+func (e *endReader) Close() error {
+	if c, ok := e.r.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// nopWriteCloser keeps stdout open when the transport closes.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// cancelOnStop ties every request's context to ctx, the server's life: the
+// SDK does not cancel requests in flight when it shuts a session down (it
+// waits for them), so without this a request waiting on a lock or on
+// SQLite's busy timeout would hold up `noema mcp` or `noema serve` after a
+// signal.
+func cancelOnStop(ctx context.Context) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(rctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			rctx, cancel := context.WithCancelCause(rctx)
+			defer cancel(nil)
+			unhook := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+			defer unhook()
+			return next(rctx, method, req)
+		}
+	}
 }
 
 func (m *Main) openServer(ctx context.Context, toolsets string, logger *slog.Logger) (*app.App, *mcp.Server, error) {
@@ -61,6 +118,7 @@ func (m *Main) openServer(ctx context.Context, toolsets string, logger *slog.Log
 		a.Close()
 		return nil, nil, err
 	}
+	srv.AddReceivingMiddleware(cancelOnStop(ctx))
 	return a, srv, nil
 }
 

@@ -80,7 +80,7 @@ func runNote(ctx context.Context, m *Main, args []string) (any, error) {
 		if content != "" || m.Stdin == nil {
 			return content, nil
 		}
-		b, err := io.ReadAll(m.Stdin)
+		b, err := readAll(ctx, m.Stdin)
 		if err != nil {
 			return "", fmt.Errorf("read stdin: %w", err)
 		}
@@ -130,4 +130,25 @@ func runNote(ctx context.Context, m *Main, args []string) (any, error) {
 		return svc.Recent(ctx, notes.RecentInput{Since: since, Limit: limit})
 	}
 	return nil, nil
+}
+
+// readAll reads r to its end, or until ctx is done: a read of a terminal or
+// a pipe that nobody closes must not keep an interrupted command waiting.
+// (The abandoned read ends with the process.)
+func readAll(ctx context.Context, r io.Reader) ([]byte, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b, err := io.ReadAll(r)
+		done <- result{b, err}
+	}()
+	select {
+	case res := <-done:
+		return res.b, res.err
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
 }

@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/noema-mem/noema/httpserver"
 	"github.com/noema-mem/noema/mcpserver"
 )
@@ -19,8 +17,19 @@ func runServe(ctx context.Context, m *Main, args []string) (any, error) {
 	addr := fs.String("addr", "127.0.0.1:7077", "listen address")
 	token := fs.String("token", "", "bearer token clients must send (default $NOEMA_TOKEN); required beyond loopback")
 	toolsets := fs.String("toolsets", "", "comma-separated toolsets to expose: "+strings.Join(mcpserver.Toolsets(), ",")+" (default all)")
-	if _, err := m.parseFlags(fs, "serve [--addr HOST:PORT] [--token T] [--toolsets …]", args); err != nil {
+	maxSessions := fs.Int("max-sessions", httpserver.DefaultMaxSessions, "most MCP sessions at once; an initialize beyond gets 503 (0: no cap)")
+	sessionTimeout := fs.Duration("session-timeout", httpserver.DefaultSessionTimeout, "close an MCP session idle this long (0: never)")
+	if _, err := m.parseFlags(fs, "serve [--addr HOST:PORT] [--token T] [--toolsets …] [--max-sessions N] [--session-timeout D]", args); err != nil {
 		return nil, err
+	}
+	if *maxSessions < 0 || *sessionTimeout < 0 {
+		return nil, usagef("serve: --max-sessions and --session-timeout cannot be negative")
+	}
+	if *maxSessions == 0 {
+		*maxSessions = -1 // httpserver: negative is no cap
+	}
+	if *sessionTimeout == 0 {
+		*sessionTimeout = -1 // httpserver: negative is never
 	}
 	if *token == "" {
 		*token = m.Getenv("NOEMA_TOKEN")
@@ -31,13 +40,13 @@ func runServe(ctx context.Context, m *Main, args []string) (any, error) {
 		return nil, err
 	}
 	defer a.Close()
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
-		Logger: logger,
-		// The hardened front enforces the body limit; keep the SDK's equal so
-		// the lower limit never surprises.
-		MaxRequestBodyBytes: httpserver.DefaultMaxBodyBytes,
+	hs, err := httpserver.NewMCP(srv, httpserver.Options{
+		Addr: *addr, Token: *token, Logger: logger,
+		MaxSessions: *maxSessions, SessionTimeout: *sessionTimeout,
+		// Requests in flight are cancelled on shutdown (cancelOnStop); leave
+		// them half the grace to answer.
+		ShutdownTimeout: exitGrace / 2,
 	})
-	hs, err := httpserver.New(handler, httpserver.Options{Addr: *addr, Token: *token, Logger: logger, MaxBodyBytes: httpserver.DefaultMaxBodyBytes})
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,202 @@
+package httpserver_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/noema-mem/noema/httpserver"
+)
+
+// greetServer is an MCP server with one tool.
+func greetServer() *mcp.Server {
+	server := mcp.NewServer(&mcp.Implementation{Name: "test", Version: "v0.0.1"}, nil)
+	mcp.AddTool(server, &mcp.Tool{Name: "greet", Description: "say hello"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in greetInput) (*mcp.CallToolResult, greetOutput, error) {
+			return nil, greetOutput{Greeting: "hello " + in.Name}, nil
+		})
+	return server
+}
+
+func connectSDK(ctx context.Context, url string) (*mcp.ClientSession, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v0"}, nil)
+	return client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url + "/mcp", MaxRetries: -1}, nil)
+}
+
+func greet(ctx context.Context, cs *mcp.ClientSession) error {
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "x"}})
+	if err == nil && res.IsError {
+		err = fmt.Errorf("tool error %v", res.Content)
+	}
+	return err
+}
+
+// initialize posts an initialize request without a session, as a new
+// client does, and returns the response.
+func initialize(t *testing.T, url string) *http.Response {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
+	req, _ := http.NewRequest("POST", url+"/mcp", bytes.NewReader([]byte(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// TestSessionCap fills the server to MaxSessions: a new session is refused
+// with a clear 503 while every existing one keeps working, and admitted
+// again once one closes.
+func TestSessionCap(t *testing.T) {
+	const max = 3
+	srv := greetServer()
+	s, err := httpserver.NewMCP(srv, httpserver.Options{MaxSessions: max})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, _ := serve(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	var sessions []*mcp.ClientSession
+	for range max {
+		cs, err := connectSDK(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		sessions = append(sessions, cs)
+	}
+	if n := httpserver.LiveSessions(srv); n != max {
+		t.Fatalf("%d live sessions, want %d", n, max)
+	}
+
+	// Beyond the cap: the SDK client cannot connect, a raw initialize gets
+	// 503 with a JSON body that says why, and Retry-After.
+	if cs, err := connectSDK(ctx, url); err == nil {
+		cs.Close()
+		t.Fatal("a session beyond the cap was admitted")
+	} else if !strings.Contains(err.Error(), "Service Unavailable") {
+		t.Errorf("SDK client beyond the cap: %v", err)
+	}
+	resp := initialize(t, url)
+	var body struct {
+		Error struct{ Code, Message string }
+	}
+	json.NewDecoder(resp.Body).Decode(&body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" ||
+		body.Error.Code != "unavailable" || !strings.Contains(body.Error.Message, "too many MCP sessions") {
+		t.Errorf("initialize beyond the cap: %d %q %+v", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	// Concurrent initializes never overshoot the cap.
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp := initialize(t, url)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusServiceUnavailable {
+				t.Errorf("concurrent initialize: %d", resp.StatusCode)
+			}
+		}()
+	}
+	wg.Wait()
+
+	// Existing sessions keep working.
+	for i, cs := range sessions {
+		if err := greet(ctx, cs); err != nil {
+			t.Errorf("session %d at the cap: %v", i, err)
+		}
+	}
+	// Closing one (DELETE) makes room for one.
+	sessions[0].Close()
+	waitSessions(t, srv, max-1)
+	cs, err := connectSDK(ctx, url)
+	if err != nil {
+		t.Fatalf("after a session closed: %v", err)
+	}
+	defer cs.Close()
+	if err := greet(ctx, cs); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSessionTimeout leaves sessions idle past SessionTimeout: the server
+// reclaims them, their clients get 404 (session gone), and the cap's room
+// comes back.
+func TestSessionTimeout(t *testing.T) {
+	srv := greetServer()
+	s, err := httpserver.NewMCP(srv, httpserver.Options{MaxSessions: 2, SessionTimeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, _ := serve(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	var idle []*mcp.ClientSession
+	for range 2 {
+		cs, err := connectSDK(ctx, url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cs.Close()
+		idle = append(idle, cs)
+	}
+	// Raw initializes that never come back are reclaimed too (they are
+	// admitted only as room frees up).
+	waitSessions(t, srv, 0)
+	resp := initialize(t, url)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
+		t.Fatalf("initialize after the idle sessions expired: %d", resp.StatusCode)
+	}
+	waitSessions(t, srv, 0)
+	if err := greet(ctx, idle[0]); err == nil {
+		t.Error("an expired session still answered")
+	}
+	// A session in use stays: its requests keep resetting the idle timer.
+	cs, err := connectSDK(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for range 6 {
+		time.Sleep(100 * time.Millisecond)
+		if err := greet(ctx, cs); err != nil {
+			t.Fatalf("busy session: %v", err)
+		}
+	}
+}
+
+// waitSessions waits until srv has n live sessions.
+func waitSessions(t *testing.T, srv *mcp.Server, n int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for httpserver.LiveSessions(srv) != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d live sessions after 10s, want %d", httpserver.LiveSessions(srv), n)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestNewMCPDefaults(t *testing.T) {
+	if _, err := httpserver.NewMCP(nil, httpserver.Options{}); err == nil {
+		t.Error("nil server accepted")
+	}
+	if httpserver.DefaultMaxSessions != 1000 || httpserver.DefaultSessionTimeout != 30*time.Minute {
+		t.Errorf("defaults %d %v", httpserver.DefaultMaxSessions, httpserver.DefaultSessionTimeout)
+	}
+}
