@@ -57,11 +57,11 @@ func (s *Service) create(ctx context.Context, in CreateInput) (*noema.Concept, e
 		return nil, err
 	}
 	page := pageState{id: id, label: label, aliases: aliases, description: strings.TrimSpace(in.Description), metadata: in.Metadata}
-	rel, err := s.newPagePath(label)
+	rel, existing, err := s.newPagePath(label, id)
 	if err != nil {
 		return nil, err
 	}
-	if err := s.writePage(ctx, rel, true, page); err != nil {
+	if err := s.writePage(ctx, rel, !existing, page); err != nil {
 		return nil, err
 	}
 	return s.Get(ctx, id)
@@ -82,21 +82,35 @@ func (s *Service) freshID(ctx context.Context, key string) (string, error) {
 	}
 }
 
-// newPagePath picks concepts/<slug>.md, adding a suffix when taken.
-func (s *Service) newPagePath(label string) (string, error) {
+// newPagePath picks concepts/<slug>.md, adding a suffix when taken. A
+// taken name whose file already declares the concept's id is the concept's
+// page, written by noema but not indexed yet (the index was rebuilt, or
+// another process has not indexed it): it is returned with existing set, so
+// the page is updated rather than duplicated.
+func (s *Service) newPagePath(label, id string) (rel string, existing bool, err error) {
 	slug := vault.Slug(label)
 	for n := 1; n < 1000; n++ {
 		rel := indexer.ConceptsDir + slug + ".md"
 		if n > 1 {
 			rel = fmt.Sprintf("%s%s-%d.md", indexer.ConceptsDir, slug, n)
 		}
-		if _, _, err := s.Vault.ReadFile(rel); noema.ErrorCode(err) == noema.ENOTFOUND {
-			return rel, nil
-		} else if err != nil && noema.ErrorCode(err) != noema.EINVALID {
-			return "", err
+		content, _, err := s.Vault.ReadFile(rel)
+		switch code := noema.ErrorCode(err); {
+		case code == noema.ENOTFOUND:
+			return rel, false, nil
+		case err == nil:
+			if fmSrc, _, _, _ := vault.SplitFrontMatter(content); fmSrc != nil {
+				if fm, perr := vault.ParseFrontMatter(fmSrc); perr == nil {
+					if v, ok := fm.Get("id"); ok && v == id {
+						return rel, true, nil
+					}
+				}
+			}
+		case code != noema.EINVALID:
+			return "", false, err
 		}
 	}
-	return "", noema.Errorf(noema.ECONFLICT, "no free page name for %q", label)
+	return "", false, noema.Errorf(noema.ECONFLICT, "no free page name for %q", label)
 }
 
 // pageState is what a concept page's front matter says.
@@ -246,9 +260,11 @@ func (s *Service) update(ctx context.Context, in UpdateInput) (*noema.Concept, e
 	}
 	rel, create := strings.TrimPrefix(c.Page, noema.URIScheme), c.Page == ""
 	if create {
-		if rel, err = s.newPagePath(p.label); err != nil {
+		var existing bool
+		if rel, existing, err = s.newPagePath(p.label, c.ID); err != nil {
 			return nil, err
 		}
+		create = !existing
 	} else {
 		rel += ".md"
 	}

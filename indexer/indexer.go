@@ -123,21 +123,24 @@ func (ix *Indexer) Sync(ctx context.Context, progress Progress) (*Result, error)
 	return ix.sync(ctx, progress)
 }
 
-// Reindex deletes everything derived from files and rebuilds it, keeping
-// access statistics.
+// Reindex re-derives every note from its file and recomputes the concept
+// registry, keeping access statistics. It works in place: it marks every
+// note for re-derivation (sqlite.Rederive) and syncs, so readers keep
+// seeing a complete index while it runs, and a reindex that is killed is
+// finished by the next sync.
 func (ix *Indexer) Reindex(ctx context.Context, progress Progress) (*Result, error) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	err := ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
-		if err := sqlite.ClearDerivedAll(tx); err != nil {
+		if err := sqlite.MarkAllRederive(tx); err != nil {
 			return err
 		}
 		return sqlite.SetMeta(tx, metaStale, "1")
 	})
 	if err != nil {
-		return nil, fmt.Errorf("clear index: %w", err)
+		return nil, fmt.Errorf("start reindex: %w", err)
 	}
-	if err := ix.committed("clear"); err != nil {
+	if err := ix.committed("mark"); err != nil {
 		return nil, err
 	}
 	return ix.sync(ctx, progress)
@@ -184,10 +187,25 @@ const StaleTempAge = 5 * time.Minute
 func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error) {
 	start := time.Now()
 	res := &Result{Warnings: []Warning{}}
-	if removed, err := ix.Vault.CleanTemps(ctx, StaleTempAge); err != nil {
+	if removed, err := ix.Vault.CleanTemps(ctx, StaleTempAge); err != nil && ctx.Err() == nil {
 		ix.Logger.Warn("could not remove stale temporary files", "err", err)
 	} else if len(removed) > 0 {
 		ix.Logger.Info("removed temporary files left by killed writers", "files", removed)
+	}
+	// The states are read before the walk: a note another process creates
+	// and indexes meanwhile is then new to both (and found indexed when
+	// written), never "indexed but not walked", which would delete it.
+	var states map[string]sqlite.NoteState
+	stale := false
+	if err := ix.DB.ReadTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if states, err = ix.DB.NoteStates(tx); err != nil {
+			return err
+		}
+		stale, err = sqlite.HasMeta(tx, metaStale)
+		return err
+	}); err != nil {
+		return nil, err
 	}
 	var entries []fileEntry
 	err := ix.Vault.Walk(ctx, func(rel string, info fs.FileInfo) error {
@@ -202,18 +220,6 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 		ix.afterWalk()
 	}
 
-	var states map[string]sqlite.NoteState
-	stale := false
-	if err := ix.DB.ReadTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if states, err = ix.DB.NoteStates(tx); err != nil {
-			return err
-		}
-		stale, err = sqlite.HasMeta(tx, metaStale)
-		return err
-	}); err != nil {
-		return nil, err
-	}
 
 	seen := make(map[string]bool, len(entries))
 	var todo []fileEntry
@@ -298,6 +304,9 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 
 	err = ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
 		for _, path := range deleted {
+			if ix.exists(path) {
+				continue // created again since the walk; the next sync sees it
+			}
 			if err := sqlite.DeleteNote(tx, path); err != nil {
 				return err
 			}
@@ -355,7 +364,7 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[
 		}
 		st, exists := states[p.entry.rel]
 		switch {
-		case exists && st.Hash == p.rec.Hash:
+		case exists && st.Hash == p.rec.Hash && st.File.VerifiedNS != sqlite.Rederive:
 			ops = append(ops, op{p: p}) // touch only
 			res.Unchanged++
 		case exists:
@@ -380,7 +389,8 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[
 	// and found identical) leaves it current.
 	changes := false
 	for _, o := range ops {
-		if st, existed := states[o.p.rec.Path]; !existed || st.Hash != o.p.rec.Hash || o.renameFrom != "" {
+		st, existed := states[o.p.rec.Path]
+		if !existed || st.Hash != o.p.rec.Hash || st.File.VerifiedNS == sqlite.Rederive || o.renameFrom != "" {
 			changes = true
 			break
 		}
@@ -401,19 +411,31 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[
 			if ix.changedSinceRead(o.p.entry) {
 				continue // a concurrent writer indexes its own version
 			}
-			if o.renameFrom != "" {
-				if err := sqlite.RenameNote(tx, o.renameFrom, rec.Path); err != nil {
-					return err
-				}
+			// Decide from the index as it is now, inside the transaction:
+			// another process (a writer indexing its own file, a server's
+			// watcher) may have indexed this path, or the rename's source,
+			// since the states were read.
+			cur, exists, err := sqlite.NoteStateOf(tx, rec.Path)
+			if err != nil {
+				return err
 			}
-			st, existed := states[rec.Path]
-			if existed && st.Hash == rec.Hash && o.renameFrom == "" {
+			if exists && cur.Hash == rec.Hash && cur.File.VerifiedNS != sqlite.Rederive {
 				if err := sqlite.TouchNote(tx, rec.Path, rec.Size, rec.MtimeNS, rec.File); err != nil {
 					return err
 				}
 				continue
 			}
-			if _, err := w.Put(rec, !existed && o.renameFrom == ""); err != nil {
+			if !exists && o.renameFrom != "" {
+				if _, fromExists, err := sqlite.NoteStateOf(tx, o.renameFrom); err != nil {
+					return err
+				} else if fromExists {
+					if err := sqlite.RenameNote(tx, o.renameFrom, rec.Path); err != nil {
+						return err
+					}
+					exists = true
+				}
+			}
+			if _, err := w.Put(rec, !exists); err != nil {
 				return err
 			}
 		}
@@ -464,6 +486,16 @@ func racy(f sqlite.FileState, info fs.FileInfo) bool {
 func fileState(info fs.FileInfo, readAt time.Time) sqlite.FileState {
 	ctime, inode := ctimeInode(info)
 	return sqlite.FileState{CtimeNS: ctime, Inode: inode, VerifiedNS: readAt.UnixNano()}
+}
+
+// exists reports whether a note file is at rel now.
+func (ix *Indexer) exists(rel string) bool {
+	abs, err := ix.Vault.Abs(rel)
+	if err != nil {
+		return false
+	}
+	info, err := os.Stat(abs)
+	return err == nil && info.Mode().IsRegular()
 }
 
 // changedSinceRead reports whether the file is no longer the one that was read.

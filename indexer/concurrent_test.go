@@ -1,0 +1,127 @@
+package indexer_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSyncAfterAnotherProcessIndexed: while a sync runs, another process
+// indexes a file the sync saw as new (as a writer or a server's watcher
+// does). The sync must not fail on the row that now exists.
+func TestSyncAfterAnotherProcessIndexed(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "vault")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"a.md", "b.md"} {
+		if err := os.WriteFile(filepath.Join(dir, n), []byte("about [["+n+" concept]]\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ix := open(t, dir)
+	other := open(t, dir)
+	ix.SetBatch(1)
+	once := false
+	ix.SetAfterCommit(func(point string) error {
+		if point == "notes" && !once {
+			once = true
+			if _, err := other.SyncPaths(ctx, []string{"b.md"}, ""); err != nil {
+				t.Errorf("other process: %v", err)
+			}
+		}
+		return nil
+	})
+	if _, err := ix.Sync(ctx, nil); err != nil {
+		t.Fatalf("sync failed after another process indexed a file: %v", err)
+	}
+	if got := indexedMentions(t, ix); len(got) != 2 {
+		t.Errorf("mentions = %v", got)
+	}
+}
+
+// TestSyncKeepsNoteIndexedAfterItsWalk: a note created after sync's walk
+// and indexed by its writer before sync finishes stays indexed.
+func TestSyncKeepsNoteIndexedAfterItsWalk(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "vault")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "old.md"), []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix := open(t, dir)
+	other := open(t, dir)
+	ix.SetAfterWalk(func() {
+		if err := os.WriteFile(filepath.Join(dir, "new.md"), []byte("new [[Fresh]]\n"), 0o644); err != nil {
+			t.Error(err)
+		}
+		if _, err := other.SyncPaths(ctx, []string{"new.md"}, ""); err != nil {
+			t.Error(err)
+		}
+	})
+	res, err := ix.Sync(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Removed != 0 {
+		t.Errorf("sync removed %d notes", res.Removed)
+	}
+	var n int
+	if err := ix.DB.Read().QueryRow(`SELECT COUNT(*) FROM notes WHERE path = 'new.md'`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("new.md indexed %d times (%v): dropped by the sync", n, err)
+	}
+}
+
+// TestReindexKeepsIndexReadable: while a reindex runs, and after one is
+// killed at any of its commits, readers see every note and concept.
+func TestReindexKeepsIndexReadable(t *testing.T) {
+	ctx := context.Background()
+	dir, m := generate(t, 30)
+	syncOnce(t, dir)
+	want := expected(m)
+	for k := 1; ; k++ {
+		ix := open(t, dir)
+		ix.SetBatch(4)
+		reader := open(t, dir)
+		calls := 0
+		ix.SetAfterCommit(func(point string) error {
+			calls++
+			// What a reader in another process sees at this commit.
+			var notes int
+			if err := reader.DB.Read().QueryRow(`SELECT COUNT(*) FROM notes`).Scan(&notes); err != nil {
+				t.Fatal(err)
+			}
+			if notes != len(m.Notes) {
+				t.Errorf("commit %d (%s): a reader sees %d notes, want %d", calls, point, notes, len(m.Notes))
+			}
+			if calls == k {
+				return errKilled
+			}
+			return nil
+		})
+		_, err := ix.Reindex(ctx, nil)
+		if err == nil {
+			break
+		}
+		if !strings.Contains(err.Error(), errKilled.Error()) {
+			t.Fatal(err)
+		}
+		ix.DB.Close()
+		// Opening the index after the kill: a complete registry at once.
+		after := open(t, dir)
+		if _, err := after.Repair(ctx); err != nil {
+			t.Fatal(err)
+		}
+		diffCounts(t, indexedMentions(t, after), want)
+		if t.Failed() {
+			t.Fatalf("killed after commit %d", k)
+		}
+		after.DB.Close()
+		reader.DB.Close()
+	}
+}

@@ -1,0 +1,40 @@
+package sqlite
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+)
+
+// Rederive is the VerifiedNS a reindex gives every note: sync then reads
+// each file again and re-derives it even when its content is unchanged.
+// A reindex killed half-way leaves the rest marked, so the next sync
+// finishes it.
+const Rederive = -1
+
+// NoteStateOf returns the stored state of the note at path inside a write
+// transaction, and whether it exists: what sync checks at the moment it
+// writes, since another process may have indexed the path after sync read
+// its snapshot of states.
+func NoteStateOf(tx *Tx, path string) (NoteState, bool, error) {
+	var s NoteState
+	err := tx.QueryRow(`SELECT id, size, mtime_ns, ctime_ns, inode, verified_ns, hash FROM notes WHERE path = ?`, path).
+		Scan(&s.ID, &s.Size, &s.MtimeNS, &s.File.CtimeNS, &s.File.Inode, &s.File.VerifiedNS, &s.Hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return NoteState{}, false, nil
+	}
+	if err != nil {
+		return NoteState{}, false, fmt.Errorf("read note state %s: %w", path, err)
+	}
+	return s, true, nil
+}
+
+// MarkAllRederive marks every note for re-derivation (see Rederive): the
+// first step of a reindex, which keeps every row in place so that readers
+// go on seeing a complete index while it runs.
+func MarkAllRederive(tx *Tx) error {
+	if _, err := tx.Exec(`UPDATE notes SET verified_ns = ?`, Rederive); err != nil {
+		return fmt.Errorf("mark notes for reindex: %w", err)
+	}
+	return nil
+}
