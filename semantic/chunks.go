@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/noema-mem/noema/semantic/chunk"
 	"github.com/noema-mem/noema/sqlite"
 )
 
@@ -15,7 +16,7 @@ type noteToChunk struct {
 	title, hash string
 }
 
-// RefreshChunks embeds notes as heading-aware chunks (see ChunkBody): notes
+// RefreshChunks embeds notes as heading-aware chunks (see chunk.Body): notes
 // whose content changed since they were last chunked are cut again, and
 // only chunks whose text has no cached vector for the current model are
 // embedded — an edit re-embeds the chunks it touched, a model switch
@@ -46,7 +47,7 @@ func (s *Service) RefreshChunks(ctx context.Context) error {
 		batch := todo[i:min(i+chunkBatch, len(todo))]
 		type noteChunks struct {
 			n      noteToChunk
-			chunks []Chunk
+			chunks []chunk.Chunk
 			hashes []string
 		}
 		var work []noteChunks
@@ -56,7 +57,7 @@ func (s *Service) RefreshChunks(ctx context.Context) error {
 			if err := s.DB.Read().QueryRowContext(ctx, `SELECT body FROM notes_fts WHERE rowid = ?`, n.id).Scan(&body); err != nil {
 				continue // deleted meanwhile
 			}
-			nc := noteChunks{n: n, chunks: ChunkBody(body)}
+			nc := noteChunks{n: n, chunks: chunk.Body(body)}
 			for _, c := range nc.chunks {
 				text := c.EmbedText(n.title)
 				h := TextHash(text)

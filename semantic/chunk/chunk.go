@@ -1,14 +1,17 @@
-package semantic
+// Package chunk cuts a Markdown note body into heading-aware pieces that are
+// embedded on their own. It is a leaf package (strings only) so that its fuzz
+// target runs at full speed, without SQLite linked into the test binary.
+package chunk
 
 import (
 	"strings"
 )
 
 // Chunk sizes, in bytes: a chunk is cut at a heading or a paragraph break
-// once it reaches ChunkMin, and never grows past ChunkMax.
+// once it reaches Min, and never grows past Max.
 const (
-	ChunkMin = 1000
-	ChunkMax = 1600
+	Min = 1000
+	Max = 1600
 )
 
 // Chunk is a piece of a note's body embedded on its own.
@@ -28,12 +31,18 @@ func (c Chunk) EmbedText(title string) string {
 	return head + "\n" + c.Text
 }
 
-// ChunkBody cuts a Markdown body into heading-aware chunks of about
-// ChunkMin–ChunkMax bytes: a heading always starts a new chunk when the
-// current one is not tiny, a long section is cut at paragraph breaks, and a
-// paragraph longer than ChunkMax is cut at the last space before the limit.
+// Body cuts a Markdown body into heading-aware chunks of about Min–Max
+// bytes: a heading always starts a new chunk when the current one is not
+// tiny, a long section is cut at paragraph breaks, and a paragraph longer
+// than Max is cut at the last space before the limit, never inside a UTF-8
+// sequence (invalid UTF-8 with no rune start in reach is cut at Max).
 // Headings inside fenced code do not count.
-func ChunkBody(body string) []Chunk {
+func Body(body string) []Chunk { return split(body, Min, Max) }
+
+// split is Body with the sizes as parameters, so that the fuzz test can
+// reach every cut with small inputs (the Go fuzzer minimizes an interesting
+// input in time quadratic in its length, and Max-sized inputs stalled it).
+func split(body string, lo, hi int) []Chunk {
 	type line struct {
 		start, end int
 		heading    int // ATX level, 0 if not a heading
@@ -88,7 +97,7 @@ func ChunkBody(body string) []Chunk {
 	}
 	for _, l := range lines {
 		if l.heading > 0 {
-			if start >= 0 && l.start-start >= ChunkMin/4 {
+			if start >= 0 && l.start-start >= lo/4 {
 				flush(l.start)
 			}
 			for len(path) < l.heading {
@@ -103,23 +112,28 @@ func ChunkBody(body string) []Chunk {
 			start = l.start
 			heading = joinPath(path)
 		}
-		for start >= 0 && l.end-start > ChunkMax {
+		for start >= 0 && l.end-start > hi {
 			// Too long: cut at the last paragraph break, else at a space.
 			at := cut
 			if at <= start {
-				at = start + ChunkMax
+				at = start + hi
 				if sp := strings.LastIndexByte(body[start:at], ' '); sp > 0 {
 					at = start + sp + 1
 				}
 				for at < len(body) && at > start && !isRuneStart(body[at]) {
 					at--
 				}
+				if at <= start {
+					// No rune start in reach (invalid UTF-8): cut at
+					// the limit anyway, or this loop never ends.
+					at = start + hi
+				}
 			}
 			flush(at)
 			start = at
 			heading = joinPath(path)
 		}
-		if l.blank && start >= 0 && l.start-start >= ChunkMin {
+		if l.blank && start >= 0 && l.start-start >= lo {
 			flush(l.end)
 			continue
 		}
