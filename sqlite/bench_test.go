@@ -43,3 +43,42 @@ func BenchmarkRecomputeConcepts(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRecomputeConceptsFromEmpty derives the registry of the same vault
+// (2,490 concepts) into empty concept tables, as a reindex does: every row
+// is written.
+//
+//	go test -run '^$' -bench RecomputeConceptsFromEmpty -benchtime 10x ./sqlite/
+func BenchmarkRecomputeConceptsFromEmpty(b *testing.B) {
+	ctx := context.Background()
+	dir := filepath.Join(b.TempDir(), "vault")
+	if _, err := corpus.Generate(ctx, dir, corpus.Options{Seed: 42, Notes: 10000}); err != nil {
+		b.Fatal(err)
+	}
+	v, err := vault.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	db, err := sqlite.Open(ctx, filepath.Join(dir, ".noema", "index.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := indexer.New(v, db, nil).Sync(ctx, nil); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if err := db.Write(ctx, func(tx *sqlite.Tx) error {
+			if _, err := tx.Exec(`DELETE FROM concept_keys`); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(`DELETE FROM concepts`); err != nil {
+				return err
+			}
+			_, err := sqlite.RecomputeConcepts(tx, vault.Key)
+			return err
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -239,8 +239,8 @@ type storedConcept struct {
 }
 
 // writeConcepts replaces the stored registry with want, touching only rows
-// that differ.
-func writeConcepts(tx *Tx, want []*desiredConcept) (err error) {
+// that differ, and bumps the registry version when any did.
+func writeConcepts(tx *Tx, want []*desiredConcept) error {
 	have := make(map[string]storedConcept)
 	rows, err := tx.Query(`SELECT id, key, label, aliases, description, metadata, page_note_id, created_ns, updated_ns FROM concepts`)
 	if err != nil {
@@ -287,30 +287,21 @@ func writeConcepts(tx *Tx, want []*desiredConcept) (err error) {
 			wantKeys[k] = keyRow{id: c.id, text: text, isLabel: k == c.key}
 		}
 	}
-	changes := 0
-	defer func() {
-		if changes > 0 && err == nil {
-			err = bumpConceptsVersion(tx)
-		}
-	}()
-	// Keys first (they reference concepts), then concepts.
+	// Every difference is written with one statement per kind, whose
+	// parameter is a JSON array of rows: a registry of 100,000 concepts is a
+	// handful of statements, not 200,000.
+	var delKeys, delIDs []string
 	for k, v := range haveKeys {
 		if w, ok := wantKeys[k]; !ok || w != v {
-			changes++
-			if _, err := tx.Exec(`DELETE FROM concept_keys WHERE key = ?`, k); err != nil {
-				return fmt.Errorf("delete concept key: %w", err)
-			}
+			delKeys = append(delKeys, k)
 		}
 	}
 	for id := range have {
 		if !wantIDs[id] {
-			changes++
-			if _, err := tx.Exec(`DELETE FROM concepts WHERE id = ?`, id); err != nil {
-				return fmt.Errorf("delete concept: %w", err)
-			}
+			delIDs = append(delIDs, id)
 		}
 	}
-	// A key can move between concepts (e.g. a rename); free it before reuse.
+	var upserts [][]any // id, key, label, aliases, description, metadata, page note (or null), created, updated
 	for _, c := range want {
 		var page *int64
 		if c.pageNoteID != 0 {
@@ -322,33 +313,55 @@ func writeConcepts(tx *Tx, want []*desiredConcept) (err error) {
 			s.metadata == c.metadata && eqPtr(s.pageNoteID, page) && s.created == c.created && s.updated == c.updated {
 			continue
 		}
-		changes++
-		// Another wanted concept may still hold this key until its own
-		// update below; park it on a placeholder rather than deleting it.
-		if _, err := tx.Exec(`UPDATE concepts SET key = char(0) || id WHERE key = ? AND id != ?`, c.key, c.id); err != nil {
-			return fmt.Errorf("free concept key: %w", err)
-		}
-		if _, err := tx.Exec(`INSERT INTO concepts (id, key, label, aliases, description, metadata, page_note_id, created_ns, updated_ns)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT(id) DO UPDATE SET key = excluded.key, label = excluded.label, aliases = excluded.aliases,
-				description = excluded.description, metadata = excluded.metadata, page_note_id = excluded.page_note_id,
-				created_ns = excluded.created_ns, updated_ns = excluded.updated_ns`,
-			c.id, c.key, c.label, aliases, c.description, c.metadata, page, c.created, c.updated); err != nil {
-			return fmt.Errorf("write concept %s: %w", c.label, err)
-		}
+		upserts = append(upserts, []any{c.id, c.key, c.label, aliases, c.description, c.metadata, page, c.created, c.updated})
 	}
+	var keyRows [][]any // key, concept id, text, is label
 	for k, w := range wantKeys {
 		if v, ok := haveKeys[k]; ok && v == w {
 			continue
 		}
-		changes++
-		if _, err := tx.Exec(`INSERT INTO concept_keys (key, concept_id, text, is_label) VALUES (?, ?, ?, ?)
-			ON CONFLICT(key) DO UPDATE SET concept_id = excluded.concept_id, text = excluded.text, is_label = excluded.is_label`,
-			k, w.id, w.text, w.isLabel); err != nil {
-			return fmt.Errorf("write concept key %q: %w", k, err)
+		keyRows = append(keyRows, []any{k, w.id, w.text, w.isLabel})
+	}
+	if len(delKeys)+len(delIDs)+len(upserts)+len(keyRows) == 0 {
+		return nil
+	}
+	// Keys first (they reference concepts), then concepts.
+	if len(delKeys) > 0 {
+		if err := execJSON(tx, `DELETE FROM concept_keys WHERE key IN (SELECT value FROM json_each(?))`, delKeys); err != nil {
+			return fmt.Errorf("delete concept keys: %w", err)
 		}
 	}
-	return nil
+	if len(delIDs) > 0 {
+		if err := execJSON(tx, `DELETE FROM concepts WHERE id IN (SELECT value FROM json_each(?))`, delIDs); err != nil {
+			return fmt.Errorf("delete concepts: %w", err)
+		}
+	}
+	if len(upserts) > 0 {
+		// A key can move between concepts (e.g. a rename): park every key a
+		// written concept takes on a placeholder first (the concept holding it
+		// is itself written below, with its own key), then write them all.
+		if err := execJSON(tx, `UPDATE concepts SET key = char(0) || concepts.id FROM json_each(?) j
+			WHERE concepts.key = j.value->>1 AND concepts.id != j.value->>0`, upserts); err != nil {
+			return fmt.Errorf("free concept keys: %w", err)
+		}
+		if err := execJSON(tx, `INSERT INTO concepts (id, key, label, aliases, description, metadata, page_note_id, created_ns, updated_ns)
+			SELECT value->>0, value->>1, value->>2, value->>3, value->>4, value->>5, value->>6, value->>7, value->>8
+			FROM json_each(?) WHERE true
+			ON CONFLICT(id) DO UPDATE SET key = excluded.key, label = excluded.label, aliases = excluded.aliases,
+				description = excluded.description, metadata = excluded.metadata, page_note_id = excluded.page_note_id,
+				created_ns = excluded.created_ns, updated_ns = excluded.updated_ns`, upserts); err != nil {
+			return fmt.Errorf("write concepts: %w", err)
+		}
+	}
+	if len(keyRows) > 0 {
+		if err := execJSON(tx, `INSERT INTO concept_keys (key, concept_id, text, is_label)
+			SELECT value->>0, value->>1, value->>2, value->>3 FROM json_each(?) WHERE true
+			ON CONFLICT(key) DO UPDATE SET concept_id = excluded.concept_id, text = excluded.text, is_label = excluded.is_label`,
+			keyRows); err != nil {
+			return fmt.Errorf("write concept keys: %w", err)
+		}
+	}
+	return bumpConceptsVersion(tx)
 }
 
 func eqPtr(a, b *int64) bool {

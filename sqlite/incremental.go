@@ -2,9 +2,11 @@ package sqlite
 
 import (
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"unicode/utf8"
 )
 
 // Change records what a batch of note writes can affect in the concept
@@ -16,18 +18,25 @@ import (
 // becoming linked or unlinked while some note is named by it — makes Apply
 // fall back to RecomputeConcepts, so both paths always agree (a test checks
 // it after random edits).
+//
+// Apply works on sets, not key by key: a note linking 100,000 distinct keys
+// costs a handful of statements whose parameters are JSON arrays (read with
+// json_each), not several statements per key.
 type Change struct {
-	keys         map[string]bool // link keys of the notes, before and after
-	names        map[string]bool // name keys of the notes, before and after
-	linkedBefore map[string]bool
-	full         bool
+	paths   []string        // the paths written (or deleted)
+	keys    map[string]bool // link keys of the notes, before and after
+	oldKeys map[string]bool // link keys of the notes before the writes
+	newKeys map[string]bool // link keys of the records written
+	names   map[string]bool // name keys of the notes, before and after
+	full    bool
 }
 
 // BeginChange captures, before the writes, the registry-relevant state of
 // the notes at paths (which may not exist yet) and of the records about to
-// be written there.
+// be written there. Only these notes may be written (or deleted) before
+// Apply; a rename must call Full.
 func BeginChange(tx *Tx, paths []string, recs []*NoteRecord) (*Change, error) {
-	c := &Change{keys: map[string]bool{}, names: map[string]bool{}, linkedBefore: map[string]bool{}}
+	c := &Change{paths: paths, keys: map[string]bool{}, oldKeys: map[string]bool{}, newKeys: map[string]bool{}, names: map[string]bool{}}
 	oldNames := map[string][]string{}
 	for _, p := range paths {
 		var id int64
@@ -52,6 +61,7 @@ func BeginChange(tx *Tx, paths []string, recs []*NoteRecord) (*Change, error) {
 		}
 		for _, k := range keys {
 			c.keys[k] = true
+			c.oldKeys[k] = true
 		}
 		names, err := column(tx, `SELECT key FROM note_names WHERE note_id = ? ORDER BY key`, id)
 		if err != nil {
@@ -71,17 +81,11 @@ func BeginChange(tx *Tx, paths []string, recs []*NoteRecord) (*Change, error) {
 		}
 		for _, l := range r.Links {
 			c.keys[l.Key] = true
+			c.newKeys[l.Key] = true
 		}
 		for _, k := range r.NameKeys {
 			c.names[k] = true
 		}
-	}
-	for k := range union(c.keys, c.names) {
-		linked, err := isLinked(tx, k)
-		if err != nil {
-			return nil, err
-		}
-		c.linkedBefore[k] = linked
 	}
 	return c, nil
 }
@@ -92,42 +96,21 @@ func (c *Change) Full() { c.full = true }
 // Apply brings the registry in step with the writes made since BeginChange.
 func (c *Change) Apply(tx *Tx, keyOf KeyFunc) (warnings []string, err error) {
 	if !c.full {
-		for k := range union(c.keys, c.names) {
-			linked, err := isLinked(tx, k)
-			if err != nil {
-				return nil, err
-			}
-			if c.names[k] && linked {
-				c.full = true // a written note is named by a linked key: it is (or becomes) a page
-				break
-			}
-			if linked != c.linkedBefore[k] {
-				var named int
-				if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM note_names WHERE key = ?)`, k).Scan(&named); err != nil {
-					return nil, fmt.Errorf("check names of %q: %w", k, err)
-				}
-				if named != 0 {
-					c.full = true // some note gains or loses its page
-					break
-				}
-			}
+		if c.full, err = c.needsFull(tx); err != nil {
+			return nil, err
 		}
 	}
 	if c.full {
 		return RecomputeConcepts(tx, keyOf)
 	}
-	changed := false
 	keys := make([]string, 0, len(c.keys))
 	for k := range c.keys {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	for _, k := range keys {
-		ch, err := updateKey(tx, k)
-		if err != nil {
-			return nil, err
-		}
-		changed = changed || ch
+	changed, err := updateKeys(tx, keys)
+	if err != nil {
+		return nil, err
 	}
 	if changed {
 		return nil, bumpConceptsVersion(tx)
@@ -135,127 +118,369 @@ func (c *Change) Apply(tx *Tx, keyOf KeyFunc) (warnings []string, err error) {
 	return nil, nil
 }
 
-// updateKey re-derives the concept that key k names, when no page is
-// involved: an implicit concept's label and times, or a page concept's times.
-func updateKey(tx *Tx, k string) (bool, error) {
-	var owner string
-	var page sql.NullInt64
-	err := tx.QueryRow(`SELECT c.id, c.page_note_id FROM concept_keys ck JOIN concepts c ON c.id = ck.concept_id WHERE ck.key = ?`, k).Scan(&owner, &page)
-	hasOwner := err == nil
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return false, fmt.Errorf("owner of %q: %w", k, err)
-	}
-	if hasOwner && page.Valid {
-		return updatePageTimes(tx, owner, page.Int64)
-	}
-	rows, err := tx.Query(`SELECT l.target, SUM(l.count), MIN(n.created_ns), MAX(n.modified_ns)
-		FROM links l JOIN notes n ON n.id = l.note_id WHERE l.key = ? GROUP BY l.target`, k)
+// needsFull reports whether the writes may have moved a key between owners.
+// Only the written notes' links changed, so a key is linked after the
+// writes when a written note links it now or another note links it, and
+// its linked state changed only when the written notes' old and new links
+// disagree about it and no other note links it.
+func (c *Change) needsFull(tx *Tx) (bool, error) {
+	paths, err := jsonArray(c.paths)
 	if err != nil {
-		return false, fmt.Errorf("aggregate links of %q: %w", k, err)
+		return false, err
 	}
-	agg := linkAgg{spellings: map[string]int{}}
-	for rows.Next() {
-		var target string
-		var n int
-		var created, updated int64
-		if err := rows.Scan(&target, &n, &created, &updated); err != nil {
-			rows.Close()
-			return false, fmt.Errorf("aggregate links of %q: %w", k, err)
+	// A note written here is named by a key linked after the writes: it is
+	// (or becomes) a page.
+	var names []string
+	for k := range c.names {
+		if c.newKeys[k] {
+			return true, nil
 		}
-		agg.spellings[target] += n
-		agg.created = minNonZero(agg.created, created)
-		agg.updated = max(agg.updated, updated)
+		names = append(names, k)
+	}
+	if len(names) > 0 {
+		arr, err := jsonArray(names)
+		if err != nil {
+			return false, err
+		}
+		var linked int
+		if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM json_each(?1) j WHERE EXISTS (
+			SELECT 1 FROM links l WHERE l.key = j.value
+				AND l.note_id NOT IN (SELECT n.id FROM notes n JOIN json_each(?2) p ON n.path = p.value)))`,
+			arr, paths).Scan(&linked); err != nil {
+			return false, fmt.Errorf("check links of names: %w", err)
+		}
+		if linked != 0 {
+			return true, nil
+		}
+	}
+	// A key whose linked state may have changed names some note: that note
+	// gains or loses its page.
+	var flipped []string
+	for k := range c.keys {
+		if c.oldKeys[k] != c.newKeys[k] {
+			flipped = append(flipped, k)
+		}
+	}
+	if len(flipped) == 0 {
+		return false, nil
+	}
+	arr, err := jsonArray(flipped)
+	if err != nil {
+		return false, err
+	}
+	var named int
+	if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM json_each(?1) j
+		WHERE EXISTS (SELECT 1 FROM note_names nn WHERE nn.key = j.value)
+		AND NOT EXISTS (SELECT 1 FROM links l WHERE l.key = j.value
+			AND l.note_id NOT IN (SELECT n.id FROM notes n JOIN json_each(?2) p ON n.path = p.value)))`,
+		arr, paths).Scan(&named); err != nil {
+		return false, fmt.Errorf("check names of linked keys: %w", err)
+	}
+	return named != 0, nil
+}
+
+// keyOwner is the stored concept a key names.
+type keyOwner struct {
+	id               string
+	page             bool
+	label            string
+	created, updated int64
+}
+
+// updateKeys re-derives the concepts that keys (sorted) name, when no page
+// changes owner: an implicit concept's label and times (created, updated or
+// deleted with its links), or a page concept's times. It reports whether
+// any concept changed.
+func updateKeys(tx *Tx, keys []string) (bool, error) {
+	if len(keys) == 0 {
+		return false, nil
+	}
+	arr, err := jsonArray(keys)
+	if err != nil {
+		return false, err
+	}
+	owners := make(map[string]keyOwner)
+	rows, err := tx.Query(`SELECT ck.key, c.id, c.page_note_id IS NOT NULL, c.label, c.created_ns, c.updated_ns
+		FROM json_each(?) j JOIN concept_keys ck ON ck.key = j.value JOIN concepts c ON c.id = ck.concept_id`, arr)
+	if err != nil {
+		return false, fmt.Errorf("owners of linked keys: %w", err)
+	}
+	for rows.Next() {
+		var k string
+		var o keyOwner
+		if err := rows.Scan(&k, &o.id, &o.page, &o.label, &o.created, &o.updated); err != nil {
+			rows.Close()
+			return false, fmt.Errorf("owners of linked keys: %w", err)
+		}
+		owners[k] = o
 	}
 	rows.Close()
-	if len(agg.spellings) == 0 {
-		if !hasOwner {
-			return false, nil
-		}
-		if _, err := tx.Exec(`DELETE FROM concepts WHERE id = ?`, owner); err != nil {
-			return false, fmt.Errorf("delete concept %s: %w", owner, err)
-		}
-		return true, nil
+	if err := rows.Err(); err != nil {
+		return false, fmt.Errorf("owners of linked keys: %w", err)
 	}
-	label := bestSpelling(agg.spellings)
-	if hasOwner {
-		res, err := tx.Exec(`UPDATE concepts SET label = ?, created_ns = ?, updated_ns = ?
-			WHERE id = ? AND (label != ? OR created_ns != ? OR updated_ns != ?)`,
-			label, agg.created, agg.updated, owner, label, agg.created, agg.updated)
-		if err != nil {
-			return false, fmt.Errorf("update concept %s: %w", owner, err)
+	aggs, err := aggregateLinks(tx, arr)
+	if err != nil {
+		return false, err
+	}
+	var (
+		pages   []string // concepts with a page: re-derive their times
+		deletes []string
+		updates [][]any // id, label, created, updated
+		texts   [][]any // key, label
+		inserts []string
+	)
+	seenPage := map[string]bool{}
+	for _, k := range keys {
+		o, hasOwner := owners[k]
+		if hasOwner && o.page {
+			if !seenPage[o.id] {
+				seenPage[o.id] = true
+				pages = append(pages, o.id)
+			}
+			continue
 		}
-		n, _ := res.RowsAffected()
-		if n > 0 {
-			if _, err := tx.Exec(`UPDATE concept_keys SET text = ? WHERE key = ?`, label, k); err != nil {
-				return false, fmt.Errorf("update concept key %q: %w", k, err)
+		a := aggs[k]
+		switch {
+		case a == nil && hasOwner:
+			deletes = append(deletes, o.id)
+		case a == nil:
+		case hasOwner:
+			label := bestSpelling(a.spellings)
+			if label != o.label || a.created != o.created || a.updated != o.updated {
+				updates = append(updates, []any{o.id, label, a.created, a.updated})
+				texts = append(texts, []any{k, label})
+			}
+		default:
+			inserts = append(inserts, k)
+		}
+	}
+	changed := len(deletes) > 0 || len(updates) > 0 || len(inserts) > 0
+	if len(deletes) > 0 {
+		if err := execJSON(tx, `DELETE FROM concepts WHERE id IN (SELECT value FROM json_each(?))`, deletes); err != nil {
+			return false, fmt.Errorf("delete concepts: %w", err)
+		}
+	}
+	if len(updates) > 0 {
+		if err := execJSON(tx, `UPDATE concepts SET label = j.value->>1, created_ns = j.value->>2, updated_ns = j.value->>3
+			FROM json_each(?) j WHERE concepts.id = j.value->>0`, updates); err != nil {
+			return false, fmt.Errorf("update concepts: %w", err)
+		}
+		if err := execJSON(tx, `UPDATE concept_keys SET text = j.value->>1
+			FROM json_each(?) j WHERE concept_keys.key = j.value->>0`, texts); err != nil {
+			return false, fmt.Errorf("update concept keys: %w", err)
+		}
+	}
+	if len(inserts) > 0 {
+		if err := insertImplicit(tx, inserts, aggs); err != nil {
+			return false, err
+		}
+	}
+	if len(pages) > 0 {
+		ch, err := updatePageTimes(tx, pages)
+		if err != nil {
+			return false, err
+		}
+		changed = changed || ch
+	}
+	return changed, nil
+}
+
+// aggregateLinks aggregates the links of the keys in the JSON array arr as
+// loadLinkAggs does for every key: per spelling in SQL (a key linked by
+// thousands of notes is a few rows), then over spellings.
+func aggregateLinks(tx *Tx, arr string) (map[string]*linkAgg, error) {
+	rows, err := tx.Query(`SELECT l.key, l.target, SUM(l.count), MIN(n.created_ns), MAX(n.modified_ns)
+		FROM json_each(?) j JOIN links l ON l.key = j.value JOIN notes n ON n.id = l.note_id
+		GROUP BY l.key, l.target`, arr)
+	if err != nil {
+		return nil, fmt.Errorf("aggregate links: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[string]*linkAgg)
+	for rows.Next() {
+		var k, target string
+		var n int
+		var created, updated int64
+		if err := rows.Scan(&k, &target, &n, &created, &updated); err != nil {
+			return nil, fmt.Errorf("aggregate links: %w", err)
+		}
+		a := out[k]
+		if a == nil {
+			a = &linkAgg{spellings: map[string]int{}}
+			out[k] = a
+		}
+		a.spellings[target] += n
+		a.created = minNonZero(a.created, created)
+		a.updated = max(a.updated, updated)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("aggregate links: %w", err)
+	}
+	return out, nil
+}
+
+// insertImplicit creates the implicit concepts of keys (sorted), which no
+// concept names yet. Each gets the id ConceptID(key), or — when a concept
+// already has that id (it was first seen under this key and has since been
+// renamed) — ConceptID(key + "\x00" + n) for the first free n ≥ 2.
+func insertImplicit(tx *Tx, keys []string, aggs map[string]*linkAgg) error {
+	ids := make([]string, len(keys))
+	for i, k := range keys {
+		ids[i] = ConceptID(k)
+	}
+	taken, err := existingIDs(tx, ids)
+	if err != nil {
+		return err
+	}
+	rows := make([][]any, 0, len(keys))
+	for i, k := range keys {
+		id := ids[i]
+		for n := 2; taken[id]; n++ {
+			id = ConceptID(fmt.Sprintf("%s\x00%d", k, n))
+			if !taken[id] {
+				more, err := existingIDs(tx, []string{id})
+				if err != nil {
+					return err
+				}
+				taken[id] = more[id]
 			}
 		}
-		return n > 0, nil
+		taken[id] = true
+		a := aggs[k]
+		rows = append(rows, []any{id, k, bestSpelling(a.spellings), a.created, a.updated})
 	}
-	id := ConceptID(k)
-	for n := 2; ; n++ {
-		var used int
-		if err := tx.QueryRow(`SELECT COUNT(*) FROM concepts WHERE id = ?`, id).Scan(&used); err != nil {
-			return false, fmt.Errorf("check concept id: %w", err)
+	if err := execJSON(tx, `INSERT INTO concepts (id, key, label, aliases, description, metadata, page_note_id, created_ns, updated_ns)
+		SELECT value->>0, value->>1, value->>2, '[]', '', '{}', NULL, value->>3, value->>4 FROM json_each(?)`, rows); err != nil {
+		return fmt.Errorf("insert concepts: %w", err)
+	}
+	if err := execJSON(tx, `INSERT INTO concept_keys (key, concept_id, text, is_label)
+		SELECT value->>1, value->>0, value->>2, 1 FROM json_each(?)`, rows); err != nil {
+		return fmt.Errorf("insert concept keys: %w", err)
+	}
+	return nil
+}
+
+// existingIDs returns which of ids are concept ids already.
+func existingIDs(tx *Tx, ids []string) (map[string]bool, error) {
+	arr, err := jsonArray(ids)
+	if err != nil {
+		return nil, err
+	}
+	taken, err := column(tx, `SELECT j.value FROM json_each(?) j WHERE EXISTS (SELECT 1 FROM concepts c WHERE c.id = j.value)`, arr)
+	if err != nil {
+		return nil, fmt.Errorf("check concept ids: %w", err)
+	}
+	out := make(map[string]bool, len(taken))
+	for _, id := range taken {
+		out[id] = true
+	}
+	return out, nil
+}
+
+// updatePageTimes re-derives page concepts' created/updated times: the
+// page note's and its linking notes' times, overridden by the page's front
+// matter. It reports whether any changed.
+func updatePageTimes(tx *Tx, ids []string) (bool, error) {
+	arr, err := jsonArray(ids)
+	if err != nil {
+		return false, err
+	}
+	rows, err := tx.Query(`SELECT c.id, c.created_ns, c.updated_ns, pn.created_ns, pn.modified_ns,
+			COALESCE(p.created_ns, 0), COALESCE(p.updated_ns, 0), lt.created, lt.updated
+		FROM json_each(?1) j JOIN concepts c ON c.id = j.value JOIN notes pn ON pn.id = c.page_note_id
+		LEFT JOIN pages p ON p.note_id = c.page_note_id
+		LEFT JOIN (SELECT ck.concept_id AS id, MIN(n.created_ns) AS created, MAX(n.modified_ns) AS updated
+			FROM json_each(?1) jj JOIN concept_keys ck ON ck.concept_id = jj.value
+			JOIN links l ON l.key = ck.key JOIN notes n ON n.id = l.note_id GROUP BY ck.concept_id) lt ON lt.id = c.id`, arr)
+	if err != nil {
+		return false, fmt.Errorf("page times: %w", err)
+	}
+	var updates [][]any
+	for rows.Next() {
+		var id string
+		var oldCreated, oldUpdated, created, updated, fc, fu int64
+		var lc, lu sql.NullInt64
+		if err := rows.Scan(&id, &oldCreated, &oldUpdated, &created, &updated, &fc, &fu, &lc, &lu); err != nil {
+			rows.Close()
+			return false, fmt.Errorf("page times: %w", err)
 		}
-		if used == 0 {
-			break
+		if lc.Valid {
+			created = minNonZero(created, lc.Int64)
+			updated = max(updated, lu.Int64)
 		}
-		id = ConceptID(fmt.Sprintf("%s\x00%d", k, n))
+		if fc != 0 {
+			created = fc
+		}
+		if fu != 0 {
+			updated = fu
+		}
+		if created != oldCreated || updated != oldUpdated {
+			updates = append(updates, []any{id, created, updated})
+		}
 	}
-	if _, err := tx.Exec(`INSERT INTO concepts (id, key, label, aliases, description, metadata, page_note_id, created_ns, updated_ns)
-		VALUES (?, ?, ?, '[]', '', '{}', NULL, ?, ?)`, id, k, label, agg.created, agg.updated); err != nil {
-		return false, fmt.Errorf("insert concept %q: %w", k, err)
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return false, fmt.Errorf("page times: %w", err)
 	}
-	if _, err := tx.Exec(`INSERT INTO concept_keys (key, concept_id, text, is_label) VALUES (?, ?, ?, 1)`, k, id, label); err != nil {
-		return false, fmt.Errorf("insert concept key %q: %w", k, err)
+	if len(updates) == 0 {
+		return false, nil
+	}
+	if err := execJSON(tx, `UPDATE concepts SET created_ns = j.value->>1, updated_ns = j.value->>2
+		FROM json_each(?) j WHERE concepts.id = j.value->>0`, updates); err != nil {
+		return false, fmt.Errorf("update page times: %w", err)
 	}
 	return true, nil
 }
 
-// updatePageTimes re-derives a page concept's created/updated times: the
-// page note's and its linking notes' times, overridden by the page's front
-// matter.
-func updatePageTimes(tx *Tx, id string, pageNote int64) (bool, error) {
-	var created, updated int64
-	if err := tx.QueryRow(`SELECT created_ns, modified_ns FROM notes WHERE id = ?`, pageNote).Scan(&created, &updated); err != nil {
-		return false, fmt.Errorf("page of %s: %w", id, err)
+// jsonArray encodes v as the JSON parameter of a json_each statement.
+// Strings must be valid UTF-8: JSON cannot carry other bytes unchanged.
+func jsonArray[T any](v []T) (string, error) {
+	if err := checkUTF8(v); err != nil {
+		return "", err
 	}
-	var lc, lu sql.NullInt64
-	if err := tx.QueryRow(`SELECT MIN(n.created_ns), MAX(n.modified_ns) FROM links l JOIN notes n ON n.id = l.note_id
-		WHERE l.key IN (SELECT key FROM concept_keys WHERE concept_id = ?)`, id).Scan(&lc, &lu); err != nil {
-		return false, fmt.Errorf("link times of %s: %w", id, err)
-	}
-	if lc.Valid {
-		created = minNonZero(created, lc.Int64)
-		updated = max(updated, lu.Int64)
-	}
-	var fc, fu int64
-	err := tx.QueryRow(`SELECT created_ns, updated_ns FROM pages WHERE note_id = ?`, pageNote).Scan(&fc, &fu)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return false, fmt.Errorf("page times of %s: %w", id, err)
-	}
-	if fc != 0 {
-		created = fc
-	}
-	if fu != 0 {
-		updated = fu
-	}
-	res, err := tx.Exec(`UPDATE concepts SET created_ns = ?, updated_ns = ? WHERE id = ? AND (created_ns != ? OR updated_ns != ?)`,
-		created, updated, id, created, updated)
+	b, err := json.Marshal(v)
 	if err != nil {
-		return false, fmt.Errorf("update times of %s: %w", id, err)
+		return "", fmt.Errorf("encode parameters: %w", err)
 	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
+	return string(b), nil
 }
 
-func isLinked(tx *Tx, k string) (bool, error) {
-	var linked int
-	if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM links WHERE key = ?)`, k).Scan(&linked); err != nil {
-		return false, fmt.Errorf("check links of %q: %w", k, err)
+func checkUTF8(v any) error {
+	switch x := v.(type) {
+	case string:
+		if !utf8.ValidString(x) {
+			return fmt.Errorf("invalid UTF-8 in %q", x)
+		}
+	case []string:
+		for _, s := range x {
+			if err := checkUTF8(s); err != nil {
+				return err
+			}
+		}
+	case [][]any:
+		for _, r := range x {
+			if err := checkUTF8(r); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if err := checkUTF8(e); err != nil {
+				return err
+			}
+		}
 	}
-	return linked != 0, nil
+	return nil
+}
+
+// execJSON runs a statement whose one parameter is v as a JSON array.
+func execJSON[T any](tx *Tx, query string, v []T) error {
+	arr, err := jsonArray(v)
+	if err != nil {
+		return err
+	}
+	_, err = tx.Exec(query, arr)
+	return err
 }
 
 func column(tx *Tx, query string, args ...any) ([]string, error) {
@@ -273,15 +498,4 @@ func column(tx *Tx, query string, args ...any) ([]string, error) {
 		out = append(out, s)
 	}
 	return out, rows.Err()
-}
-
-func union(a, b map[string]bool) map[string]bool {
-	out := make(map[string]bool, len(a)+len(b))
-	for k := range a {
-		out[k] = true
-	}
-	for k := range b {
-		out[k] = true
-	}
-	return out
 }
