@@ -3,8 +3,11 @@ package notes_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/internal/corpus"
@@ -31,6 +34,7 @@ func BenchmarkWriteNote(b *testing.B) {
 		b.Fatal(err)
 	}
 	i := 0
+	start := cpuTime()
 	for b.Loop() {
 		_, err := a.Notes.Write(ctx, notes.WriteInput{Title: fmt.Sprintf("bench note %d", i),
 			Content: fmt.Sprintf("About [[Bench Concept %d]], [[Shared Bench]] and [[gradient]].\n", i%7)})
@@ -38,5 +42,69 @@ func BenchmarkWriteNote(b *testing.B) {
 			b.Fatal(err)
 		}
 		i++
+	}
+	b.ReportMetric(float64((cpuTime()-start).Microseconds())/1000/float64(i), "cpu-ms/op")
+}
+
+// BenchmarkWriteNoteManyLinks writes one note with n distinct links
+// ([[link-i-0]] … [[link-i-(n-1)]], new keys every iteration) into a synced
+// vault of 100 notes: the worst case of the incremental registry update.
+// write_note refuses more than notes.MaxNoteLinks distinct links, so the
+// 100,000-link case indexes a file written directly (as another editor
+// would), through the same incremental path write_note takes. cpu-ms/op is
+// the process's CPU time (all threads), steadier than wall time on a busy
+// machine.
+//
+//	go test -run '^$' -bench WriteNoteManyLinks -benchtime 3x ./notes/
+func BenchmarkWriteNoteManyLinks(b *testing.B) {
+	for _, bc := range []struct {
+		links  int
+		direct bool
+	}{{notes.MaxNoteLinks, false}, {100000, true}} {
+		name := fmt.Sprintf("write_note/links=%d", bc.links)
+		if bc.direct {
+			name = fmt.Sprintf("file+index/links=%d", bc.links)
+		}
+		b.Run(name, func(b *testing.B) {
+			ctx := context.Background()
+			dir := filepath.Join(b.TempDir(), "vault")
+			if _, err := corpus.Generate(ctx, dir, corpus.Options{Seed: 42, Notes: 100}); err != nil {
+				b.Fatal(err)
+			}
+			a, err := app.Open(ctx, dir, app.Options{MaxNoteBytes: 4 << 20})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer a.Close()
+			if _, err := a.Sync(ctx, false, nil); err != nil {
+				b.Fatal(err)
+			}
+			i := 0
+			var cpu time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				var sb strings.Builder
+				for n := range bc.links {
+					fmt.Fprintf(&sb, "[[link-%d-%d]] ", i, n)
+				}
+				content := sb.String()
+				b.StartTimer()
+				start := cpuTime()
+				if bc.direct {
+					rel := fmt.Sprintf("many-links-%d.md", i)
+					if err := os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644); err != nil {
+						b.Fatal(err)
+					}
+					if _, err := a.Indexer.SyncPaths(ctx, []string{rel}, ""); err != nil {
+						b.Fatal(err)
+					}
+				} else if _, err := a.Notes.Write(ctx, notes.WriteInput{Title: fmt.Sprintf("many links %d", i), Content: content}); err != nil {
+					b.Fatal(err)
+				}
+				cpu += cpuTime() - start
+				i++
+			}
+			b.ReportMetric(float64(cpu.Milliseconds())/float64(i), "cpu-ms/op")
+		})
 	}
 }

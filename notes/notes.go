@@ -69,7 +69,7 @@ func (s *Service) checkContent(content []byte) error {
 	if s.MaxNoteBytes > 0 && int64(len(content)) > s.MaxNoteBytes {
 		return noema.Errorf(noema.ETOOLARGE, "note would be %d bytes, over the %d byte limit", len(content), s.MaxNoteBytes)
 	}
-	return nil
+	return checkLinks(content)
 }
 
 // Write creates a note. It never replaces an existing note unless
@@ -289,9 +289,7 @@ func (s *Service) Read(ctx context.Context, ref string) (*Note, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.DB.Write(ctx, func(tx *sqlite.Tx) error { return sqlite.RecordAccess(tx, rel) }); err != nil {
-		return nil, err
-	}
+	s.DB.LogAccess(ctx, rel) // never waits behind a writer (see sqlite.DB.LogAccess)
 	return n, nil
 }
 

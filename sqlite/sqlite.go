@@ -44,6 +44,8 @@ type DB struct {
 	write *sql.DB
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
+	// access queues note accesses the write lock kept waiting (access.go).
+	access accessLog
 }
 
 // Open opens (creating if needed) the index database at path and applies
@@ -94,9 +96,13 @@ func Open(ctx context.Context, path string) (_ *DB, err error) {
 // Path returns the database file path.
 func (db *DB) Path() string { return db.path }
 
-// Close closes both pools.
+// Close writes queued accesses (waiting at most AccessCloseWait), then
+// closes both pools.
 func (db *DB) Close() error {
 	var errs []error
+	if db.write != nil {
+		errs = append(errs, db.closeAccessLog())
+	}
 	if db.read != nil {
 		errs = append(errs, db.read.Close())
 	}
