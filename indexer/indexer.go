@@ -187,11 +187,6 @@ const StaleTempAge = 5 * time.Minute
 func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error) {
 	start := time.Now()
 	res := &Result{Warnings: []Warning{}}
-	if removed, err := ix.Vault.CleanTemps(ctx, StaleTempAge); err != nil && ctx.Err() == nil {
-		ix.Logger.Warn("could not remove stale temporary files", "err", err)
-	} else if len(removed) > 0 {
-		ix.Logger.Info("removed temporary files left by killed writers", "files", removed)
-	}
 	// The states are read before the walk: a note another process creates
 	// and indexes meanwhile is then new to both (and found indexed when
 	// written), never "indexed but not walked", which would delete it.
@@ -208,18 +203,23 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 		return nil, err
 	}
 	var entries []fileEntry
-	err := ix.Vault.Walk(ctx, func(rel string, info fs.FileInfo) error {
+	removed, cleanErr, err := ix.Vault.WalkCleaningTemps(ctx, StaleTempAge, func(rel string, info fs.FileInfo) error {
 		entries = append(entries, fileEntry{rel, info})
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("walk vault: %w", err)
 	}
+	if cleanErr != nil {
+		ix.Logger.Warn("could not remove stale temporary files", "err", cleanErr)
+	}
+	if len(removed) > 0 {
+		ix.Logger.Info("removed temporary files left by killed writers", "files", removed)
+	}
 	res.Scanned = len(entries)
 	if ix.afterWalk != nil {
 		ix.afterWalk()
 	}
-
 
 	seen := make(map[string]bool, len(entries))
 	var todo []fileEntry

@@ -583,6 +583,13 @@ func (v *Vault) Rename(from, to string) error {
 // error when ctx is done, and with fn's error when fn fails; fn may return
 // fs.SkipDir to skip the rest of the current folder, or fs.SkipAll.
 func (v *Vault) Walk(ctx context.Context, fn func(rel string, info fs.FileInfo) error) error {
+	return v.walk(ctx, fn, nil)
+}
+
+// walk is Walk; temp, when not nil, is also called with every regular
+// dot-file named like a temporary file (see parseTempName), so that sync
+// cleans them in the same pass.
+func (v *Vault) walk(ctx context.Context, fn func(rel string, info fs.FileInfo) error, temp func(p string, d fs.DirEntry, pid int)) error {
 	root, err := v.openRoot()
 	if err != nil {
 		return err
@@ -602,6 +609,11 @@ func (v *Vault) Walk(ctx context.Context, fn func(rel string, info fs.FileInfo) 
 		if strings.HasPrefix(name, ".") {
 			if d.IsDir() {
 				return filepath.SkipDir
+			}
+			if temp != nil && d.Type().IsRegular() {
+				if pid, ok := parseTempName(name); ok {
+					temp(p, d, pid)
+				}
 			}
 			return nil
 		}
