@@ -15,7 +15,3 @@ const openNonblock = 0
 func isNameTooLong(err error) bool {
 	return errors.Is(err, syscall.ENAMETOOLONG)
 }
-
-// processAlive cannot tell on this system: the age of a temporary file
-// alone decides (CleanTemps still spares its own process's files).
-func processAlive(int) bool { return false }

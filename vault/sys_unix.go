@@ -17,13 +17,3 @@ const openNonblock = syscall.O_NONBLOCK
 func isNameTooLong(err error) bool {
 	return errors.Is(err, syscall.ENAMETOOLONG)
 }
-
-// processAlive reports whether a process with this PID exists on this host
-// (a copy of internal/lock's check).
-func processAlive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}

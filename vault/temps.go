@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/noema-mem/noema/internal/lock"
 )
 
 // Temporary files. [Vault.WriteFile] writes a note to
@@ -122,7 +124,7 @@ func (v *Vault) CleanTemps(ctx context.Context, olderThan time.Duration) (remove
 		if err != nil {
 			return nil // gone already
 		}
-		if !info.ModTime().Before(cutoff) || pid == self || (pid > 0 && processAlive(pid)) {
+		if !info.ModTime().Before(cutoff) || pid == self || (pid > 0 && writerAlive(pid)) {
 			return nil
 		}
 		rel, err := filepath.Rel(v.Root, p)
@@ -157,7 +159,7 @@ func (v *Vault) WalkCleaningTemps(ctx context.Context, olderThan time.Duration, 
 	self := os.Getpid()
 	err = v.walk(ctx, fn, func(p string, d fs.DirEntry, pid int) {
 		info, ierr := d.Info()
-		if ierr != nil || !info.ModTime().Before(cutoff) || pid == self || (pid > 0 && processAlive(pid)) {
+		if ierr != nil || !info.ModTime().Before(cutoff) || pid == self || (pid > 0 && writerAlive(pid)) {
 			return
 		}
 		if rel, rerr := filepath.Rel(v.Root, p); rerr == nil {
@@ -183,4 +185,11 @@ func (v *Vault) WalkCleaningTemps(ctx context.Context, olderThan time.Duration, 
 		removed = append(removed, filepath.ToSlash(rel))
 	}
 	return removed, errors.Join(errs...), nil
+}
+
+// writerAlive reports whether the process that wrote a temporary file may
+// still be running: where the system cannot tell, age alone decides.
+func writerAlive(pid int) bool {
+	alive, known := lock.ProcessAlive(pid)
+	return known && alive
 }

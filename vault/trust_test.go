@@ -244,7 +244,7 @@ func deadPID(t *testing.T) int {
 		t.Fatal(err)
 	}
 	pid := cmd.Process.Pid
-	if processAlive(pid) {
+	if writerAlive(pid) {
 		t.Skipf("PID %d was reused already", pid)
 	}
 	return pid

@@ -139,6 +139,16 @@ func Acquire(ctx context.Context, path string, poll time.Duration) (*Lock, error
 // that probe may see ErrHeld ([Acquire] simply tries again).
 func Holder(path string) (Info, error) { return holder(path) }
 
+// ProcessAlive reports whether a process with this PID is running on this
+// host. known is false on systems where that cannot be asked (then alive
+// is true: callers should not treat the process as gone).
+func ProcessAlive(pid int) (alive, known bool) {
+	if pid <= 0 {
+		return false, true
+	}
+	return processAlive(pid), canTellAlive
+}
+
 // decodeInfo parses a lock file's content.
 func decodeInfo(b []byte) (Info, error) {
 	var i Info
