@@ -190,14 +190,7 @@ func (db *DB) writeWithin(ctx context.Context, wait time.Duration, fn func(tx *T
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	defer stx.Rollback()
-	if err := fn(&Tx{Tx: stx, ctx: ctx, Now: db.Now()}); err != nil {
-		return err
-	}
-	if err := stx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+	return db.run(ctx, stx, fn)
 }
 
 // putAccess adds count reads of the note at path, the latest at at.

@@ -201,6 +201,12 @@ func (db *DB) writeOnce(ctx context.Context, fn func(tx *Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
+	return db.run(ctx, stx, fn)
+}
+
+// run runs fn in the begun transaction stx and commits it, or rolls it
+// back when fn fails.
+func (db *DB) run(ctx context.Context, stx *sql.Tx, fn func(tx *Tx) error) error {
 	defer stx.Rollback()
 	if err := fn(&Tx{Tx: stx, ctx: ctx, Now: db.Now()}); err != nil {
 		return err
