@@ -16,8 +16,13 @@
 //     tree, so unknown keys, their order, comments and styles survive a
 //     rewrite. [Parse] turns a file into a [Note].
 //   - Files: [Vault] confines caller-supplied paths to the vault ([Vault.Rel],
-//     [Vault.Abs]), writes atomically ([Vault.WriteFile]) and walks the notes
-//     ([Vault.Walk]). Note identifiers are memory:// URIs ([PathToURI],
+//     [Vault.Abs]; symbolic links never lead out of it or into a dot-folder),
+//     refuses non-portable names for the files it creates
+//     ([CheckPortableName]), writes atomically ([Vault.WriteFile]), serializes
+//     every read-modify-write among goroutines and processes with the vault's
+//     write lock ([Vault.Locked], [Vault.ReplaceFile]), walks the notes
+//     ([Vault.Walk]) and removes temporary files left by killed writers
+//     ([Vault.CleanTemps]). Note identifiers are memory:// URIs ([PathToURI],
 //     [URIToPath]).
 //
 // Errors meant for a caller carry a stable code from the root package
