@@ -25,10 +25,23 @@ type Error struct {
 	// Details carries structured context (the owner of a conflicting key,
 	// the conflicting metadata keys, …); it is optional.
 	Details map[string]any `json:"details,omitempty"`
+	// Err is the underlying cause, if any, for errors.Is/As and the
+	// operator's log. It is never shown to a caller: it is not part of
+	// Error(), of the JSON encoding, or of ErrorMessage.
+	Err error `json:"-"`
 }
 
 // Error implements the error interface.
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Unwrap returns the cause, so errors.Is and errors.As see through an *Error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// WrapError returns an *Error with the given code and a formatted message
+// whose cause is err. The cause's text is not added to the message.
+func WrapError(err error, code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Err: err}
+}
 
 // Errorf returns an *Error with the given code and a formatted message.
 func Errorf(code, format string, args ...any) *Error {

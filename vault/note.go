@@ -81,7 +81,7 @@ func stem(p string) string {
 // prefixError puts the note's path in front of a coded error's message.
 func prefixError(path string, err error) error {
 	if e, ok := err.(*noema.Error); ok {
-		return &noema.Error{Code: e.Code, Message: path + ": " + e.Message, Details: e.Details}
+		return &noema.Error{Code: e.Code, Message: path + ": " + e.Message, Details: e.Details, Err: e.Err}
 	}
 	return err
 }
