@@ -64,6 +64,8 @@ func Backends() []string { return []string{BackendBuiltin, BackendOllama, Backen
 
 // Defaults of [Default].
 const (
+	// DefaultMaxNoteBytes (1 MiB) is the one default size limit of a note;
+	// indexer.New uses it too.
 	DefaultMaxNoteBytes  = 1 << 20
 	DefaultWatchDebounce = 300 * time.Millisecond
 	DefaultBatchSize     = 64

@@ -21,12 +21,10 @@ import (
 	"time"
 
 	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/config"
 	"github.com/noema-mem/noema/sqlite"
 	"github.com/noema-mem/noema/vault"
 )
-
-// DefaultMaxNoteBytes is the default size limit of a note (1 MiB).
-const DefaultMaxNoteBytes = 1 << 20
 
 // batchSize is how many changed notes one write transaction holds, to keep
 // transactions short while other processes wait for the lock.
@@ -68,12 +66,12 @@ func (ix *Indexer) committed(point string) error {
 	return ix.afterCommit(point)
 }
 
-// New returns an Indexer with default limits.
+// New returns an Indexer with default limits (config.DefaultMaxNoteBytes).
 func New(v *vault.Vault, db *sqlite.DB, logger *slog.Logger) *Indexer {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &Indexer{Vault: v, DB: db, Logger: logger, MaxNoteBytes: DefaultMaxNoteBytes}
+	return &Indexer{Vault: v, DB: db, Logger: logger, MaxNoteBytes: config.DefaultMaxNoteBytes}
 }
 
 // Progress is called with the number of files processed so far and the total.
