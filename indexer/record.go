@@ -142,40 +142,12 @@ func RelationID(path, typ, toRef string) string {
 
 // CanonicalJSON encodes v with sorted object keys and no insignificant
 // whitespace, so equal values compare equal as strings. YAML-decoded values
-// (map[string]any, []any, scalars, time.Time) are all accepted.
+// (map[string]any, map[any]any, []any, scalars, time.Time) are all accepted;
+// [vault.JSONValue] normalises them.
 func CanonicalJSON(v any) string {
-	b, err := json.Marshal(normalizeJSON(v))
+	b, err := json.Marshal(vault.JSONValue(v))
 	if err != nil {
 		return "{}"
 	}
 	return string(b)
-}
-
-func normalizeJSON(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = normalizeJSON(e)
-		}
-		return out
-	case map[any]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			if ks, ok := k.(string); ok {
-				out[ks] = normalizeJSON(e)
-			}
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = normalizeJSON(e)
-		}
-		return out
-	case time.Time:
-		return x.UTC().Format(time.RFC3339Nano)
-	default:
-		return v
-	}
 }

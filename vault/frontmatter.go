@@ -8,6 +8,7 @@ import (
 	"math"
 	"reflect"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -419,29 +420,85 @@ func (f *FrontMatter) relation(item *yaml.Node) (RawRelation, error) {
 	return r, nil
 }
 
-// jsonCompatible converts the map[any]any values the YAML decoder produces
-// for mappings with non-string keys into map[string]any, recursively, so that
-// metadata can be encoded as JSON.
-func jsonCompatible(v any) any {
-	switch v := v.(type) {
+// JSONValue returns v, a value decoded from YAML, in a form encoding/json
+// encodes: it is the one YAML-to-JSON normaliser (front matter values, the
+// index's metadata JSON). Mappings become map[string]any, and a non-string
+// key becomes its text as YAML writes it (1, true, null, 1.5); when two keys
+// give the same text, a string key wins over a converted one, and among
+// converted ones the first in sorted order wins, so the result does not
+// depend on map order. time.Time becomes RFC 3339 text (UTC), and the floats
+// JSON cannot represent become YAML's spelling (".nan", ".inf", "-.inf").
+// Slices and maps are copied; v is not modified.
+func JSONValue(v any) any {
+	switch x := v.(type) {
 	case map[string]any:
-		for k, x := range v {
-			v[k] = jsonCompatible(x)
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = JSONValue(e)
 		}
-		return v
+		return out
 	case map[any]any:
-		m := make(map[string]any, len(v))
-		for k, x := range v {
-			m[fmt.Sprint(k)] = jsonCompatible(x)
+		out := make(map[string]any, len(x))
+		type conv struct {
+			text, typ string
+			val       any
 		}
-		return m
+		var others []conv
+		for k, e := range x {
+			if ks, ok := k.(string); ok {
+				out[ks] = JSONValue(e)
+			} else {
+				others = append(others, conv{yamlKeyText(k), fmt.Sprintf("%T", k), e})
+			}
+		}
+		sort.Slice(others, func(i, j int) bool {
+			if others[i].text != others[j].text {
+				return others[i].text < others[j].text
+			}
+			return others[i].typ < others[j].typ
+		})
+		for _, c := range others {
+			if _, taken := out[c.text]; !taken {
+				out[c.text] = JSONValue(c.val)
+			}
+		}
+		return out
 	case []any:
-		for i, x := range v {
-			v[i] = jsonCompatible(x)
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = JSONValue(e)
 		}
-		return v
+		return out
+	case time.Time:
+		return x.UTC().Format(time.RFC3339Nano)
+	case float64:
+		switch {
+		case math.IsNaN(x):
+			return ".nan"
+		case math.IsInf(x, 1):
+			return ".inf"
+		case math.IsInf(x, -1):
+			return "-.inf"
+		}
+		return x
 	}
 	return v
+}
+
+// yamlKeyText is the text of a non-string mapping key as YAML writes it.
+func yamlKeyText(k any) string {
+	switch k := k.(type) {
+	case nil:
+		return "null"
+	case time.Time:
+		return k.UTC().Format(time.RFC3339Nano)
+	case float64:
+		if s, ok := JSONValue(k).(string); ok {
+			return s
+		}
+		return strconv.FormatFloat(k, 'g', -1, 64)
+	}
+	return fmt.Sprint(k)
 }
 
 // Get returns the decoded value of key (strings, numbers, bools, nil, []any,
@@ -467,7 +524,7 @@ func decodeValue(n *yaml.Node) (any, error) {
 	if err := c.Decode(&v); err != nil {
 		return nil, err
 	}
-	return jsonCompatible(v), nil
+	return JSONValue(v), nil
 }
 
 // cloner deep-copies a node tree. Aliases point into the copy; an alias
