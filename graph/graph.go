@@ -44,7 +44,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -53,7 +52,6 @@ import (
 	"time"
 
 	"github.com/noema-mem/noema"
-	"github.com/noema-mem/noema/sqlite"
 )
 
 // Node kinds.
@@ -145,26 +143,59 @@ type DegreeCount struct {
 	Relations int `json:"relations"`
 }
 
+// Index is the index the graph is read from; *sqlite.DB implements it.
+type Index interface {
+	// ReadGraph runs fn with a Reader on one consistent snapshot of the
+	// index and returns fn's error.
+	ReadGraph(ctx context.Context, fn func(r Reader) error) error
+}
+
+// Reader reads nodes and edges from one snapshot of the index. Lists come
+// in no particular order; nodes and edges are built as documented in the
+// package comment (ids, kinds, weights, dangling relations).
+type Reader interface {
+	// HasNote reports whether a note is indexed at the vault path.
+	HasNote(ctx context.Context, path string) (bool, error)
+	// HasConcept reports whether a concept has the id.
+	HasConcept(ctx context.Context, id string) (bool, error)
+	// Notes reads the note nodes at the vault paths (unknown paths are
+	// skipped), or every note when paths is nil.
+	Notes(ctx context.Context, paths []string) ([]Node, error)
+	// Concepts reads the concept nodes with the ids (unknown ids are
+	// skipped), or every concept when ids is nil.
+	Concepts(ctx context.Context, ids []string) ([]Node, error)
+	// AllMentions reads every mentions edge.
+	AllMentions(ctx context.Context) ([]Edge, error)
+	// Mentions reads the mentions edges from the notes at paths or to the
+	// concepts, each once; with induced, only those from one of the notes
+	// to one of the concepts.
+	Mentions(ctx context.Context, paths, concepts []string, induced bool) ([]Edge, error)
+	// AllRelations reads every relation edge, dangling ones included.
+	AllRelations(ctx context.Context) ([]Edge, error)
+	// Relations reads the relation edges declared by the notes at paths or
+	// in the pages of the concepts and, unless declaredOnly, those
+	// pointing at them (through any key of a concept), each once.
+	Relations(ctx context.Context, paths, concepts []string, declaredOnly bool) ([]Edge, error)
+}
+
 // Export reads the whole graph: every note, every concept, every mentions
 // edge and every relation (dangling ones included), in canonical order.
-func Export(ctx context.Context, db *sqlite.DB) (*Graph, error) {
+func Export(ctx context.Context, db Index) (*Graph, error) {
 	g := &Graph{}
-	err := db.ReadTx(ctx, func(tx *sql.Tx) error {
-		l := loader{ctx: ctx, tx: tx}
-		uris := make(map[int64]string)
+	err := db.ReadGraph(ctx, func(r Reader) error {
 		var err error
-		if g.Nodes, err = l.notes("", nil, uris); err != nil {
+		if g.Nodes, err = r.Notes(ctx, nil); err != nil {
 			return err
 		}
-		concepts, err := l.concepts("", nil)
+		concepts, err := r.Concepts(ctx, nil)
 		if err != nil {
 			return err
 		}
 		g.Nodes = append(g.Nodes, concepts...)
-		if g.Edges, err = l.allMentions(uris); err != nil {
+		if g.Edges, err = r.AllMentions(ctx); err != nil {
 			return err
 		}
-		rels, err := l.relations("", nil)
+		rels, err := r.AllRelations(ctx)
 		if err != nil {
 			return err
 		}
@@ -223,8 +254,8 @@ func WriteJSON(w io.Writer, g *Graph) error {
 	return bw.Flush()
 }
 
-// noteURI returns the id of the note at a vault path.
-func noteURI(path string) string {
+// NoteURI returns the id of the note at a vault path.
+func NoteURI(path string) string {
 	return noema.URIScheme + strings.TrimSuffix(path, ".md")
 }
 

@@ -2,14 +2,11 @@ package graph
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/noema-mem/noema"
-	"github.com/noema-mem/noema/sqlite"
 )
 
 // Directions for [NeighborOptions].
@@ -31,23 +28,18 @@ const (
 	MaxSubgraphNodes = 2000
 )
 
+// loader reads nodes and edges by canonical node id from one snapshot.
+type loader struct {
+	ctx context.Context
+	r   Reader
+}
+
 // resolve returns the canonical id of the node a caller named: a concept
 // id, or a note URI memory://<path-without-.md> (the scheme in any case; a
 // URI that also ends in .md is accepted when no note has that longer name).
 func (l loader) resolve(id string) (string, error) {
 	if strings.TrimSpace(id) == "" {
 		return "", noema.Errorf(noema.EINVALID, "empty node id: want a concept id or a note URI (%s<path>)", noema.URIScheme)
-	}
-	exists := func(query, arg string) (bool, error) {
-		var one int
-		err := l.tx.QueryRowContext(l.ctx, query, arg).Scan(&one)
-		if errors.Is(err, sql.ErrNoRows) {
-			return false, nil
-		}
-		if err != nil {
-			return false, fmt.Errorf("look up node %q: %w", id, err)
-		}
-		return true, nil
 	}
 	if isNoteID(id) {
 		rest := id[len(noema.URIScheme):]
@@ -56,24 +48,59 @@ func (l loader) resolve(id string) (string, error) {
 			paths = append(paths, rest)
 		}
 		for _, p := range paths {
-			ok, err := exists(`SELECT 1 FROM notes WHERE path = ?`, p)
+			ok, err := l.r.HasNote(l.ctx, p)
 			if err != nil {
-				return "", err
+				return "", fmt.Errorf("look up node %q: %w", id, err)
 			}
 			if ok {
-				return noteURI(p), nil
+				return NoteURI(p), nil
 			}
 		}
 		return "", noema.Errorf(noema.ENOTFOUND, "no note %q", id)
 	}
-	ok, err := exists(`SELECT 1 FROM concepts WHERE id = ?`, id)
+	ok, err := l.r.HasConcept(l.ctx, id)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("look up node %q: %w", id, err)
 	}
 	if !ok {
 		return "", noema.Errorf(noema.ENOTFOUND, "no node %q: want a concept id or a note URI (%s<path>)", id, noema.URIScheme)
 	}
 	return id, nil
+}
+
+// split divides canonical node ids into note paths and concept ids.
+func split(ids []string) (paths, concepts []string) {
+	for _, id := range ids {
+		if isNoteID(id) {
+			paths = append(paths, notePath(id))
+		} else {
+			concepts = append(concepts, id)
+		}
+	}
+	return paths, concepts
+}
+
+// nodes reads the nodes with the given canonical ids (unknown ids are
+// skipped), in canonical order.
+func (l loader) nodes(ids []string) ([]Node, error) {
+	paths, concepts := split(ids)
+	out := []Node{}
+	if len(paths) > 0 {
+		ns, err := l.r.Notes(l.ctx, paths)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ns...)
+	}
+	if len(concepts) > 0 {
+		cs, err := l.r.Concepts(l.ctx, concepts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cs...)
+	}
+	sortNodes(out)
+	return out, nil
 }
 
 // node reads one node by canonical id.
@@ -88,13 +115,42 @@ func (l loader) node(id string) (*Node, error) {
 	return &nodes[0], nil
 }
 
+// incident reads every edge with at least one end among ids (canonical
+// node ids), each once, in no particular order. With induced set, it reads
+// only edges with both ends among ids (so never a dangling one).
+func (l loader) incident(ids []string, induced bool) ([]Edge, error) {
+	paths, concepts := split(ids)
+	set := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		set[id] = true
+	}
+	edges, err := l.r.Mentions(l.ctx, paths, concepts, induced)
+	if err != nil {
+		return nil, err
+	}
+	// Relations declared by the nodes (a concept declares in its page) and,
+	// unless induced, those pointing at them.
+	rels, err := l.r.Relations(l.ctx, paths, concepts, induced)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range rels {
+		// A page's relation starts at its concept: it touches the set only
+		// when that concept or the target is in it.
+		if (induced && set[e.Source] && set[e.Target] && !e.Dangling) || (!induced && (set[e.Source] || set[e.Target])) {
+			edges = append(edges, e)
+		}
+	}
+	return edges, nil
+}
+
 // GetNode returns the node with the given id (a concept id or a memory://
 // note URI) with its [Degree]. An unknown id is a noema.ENOTFOUND error, an
 // empty one noema.EINVALID.
-func GetNode(ctx context.Context, db *sqlite.DB, id string) (*Node, error) {
+func GetNode(ctx context.Context, db Index, id string) (*Node, error) {
 	var n *Node
-	err := db.ReadTx(ctx, func(tx *sql.Tx) error {
-		l := loader{ctx: ctx, tx: tx}
+	err := db.ReadGraph(ctx, func(r Reader) error {
+		l := loader{ctx: ctx, r: r}
 		cid, err := l.resolve(id)
 		if err != nil {
 			return err
@@ -179,7 +235,7 @@ type NeighborPage struct {
 //
 // An unknown id is a noema.ENOTFOUND error; a bad direction, a negative
 // offset or limit are noema.EINVALID.
-func Neighbors(ctx context.Context, db *sqlite.DB, id string, opts NeighborOptions) (*NeighborPage, error) {
+func Neighbors(ctx context.Context, db Index, id string, opts NeighborOptions) (*NeighborPage, error) {
 	switch opts.Direction {
 	case "":
 		opts.Direction = DirectionBoth
@@ -200,8 +256,8 @@ func Neighbors(ctx context.Context, db *sqlite.DB, id string, opts NeighborOptio
 	}
 
 	page := &NeighborPage{Offset: opts.Offset, Limit: opts.Limit, Neighbors: []Neighbor{}}
-	err := db.ReadTx(ctx, func(tx *sql.Tx) error {
-		l := loader{ctx: ctx, tx: tx}
+	err := db.ReadGraph(ctx, func(r Reader) error {
+		l := loader{ctx: ctx, r: r}
 		cid, err := l.resolve(id)
 		if err != nil {
 			return err
@@ -309,7 +365,7 @@ func compareNeighbors(a, b Neighbor) int {
 //
 // An empty ids, a negative depth, or more than MaxSubgraphNodes ids are
 // noema.EINVALID; an unknown id is noema.ENOTFOUND.
-func Subgraph(ctx context.Context, db *sqlite.DB, ids []string, depth int, typ string) (*Graph, error) {
+func Subgraph(ctx context.Context, db Index, ids []string, depth int, typ string) (*Graph, error) {
 	switch {
 	case len(ids) == 0:
 		return nil, noema.Errorf(noema.EINVALID, "no node ids given")
@@ -323,8 +379,8 @@ func Subgraph(ctx context.Context, db *sqlite.DB, ids []string, depth int, typ s
 		depth = MaxDepth
 	}
 	g := &Graph{}
-	err := db.ReadTx(ctx, func(tx *sql.Tx) error {
-		l := loader{ctx: ctx, tx: tx}
+	err := db.ReadGraph(ctx, func(r Reader) error {
+		l := loader{ctx: ctx, r: r}
 		visited := make(map[string]bool)
 		var frontier []string
 		for _, id := range ids {
