@@ -6,8 +6,6 @@ package relations
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -15,14 +13,22 @@ import (
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/indexer"
-	"github.com/noema-mem/noema/sqlite"
 	"github.com/noema-mem/noema/vault"
 )
+
+// Index is the index relations are read from; *sqlite.DB implements it.
+type Index interface {
+	// Relation returns the indexed relation with the id (both ends as
+	// node ids; a target key that names no concept stays
+	// "concept:<key>") and the vault path of the file that declares it.
+	// No relation with the id is a noema.ENOTFOUND error.
+	Relation(ctx context.Context, id string) (*noema.Relation, string, error)
+}
 
 // Service edits relations in one vault.
 type Service struct {
 	Vault    *vault.Vault
-	DB       *sqlite.DB
+	DB       Index
 	Indexer  *indexer.Indexer
 	Concepts *concepts.Service
 }
@@ -318,47 +324,5 @@ func (s *Service) find(ctx context.Context, id string) (*Relation, string, error
 	if strings.TrimSpace(id) == "" {
 		return nil, "", noema.Errorf(noema.EINVALID, "relation id is required")
 	}
-	var r Relation
-	var path, toRef, meta string
-	var pageConcept sql.NullString
-	var weight sql.NullFloat64
-	err := s.DB.Read().QueryRowContext(ctx, `SELECT r.id, r.type, r.to_ref, r.weight, r.metadata, n.path,
-		(SELECT c.id FROM concepts c WHERE c.page_note_id = n.id)
-		FROM relations r JOIN notes n ON n.id = r.note_id WHERE r.id = ?`, id).
-		Scan(&r.ID, &r.Type, &toRef, &weight, &meta, &path, &pageConcept)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, "", noema.Errorf(noema.ENOTFOUND, "no relation %q", id)
-	}
-	if err != nil {
-		return nil, "", fmt.Errorf("get relation %s: %w", id, err)
-	}
-	r.From = vault.PathToURI(path)
-	if pageConcept.Valid {
-		r.From = pageConcept.String
-	}
-	r.To = s.nodeID(ctx, toRef)
-	if weight.Valid {
-		w := weight.Float64
-		r.Weight = &w
-	}
-	if meta != "" && meta != "{}" {
-		if err := jsonUnmarshal(meta, &r.Metadata); err != nil {
-			return nil, "", err
-		}
-	}
-	return &r, path, nil
-}
-
-// nodeID turns an index reference into a node id; a concept key that names
-// no concept stays as "concept:<key>".
-func (s *Service) nodeID(ctx context.Context, ref string) string {
-	if p, ok := strings.CutPrefix(ref, "note:"); ok {
-		return vault.PathToURI(p)
-	}
-	key := strings.TrimPrefix(ref, "concept:")
-	var id string
-	if err := s.DB.Read().QueryRowContext(ctx, `SELECT concept_id FROM concept_keys WHERE key = ?`, key).Scan(&id); err == nil {
-		return id
-	}
-	return ref
+	return s.DB.Relation(ctx, id)
 }
