@@ -56,3 +56,33 @@ type Concept struct {
 	CreatedAt time.Time `json:"created_at,omitzero"`
 	UpdatedAt time.Time `json:"updated_at,omitzero"`
 }
+
+// NoteSummary is one note in a listing, as the index knows it.
+type NoteSummary struct {
+	URI      string    `json:"uri"`
+	Path     string    `json:"path"`
+	Title    string    `json:"title"`
+	Tags     []string  `json:"tags"`
+	Size     int64     `json:"size"`
+	Checksum string    `json:"checksum"`
+	Modified time.Time `json:"modified"`
+	Accessed time.Time `json:"accessed,omitzero"`
+}
+
+// NoteQuery selects and orders a page of notes in the index.
+type NoteQuery struct {
+	// Folder keeps notes under this vault-relative folder (no slash at
+	// either end); empty keeps all.
+	Folder string
+	// Tag keeps notes with this tag, compared case-insensitively; empty
+	// keeps all.
+	Tag string
+	// Since, when not nil, keeps notes whose latest activity (modification
+	// or explicit read) is at or after it.
+	Since *time.Time
+	// ByActivity orders by latest activity, newest first, then by path;
+	// otherwise notes are ordered by path.
+	ByActivity bool
+	// Offset skips that many notes; Limit is the page size.
+	Offset, Limit int
+}

@@ -2,13 +2,11 @@ package notes
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/noema-mem/noema"
-	"github.com/noema-mem/noema/vault"
 )
 
 // ListInput selects notes.
@@ -20,16 +18,7 @@ type ListInput struct {
 }
 
 // NoteSummary is one note in a listing.
-type NoteSummary struct {
-	URI      string    `json:"uri"`
-	Path     string    `json:"path"`
-	Title    string    `json:"title"`
-	Tags     []string  `json:"tags"`
-	Size     int64     `json:"size"`
-	Checksum string    `json:"checksum"`
-	Modified time.Time `json:"modified"`
-	Accessed time.Time `json:"accessed,omitzero"`
-}
+type NoteSummary = noema.NoteSummary
 
 // ListResult is one page of notes.
 type ListResult struct {
@@ -54,11 +43,12 @@ func (s *Service) List(ctx context.Context, in ListInput) (*ListResult, error) {
 	if in.Offset < 0 {
 		return nil, noema.Errorf(noema.EINVALID, "offset must be >= 0")
 	}
-	where, args, err := s.filter(in.Folder, in.Tag)
+	q, err := s.filter(in.Folder, in.Tag)
 	if err != nil {
 		return nil, err
 	}
-	return s.page(ctx, where, args, "n.path", in.Offset, limit)
+	q.Offset, q.Limit = in.Offset, limit
+	return s.page(ctx, q)
 }
 
 // RecentInput selects recently active notes.
@@ -71,16 +61,15 @@ type RecentInput struct {
 // read), newest first.
 func (s *Service) Recent(ctx context.Context, in RecentInput) (*ListResult, error) {
 	limit := ClampLimit(in.Limit, 20, MaxLimit)
-	where, args := "1=1", []any{}
+	q := noema.NoteQuery{ByActivity: true, Limit: limit}
 	if strings.TrimSpace(in.Since) != "" {
 		t, err := ParseSince(in.Since, s.Now())
 		if err != nil {
 			return nil, err
 		}
-		where = "MAX(n.modified_ns, COALESCE(a.accessed_ns, 0)) >= ?"
-		args = append(args, t.UnixNano())
+		q.Since = &t
 	}
-	return s.page(ctx, where, args, "MAX(n.modified_ns, COALESCE(a.accessed_ns, 0)) DESC, n.path", 0, limit)
+	return s.page(ctx, q)
 }
 
 // ParseSince parses an RFC 3339 time, a date, or a duration back from now
@@ -105,54 +94,25 @@ func ParseSince(s string, now time.Time) (time.Time, error) {
 	return time.Time{}, noema.Errorf(noema.EINVALID, "since %q is not a time, date or duration (e.g. 2026-01-02, 24h, 7d)", s)
 }
 
-func (s *Service) filter(folder, tag string) (string, []any, error) {
-	where, args := []string{"1=1"}, []any{}
+func (s *Service) filter(folder, tag string) (noema.NoteQuery, error) {
+	var q noema.NoteQuery
 	if f := strings.Trim(strings.TrimSpace(folder), "/"); f != "" {
 		rel, err := s.Vault.Rel(f)
 		if err != nil {
-			return "", nil, err
+			return q, err
 		}
-		where = append(where, "substr(n.path, 1, ?) = ?")
-		args = append(args, len(rel)+1, rel+"/")
+		q.Folder = rel
 	}
-	if t := strings.TrimPrefix(strings.TrimSpace(tag), "#"); t != "" {
-		where = append(where, "EXISTS (SELECT 1 FROM json_each(n.tags) WHERE lower(value) = lower(?))")
-		args = append(args, t)
-	}
-	return strings.Join(where, " AND "), args, nil
+	q.Tag = strings.TrimPrefix(strings.TrimSpace(tag), "#")
+	return q, nil
 }
 
-func (s *Service) page(ctx context.Context, where string, args []any, order string, offset, limit int) (*ListResult, error) {
-	res := &ListResult{Notes: []NoteSummary{}, Offset: offset, Limit: limit}
-	from := ` FROM notes n LEFT JOIN access a ON a.path = n.path WHERE ` + where
-	if err := s.DB.Read().QueryRowContext(ctx, `SELECT COUNT(*)`+from, args...).Scan(&res.Total); err != nil {
-		return nil, fmt.Errorf("count notes: %w", err)
-	}
-	rows, err := s.DB.Read().QueryContext(ctx, `SELECT n.path, n.title, n.tags, n.size, n.hash, n.modified_ns, COALESCE(a.accessed_ns, 0)`+
-		from+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+func (s *Service) page(ctx context.Context, q noema.NoteQuery) (*ListResult, error) {
+	total, notes, err := s.DB.ListNotes(ctx, q)
 	if err != nil {
-		return nil, fmt.Errorf("list notes: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var n NoteSummary
-		var tags string
-		var mod, acc int64
-		if err := rows.Scan(&n.Path, &n.Title, &tags, &n.Size, &n.Checksum, &mod, &acc); err != nil {
-			return nil, fmt.Errorf("scan note: %w", err)
-		}
-		_ = json.Unmarshal([]byte(tags), &n.Tags)
-		n.Tags = nonNil(n.Tags)
-		n.URI = vault.PathToURI(n.Path)
-		n.Modified = time.Unix(0, mod).UTC()
-		if acc != 0 {
-			n.Accessed = time.Unix(0, acc).UTC()
-		}
-		res.Notes = append(res.Notes, n)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list notes: %w", err)
-	}
-	res.HasMore = offset+len(res.Notes) < res.Total
+	res := &ListResult{Notes: notes, Total: total, Offset: q.Offset, Limit: q.Limit}
+	res.HasMore = q.Offset+len(res.Notes) < res.Total
 	return res, nil
 }

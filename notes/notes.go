@@ -6,9 +6,7 @@ package notes
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -16,9 +14,22 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/indexer"
-	"github.com/noema-mem/noema/sqlite"
 	"github.com/noema-mem/noema/vault"
 )
+
+// Index is the index note operations read; *sqlite.DB implements it.
+type Index interface {
+	// NoteByTitle returns the path of the note titled title, else of a
+	// note whose title has the key keyOf(title), the first by path either
+	// way; "" when there is none.
+	NoteByTitle(ctx context.Context, title string, keyOf func(string) string) (string, error)
+	// ListNotes returns one page of the notes q selects, in its order, and
+	// the number of notes it selects over all pages.
+	ListNotes(ctx context.Context, q noema.NoteQuery) (total int, notes []noema.NoteSummary, err error)
+	// LogAccess records an explicit read of the note at path without
+	// waiting behind a writer.
+	LogAccess(ctx context.Context, path string)
+}
 
 // Limits of list-style operations.
 const (
@@ -29,7 +40,7 @@ const (
 // Service performs note operations on one vault and its index.
 type Service struct {
 	Vault   *vault.Vault
-	DB      *sqlite.DB
+	DB      Index
 	Indexer *indexer.Indexer
 	// MaxNoteBytes refuses larger notes with too_large (0: no limit).
 	MaxNoteBytes int64
@@ -237,28 +248,12 @@ func (s *Service) Resolve(ctx context.Context, ref string) (string, error) {
 		return "", err
 	}
 	// A title: exact first, then by key.
-	var path string
-	err := s.DB.Read().QueryRowContext(ctx, `SELECT path FROM notes WHERE title = ? ORDER BY path LIMIT 1`, ref).Scan(&path)
-	if errors.Is(err, sql.ErrNoRows) {
-		key := vault.Key(ref)
-		rows, qerr := s.DB.Read().QueryContext(ctx, `SELECT path, title FROM notes ORDER BY path`)
-		if qerr != nil {
-			return "", fmt.Errorf("find note by title: %w", qerr)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var p, t string
-			if err := rows.Scan(&p, &t); err != nil {
-				return "", fmt.Errorf("find note by title: %w", err)
-			}
-			if vault.Key(t) == key {
-				return p, nil
-			}
-		}
-		return "", noema.Errorf(noema.ENOTFOUND, "no note with uri, path or title %q", ref)
-	}
+	path, err := s.DB.NoteByTitle(ctx, ref, vault.Key)
 	if err != nil {
-		return "", fmt.Errorf("find note by title: %w", err)
+		return "", err
+	}
+	if path == "" {
+		return "", noema.Errorf(noema.ENOTFOUND, "no note with uri, path or title %q", ref)
 	}
 	return path, nil
 }

@@ -1,0 +1,111 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/graph"
+)
+
+// ListNotes returns one page of the notes q selects, in its order, and the
+// number of notes it selects over all pages.
+func (db *DB) ListNotes(ctx context.Context, q noema.NoteQuery) (total int, notes []noema.NoteSummary, err error) {
+	where, args := []string{"1=1"}, []any{}
+	if q.Folder != "" {
+		where = append(where, "substr(n.path, 1, ?) = ?")
+		args = append(args, len(q.Folder)+1, q.Folder+"/")
+	}
+	if q.Tag != "" {
+		where = append(where, "EXISTS (SELECT 1 FROM json_each(n.tags) WHERE lower(value) = lower(?))")
+		args = append(args, q.Tag)
+	}
+	if q.Since != nil {
+		where = append(where, "MAX(n.modified_ns, COALESCE(a.accessed_ns, 0)) >= ?")
+		args = append(args, q.Since.UnixNano())
+	}
+	order := "n.path"
+	if q.ByActivity {
+		order = "MAX(n.modified_ns, COALESCE(a.accessed_ns, 0)) DESC, n.path"
+	}
+	from := ` FROM notes n LEFT JOIN access a ON a.path = n.path WHERE ` + strings.Join(where, " AND ")
+	if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*)`+from, args...).Scan(&total); err != nil {
+		return 0, nil, fmt.Errorf("count notes: %w", err)
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT n.path, n.title, n.tags, n.size, n.hash, n.modified_ns, COALESCE(a.accessed_ns, 0)`+
+		from+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, q.Limit, q.Offset)...)
+	if err != nil {
+		return 0, nil, fmt.Errorf("list notes: %w", err)
+	}
+	defer rows.Close()
+	notes = []noema.NoteSummary{}
+	for rows.Next() {
+		var n noema.NoteSummary
+		var tags string
+		var mod, acc int64
+		if err := rows.Scan(&n.Path, &n.Title, &tags, &n.Size, &n.Checksum, &mod, &acc); err != nil {
+			return 0, nil, fmt.Errorf("scan note: %w", err)
+		}
+		_ = json.Unmarshal([]byte(tags), &n.Tags)
+		if n.Tags == nil {
+			n.Tags = []string{}
+		}
+		n.URI = graph.NoteURI(n.Path)
+		n.Modified = time.Unix(0, mod).UTC()
+		if acc != 0 {
+			n.Accessed = time.Unix(0, acc).UTC()
+		}
+		notes = append(notes, n)
+	}
+	if err := rows.Err(); err != nil {
+		return 0, nil, fmt.Errorf("list notes: %w", err)
+	}
+	return total, notes, nil
+}
+
+// NoteByTitle returns the path of the note titled title, else of a note
+// whose title has the key keyOf(title) (keyOf is the vault's key function,
+// which the index stores the results of), the first by path either way;
+// "" when there is none. A title whose key is empty matches by exact title
+// only.
+func (db *DB) NoteByTitle(ctx context.Context, title string, keyOf func(string) string) (string, error) {
+	var path string
+	err := db.read.QueryRowContext(ctx, `SELECT path FROM notes WHERE title = ? ORDER BY path LIMIT 1`, title).Scan(&path)
+	if err == nil {
+		return path, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return "", fmt.Errorf("find note by title: %w", err)
+	}
+	key := keyOf(title)
+	if key == "" {
+		return "", nil
+	}
+	// note_names holds the keys of every note's title and aliases: the
+	// candidates are the notes answering to the key, of which those whose
+	// title (not only an alias) has it match.
+	rows, err := db.read.QueryContext(ctx, `SELECT n.path, n.title FROM note_names nn JOIN notes n ON n.id = nn.note_id
+		WHERE nn.key = ? ORDER BY n.path`, key)
+	if err != nil {
+		return "", fmt.Errorf("find note by title: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p, t string
+		if err := rows.Scan(&p, &t); err != nil {
+			return "", fmt.Errorf("find note by title: %w", err)
+		}
+		if keyOf(t) == key {
+			return p, nil
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("find note by title: %w", err)
+	}
+	return "", nil
+}
