@@ -9,26 +9,17 @@ import (
 )
 
 // Mutex is a lock file that serializes short critical sections — the
-// read-compare-write of a note — among processes. Unlike [Lock] it records
-// no holder and syncs nothing, so taking it costs a few system calls: an
-// open, a non-blocking lock attempt, a close.
-//
-// On Linux, macOS, the BSDs and Windows the lock is the operating system's
-// (flock(2), LockFileEx): the kernel drops it when its holder exits or dies,
-// so a killed writer never leaves it held. Elsewhere it is an
-// exclusive-create file, treated as stale (and taken over) once it is older
-// than [MutexStaleAfter].
+// read-compare-write of a note — among processes. Unlike [Lock] it is taken
+// many times over, so taking it costs only a few system calls: an open, a
+// non-blocking lock attempt, a close. It is the operating system's lock (see
+// the package doc): a killed writer never leaves it held.
 //
 // A Mutex does not exclude goroutines of one process from each other on
-// every system (flock does, fcntl-style locks would not): pair it with an
-// in-process mutex, as package vault does.
+// every system (flock and LockFileEx do, the fcntl locks of AIX and Solaris
+// would not): pair it with an in-process mutex, as package vault does.
 type Mutex struct {
 	path string
 }
-
-// MutexStaleAfter is the age after which the fallback lock file of a Mutex
-// (systems without flock or LockFileEx) is considered abandoned.
-const MutexStaleAfter = 30 * time.Second
 
 // NewMutex returns the Mutex of the lock file at path. The file and its
 // folder are created on first use and never removed.
