@@ -2,10 +2,8 @@ package semantic
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/noema-mem/noema/semantic/chunk"
-	"github.com/noema-mem/noema/sqlite"
 )
 
 // chunkBatch is how many notes are chunked, embedded and stored together.
@@ -45,23 +43,18 @@ func (s *Service) RefreshChunks(ctx context.Context) error {
 	}
 	for i := 0; i < len(todo); i += chunkBatch {
 		batch := todo[i:min(i+chunkBatch, len(todo))]
-		type noteChunks struct {
-			n      noteToChunk
-			chunks []chunk.Chunk
-			hashes []string
-		}
-		var work []noteChunks
+		var work []chunk.Note
 		var missing []conceptRow // reused shape: text + hash
 		for _, n := range batch {
-			var body string
-			if err := s.DB.Read().QueryRowContext(ctx, `SELECT body FROM notes_fts WHERE rowid = ?`, n.id).Scan(&body); err != nil {
+			body, ok, err := s.DB.NoteBody(ctx, n.id)
+			if err != nil || !ok {
 				continue // deleted meanwhile
 			}
-			nc := noteChunks{n: n, chunks: chunk.Body(body)}
-			for _, c := range nc.chunks {
+			nc := chunk.Note{ID: n.id, Hash: n.hash, Chunks: chunk.Body(body)}
+			for _, c := range nc.Chunks {
 				text := c.EmbedText(n.title)
 				h := TextHash(text)
-				nc.hashes = append(nc.hashes, h)
+				nc.TextHashes = append(nc.TextHashes, h)
 				if !cached[h] {
 					cached[h] = true
 					missing = append(missing, conceptRow{text: text, hash: h})
@@ -73,30 +66,7 @@ func (s *Service) RefreshChunks(ctx context.Context) error {
 			s.setProgress(func(p *Progress) { p.LastError = err.Error() })
 			return err
 		}
-		err := s.DB.Write(ctx, func(tx *sqlite.Tx) error {
-			for _, w := range work {
-				// Skip a note that changed again since it was read.
-				var hash string
-				if err := tx.QueryRow(`SELECT hash FROM notes WHERE id = ?`, w.n.id).Scan(&hash); err != nil || hash != w.n.hash {
-					continue
-				}
-				if _, err := tx.Exec(`DELETE FROM note_chunks WHERE note_id = ?`, w.n.id); err != nil {
-					return fmt.Errorf("clear chunks: %w", err)
-				}
-				for j, c := range w.chunks {
-					if _, err := tx.Exec(`INSERT INTO note_chunks (note_id, idx, heading, start, end, text_hash) VALUES (?, ?, ?, ?, ?, ?)`,
-						w.n.id, j, c.Heading, c.Start, c.End, w.hashes[j]); err != nil {
-						return fmt.Errorf("store chunk: %w", err)
-					}
-				}
-				if _, err := tx.Exec(`INSERT INTO note_chunk_state (note_id, chunked_hash, model) VALUES (?, ?, ?)
-					ON CONFLICT(note_id) DO UPDATE SET chunked_hash = excluded.chunked_hash, model = excluded.model`,
-					w.n.id, w.n.hash, model); err != nil {
-					return fmt.Errorf("store chunk state: %w", err)
-				}
-			}
-			return nil
-		})
+		err := s.DB.PutChunks(ctx, model, work)
 		if err != nil {
 			return err
 		}
@@ -112,31 +82,17 @@ func (s *Service) RefreshChunks(ctx context.Context) error {
 // notesToChunk lists notes whose chunks are missing or stale, or were
 // embedded by another model.
 func (s *Service) notesToChunk(ctx context.Context, model string) ([]noteToChunk, error) {
-	q, err := s.DB.Read().QueryContext(ctx, `SELECT n.id, n.title, n.hash FROM notes n
-		LEFT JOIN note_chunk_state st ON st.note_id = n.id
-		WHERE st.chunked_hash IS NULL OR st.chunked_hash != n.hash OR st.model != ?
-		ORDER BY n.id`, model)
-	if err != nil {
-		return nil, fmt.Errorf("find notes to chunk: %w", err)
-	}
-	defer q.Close()
 	var out []noteToChunk
-	for q.Next() {
-		var n noteToChunk
-		if err := q.Scan(&n.id, &n.title, &n.hash); err != nil {
-			return nil, fmt.Errorf("find notes to chunk: %w", err)
-		}
-		out = append(out, n)
-	}
-	return out, q.Err()
+	err := s.DB.NotesToChunk(ctx, model, func(id int64, title, hash string) {
+		out = append(out, noteToChunk{id: id, title: title, hash: hash})
+	})
+	return out, err
 }
 
 func (s *Service) countChunks(ctx context.Context, model string) error {
-	var total, embedded int
-	err := s.DB.Read().QueryRowContext(ctx, `SELECT COUNT(*), COUNT(e.text_hash) FROM note_chunks c
-		LEFT JOIN embeddings e ON e.model = ? AND e.text_hash = c.text_hash`, model).Scan(&total, &embedded)
+	total, embedded, err := s.DB.CountChunks(ctx, model)
 	if err != nil {
-		return fmt.Errorf("count chunks: %w", err)
+		return err
 	}
 	s.setProgress(func(p *Progress) { p.Chunks, p.ChunksEmbedded = total, embedded })
 	return nil

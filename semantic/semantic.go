@@ -14,12 +14,9 @@ package semantic
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"log/slog"
-	"math"
 	"sort"
 	"strings"
 	"sync"
@@ -28,13 +25,53 @@ import (
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/decay"
 	"github.com/noema-mem/noema/embedding"
-	"github.com/noema-mem/noema/sqlite"
+	"github.com/noema-mem/noema/semantic/chunk"
 	"github.com/noema-mem/noema/vector"
 )
 
+// Index is the index semantic reads concepts and notes from and caches
+// vectors and chunks in; *sqlite.DB implements it.
+type Index interface {
+	// ConceptsVersion returns the counter of changes to the concept
+	// registry.
+	ConceptsVersion(ctx context.Context) (string, error)
+	// EachConcept calls fn with every concept's names and description.
+	EachConcept(ctx context.Context, fn func(id, label string, aliases []string, description string)) error
+	// ConceptNames calls fn with the label and aliases of each concept
+	// among ids that exists.
+	ConceptNames(ctx context.Context, ids []string, fn func(id, label string, aliases []string)) error
+	// ConceptNamed returns the id of the concept with the id, else of the
+	// one owning the key; "" when there is none.
+	ConceptNamed(ctx context.Context, id, key string) (string, error)
+	// ConceptNotes calls fn for each concept among ids with each note
+	// that mentions it and with its page.
+	ConceptNotes(ctx context.Context, ids []string, fn func(id, path string, modified, accessed time.Time)) error
+
+	// EmbeddedHashes returns the text hashes with a cached vector for model.
+	EmbeddedHashes(ctx context.Context, model string) (map[string]bool, error)
+	// PutEmbeddings caches vecs[i] for the text hashes[i] under model.
+	PutEmbeddings(ctx context.Context, model string, dim int, hashes []string, vecs [][]float32) error
+	// Embeddings returns the cached vectors of model for the hashes.
+	Embeddings(ctx context.Context, model string, hashes []string) (map[string][]float32, error)
+
+	// NotesToChunk calls fn for every note whose chunks are missing,
+	// stale, or embedded by another model.
+	NotesToChunk(ctx context.Context, model string, fn func(id int64, title, hash string)) error
+	// NoteBody returns a note's indexed text; ok false when it is gone.
+	NoteBody(ctx context.Context, id int64) (body string, ok bool, err error)
+	// PutChunks stores notes' chunks, skipping notes changed since.
+	PutChunks(ctx context.Context, model string, notes []chunk.Note) error
+	// CountChunks counts chunks and those with a vector for model.
+	CountChunks(ctx context.Context, model string) (total, embedded int, err error)
+
+	// GetMeta and PutMeta read and write a meta value.
+	GetMeta(ctx context.Context, key string) (string, error)
+	PutMeta(ctx context.Context, key, value string) error
+}
+
 // Service embeds concepts and finds similar ones.
 type Service struct {
-	DB       *sqlite.DB
+	DB       Index
 	Embedder embedding.Embedder
 	Decay    decay.Config
 	Logger   *slog.Logger
@@ -72,7 +109,7 @@ type Progress struct {
 }
 
 // New returns a Service.
-func New(db *sqlite.DB, e embedding.Embedder, d decay.Config, logger *slog.Logger) *Service {
+func New(db Index, e embedding.Embedder, d decay.Config, logger *slog.Logger) *Service {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -123,7 +160,7 @@ type conceptRow struct {
 func (s *Service) Refresh(ctx context.Context) error {
 	s.refresh.Lock()
 	defer s.refresh.Unlock()
-	version, err := s.DB.GetMeta(ctx, sqlite.ConceptsVersionKey)
+	version, err := s.DB.ConceptsVersion(ctx)
 	if err != nil {
 		return err
 	}
@@ -175,40 +212,16 @@ func (s *Service) Refresh(ctx context.Context) error {
 }
 
 func (s *Service) loadConcepts(ctx context.Context) ([]conceptRow, error) {
-	q, err := s.DB.Read().QueryContext(ctx, `SELECT id, label, aliases, description FROM concepts ORDER BY id`)
-	if err != nil {
-		return nil, fmt.Errorf("load concepts: %w", err)
-	}
-	defer q.Close()
 	var rows []conceptRow
-	for q.Next() {
-		var id, label, aliases, desc string
-		if err := q.Scan(&id, &label, &aliases, &desc); err != nil {
-			return nil, fmt.Errorf("load concepts: %w", err)
-		}
-		var al []string
-		_ = json.Unmarshal([]byte(aliases), &al)
-		text := ConceptText(label, al, desc)
+	err := s.DB.EachConcept(ctx, func(id, label string, aliases []string, desc string) {
+		text := ConceptText(label, aliases, desc)
 		rows = append(rows, conceptRow{id: id, text: text, hash: TextHash(text)})
-	}
-	return rows, q.Err()
+	})
+	return rows, err
 }
 
 func (s *Service) cachedHashes(ctx context.Context, model string) (map[string]bool, error) {
-	q, err := s.DB.Read().QueryContext(ctx, `SELECT text_hash FROM embeddings WHERE model = ?`, model)
-	if err != nil {
-		return nil, fmt.Errorf("list cached embeddings: %w", err)
-	}
-	defer q.Close()
-	out := map[string]bool{}
-	for q.Next() {
-		var h string
-		if err := q.Scan(&h); err != nil {
-			return nil, fmt.Errorf("list cached embeddings: %w", err)
-		}
-		out[h] = true
-	}
-	return out, q.Err()
+	return s.DB.EmbeddedHashes(ctx, model)
 }
 
 // embedBatch is how many texts are embedded and then stored together.
@@ -234,20 +247,11 @@ func (s *Service) embedMissing(ctx context.Context, model string, missing []conc
 				return noema.Errorf(noema.EUNAVAILABLE, "embedder %s returned a %d-dimensional vector, want %d", model, len(v), dim)
 			}
 		}
-		err = s.DB.Write(ctx, func(tx *sqlite.Tx) error {
-			st, err := tx.PrepareContext(ctx, `INSERT INTO embeddings (model, text_hash, dim, vec) VALUES (?, ?, ?, ?)
-				ON CONFLICT(model, text_hash) DO NOTHING`)
-			if err != nil {
-				return fmt.Errorf("store embeddings: %w", err)
-			}
-			defer st.Close()
-			for j, v := range vecs {
-				if _, err := st.ExecContext(ctx, model, batch[j].hash, dim, encode(v)); err != nil {
-					return fmt.Errorf("store embedding: %w", err)
-				}
-			}
-			return nil
-		})
+		hashes := make([]string, len(batch))
+		for j, r := range batch {
+			hashes[j] = r.hash
+		}
+		err = s.DB.PutEmbeddings(ctx, model, dim, hashes, vecs)
 		if err != nil {
 			return err
 		}
@@ -326,77 +330,11 @@ func (s *Service) rebuild(ctx context.Context, model, version string, rows []con
 }
 
 func (s *Service) loadVectors(ctx context.Context, model string, rows []conceptRow) (map[string][]float32, error) {
-	out := make(map[string][]float32, len(rows))
-	var stored int
-	if len(rows) > 2000 {
-		if err := s.DB.Read().QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings WHERE model = ?`, model).Scan(&stored); err != nil {
-			return nil, fmt.Errorf("count embeddings: %w", err)
-		}
+	hashes := make([]string, len(rows))
+	for i, r := range rows {
+		hashes[i] = r.hash
 	}
-	if len(rows) > 2000 && 2*len(rows) >= stored {
-		// Most of the model's vectors are wanted (note chunks share the
-		// table): one sequential scan beats thousands of lookups.
-		want := make(map[string]bool, len(rows))
-		for _, r := range rows {
-			want[r.hash] = true
-		}
-		q, err := s.DB.Read().QueryContext(ctx, `SELECT text_hash, vec FROM embeddings WHERE model = ?`, model)
-		if err != nil {
-			return nil, fmt.Errorf("load embeddings: %w", err)
-		}
-		defer q.Close()
-		for q.Next() {
-			var h string
-			var b []byte
-			if err := q.Scan(&h, &b); err != nil {
-				return nil, fmt.Errorf("load embeddings: %w", err)
-			}
-			if want[h] {
-				out[h] = decode(b)
-			}
-		}
-		return out, q.Err()
-	}
-	const chunk = 500
-	for i := 0; i < len(rows); i += chunk {
-		part := rows[i:min(i+chunk, len(rows))]
-		args := []any{model}
-		for _, r := range part {
-			args = append(args, r.hash)
-		}
-		q, err := s.DB.Read().QueryContext(ctx, `SELECT text_hash, vec FROM embeddings WHERE model = ? AND text_hash IN (`+
-			strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")+`)`, args...)
-		if err != nil {
-			return nil, fmt.Errorf("load embeddings: %w", err)
-		}
-		for q.Next() {
-			var h string
-			var b []byte
-			if err := q.Scan(&h, &b); err != nil {
-				q.Close()
-				return nil, fmt.Errorf("load embeddings: %w", err)
-			}
-			out[h] = decode(b)
-		}
-		q.Close()
-	}
-	return out, nil
-}
-
-func encode(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, f := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
-	}
-	return b
-}
-
-func decode(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v
+	return s.DB.Embeddings(ctx, model, hashes)
 }
 
 // conceptDecay returns each concept's freshness: the maximum decay weight
@@ -406,46 +344,21 @@ func (s *Service) conceptDecay(ctx context.Context, ids []string, now time.Time)
 	if len(ids) == 0 {
 		return out, nil
 	}
-	args := make([]any, 0, 2*len(ids))
-	for _, id := range ids {
-		args = append(args, id)
-	}
-	in := strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")
-	args = append(args, args...)
-	q, err := s.DB.Read().QueryContext(ctx, `
-		SELECT k.concept_id, n.path, n.modified_ns, COALESCE(a.accessed_ns, 0)
-		FROM concept_keys k JOIN links l ON l.key = k.key JOIN notes n ON n.id = l.note_id
-		LEFT JOIN access a ON a.path = n.path
-		WHERE k.concept_id IN (`+in+`)
-		UNION ALL
-		SELECT c.id, n.path, n.modified_ns, COALESCE(a.accessed_ns, 0)
-		FROM concepts c JOIN notes n ON n.id = c.page_note_id LEFT JOIN access a ON a.path = n.path
-		WHERE c.id IN (`+in+`)`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("load concept freshness: %w", err)
-	}
-	defer q.Close()
-	for q.Next() {
-		var id, path string
-		var mod, acc int64
-		if err := q.Scan(&id, &path, &mod, &acc); err != nil {
-			return nil, fmt.Errorf("load concept freshness: %w", err)
-		}
-		var accessed time.Time
-		if acc != 0 {
-			accessed = time.Unix(0, acc)
-		}
-		w := s.Decay.Weight(path, decay.Reference(time.Unix(0, mod), accessed), now)
+	err := s.DB.ConceptNotes(ctx, ids, func(id, path string, modified, accessed time.Time) {
+		w := s.Decay.Weight(path, decay.Reference(modified, accessed), now)
 		if w > out[id] {
 			out[id] = w
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	for _, id := range ids {
 		if _, ok := out[id]; !ok {
 			out[id] = 1 // no notes: nothing says it is stale
 		}
 	}
-	return out, q.Err()
+	return out, nil
 }
 
 // sortHits orders by score desc, then similarity desc, then label, then id.

@@ -2,7 +2,6 @@ package semantic
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -104,8 +103,8 @@ func (s *Service) FindSimilar(ctx context.Context, in SimilarInput) (*SimilarRes
 
 	var self string
 	var qv []float32
-	if err := s.DB.Read().QueryRowContext(ctx, `SELECT c.id FROM concepts c WHERE c.id = ?1
-		OR c.id = (SELECT concept_id FROM concept_keys WHERE key = ?2) LIMIT 1`, q, vault.Key(q)).Scan(&self); err == nil {
+	if id, err := s.DB.ConceptNamed(ctx, q, vault.Key(q)); err == nil && id != "" {
+		self = id
 		res.ConceptID = self
 		s.mu.RLock()
 		if vid, ok := s.rows[self]; ok {
@@ -210,28 +209,11 @@ type detail struct {
 
 func (s *Service) details(ctx context.Context, ids []string) (map[string]detail, error) {
 	out := make(map[string]detail, len(ids))
-	for i := 0; i < len(ids); i += 500 {
-		part := ids[i:min(i+500, len(ids))]
-		args := make([]any, len(part))
-		for j, id := range part {
-			args[j] = id
-		}
-		q, err := s.DB.Read().QueryContext(ctx, `SELECT id, label, aliases FROM concepts WHERE id IN (`+
-			strings.TrimSuffix(strings.Repeat("?,", len(part)), ",")+`)`, args...)
-		if err != nil {
-			return nil, fmt.Errorf("load concepts: %w", err)
-		}
-		for q.Next() {
-			var id, label, aliases string
-			if err := q.Scan(&id, &label, &aliases); err != nil {
-				q.Close()
-				return nil, fmt.Errorf("load concepts: %w", err)
-			}
-			d := detail{label: label, aliases: []string{}}
-			_ = json.Unmarshal([]byte(aliases), &d.aliases)
-			out[id] = d
-		}
-		q.Close()
+	err := s.DB.ConceptNames(ctx, ids, func(id, label string, aliases []string) {
+		out[id] = detail{label: label, aliases: aliases}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -3,8 +3,6 @@ package semantic
 import (
 	"context"
 	"encoding/json"
-
-	"github.com/noema-mem/noema/sqlite"
 )
 
 // stateKey is the meta key holding the last refresh's counts, so that any
@@ -15,7 +13,7 @@ const stateKey = "embeddings_state"
 func (s *Service) saveState(ctx context.Context) {
 	p := s.Progress()
 	b, _ := json.Marshal(p)
-	_ = s.DB.Write(ctx, func(tx *sqlite.Tx) error { return sqlite.SetMeta(tx, stateKey, string(b)) })
+	_ = s.DB.PutMeta(ctx, stateKey, string(b))
 }
 
 // Status returns this process's progress, or, when it has not embedded

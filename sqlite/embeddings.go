@@ -1,0 +1,357 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/noema-mem/noema/semantic/chunk"
+)
+
+// This file holds the queries of package semantic: the embedding cache,
+// note chunks, and the concept facts similarity search reads.
+
+// ConceptsVersion returns the counter of changes to the concept registry
+// ("" before the first change).
+func (db *DB) ConceptsVersion(ctx context.Context) (string, error) {
+	return db.GetMeta(ctx, ConceptsVersionKey)
+}
+
+// PutMeta writes a meta value in its own write transaction.
+func (db *DB) PutMeta(ctx context.Context, key, value string) error {
+	return db.Write(ctx, func(tx *Tx) error { return SetMeta(tx, key, value) })
+}
+
+// EachConcept calls fn with every concept's id, label, aliases and
+// description, by id.
+func (db *DB) EachConcept(ctx context.Context, fn func(id, label string, aliases []string, description string)) error {
+	q, err := db.read.QueryContext(ctx, `SELECT id, label, aliases, description FROM concepts ORDER BY id`)
+	if err != nil {
+		return fmt.Errorf("load concepts: %w", err)
+	}
+	defer q.Close()
+	for q.Next() {
+		var id, label, aliases, desc string
+		if err := q.Scan(&id, &label, &aliases, &desc); err != nil {
+			return fmt.Errorf("load concepts: %w", err)
+		}
+		var al []string
+		_ = json.Unmarshal([]byte(aliases), &al)
+		fn(id, label, al, desc)
+	}
+	if err := q.Err(); err != nil {
+		return fmt.Errorf("load concepts: %w", err)
+	}
+	return nil
+}
+
+// ConceptNames calls fn with the label and aliases (never nil) of each
+// concept among ids that exists.
+func (db *DB) ConceptNames(ctx context.Context, ids []string, fn func(id, label string, aliases []string)) error {
+	for i := 0; i < len(ids); i += 500 {
+		part := ids[i:min(i+500, len(ids))]
+		args := make([]any, len(part))
+		for j, id := range part {
+			args[j] = id
+		}
+		if err := db.conceptNames(ctx, args, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (db *DB) conceptNames(ctx context.Context, args []any, fn func(id, label string, aliases []string)) error {
+	q, err := db.read.QueryContext(ctx, `SELECT id, label, aliases FROM concepts WHERE id IN (`+placeholders(len(args))+`)`, args...)
+	if err != nil {
+		return fmt.Errorf("load concepts: %w", err)
+	}
+	defer q.Close()
+	for q.Next() {
+		var id, label, aliases string
+		if err := q.Scan(&id, &label, &aliases); err != nil {
+			return fmt.Errorf("load concepts: %w", err)
+		}
+		al := []string{}
+		_ = json.Unmarshal([]byte(aliases), &al)
+		fn(id, label, al)
+	}
+	if err := q.Err(); err != nil {
+		return fmt.Errorf("load concepts: %w", err)
+	}
+	return nil
+}
+
+// ConceptNamed returns the id of the concept with the id, else of the one
+// owning the key; "" when there is none.
+func (db *DB) ConceptNamed(ctx context.Context, id, key string) (string, error) {
+	var self string
+	err := db.read.QueryRowContext(ctx, `SELECT c.id FROM concepts c WHERE c.id = ?1
+		OR c.id = (SELECT concept_id FROM concept_keys WHERE key = ?2) LIMIT 1`, id, key).Scan(&self)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("find concept %q: %w", id, err)
+	}
+	return self, nil
+}
+
+// ConceptNotes calls fn for each of the concepts among ids with every note
+// that mentions it and with its page: the note's path, modification time
+// and latest explicit access (zero when never read).
+func (db *DB) ConceptNotes(ctx context.Context, ids []string, fn func(id, path string, modified, accessed time.Time)) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	args := make([]any, 0, 2*len(ids))
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	in := placeholders(len(ids))
+	args = append(args, args...)
+	q, err := db.read.QueryContext(ctx, `
+		SELECT k.concept_id, n.path, n.modified_ns, COALESCE(a.accessed_ns, 0)
+		FROM concept_keys k JOIN links l ON l.key = k.key JOIN notes n ON n.id = l.note_id
+		LEFT JOIN access a ON a.path = n.path
+		WHERE k.concept_id IN (`+in+`)
+		UNION ALL
+		SELECT c.id, n.path, n.modified_ns, COALESCE(a.accessed_ns, 0)
+		FROM concepts c JOIN notes n ON n.id = c.page_note_id LEFT JOIN access a ON a.path = n.path
+		WHERE c.id IN (`+in+`)`, args...)
+	if err != nil {
+		return fmt.Errorf("load concept freshness: %w", err)
+	}
+	defer q.Close()
+	for q.Next() {
+		var id, path string
+		var mod, acc int64
+		if err := q.Scan(&id, &path, &mod, &acc); err != nil {
+			return fmt.Errorf("load concept freshness: %w", err)
+		}
+		var accessed time.Time
+		if acc != 0 {
+			accessed = time.Unix(0, acc)
+		}
+		fn(id, path, time.Unix(0, mod), accessed)
+	}
+	if err := q.Err(); err != nil {
+		return fmt.Errorf("load concept freshness: %w", err)
+	}
+	return nil
+}
+
+// EmbeddedHashes returns the text hashes that have a cached vector for
+// model.
+func (db *DB) EmbeddedHashes(ctx context.Context, model string) (map[string]bool, error) {
+	q, err := db.read.QueryContext(ctx, `SELECT text_hash FROM embeddings WHERE model = ?`, model)
+	if err != nil {
+		return nil, fmt.Errorf("list cached embeddings: %w", err)
+	}
+	defer q.Close()
+	out := map[string]bool{}
+	for q.Next() {
+		var h string
+		if err := q.Scan(&h); err != nil {
+			return nil, fmt.Errorf("list cached embeddings: %w", err)
+		}
+		out[h] = true
+	}
+	if err := q.Err(); err != nil {
+		return nil, fmt.Errorf("list cached embeddings: %w", err)
+	}
+	return out, nil
+}
+
+// PutEmbeddings caches vecs[i] (of dim dimensions) for the text hashes[i]
+// under model, in one write transaction; a vector already cached stays.
+func (db *DB) PutEmbeddings(ctx context.Context, model string, dim int, hashes []string, vecs [][]float32) error {
+	return db.Write(ctx, func(tx *Tx) error {
+		st, err := tx.PrepareContext(ctx, `INSERT INTO embeddings (model, text_hash, dim, vec) VALUES (?, ?, ?, ?)
+			ON CONFLICT(model, text_hash) DO NOTHING`)
+		if err != nil {
+			return fmt.Errorf("store embeddings: %w", err)
+		}
+		defer st.Close()
+		for j, v := range vecs {
+			if _, err := st.ExecContext(ctx, model, hashes[j], dim, encodeVector(v)); err != nil {
+				return fmt.Errorf("store embedding: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// Embeddings returns the cached vectors of model for the text hashes, by
+// hash; hashes without one are missing from the map.
+func (db *DB) Embeddings(ctx context.Context, model string, hashes []string) (map[string][]float32, error) {
+	out := make(map[string][]float32, len(hashes))
+	var stored int
+	if len(hashes) > 2000 {
+		if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings WHERE model = ?`, model).Scan(&stored); err != nil {
+			return nil, fmt.Errorf("count embeddings: %w", err)
+		}
+	}
+	if len(hashes) > 2000 && 2*len(hashes) >= stored {
+		// Most of the model's vectors are wanted (note chunks share the
+		// table): one sequential scan beats thousands of lookups.
+		want := make(map[string]bool, len(hashes))
+		for _, h := range hashes {
+			want[h] = true
+		}
+		q, err := db.read.QueryContext(ctx, `SELECT text_hash, vec FROM embeddings WHERE model = ?`, model)
+		if err != nil {
+			return nil, fmt.Errorf("load embeddings: %w", err)
+		}
+		defer q.Close()
+		for q.Next() {
+			var h string
+			var b []byte
+			if err := q.Scan(&h, &b); err != nil {
+				return nil, fmt.Errorf("load embeddings: %w", err)
+			}
+			if want[h] {
+				out[h] = decodeVector(b)
+			}
+		}
+		if err := q.Err(); err != nil {
+			return nil, fmt.Errorf("load embeddings: %w", err)
+		}
+		return out, nil
+	}
+	const part = 500
+	for i := 0; i < len(hashes); i += part {
+		if err := db.embeddings(ctx, model, hashes[i:min(i+part, len(hashes))], out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// embeddings adds the cached vectors of model for hashes to out.
+func (db *DB) embeddings(ctx context.Context, model string, hashes []string, out map[string][]float32) error {
+	args := make([]any, 0, 1+len(hashes))
+	args = append(args, model)
+	for _, h := range hashes {
+		args = append(args, h)
+	}
+	q, err := db.read.QueryContext(ctx, `SELECT text_hash, vec FROM embeddings WHERE model = ? AND text_hash IN (`+
+		placeholders(len(hashes))+`)`, args...)
+	if err != nil {
+		return fmt.Errorf("load embeddings: %w", err)
+	}
+	defer q.Close()
+	for q.Next() {
+		var h string
+		var b []byte
+		if err := q.Scan(&h, &b); err != nil {
+			return fmt.Errorf("load embeddings: %w", err)
+		}
+		out[h] = decodeVector(b)
+	}
+	if err := q.Err(); err != nil {
+		return fmt.Errorf("load embeddings: %w", err)
+	}
+	return nil
+}
+
+// encodeVector stores a vector as little-endian float32s.
+func encodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, f := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+func decodeVector(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+// NotesToChunk calls fn, by note id, for every note whose chunks are
+// missing or stale, or were embedded by a model other than model.
+func (db *DB) NotesToChunk(ctx context.Context, model string, fn func(id int64, title, hash string)) error {
+	q, err := db.read.QueryContext(ctx, `SELECT n.id, n.title, n.hash FROM notes n
+		LEFT JOIN note_chunk_state st ON st.note_id = n.id
+		WHERE st.chunked_hash IS NULL OR st.chunked_hash != n.hash OR st.model != ?
+		ORDER BY n.id`, model)
+	if err != nil {
+		return fmt.Errorf("find notes to chunk: %w", err)
+	}
+	defer q.Close()
+	for q.Next() {
+		var id int64
+		var title, hash string
+		if err := q.Scan(&id, &title, &hash); err != nil {
+			return fmt.Errorf("find notes to chunk: %w", err)
+		}
+		fn(id, title, hash)
+	}
+	if err := q.Err(); err != nil {
+		return fmt.Errorf("find notes to chunk: %w", err)
+	}
+	return nil
+}
+
+// NoteBody returns the indexed text of the note with the row id; ok is
+// false when there is no such note.
+func (db *DB) NoteBody(ctx context.Context, id int64) (body string, ok bool, err error) {
+	err = db.read.QueryRowContext(ctx, `SELECT body FROM notes_fts WHERE rowid = ?`, id).Scan(&body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read note body: %w", err)
+	}
+	return body, true, nil
+}
+
+// PutChunks stores each note's chunks, replacing the ones it had, and
+// records that they were cut from the note's Hash and embedded by model,
+// in one write transaction. A note whose content changed since (or that
+// is gone) is skipped.
+func (db *DB) PutChunks(ctx context.Context, model string, notes []chunk.Note) error {
+	return db.Write(ctx, func(tx *Tx) error {
+		for _, n := range notes {
+			var hash string
+			if err := tx.QueryRow(`SELECT hash FROM notes WHERE id = ?`, n.ID).Scan(&hash); err != nil || hash != n.Hash {
+				continue
+			}
+			if _, err := tx.Exec(`DELETE FROM note_chunks WHERE note_id = ?`, n.ID); err != nil {
+				return fmt.Errorf("clear chunks: %w", err)
+			}
+			for j, c := range n.Chunks {
+				if _, err := tx.Exec(`INSERT INTO note_chunks (note_id, idx, heading, start, end, text_hash) VALUES (?, ?, ?, ?, ?, ?)`,
+					n.ID, j, c.Heading, c.Start, c.End, n.TextHashes[j]); err != nil {
+					return fmt.Errorf("store chunk: %w", err)
+				}
+			}
+			if _, err := tx.Exec(`INSERT INTO note_chunk_state (note_id, chunked_hash, model) VALUES (?, ?, ?)
+				ON CONFLICT(note_id) DO UPDATE SET chunked_hash = excluded.chunked_hash, model = excluded.model`,
+				n.ID, n.Hash, model); err != nil {
+				return fmt.Errorf("store chunk state: %w", err)
+			}
+		}
+		return nil
+	})
+}
+
+// CountChunks returns how many note chunks the index holds and how many of
+// them have a cached vector for model.
+func (db *DB) CountChunks(ctx context.Context, model string) (total, embedded int, err error) {
+	err = db.read.QueryRowContext(ctx, `SELECT COUNT(*), COUNT(e.text_hash) FROM note_chunks c
+		LEFT JOIN embeddings e ON e.model = ? AND e.text_hash = c.text_hash`, model).Scan(&total, &embedded)
+	if err != nil {
+		return 0, 0, fmt.Errorf("count chunks: %w", err)
+	}
+	return total, embedded, nil
+}
