@@ -2,14 +2,12 @@ package concepts
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/fuzzy"
-	"github.com/noema-mem/noema/sqlite"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -114,7 +112,7 @@ func (s *Service) Find(ctx context.Context, in FindInput) (*FindResult, error) {
 			Score: g.Score, Matched: m.texts[g.Index], IsAlias: m.texts[g.Index] != m.labels[g.Group],
 		})
 	}
-	counts, err := s.mentionCounts(ctx, ids)
+	counts, err := s.DB.MentionCounts(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -124,37 +122,9 @@ func (s *Service) Find(ctx context.Context, in FindInput) (*FindResult, error) {
 	return res, nil
 }
 
-func (s *Service) mentionCounts(ctx context.Context, ids []string) (map[string]int, error) {
-	out := make(map[string]int, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	// The base tables, not the mentions view: the view aggregates every
-	// link before it can be filtered.
-	rows, err := s.DB.Read().QueryContext(ctx, `SELECT k.concept_id, SUM(l.count) FROM concept_keys k JOIN links l ON l.key = k.key
-		WHERE k.concept_id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`) GROUP BY k.concept_id`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("count mentions: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		var n int
-		if err := rows.Scan(&id, &n); err != nil {
-			return nil, fmt.Errorf("count mentions: %w", err)
-		}
-		out[id] = n
-	}
-	return out, rows.Err()
-}
-
 // matcher returns the cached names, rebuilt when the registry changed.
 func (s *Service) matcher(ctx context.Context) (*matcher, error) {
-	version, err := s.DB.GetMeta(ctx, sqlite.ConceptsVersionKey)
+	version, err := s.DB.ConceptsVersion(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -164,25 +134,11 @@ func (s *Service) matcher(ctx context.Context) (*matcher, error) {
 		return s.cache, nil
 	}
 	m := &matcher{version: version, byProc: map[string]*fuzzy.Choices{}}
-	rows, err := s.DB.Read().QueryContext(ctx, `SELECT id, label, aliases FROM concepts ORDER BY label, id`)
+	err = s.DB.EachConceptByLabel(ctx, func(id, label string, aliases []string) {
+		m.ids, m.labels, m.aliases = append(m.ids, id), append(m.labels, label), append(m.aliases, aliases)
+	})
 	if err != nil {
-		return nil, fmt.Errorf("load concept names: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, label, aliases string
-		if err := rows.Scan(&id, &label, &aliases); err != nil {
-			return nil, fmt.Errorf("load concept names: %w", err)
-		}
-		var al []string
-		_ = json.Unmarshal([]byte(aliases), &al)
-		if al == nil {
-			al = []string{}
-		}
-		m.ids, m.labels, m.aliases = append(m.ids, id), append(m.labels, label), append(m.aliases, al)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load concept names: %w", err)
+		return nil, err
 	}
 	for g := range m.ids {
 		m.texts = append(m.texts, m.labels[g])
@@ -243,10 +199,9 @@ func (s *Service) List(ctx context.Context, in ListInput) (*ListResult, error) {
 	if in.Offset < 0 {
 		return nil, noema.Errorf(noema.EINVALID, "offset must be >= 0")
 	}
-	where, args := "1=1", []any{}
+	var pattern string
 	if t := vault.Key(in.Text); t != "" {
 		esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(t)
-		var pattern string
 		switch in.Match {
 		case "", "contains":
 			pattern = "%" + esc + "%"
@@ -257,30 +212,13 @@ func (s *Service) List(ctx context.Context, in ListInput) (*ListResult, error) {
 		default:
 			return nil, noema.Errorf(noema.EINVALID, "match must be contains, starts_with or ends_with")
 		}
-		where = `EXISTS (SELECT 1 FROM concept_keys k WHERE k.concept_id = c.id AND k.key LIKE ? ESCAPE '\')`
-		args = append(args, pattern)
 	} else if in.Match != "" && in.Match != "contains" && in.Match != "starts_with" && in.Match != "ends_with" {
 		return nil, noema.Errorf(noema.EINVALID, "match must be contains, starts_with or ends_with")
 	}
-	res := &ListResult{Concepts: []noema.Concept{}, Offset: in.Offset, Limit: limit}
-	if err := s.DB.Read().QueryRowContext(ctx, `SELECT COUNT(*) FROM concepts c WHERE `+where, args...).Scan(&res.Total); err != nil {
-		return nil, fmt.Errorf("count concepts: %w", err)
-	}
-	rows, err := s.DB.Read().QueryContext(ctx, `SELECT `+conceptColumns+` FROM concepts c WHERE `+where+
-		` ORDER BY c.created_ns DESC, c.label, c.id LIMIT ? OFFSET ?`, append(args, limit, in.Offset)...)
-	if err != nil {
-		return nil, fmt.Errorf("list concepts: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		c, err := scanConcept(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list concepts: %w", err)
-		}
-		res.Concepts = append(res.Concepts, *c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list concepts: %w", err)
+	res := &ListResult{Offset: in.Offset, Limit: limit}
+	var err error
+	if res.Total, res.Concepts, err = s.DB.ListConcepts(ctx, pattern, in.Offset, limit); err != nil {
+		return nil, err
 	}
 	res.HasMore = in.Offset+len(res.Concepts) < res.Total
 	return res, nil

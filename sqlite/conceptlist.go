@@ -1,0 +1,171 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/graph"
+)
+
+// This file holds the concept registry's read queries for package
+// concepts.
+
+const conceptColumns = `c.id, c.key, c.label, c.aliases, c.description, c.metadata,
+	COALESCE((SELECT n.path FROM notes n WHERE n.id = c.page_note_id), ''),
+	COALESCE((SELECT SUM(l.count) FROM concept_keys k JOIN links l ON l.key = k.key WHERE k.concept_id = c.id), 0),
+	c.created_ns, c.updated_ns`
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanConcept(row scanner) (*noema.Concept, error) {
+	var c noema.Concept
+	var aliases, meta, page string
+	var created, updated int64
+	if err := row.Scan(&c.ID, &c.Key, &c.Label, &aliases, &c.Description, &meta, &page, &c.Mentions, &created, &updated); err != nil {
+		return nil, err
+	}
+	c.Aliases = []string{}
+	if err := json.Unmarshal([]byte(aliases), &c.Aliases); err != nil {
+		return nil, fmt.Errorf("decode aliases of %s: %w", c.ID, err)
+	}
+	if meta != "" && meta != "{}" {
+		if err := json.Unmarshal([]byte(meta), &c.Metadata); err != nil {
+			return nil, fmt.Errorf("decode metadata of %s: %w", c.ID, err)
+		}
+	}
+	if page != "" {
+		c.Page = graph.NoteURI(page)
+	}
+	if created != 0 {
+		c.CreatedAt = time.Unix(0, created).UTC()
+	}
+	if updated != 0 {
+		c.UpdatedAt = time.Unix(0, updated).UTC()
+	}
+	return &c, nil
+}
+
+// Concept returns the concept with the id, else the one owning the key;
+// nil when there is none.
+func (db *DB) Concept(ctx context.Context, id, key string) (*noema.Concept, error) {
+	row := db.read.QueryRowContext(ctx, `SELECT `+conceptColumns+` FROM concepts c
+		WHERE c.id = ?1 OR c.id = (SELECT concept_id FROM concept_keys WHERE key = ?2) LIMIT 1`, id, key)
+	c, err := scanConcept(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("get concept %q: %w", id, err)
+	}
+	return c, nil
+}
+
+// KeyOwner returns the id and label of the concept that owns key; ok is
+// false when none does.
+func (db *DB) KeyOwner(ctx context.Context, key string) (id, label string, ok bool, err error) {
+	err = db.read.QueryRowContext(ctx, `SELECT c.id, c.label FROM concept_keys k JOIN concepts c ON c.id = k.concept_id WHERE k.key = ?`, key).Scan(&id, &label)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", "", false, nil
+	}
+	if err != nil {
+		return "", "", false, fmt.Errorf("look up key %q: %w", key, err)
+	}
+	return id, label, true, nil
+}
+
+// MentionCounts returns, for each concept among ids that is linked, how
+// many times notes link it under any of its keys.
+func (db *DB) MentionCounts(ctx context.Context, ids []string) (map[string]int, error) {
+	out := make(map[string]int, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	// The base tables, not the mentions view: the view aggregates every
+	// link before it can be filtered.
+	rows, err := db.read.QueryContext(ctx, `SELECT k.concept_id, SUM(l.count) FROM concept_keys k JOIN links l ON l.key = k.key
+		WHERE k.concept_id IN (`+placeholders(len(ids))+`) GROUP BY k.concept_id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("count mentions: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id string
+		var n int
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, fmt.Errorf("count mentions: %w", err)
+		}
+		out[id] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("count mentions: %w", err)
+	}
+	return out, nil
+}
+
+// EachConceptByLabel calls fn with every concept's id, label and aliases
+// (never nil), by label then id.
+func (db *DB) EachConceptByLabel(ctx context.Context, fn func(id, label string, aliases []string)) error {
+	rows, err := db.read.QueryContext(ctx, `SELECT id, label, aliases FROM concepts ORDER BY label, id`)
+	if err != nil {
+		return fmt.Errorf("load concept names: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, label, aliases string
+		if err := rows.Scan(&id, &label, &aliases); err != nil {
+			return fmt.Errorf("load concept names: %w", err)
+		}
+		var al []string
+		_ = json.Unmarshal([]byte(aliases), &al)
+		if al == nil {
+			al = []string{}
+		}
+		fn(id, label, al)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("load concept names: %w", err)
+	}
+	return nil
+}
+
+// ListConcepts returns one page of concepts, newest first (by created
+// time, then label and id), and how many there are over all pages. With a
+// keyPattern (a LIKE pattern with \ as the escape character), only
+// concepts with a key matching it.
+func (db *DB) ListConcepts(ctx context.Context, keyPattern string, offset, limit int) (total int, concepts []noema.Concept, err error) {
+	where, args := "1=1", []any{}
+	if keyPattern != "" {
+		where = `EXISTS (SELECT 1 FROM concept_keys k WHERE k.concept_id = c.id AND k.key LIKE ? ESCAPE '\')`
+		args = append(args, keyPattern)
+	}
+	if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM concepts c WHERE `+where, args...).Scan(&total); err != nil {
+		return 0, nil, fmt.Errorf("count concepts: %w", err)
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT `+conceptColumns+` FROM concepts c WHERE `+where+
+		` ORDER BY c.created_ns DESC, c.label, c.id LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	if err != nil {
+		return 0, nil, fmt.Errorf("list concepts: %w", err)
+	}
+	defer rows.Close()
+	concepts = []noema.Concept{}
+	for rows.Next() {
+		c, err := scanConcept(rows)
+		if err != nil {
+			return 0, nil, fmt.Errorf("list concepts: %w", err)
+		}
+		concepts = append(concepts, *c)
+	}
+	if err := rows.Err(); err != nil {
+		return 0, nil, fmt.Errorf("list concepts: %w", err)
+	}
+	return total, concepts, nil
+}
