@@ -87,6 +87,12 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open vault: %w", err)
 	}
+	// Finish a multi-file change a killed writer left half done, before
+	// anything reads the files (see vault.Changeset).
+	recovered, err := v.Recover(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("open vault: %w", err)
+	}
 	var cfg config.Config
 	if opts.Config != nil {
 		cfg = *opts.Config
@@ -109,6 +115,12 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 	if _, err := ix.Repair(ctx); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if recovered != nil && len(recovered.Files) > 0 {
+		if _, err := ix.SyncPaths(ctx, recovered.Files, ""); err != nil {
+			db.Close()
+			return nil, err
+		}
 	}
 	cs := concepts.New(ix)
 	a := &App{Vault: v, DB: db, Indexer: ix, Notes: notes.New(ix), Concepts: cs, Relations: relations.New(ix, cs),

@@ -8,6 +8,7 @@ import (
 
 	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/semantic"
+	"github.com/noema-mem/noema/vault"
 )
 
 // Status describes the vault and the freshness of its index.
@@ -29,11 +30,15 @@ type Status struct {
 	Role string `json:"role,omitempty"`
 	// Embeddings is the embedder in use and its progress.
 	Embeddings semantic.Progress `json:"embeddings"`
+	// RecoveredChangeset is the unfinished multi-file change this process
+	// last finished or rolled back (on opening the vault); absent when none.
+	RecoveredChangeset *vault.Recovery `json:"recovered_changeset,omitempty"`
 }
 
 // Status counts what the index holds.
 func (a *App) Status(ctx context.Context) (*Status, error) {
-	st := &Status{Vault: a.Vault.Root, Index: a.DB.Path(), Sync: a.Progress(), Role: a.Role(), Embeddings: a.Semantic.Status(ctx), Warnings: []indexer.Warning{}}
+	st := &Status{Vault: a.Vault.Root, Index: a.DB.Path(), Sync: a.Progress(), Role: a.Role(), Embeddings: a.Semantic.Status(ctx), Warnings: []indexer.Warning{},
+		RecoveredChangeset: a.Vault.LastRecovery()}
 	err := a.DB.Read().QueryRowContext(ctx, `SELECT
 		(SELECT COUNT(*) FROM notes), (SELECT COUNT(*) FROM concepts),
 		(SELECT COUNT(*) FROM mentions), (SELECT COALESCE(SUM(count), 0) FROM links),

@@ -27,8 +27,10 @@ type DeleteResult struct {
 // target — and its page under concepts/ is deleted. A page that is an
 // ordinary note loses only its `concept` and `id` keys.
 //
-// All new file contents are computed and checked before the first write;
-// each file is replaced atomically, and the index is updated once at the end.
+// All new file contents are computed first, then applied as one
+// vault.Changeset (all files or none, across crashes too); a file changed
+// since it was read stops it with checksum_mismatch before anything is
+// written. The index is updated once at the end.
 func (s *Service) Delete(ctx context.Context, ref string, unlink bool) (*DeleteResult, error) {
 	var out *DeleteResult
 	err := s.Vault.Locked(ctx, func(ctx context.Context) error {
@@ -130,20 +132,21 @@ func (s *Service) delete(ctx context.Context, ref string, unlink bool) (*DeleteR
 			}
 		}
 	}
-	var paths []string
+	// One changeset: every note is rewritten, or none is, even if the
+	// process dies half-way (vault.Vault.Recover finishes it on the next
+	// open).
+	var cs vault.Changeset
 	for _, ch := range changes {
-		var err error
 		if ch.content == nil {
-			err = s.Vault.RemoveIfUnchanged(ch.rel, ch.old)
+			cs.Remove(ch.rel, ch.old)
 		} else {
-			err = s.Vault.ReplaceFile(ch.rel, ch.old, ch.content)
+			cs.Replace(ch.rel, ch.old, ch.content)
 		}
-		if err != nil {
-			return nil, err
-		}
-		paths = append(paths, ch.rel)
 	}
-	if len(paths) > 0 {
+	if err := s.Vault.Apply(ctx, &cs); err != nil {
+		return nil, err
+	}
+	if paths := cs.Paths(); len(paths) > 0 {
 		if _, err := s.Indexer.SyncPaths(ctx, paths, ""); err != nil {
 			return nil, err
 		}

@@ -21,9 +21,10 @@
 //     ([CheckPortableName]), writes atomically ([Vault.WriteFile]), serializes
 //     every read-modify-write among goroutines and processes with the vault's
 //     write lock ([Vault.Locked], [Vault.ReplaceFile]), walks the notes
-//     ([Vault.Walk]) and removes temporary files left by killed writers
-//     ([Vault.CleanTemps]). Note identifiers are memory:// URIs ([PathToURI],
-//     [URIToPath]).
+//     ([Vault.Walk]), applies changes to many files all-or-nothing, even
+//     across a crash ([Changeset], [Vault.Apply], [Vault.Recover]) and
+//     removes temporary files left by killed writers ([Vault.CleanTemps]).
+//     Note identifiers are memory:// URIs ([PathToURI], [URIToPath]).
 //
 // Errors meant for a caller carry a stable code from the root package
 // (noema.EINVALID, noema.ENOTFOUND, noema.ECONFLICT).

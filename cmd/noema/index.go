@@ -96,6 +96,13 @@ func textStatus(w io.Writer, v any) {
 		fmt.Fprintf(w, ", last error: %s", e.LastError)
 	}
 	fmt.Fprintln(w)
+	if r := s.RecoveredChangeset; r != nil {
+		fmt.Fprintf(w, "recovered: an unfinished change to %d files, %s at %s\n",
+			len(r.Files), strings.ReplaceAll(r.Action, "_", " "), r.At.Local().Format(time.RFC3339))
+		for _, p := range r.Conflicts {
+			fmt.Fprintf(w, "  left as another program changed it: %s\n", p)
+		}
+	}
 	for _, warn := range s.Warnings {
 		fmt.Fprintf(w, "  warning: %s: %s: %s\n", warn.Path, warn.Code, warn.Message)
 	}

@@ -1,0 +1,153 @@
+package vault_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/vault"
+)
+
+// conceptVault writes 19 notes linking [[Target]] (and [[Other]]) and
+// Target's page under concepts/: deleting Target with unlink is a 20-file
+// changeset (19 rewrites, one deletion).
+func conceptVault(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	write := func(rel, content string) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("concepts/Target.md", "---\nconcept: Target\naliases: [Aim]\n---\n# Target\n\nabout [[Other]]\n")
+	for i := range 19 {
+		write(fmt.Sprintf("notes/n%02d.md", i), fmt.Sprintf("# n%d\n\n[[Target]] and [[Aim|the aim]] near [[Other]] and [[Topic %d]]\n", i, i%4))
+	}
+	return dir
+}
+
+func openApp(t *testing.T, dir string) *app.App {
+	t.Helper()
+	a, err := app.Open(context.Background(), dir, app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// indexDump lists what the index holds about notes, concepts and links.
+func indexDump(t *testing.T, a *app.App) string {
+	t.Helper()
+	var b strings.Builder
+	for _, q := range []string{
+		`SELECT path, title, hash, aliases FROM notes ORDER BY path`,
+		`SELECT id, key, label, aliases, (SELECT path FROM notes WHERE id = page_note_id) FROM concepts ORDER BY id`,
+		`SELECT key, concept_id, is_label FROM concept_keys ORDER BY key`,
+		`SELECT n.path, m.concept_id, m.count FROM mentions m JOIN notes n ON n.id = m.note_id ORDER BY n.path, m.concept_id`,
+	} {
+		rows, err := a.DB.Read().Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintln(&b, vals...)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+	}
+	return b.String()
+}
+
+// TestDeleteConceptCrashAfterEachFile stops delete_concept --unlink after
+// each file of its 20-file changeset in turn, reopens the app, and checks
+// that the files are all in their after-state (the recovery rolls forward),
+// that status reports the recovery, and that the index equals a clean
+// reindex of the files.
+func TestDeleteConceptCrashAfterEachFile(t *testing.T) {
+	ctx := context.Background()
+	// the after-state, from a delete that is not interrupted
+	clean := conceptVault(t)
+	ca := openApp(t, clean)
+	if _, err := ca.Sync(ctx, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ca.Concepts.Delete(ctx, "Target", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Unlinked) != 19 || res.PageDeleted == "" {
+		t.Fatalf("delete = %+v, want 19 notes unlinked and the page deleted", res)
+	}
+	ca.Close()
+	want := notesOnly(files(t, clean))
+
+	for k := 0; k <= 20; k++ {
+		t.Run(fmt.Sprintf("k=%d", k), func(t *testing.T) {
+			t.Parallel()
+			dir := conceptVault(t)
+			a := openApp(t, dir)
+			if _, err := a.Sync(ctx, false, nil); err != nil {
+				t.Fatal(err)
+			}
+			before := notesOnly(files(t, dir))
+			remove := vault.SetAfterFile(a.Vault.Root, func(i int) error {
+				if i == k {
+					return errCrash
+				}
+				return nil
+			})
+			_, err := a.Concepts.Delete(ctx, "Target", true)
+			remove()
+			if !errors.Is(err, errCrash) {
+				t.Fatalf("delete: %v", err)
+			}
+			if got := notesOnly(files(t, dir)); k > 0 && k < 20 && (same(got, before) || same(got, want)) {
+				t.Fatal("the crash left no mix to recover from; the hook runs at the wrong place")
+			}
+			a.Close()
+
+			a = openApp(t, dir) // reopen: recovers and re-indexes
+			defer a.Close()
+			if got := notesOnly(files(t, dir)); !same(got, want) {
+				t.Fatalf("after recovery the files are:\n%swant:\n%s", describe(got), describe(want))
+			}
+			st, err := a.Status(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := st.RecoveredChangeset; r == nil || r.Action != vault.RolledForward || len(r.Files) != 20 {
+				t.Fatalf("status recovered_changeset = %+v", r)
+			}
+			got := indexDump(t, a)
+			if _, err := a.Sync(ctx, true, nil); err != nil {
+				t.Fatal(err)
+			}
+			if clean := indexDump(t, a); got != clean {
+				t.Fatalf("index after recovery:\n%s\nclean reindex:\n%s", got, clean)
+			}
+			if strings.Contains(got, "concepts/Target.md") {
+				t.Error("the deleted page is still indexed")
+			}
+		})
+	}
+}
