@@ -141,12 +141,16 @@ func unknownKeys(n *yaml.Node, t reflect.Type, path string) []string {
 }
 
 // cleanYAMLError drops the library's "yaml: " prefixes and the Go type
-// names from decoding errors.
+// names from decoding errors. Decoding errors are a *yaml.TypeError, one
+// message per field; the library has no type for syntax errors, whose text
+// only loses its prefix.
 func cleanYAMLError(err error) error {
-	msg := err.Error()
-	msg = strings.ReplaceAll(msg, "yaml: unmarshal errors:\n  ", "")
-	msg = strings.ReplaceAll(msg, "\n  ", "; ")
-	msg = strings.TrimPrefix(msg, "yaml: ")
+	var msg string
+	if te := (*yaml.TypeError)(nil); errors.As(err, &te) {
+		msg = strings.Join(te.Errors, "; ")
+	} else {
+		msg = strings.TrimPrefix(err.Error(), "yaml: ")
+	}
 	for _, r := range [][2]string{
 		{"config.duration", "duration"}, {"config.byteSize", "size"},
 		{"map[string]float64", "a mapping of folder prefixes to days"},
