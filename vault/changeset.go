@@ -14,7 +14,6 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/noema-mem/noema"
@@ -158,25 +157,13 @@ type journalFile struct {
 
 const journalMagic = "noema-changeset 1 "
 
-var (
-	// afterFile holds test hooks by vault root (see export_test.go): called
-	// when i files of a changeset are in place (i = 0 right after the
-	// journal is durable, …, len = all renamed, before the journal is
-	// removed). An error simulates a crash there: Apply returns it at once
-	// and leaves the journal and temporary files as a killed process would.
-	afterFile sync.Map
-	// lastRecovery holds the last recovery made in this process, by root.
-	lastRecovery sync.Map
-)
-
 // LastRecovery returns the last unfinished changeset this process
 // recovered in the vault (with [Vault.Recover] or at the start of an
 // Apply), or nil.
 func (v *Vault) LastRecovery() *Recovery {
-	if r, ok := lastRecovery.Load(v.Root); ok {
-		return r.(*Recovery)
-	}
-	return nil
+	v.recoveryMu.Lock()
+	defer v.recoveryMu.Unlock()
+	return v.lastRecovery
 }
 
 // crash wraps a test hook's error: Apply then leaves everything as it is.
@@ -202,10 +189,7 @@ func (v *Vault) Apply(ctx context.Context, cs *Changeset) error {
 	if cs == nil || len(cs.Changes) == 0 {
 		return nil
 	}
-	var hook func(int) error
-	if h, ok := afterFile.Load(v.Root); ok {
-		hook = h.(func(int) error)
-	}
+	hook := v.FaultHook
 	// A journal left by a writer that died: finish it first, so that this
 	// changeset's journal cannot replace it. The plan is checked below
 	// against what that leaves.
@@ -516,7 +500,9 @@ func (v *Vault) recover(context.Context) (*Recovery, error) {
 			return nil, err
 		}
 	}
-	lastRecovery.Store(v.Root, rec)
+	v.recoveryMu.Lock()
+	v.lastRecovery = rec
+	v.recoveryMu.Unlock()
 	return rec, nil
 }
 

@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
+	"github.com/noema-mem/noema/internal/treetest"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -16,70 +15,6 @@ import (
 )
 
 var errCrash = errors.New("simulated crash")
-
-// files returns every file under dir except .noema/, by relative path.
-func files(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if d.Name() == ".noema" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = string(b)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// notesOnly keeps the *.md files that are not dot-files.
-func notesOnly(m map[string]string) map[string]string {
-	out := map[string]string{}
-	for k, v := range m {
-		if strings.HasSuffix(k, ".md") && !strings.HasPrefix(filepath.Base(k), ".") {
-			out[k] = v
-		}
-	}
-	return out
-}
-
-func same(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
-func describe(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		fmt.Fprintf(&b, "  %s: %q\n", k, m[k])
-	}
-	return b.String()
-}
 
 // twenty writes a vault whose 20-file changeset replaces 18 notes (in two
 // folders), deletes one and creates one (in a new folder).
@@ -125,7 +60,7 @@ func apply(ctx context.Context, v *vault.Vault, cs *vault.Changeset) error {
 // noLeftovers checks that no journal and no temporary file remain.
 func noLeftovers(t *testing.T, dir string) {
 	t.Helper()
-	for p := range files(t, dir) {
+	for p := range treetest.Files(t, dir) {
 		if strings.HasPrefix(filepath.Base(p), ".") {
 			t.Errorf("temporary file left: %s", p)
 		}
@@ -144,12 +79,12 @@ func TestChangesetApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	before := files(t, dir)
+	before := treetest.Files(t, dir)
 	cs := plan(v)
 	if err := apply(ctx, v, cs); err != nil {
 		t.Fatal(err)
 	}
-	after := files(t, dir)
+	after := treetest.Files(t, dir)
 	if _, ok := after["f1/n07.md"]; ok {
 		t.Error("deleted file still there")
 	}
@@ -171,11 +106,11 @@ func TestChangesetApply(t *testing.T) {
 func TestChangesetNeedsLock(t *testing.T) {
 	dir, plan := twenty(t)
 	v, _ := vault.Open(dir)
-	before := files(t, dir)
+	before := treetest.Files(t, dir)
 	if err := v.Apply(context.Background(), plan(v)); err == nil {
 		t.Fatal("Apply without the write lock succeeded")
 	}
-	if !same(before, files(t, dir)) {
+	if !treetest.Same(before, treetest.Files(t, dir)) {
 		t.Error("files changed")
 	}
 }
@@ -192,9 +127,9 @@ func TestChangesetCrashAfterEachFile(t *testing.T) {
 			t.Run(fmt.Sprintf("lostTemps=%v/k=%d", lostTemps, k), func(t *testing.T) {
 				dir, plan := twenty(t)
 				v, _ := vault.Open(dir)
-				before := notesOnly(files(t, dir))
+				before := treetest.NotesOnly(treetest.Files(t, dir))
 				cs := plan(v)
-				remove := vault.SetAfterFile(v.Root, func(i int) error {
+				remove := setHook(v, func(i int) error {
 					if i == k {
 						return errCrash
 					}
@@ -206,7 +141,7 @@ func TestChangesetCrashAfterEachFile(t *testing.T) {
 					t.Fatalf("apply: %v", err)
 				}
 				if lostTemps {
-					for p := range files(t, dir) {
+					for p := range treetest.Files(t, dir) {
 						if strings.Contains(filepath.Base(p), ".tmp-") {
 							os.Remove(filepath.Join(dir, p))
 						}
@@ -221,20 +156,20 @@ func TestChangesetCrashAfterEachFile(t *testing.T) {
 				if rec == nil || len(rec.Files) != 20 || len(rec.Conflicts) != 0 {
 					t.Fatalf("recovery = %+v", rec)
 				}
-				got := notesOnly(files(t, dir))
+				got := treetest.NotesOnly(treetest.Files(t, dir))
 				// the after-state, by a clean apply on a copy
 				cdir, cplan := twenty(t)
 				cv, _ := vault.Open(cdir)
 				if err := apply(ctx, cv, cplan(cv)); err != nil {
 					t.Fatal(err)
 				}
-				want := notesOnly(files(t, cdir))
+				want := treetest.NotesOnly(treetest.Files(t, cdir))
 				action := vault.RolledForward
 				if lostTemps && k < 20 {
 					want, action = before, vault.RolledBack
 				}
-				if !same(got, want) {
-					t.Fatalf("after recovery (%s), the files are:\n%swant:\n%s", rec.Action, describe(got), describe(want))
+				if !treetest.Same(got, want) {
+					t.Fatalf("after recovery (%s), the files are:\n%swant:\n%s", rec.Action, treetest.Describe(got), treetest.Describe(want))
 				}
 				if rec.Action != action {
 					t.Errorf("action %s, want %s", rec.Action, action)
@@ -274,7 +209,7 @@ func TestChangesetChangedBeforeApply(t *testing.T) {
 				os.MkdirAll(filepath.Dir(p), 0o755)
 				os.WriteFile(p, []byte(tc.content), 0o644)
 			}
-			before := files(t, dir)
+			before := treetest.Files(t, dir)
 			err := apply(ctx, v, cs)
 			if noema.ErrorCode(err) != noema.ECHECKSUM {
 				t.Fatalf("apply: %v, want checksum_mismatch", err)
@@ -284,8 +219,8 @@ func TestChangesetChangedBeforeApply(t *testing.T) {
 			if e.Details["path"] != tc.path || e.Details["checksum"] != tc.sum {
 				t.Errorf("details %v, want path %s checksum %s", e.Details, tc.path, tc.sum)
 			}
-			if after := files(t, dir); !same(before, after) {
-				t.Errorf("files changed:\n%s", describe(after))
+			if after := treetest.Files(t, dir); !treetest.Same(before, after) {
+				t.Errorf("files changed:\n%s", treetest.Describe(after))
 			}
 			noLeftovers(t, dir)
 		})
@@ -299,10 +234,10 @@ func TestChangesetEditorDuringApply(t *testing.T) {
 	ctx := context.Background()
 	dir, plan := twenty(t)
 	v, _ := vault.Open(dir)
-	before := notesOnly(files(t, dir))
+	before := treetest.NotesOnly(treetest.Files(t, dir))
 	cs := plan(v)
 	edited := filepath.Join(dir, filepath.FromSlash(cs.Changes[10].Path))
-	remove := vault.SetAfterFile(v.Root, func(i int) error {
+	remove := setHook(v, func(i int) error {
 		if i == 10 {
 			return os.WriteFile(edited, []byte("the editor's version\n"), 0o644)
 		}
@@ -314,8 +249,8 @@ func TestChangesetEditorDuringApply(t *testing.T) {
 	}
 	want := before
 	want[cs.Changes[10].Path] = "the editor's version\n"
-	if got := notesOnly(files(t, dir)); !same(got, want) {
-		t.Fatalf("files after the rollback:\n%swant:\n%s", describe(got), describe(want))
+	if got := treetest.NotesOnly(treetest.Files(t, dir)); !treetest.Same(got, want) {
+		t.Fatalf("files after the rollback:\n%swant:\n%s", treetest.Describe(got), treetest.Describe(want))
 	}
 	noLeftovers(t, dir)
 }
@@ -327,7 +262,7 @@ func TestChangesetConflictAfterCrash(t *testing.T) {
 	dir, plan := twenty(t)
 	v, _ := vault.Open(dir)
 	cs := plan(v)
-	remove := vault.SetAfterFile(v.Root, func(i int) error {
+	remove := setHook(v, func(i int) error {
 		if i == 5 {
 			return errCrash
 		}
@@ -347,7 +282,7 @@ func TestChangesetConflictAfterCrash(t *testing.T) {
 	if rec.Action != vault.RolledForward || len(rec.Conflicts) != 1 || rec.Conflicts[0] != other {
 		t.Fatalf("recovery = %+v", rec)
 	}
-	got := files(t, dir)
+	got := treetest.Files(t, dir)
 	if got[other] != "changed after the crash\n" {
 		t.Errorf("%s overwritten: %q", other, got[other])
 	}
@@ -367,8 +302,8 @@ func TestChangesetTruncatedJournal(t *testing.T) {
 		t.Run(cut, func(t *testing.T) {
 			dir, plan := twenty(t)
 			v, _ := vault.Open(dir)
-			before := notesOnly(files(t, dir))
-			remove := vault.SetAfterFile(v.Root, func(i int) error { return errCrash }) // i == 0
+			before := treetest.NotesOnly(treetest.Files(t, dir))
+			remove := setHook(v, func(i int) error { return errCrash }) // i == 0
 			err := apply(ctx, v, plan(v))
 			remove()
 			if !errors.Is(err, errCrash) {
@@ -407,8 +342,8 @@ func TestChangesetTruncatedJournal(t *testing.T) {
 			} else if rec == nil || rec.Action != vault.Discarded {
 				t.Errorf("recovery = %+v, want discarded", rec)
 			}
-			if got := notesOnly(files(t, dir)); !same(got, before) {
-				t.Fatalf("files changed:\n%s", describe(got))
+			if got := treetest.NotesOnly(treetest.Files(t, dir)); !treetest.Same(got, before) {
+				t.Fatalf("files changed:\n%s", treetest.Describe(got))
 			}
 			for _, name := range []string{vault.JournalFile, vault.JournalFile + ".tmp"} {
 				if _, err := os.Stat(filepath.Join(dir, ".noema", name)); err == nil {
@@ -429,7 +364,7 @@ func TestChangesetJournalOutsideVault(t *testing.T) {
 	ctx := context.Background()
 	dir, plan := twenty(t)
 	v, _ := vault.Open(dir)
-	remove := vault.SetAfterFile(v.Root, func(i int) error { return errCrash })
+	remove := setHook(v, func(i int) error { return errCrash })
 	err := apply(ctx, v, plan(v))
 	remove()
 	if !errors.Is(err, errCrash) {
@@ -453,4 +388,11 @@ func TestChangesetJournalOutsideVault(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "outside.md")); err == nil {
 		t.Error("wrote outside the vault")
 	}
+}
+
+// setHook installs fn as v's fault hook and returns the function that
+// removes it.
+func setHook(v *vault.Vault, fn func(i int) error) (remove func()) {
+	v.FaultHook = fn
+	return func() { v.FaultHook = nil }
 }

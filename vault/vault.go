@@ -44,6 +44,17 @@ type Vault struct {
 	// Root is the vault folder: absolute, with symbolic links resolved.
 	Root string
 
+	// FaultHook, when set, is called by [Vault.Apply] each time i files of
+	// a changeset are in place (i = 0 right after the journal is durable,
+	// …, len = all renamed, before the journal is removed). An error from
+	// it simulates a crash there: Apply returns it at once and leaves the
+	// journal and temporary files as a killed process would. Fault-injection
+	// tests set it; it is nil otherwise.
+	FaultHook func(i int) error
+
+	recoveryMu   sync.Mutex
+	lastRecovery *Recovery // the last changeset recovered in this process
+
 	lockOnce sync.Once
 	sem      chan struct{} // the write lock within this process (see Locked)
 	fileLock *lock.Mutex   // the write lock among processes

@@ -1,9 +1,10 @@
-package vault_test
+package concepts_test
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/noema-mem/noema/internal/treetest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,7 +36,7 @@ func conceptVault(t *testing.T) string {
 	return dir
 }
 
-func openApp(t *testing.T, dir string) *app.App {
+func openAppAt(t *testing.T, dir string) *app.App {
 	t.Helper()
 	a, err := app.Open(context.Background(), dir, app.Options{})
 	if err != nil {
@@ -87,7 +88,7 @@ func TestDeleteConceptCrashAfterEachFile(t *testing.T) {
 	ctx := context.Background()
 	// the after-state, from a delete that is not interrupted
 	clean := conceptVault(t)
-	ca := openApp(t, clean)
+	ca := openAppAt(t, clean)
 	if _, err := ca.Sync(ctx, false, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -99,18 +100,18 @@ func TestDeleteConceptCrashAfterEachFile(t *testing.T) {
 		t.Fatalf("delete = %+v, want 19 notes unlinked and the page deleted", res)
 	}
 	ca.Close()
-	want := notesOnly(files(t, clean))
+	want := treetest.NotesOnly(treetest.Files(t, clean))
 
 	for k := 0; k <= 20; k++ {
 		t.Run(fmt.Sprintf("k=%d", k), func(t *testing.T) {
 			t.Parallel()
 			dir := conceptVault(t)
-			a := openApp(t, dir)
+			a := openAppAt(t, dir)
 			if _, err := a.Sync(ctx, false, nil); err != nil {
 				t.Fatal(err)
 			}
-			before := notesOnly(files(t, dir))
-			remove := vault.SetAfterFile(a.Vault.Root, func(i int) error {
+			before := treetest.NotesOnly(treetest.Files(t, dir))
+			remove := setHook(a.Vault, func(i int) error {
 				if i == k {
 					return errCrash
 				}
@@ -121,15 +122,15 @@ func TestDeleteConceptCrashAfterEachFile(t *testing.T) {
 			if !errors.Is(err, errCrash) {
 				t.Fatalf("delete: %v", err)
 			}
-			if got := notesOnly(files(t, dir)); k > 0 && k < 20 && (same(got, before) || same(got, want)) {
+			if got := treetest.NotesOnly(treetest.Files(t, dir)); k > 0 && k < 20 && (treetest.Same(got, before) || treetest.Same(got, want)) {
 				t.Fatal("the crash left no mix to recover from; the hook runs at the wrong place")
 			}
 			a.Close()
 
-			a = openApp(t, dir) // reopen: recovers and re-indexes
+			a = openAppAt(t, dir) // reopen: recovers and re-indexes
 			defer a.Close()
-			if got := notesOnly(files(t, dir)); !same(got, want) {
-				t.Fatalf("after recovery the files are:\n%swant:\n%s", describe(got), describe(want))
+			if got := treetest.NotesOnly(treetest.Files(t, dir)); !treetest.Same(got, want) {
+				t.Fatalf("after recovery the files are:\n%swant:\n%s", treetest.Describe(got), treetest.Describe(want))
 			}
 			st, err := a.Status(ctx)
 			if err != nil {
@@ -150,4 +151,13 @@ func TestDeleteConceptCrashAfterEachFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+var errCrash = errors.New("simulated crash")
+
+// setHook installs fn as v's fault hook and returns the function that
+// removes it.
+func setHook(v *vault.Vault, fn func(i int) error) (remove func()) {
+	v.FaultHook = fn
+	return func() { v.FaultHook = nil }
 }
