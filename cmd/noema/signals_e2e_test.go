@@ -194,7 +194,10 @@ func TestSignals(t *testing.T) {
 		cmd.Process.Signal(syscall.SIGTERM)
 		time.Sleep(200 * time.Millisecond)
 		cmd.Process.Signal(os.Interrupt)
-		if code, took := waitExit(t, cmd, within); code != 130 || took > 1500*time.Millisecond {
+		// 130 (SIGINT) proves the second signal ended it: the grace that a
+		// first signal alone waits for ends in 143. (No wall-time bound: a
+		// loaded CI machine makes one flaky.)
+		if code, took := waitExit(t, cmd, within); code != 130 {
 			t.Errorf("exit %d %v after the second signal, want 130 at once", code, took)
 		}
 	})
