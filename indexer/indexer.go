@@ -159,8 +159,7 @@ func (ix *Indexer) Repair(ctx context.Context) (repaired bool, err error) {
 	}
 	err = ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
 		// Checked again under the write lock: a sync may have finished.
-		var n int
-		if err := tx.QueryRow(`SELECT COUNT(*) FROM meta WHERE key = ?`, metaStale).Scan(&n); err != nil || n == 0 {
+		if still, err := sqlite.HasMeta(tx.Tx, metaStale); err != nil || !still {
 			return err
 		}
 		if _, err := sqlite.RecomputeConcepts(tx, vault.Key); err != nil {

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-	"github.com/noema-mem/noema/sqlite"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -105,21 +104,20 @@ func (ix *Indexer) syncChanged(ctx context.Context, paths []string) (*Result, er
 			continue
 		}
 		info, statErr := os.Stat(abs)
-		var size, mtime int64
-		var f sqlite.FileState
-		var hash string
-		err = ix.DB.Read().QueryRowContext(ctx, `SELECT size, mtime_ns, ctime_ns, inode, verified_ns, hash FROM notes WHERE path = ?`, rel).
-			Scan(&size, &mtime, &f.CtimeNS, &f.Inode, &f.VerifiedNS, &hash)
+		st, indexed, err := ix.DB.NoteState(ctx, rel)
+		if err != nil {
+			return nil, err
+		}
 		switch {
-		case statErr != nil && err != nil:
+		case statErr != nil && !indexed:
 			continue // gone and never indexed
-		case statErr == nil && err == nil && sameStat(size, mtime, f, info):
-			if !racy(f, info) {
+		case statErr == nil && indexed && sameStat(st.Size, st.MtimeNS, st.File, info):
+			if !racy(st.File, info) {
 				continue // already indexed
 			}
 			// Written moments ago — typically noema's own write, indexed
 			// already: compare the content rather than index it again.
-			if content, _, rerr := ix.Vault.ReadFile(rel); rerr == nil && vault.Checksum(content) == hash {
+			if content, _, rerr := ix.Vault.ReadFile(rel); rerr == nil && vault.Checksum(content) == st.Hash {
 				continue
 			}
 		}

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -19,6 +20,21 @@ const Rederive = -1
 func NoteStateOf(tx *Tx, path string) (NoteState, bool, error) {
 	var s NoteState
 	err := tx.QueryRow(`SELECT id, size, mtime_ns, ctime_ns, inode, verified_ns, hash FROM notes WHERE path = ?`, path).
+		Scan(&s.ID, &s.Size, &s.MtimeNS, &s.File.CtimeNS, &s.File.Inode, &s.File.VerifiedNS, &s.Hash)
+	if errors.Is(err, sql.ErrNoRows) {
+		return NoteState{}, false, nil
+	}
+	if err != nil {
+		return NoteState{}, false, fmt.Errorf("read note state %s: %w", path, err)
+	}
+	return s, true, nil
+}
+
+// NoteState returns the stored state of the note at path from the read
+// pool, and whether it exists.
+func (db *DB) NoteState(ctx context.Context, path string) (NoteState, bool, error) {
+	var s NoteState
+	err := db.read.QueryRowContext(ctx, `SELECT id, size, mtime_ns, ctime_ns, inode, verified_ns, hash FROM notes WHERE path = ?`, path).
 		Scan(&s.ID, &s.Size, &s.MtimeNS, &s.File.CtimeNS, &s.File.Inode, &s.File.VerifiedNS, &s.Hash)
 	if errors.Is(err, sql.ErrNoRows) {
 		return NoteState{}, false, nil
