@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/noema-mem/noema/indexer"
@@ -39,13 +38,11 @@ type Status struct {
 func (a *App) Status(ctx context.Context) (*Status, error) {
 	st := &Status{Vault: a.Vault.Root, Index: a.DB.Path(), Sync: a.Progress(), Role: a.Role(), Embeddings: a.Semantic.Status(ctx), Warnings: []indexer.Warning{},
 		RecoveredChangeset: a.Vault.LastRecovery()}
-	err := a.DB.Read().QueryRowContext(ctx, `SELECT
-		(SELECT COUNT(*) FROM notes), (SELECT COUNT(*) FROM concepts),
-		(SELECT COUNT(*) FROM mentions), (SELECT COALESCE(SUM(count), 0) FROM links),
-		(SELECT COUNT(*) FROM relations)`).Scan(&st.Notes, &st.Concepts, &st.Mentions, &st.Links, &st.Relations)
+	c, err := a.DB.Counts(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("count index: %w", err)
+		return nil, err
 	}
+	st.Notes, st.Concepts, st.Mentions, st.Links, st.Relations = c.Notes, c.Concepts, c.Mentions, c.Links, c.Relations
 	if v, err := a.DB.GetMeta(ctx, "last_sync"); err != nil {
 		return nil, err
 	} else if v != "" {

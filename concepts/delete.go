@@ -53,22 +53,10 @@ func (s *Service) delete(ctx context.Context, ref string, unlink bool) (*DeleteR
 	for _, a := range c.Aliases {
 		keys[vault.Key(a)] = true
 	}
-	rows, err := s.DB.Read().QueryContext(ctx, `SELECT DISTINCT n.path FROM links l
-		JOIN notes n ON n.id = l.note_id JOIN concept_keys k ON k.key = l.key
-		WHERE k.concept_id = ? ORDER BY n.path`, c.ID)
+	linking, err := s.DB.NotesLinking(ctx, c.ID)
 	if err != nil {
-		return nil, fmt.Errorf("find links to %s: %w", c.ID, err)
+		return nil, err
 	}
-	var linking []string
-	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("find links to %s: %w", c.ID, err)
-		}
-		linking = append(linking, p)
-	}
-	rows.Close()
 	if len(linking) > 0 && !unlink {
 		return nil, &noema.Error{Code: noema.ECONFLICT,
 			Message: fmt.Sprintf("concept %q is linked from %d notes; pass unlink=true to turn those links into plain text", c.Label, len(linking)),

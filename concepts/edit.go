@@ -71,11 +71,11 @@ func (s *Service) create(ctx context.Context, in CreateInput) (*noema.Concept, e
 func (s *Service) freshID(ctx context.Context, key string) (string, error) {
 	id := sqlite.ConceptID(key)
 	for n := 2; ; n++ {
-		var used int
-		if err := s.DB.Read().QueryRowContext(ctx, `SELECT COUNT(*) FROM concepts WHERE id = ?`, id).Scan(&used); err != nil {
-			return "", fmt.Errorf("check concept id: %w", err)
+		used, err := s.DB.ConceptIDUsed(ctx, id)
+		if err != nil {
+			return "", err
 		}
-		if used == 0 {
+		if !used {
 			return id, nil
 		}
 		id = sqlite.ConceptID(fmt.Sprintf("%s\x00%d", key, n))
