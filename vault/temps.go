@@ -75,78 +75,18 @@ func parseTempName(name string) (pid int, ok bool) {
 // current process's files are always kept). It returns their
 // vault-relative paths.
 //
-// Like [Vault.Walk] it skips dot-folders (.noema, .git, …) and does not
-// follow symbolic links (a link is never removed). A PID is only meaningful
-// on the machine that wrote the file; a vault shared with other machines
-// relies on the age: no write takes minutes, so olderThan = 5 minutes (what
-// sync uses) is safe. A reused PID only delays the cleanup. Files that
-// cannot be removed are reported in the error, after the walk is complete;
-// it stops early only when ctx is done.
+// It walks as [Vault.Walk] does (skipping dot-folders such as .noema and
+// .git, never following a linked folder; a link is never removed), and is
+// [Vault.WalkCleaningTemps] without notes to visit. A PID is only
+// meaningful on the machine that wrote the file; a vault shared with other
+// machines relies on the age: no write takes minutes, so olderThan = 5
+// minutes (what sync uses) is safe. A reused PID only delays the cleanup.
 func (v *Vault) CleanTemps(ctx context.Context, olderThan time.Duration) (removed []string, err error) {
-	root, err := v.openRoot()
+	removed, cleanErr, err := v.WalkCleaningTemps(ctx, olderThan, func(string, fs.FileInfo) error { return nil })
 	if err != nil {
-		return nil, err
+		return removed, err
 	}
-	defer root.Close()
-	cutoff := time.Now().Add(-olderThan)
-	self := os.Getpid()
-	var errs []error
-	walkErr := filepath.WalkDir(v.Root, func(p string, d fs.DirEntry, err error) error {
-		if ctxErr := ctx.Err(); ctxErr != nil {
-			return ctxErr
-		}
-		if err != nil {
-			if p == v.Root {
-				return err
-			}
-			if !errors.Is(err, fs.ErrNotExist) {
-				errs = append(errs, err)
-			}
-			return nil // an unreadable or vanished folder: clean the rest
-		}
-		if p == v.Root {
-			return nil
-		}
-		if d.IsDir() {
-			if strings.HasPrefix(d.Name(), ".") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !d.Type().IsRegular() {
-			return nil
-		}
-		pid, ok := parseTempName(d.Name())
-		if !ok {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return nil // gone already
-		}
-		if !info.ModTime().Before(cutoff) || pid == self || (pid > 0 && writerAlive(pid)) {
-			return nil
-		}
-		rel, err := filepath.Rel(v.Root, p)
-		if err != nil {
-			return err
-		}
-		if err := root.Remove(rel); err != nil {
-			if !errors.Is(err, fs.ErrNotExist) {
-				errs = append(errs, fmt.Errorf("remove temporary file %s: %w", filepath.ToSlash(rel), err))
-			}
-			return nil
-		}
-		removed = append(removed, filepath.ToSlash(rel))
-		return nil
-	})
-	if walkErr != nil {
-		if errors.Is(walkErr, context.Canceled) || errors.Is(walkErr, context.DeadlineExceeded) {
-			return removed, walkErr
-		}
-		errs = append(errs, fmt.Errorf("clean temporary files: %w", walkErr))
-	}
-	return removed, errors.Join(errs...)
+	return removed, cleanErr
 }
 
 // WalkCleaningTemps is [Vault.Walk] that also removes, in the same pass
