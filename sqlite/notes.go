@@ -89,16 +89,16 @@ type NoteState struct {
 
 // NoteStates returns the stored state of every note, by path.
 func (db *DB) NoteStates(tx *sql.Tx) (map[string]NoteState, error) {
-	rows, err := tx.Query(`SELECT id, path, size, mtime_ns, ctime_ns, inode, verified_ns, hash FROM notes`)
+	rows, err := tx.Query(`SELECT path, ` + noteStateColumns + ` FROM notes`)
 	if err != nil {
 		return nil, fmt.Errorf("list note states: %w", err)
 	}
 	defer rows.Close()
 	out := make(map[string]NoteState)
 	for rows.Next() {
-		var s NoteState
 		var path string
-		if err := rows.Scan(&s.ID, &path, &s.Size, &s.MtimeNS, &s.File.CtimeNS, &s.File.Inode, &s.File.VerifiedNS, &s.Hash); err != nil {
+		s, err := scanNoteState(rows, &path)
+		if err != nil {
 			return nil, fmt.Errorf("scan note state: %w", err)
 		}
 		out[path] = s

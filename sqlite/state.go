@@ -13,14 +13,21 @@ import (
 // finishes it.
 const Rederive = -1
 
-// NoteStateOf returns the stored state of the note at path inside a write
-// transaction, and whether it exists: what sync checks at the moment it
-// writes, since another process may have indexed the path after sync read
-// its snapshot of states.
-func NoteStateOf(tx *Tx, path string) (NoteState, bool, error) {
+// noteStateColumns are the columns scanNoteState reads, in its order.
+const noteStateColumns = `id, size, mtime_ns, ctime_ns, inode, verified_ns, hash`
+
+// scanNoteState scans a row of noteStateColumns, optionally preceded by
+// more columns (dest).
+func scanNoteState(row interface{ Scan(...any) error }, dest ...any) (NoteState, error) {
 	var s NoteState
-	err := tx.QueryRow(`SELECT id, size, mtime_ns, ctime_ns, inode, verified_ns, hash FROM notes WHERE path = ?`, path).
-		Scan(&s.ID, &s.Size, &s.MtimeNS, &s.File.CtimeNS, &s.File.Inode, &s.File.VerifiedNS, &s.Hash)
+	err := row.Scan(append(dest, &s.ID, &s.Size, &s.MtimeNS, &s.File.CtimeNS, &s.File.Inode, &s.File.VerifiedNS, &s.Hash)...)
+	return s, err
+}
+
+// noteState reads the state of the note at path from row (a transaction's
+// or the read pool's single-row query), and whether it exists.
+func noteState(row *sql.Row, path string) (NoteState, bool, error) {
+	s, err := scanNoteState(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return NoteState{}, false, nil
 	}
@@ -30,19 +37,18 @@ func NoteStateOf(tx *Tx, path string) (NoteState, bool, error) {
 	return s, true, nil
 }
 
+// NoteStateOf returns the stored state of the note at path inside a write
+// transaction, and whether it exists: what sync checks at the moment it
+// writes, since another process may have indexed the path after sync read
+// its snapshot of states.
+func NoteStateOf(tx *Tx, path string) (NoteState, bool, error) {
+	return noteState(tx.QueryRow(`SELECT `+noteStateColumns+` FROM notes WHERE path = ?`, path), path)
+}
+
 // NoteState returns the stored state of the note at path from the read
 // pool, and whether it exists.
 func (db *DB) NoteState(ctx context.Context, path string) (NoteState, bool, error) {
-	var s NoteState
-	err := db.read.QueryRowContext(ctx, `SELECT id, size, mtime_ns, ctime_ns, inode, verified_ns, hash FROM notes WHERE path = ?`, path).
-		Scan(&s.ID, &s.Size, &s.MtimeNS, &s.File.CtimeNS, &s.File.Inode, &s.File.VerifiedNS, &s.Hash)
-	if errors.Is(err, sql.ErrNoRows) {
-		return NoteState{}, false, nil
-	}
-	if err != nil {
-		return NoteState{}, false, fmt.Errorf("read note state %s: %w", path, err)
-	}
-	return s, true, nil
+	return noteState(db.read.QueryRowContext(ctx, `SELECT `+noteStateColumns+` FROM notes WHERE path = ?`, path), path)
 }
 
 // MarkAllRederive marks every note for re-derivation (see Rederive): the
