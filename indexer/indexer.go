@@ -405,7 +405,7 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[
 		}
 		for _, o := range ops {
 			rec := o.p.rec
-			if ix.changedSinceRead(o.p.entry) {
+			if ix.changedSinceRead(rec) {
 				continue // a concurrent writer indexes its own version
 			}
 			// Decide from the index as it is now, inside the transaction:
@@ -496,17 +496,9 @@ func (ix *Indexer) exists(rel string) bool {
 }
 
 // changedSinceRead reports whether the file is no longer the one that was read.
-func (ix *Indexer) changedSinceRead(e fileEntry) bool {
-	info, err := os.Stat(filepath.Join(ix.Vault.Root, filepath.FromSlash(e.rel)))
-	if err != nil {
-		return true
-	}
-	if info.Size() != e.info.Size() || !info.ModTime().Equal(e.info.ModTime()) {
-		return true
-	}
-	c1, i1 := ctimeInode(info)
-	c2, i2 := ctimeInode(e.info)
-	return c1 != c2 || i1 != i2
+func (ix *Indexer) changedSinceRead(rec *sqlite.NoteRecord) bool {
+	info, err := os.Stat(filepath.Join(ix.Vault.Root, filepath.FromSlash(rec.Path)))
+	return err != nil || !sameStat(rec.Size, rec.MtimeNS, rec.File, info)
 }
 
 // parseAll reads and parses files on every core.
