@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/noema-mem/noema/internal/treetest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/internal/noematest"
+	"github.com/noema-mem/noema/internal/treetest"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -48,35 +49,11 @@ func openAppAt(t *testing.T, dir string) *app.App {
 // indexDump lists what the index holds about notes, concepts and links.
 func indexDump(t *testing.T, a *app.App) string {
 	t.Helper()
-	var b strings.Builder
-	for _, q := range []string{
+	return noematest.Rows(t, a.DB.Read(),
 		`SELECT path, title, hash, aliases FROM notes ORDER BY path`,
 		`SELECT id, key, label, aliases, (SELECT path FROM notes WHERE id = page_note_id) FROM concepts ORDER BY id`,
 		`SELECT key, concept_id, is_label FROM concept_keys ORDER BY key`,
-		`SELECT n.path, m.concept_id, m.count FROM mentions m JOIN notes n ON n.id = m.note_id ORDER BY n.path, m.concept_id`,
-	} {
-		rows, err := a.DB.Read().Query(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintln(&b, vals...)
-		}
-		if err := rows.Err(); err != nil {
-			t.Fatal(err)
-		}
-		rows.Close()
-	}
-	return b.String()
+		`SELECT n.path, m.concept_id, m.count FROM mentions m JOIN notes n ON n.id = m.note_id ORDER BY n.path, m.concept_id`)
 }
 
 // TestDeleteConceptCrashAfterEachFile stops delete_concept --unlink after

@@ -12,6 +12,7 @@ import (
 
 	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/sqlite"
 	"github.com/noema-mem/noema/vault"
 )
@@ -43,32 +44,12 @@ func generate(tb testing.TB, notes int) (string, *corpus.Manifest) {
 // dump renders the graph the index holds, deterministically.
 func dump(t *testing.T, ix *indexer.Indexer) string {
 	t.Helper()
-	var b strings.Builder
-	q := func(query string) {
-		rows, err := ix.DB.Read().Query(query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rows.Close()
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintln(&b, vals...)
-		}
-	}
-	q(`SELECT path, title, tags, aliases, hash, created_ns, modified_ns FROM notes ORDER BY path`)
-	q(`SELECT id, key, label, aliases, description, metadata, (SELECT path FROM notes WHERE id = page_note_id), created_ns, updated_ns FROM concepts ORDER BY id`)
-	q(`SELECT key, concept_id, text, is_label FROM concept_keys ORDER BY key`)
-	q(`SELECT n.path, m.concept_id, m.count FROM mentions m JOIN notes n ON n.id = m.note_id ORDER BY n.path, m.concept_id`)
-	q(`SELECT r.id, n.path, r.type, r.to_ref, r.weight, r.metadata FROM relations r JOIN notes n ON n.id = r.note_id ORDER BY r.id`)
-	return b.String()
+	return noematest.Rows(t, ix.DB.Read(),
+		`SELECT path, title, tags, aliases, hash, created_ns, modified_ns FROM notes ORDER BY path`,
+		`SELECT id, key, label, aliases, description, metadata, (SELECT path FROM notes WHERE id = page_note_id), created_ns, updated_ns FROM concepts ORDER BY id`,
+		`SELECT key, concept_id, text, is_label FROM concept_keys ORDER BY key`,
+		`SELECT n.path, m.concept_id, m.count FROM mentions m JOIN notes n ON n.id = m.note_id ORDER BY n.path, m.concept_id`,
+		`SELECT r.id, n.path, r.type, r.to_ref, r.weight, r.metadata FROM relations r JOIN notes n ON n.id = r.note_id ORDER BY r.id`)
 }
 
 // expected computes concept keys and mention counts from the manifest.

@@ -8,36 +8,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/sqlite"
 )
 
 // registry dumps the concept tables in a stable order.
 func registry(t *testing.T, db *sqlite.DB) string {
 	t.Helper()
-	var b strings.Builder
-	for _, q := range []string{
+	return noematest.Rows(t, db.Read(),
 		`SELECT id, key, label, aliases, description, metadata, COALESCE(page_note_id, 0), created_ns, updated_ns FROM concepts ORDER BY id`,
-		`SELECT key, concept_id, text, is_label FROM concept_keys ORDER BY key`,
-	} {
-		rows, err := db.Read().Query(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cols, _ := rows.Columns()
-		for rows.Next() {
-			vals := make([]any, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
-				t.Fatal(err)
-			}
-			fmt.Fprintf(&b, "%q\n", vals)
-		}
-		rows.Close()
-	}
-	return b.String()
+		`SELECT key, concept_id, text, is_label FROM concept_keys ORDER BY key`)
 }
 
 // writeIncremental writes recs and deletes paths in one transaction the way

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/noema-mem/noema/internal/treetest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/internal/treetest"
 	"github.com/noema-mem/noema/vault"
 )
 
