@@ -1,0 +1,77 @@
+// Package recall answers "what do I already know around this concept?":
+// build_context (DESIGN §2) gathers a concept, its typed relations, the
+// concepts that co-occur with it (expanded breadth first up to a depth) and
+// the notes that mention it, freshest first, weighted by recency decay
+// (DESIGN §3, package decay).
+//
+// The service holds no SQL: it reads the index through [Index] (implemented
+// by *sqlite.DB) and resolves names through [Concepts] (implemented by
+// *concepts.Service). Building context is not an explicit read: it never
+// records an access, so it never refreshes any note's decay.
+//
+// The definitions (count, weight, distance, via, ordering) are in
+// docs/context.md and on [Related].
+package recall
+
+import (
+	"context"
+	"time"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/concepts"
+	"github.com/noema-mem/noema/decay"
+	"github.com/noema-mem/noema/graph"
+)
+
+// Index is what build_context reads from the index. *sqlite.DB implements
+// it; every method reads committed data and writes nothing.
+type Index interface {
+	// NotesMentioning returns, for each concept among ids that notes
+	// link, the row ids of those notes, each once.
+	NotesMentioning(ctx context.Context, ids []string) (map[string][]int64, error)
+	// ConceptsMentioned returns, for each note among the row ids, the ids
+	// of the concepts it links, each once.
+	ConceptsMentioned(ctx context.Context, notes []int64) (map[int64][]string, error)
+	// ActiveNotes calls fn with each note among the row ids: its vault
+	// path, title, modification time and latest explicit access (zero
+	// when never read).
+	ActiveNotes(ctx context.Context, ids []int64, fn func(id int64, path, title string, modified, accessed time.Time)) error
+	// NoteBodies returns the indexed Markdown body (after the front
+	// matter) of each note among the row ids.
+	NoteBodies(ctx context.Context, ids []int64) (map[int64]string, error)
+	// ConceptLabels returns the label of each concept among ids.
+	ConceptLabels(ctx context.Context, ids []string) (map[string]string, error)
+	// ConceptRelations returns the typed relations declared by the
+	// concept's page or pointing at it, each once.
+	ConceptRelations(ctx context.Context, id string) ([]graph.Edge, error)
+}
+
+// Concepts resolves a concept name and finds candidates for a name that
+// resolves to none. *concepts.Service implements it.
+type Concepts interface {
+	// Get returns the concept with the id, or whose label or alias has
+	// the key of ref; a noema.ENOTFOUND error when there is none.
+	Get(ctx context.Context, ref string) (*noema.Concept, error)
+	// Find returns the concepts spelled most like a query
+	// (find_concepts).
+	Find(ctx context.Context, in concepts.FindInput) (*concepts.FindResult, error)
+}
+
+// Service builds context around concepts.
+type Service struct {
+	// Index is the index read.
+	Index Index
+	// Concepts resolves names.
+	Concepts Concepts
+	// Decay is the recency weighting applied unless a call turns it off.
+	Decay decay.Config
+	// Now returns the current time, the "now" of decay; tests replace it.
+	Now func() time.Time
+}
+
+// New returns a Service reading idx (an *sqlite.DB), resolving names with
+// cs (a *concepts.Service) and weighting notes by d (the vault's
+// config.Config.Decay).
+func New(idx Index, cs Concepts, d decay.Config) *Service {
+	return &Service{Index: idx, Concepts: cs, Decay: d, Now: time.Now}
+}
