@@ -161,7 +161,7 @@ func NewNoteWriter(tx *Tx) (*NoteWriter, error) {
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.relation, `INSERT INTO relations (id, note_id, type, to_ref, weight, metadata)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`},
-		{&w.text, `INSERT INTO notes_fts (rowid, title, body) VALUES (?, ?, ?)`},
+		{&w.text, `INSERT INTO notes_fts (rowid, title, body, cjk) VALUES (?1, ?2, ?3, noema_cjk(?2, ?3))`},
 		{&w.name, `INSERT INTO note_names (note_id, key) VALUES (?, ?) ON CONFLICT DO NOTHING`},
 	} {
 		st, err := tx.Tx.PrepareContext(tx.ctx, p.q)

@@ -1,0 +1,134 @@
+package search
+
+import (
+	"context"
+	"time"
+)
+
+// Filter selects the notes a search may return. The zero Filter admits
+// every note.
+type Filter struct {
+	// Folder admits the notes under this vault folder (no slashes at
+	// either end; "" for all).
+	Folder string
+	// Tags admits notes carrying every one of these tags (case-insensitive;
+	// a tag also admits its nested tags: "project" admits "project/x").
+	Tags []string
+	// Since admits notes modified or explicitly read at or after it (zero:
+	// no limit), as recent_activity counts activity.
+	Since time.Time
+}
+
+// IsZero reports whether f admits every note.
+func (f Filter) IsZero() bool { return f.Folder == "" && len(f.Tags) == 0 && f.Since.IsZero() }
+
+// TextQuery is a full-text query for [TextIndex.SearchText], built by the
+// query sanitiser: its expressions are valid FTS5 whatever the user typed.
+type TextQuery struct {
+	// Match is the FTS5 expression a note must match.
+	Match string
+	// Terms are FTS5 expressions counted per note: a hit's Covered is how
+	// many of them it matches. Hits are ordered by Covered, then BM25.
+	Terms []string
+	// Weights are the BM25 weights of the title, body and cjk columns.
+	Weights [3]float64
+	Filter  Filter
+	// Limit is how many hits to return, best first.
+	Limit int
+}
+
+// TextHit is one note matching a TextQuery.
+type TextHit struct {
+	ID int64
+	// Covered is how many of the query's Terms the note matches.
+	Covered int
+	// BM25 is FTS5's bm25() with the query's weights: lower is better
+	// (negative).
+	BM25 float64
+}
+
+// Note is what a search shows of a note and weighs it by.
+type Note struct {
+	ID    int64
+	Path  string
+	Title string
+	// Modified is the front matter `modified`, else the file's mtime.
+	Modified time.Time
+	// Accessed is the latest explicit read (zero when never read).
+	Accessed time.Time
+}
+
+// ChunkVector is the stored vector of one note chunk.
+type ChunkVector struct {
+	NoteID int64
+	// Idx is the chunk's position in the note; Start and End its byte
+	// range in the note's body.
+	Idx, Start, End int
+	Vec             []float32
+}
+
+// Concept is a concept a `[[X]]` query resolves to.
+type Concept struct {
+	ID, Label string
+	// Keys are the keys of its label and aliases.
+	Keys []string
+}
+
+// SnippetSpec tells [TextIndex.SearchSnippets] how to cut and mark.
+type SnippetSpec struct {
+	Open, Close, Ellipsis string
+	// Tokens is the window size in tokens (FTS5 allows 1–64).
+	Tokens int
+}
+
+// TextIndex is the full-text side of the index.
+type TextIndex interface {
+	// SearchText returns the best q.Limit notes matching q.Match and
+	// admitted by q.Filter, by Covered desc, BM25, then path.
+	SearchText(ctx context.Context, q TextQuery) ([]TextHit, error)
+	// SearchSnippets returns, for each note among ids that matches match, a
+	// window of its body around the best match with the matched tokens
+	// marked as spec says.
+	SearchSnippets(ctx context.Context, match string, ids []int64, spec SnippetSpec) (map[int64]string, error)
+	// SearchBodies returns the indexed body text of each note among ids.
+	SearchBodies(ctx context.Context, ids []int64) (map[int64]string, error)
+}
+
+// NoteIndex reads notes for filtering, decay and display.
+type NoteIndex interface {
+	// SearchNotes returns each note among ids that exists, by id.
+	SearchNotes(ctx context.Context, ids []int64) (map[int64]Note, error)
+	// SearchFilterIDs returns the ids of the notes f admits.
+	SearchFilterIDs(ctx context.Context, f Filter) (map[int64]bool, error)
+}
+
+// VectorIndex reads the note chunks' stored vectors.
+type VectorIndex interface {
+	// SearchChunksVersion returns a number that changes whenever any note's
+	// chunks change (written, re-embedded or deleted).
+	SearchChunksVersion(ctx context.Context) (int64, error)
+	// SearchChunkStates returns, by note id, the note hash its chunks were
+	// cut from, for the notes whose chunks were embedded by model.
+	SearchChunkStates(ctx context.Context, model string) (map[int64]string, error)
+	// SearchChunkVectors calls fn with every chunk of the notes among ids
+	// that has a vector of model.
+	SearchChunkVectors(ctx context.Context, model string, ids []int64, fn func(ChunkVector)) error
+}
+
+// ConceptIndex resolves `[[X]]` queries.
+type ConceptIndex interface {
+	// SearchConcept returns the concept owning key (as its label or an
+	// alias); ok is false when none does.
+	SearchConcept(ctx context.Context, key string) (c Concept, ok bool, err error)
+	// SearchConceptNotes returns the notes admitted by f that link the
+	// concept, or are its page, in no particular order.
+	SearchConceptNotes(ctx context.Context, conceptID string, f Filter) ([]Note, error)
+}
+
+// Index is everything the search service reads; *sqlite.DB implements it.
+type Index interface {
+	TextIndex
+	NoteIndex
+	VectorIndex
+	ConceptIndex
+}

@@ -1,0 +1,316 @@
+package search
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxTerms caps the distinct terms of one query; the rest of a long paste is
+// ignored (with a warning), which keeps a 900-character query as fast as a
+// short one.
+const MaxTerms = 32
+
+// nearDistance is the window, in tokens, of the proximity bonus.
+const nearDistance = 10
+
+// maxPhraseWords caps the words of the exact-phrase bonus.
+const maxPhraseWords = 8
+
+// Column filters of the FTS5 table notes_fts (see migration 0008_search.sql).
+const (
+	textColumns = "{title body}"
+	cjkColumn   = "cjk"
+)
+
+// term is one thing a note may contain: a word (matched with English
+// stemming in the title and body) or a run of CJK text (matched as a
+// substring through the bigram column).
+type term struct {
+	text   string
+	prefix bool // word* in the query
+	cjk    bool
+}
+
+// expr is the term's FTS5 expression. Every user string is a double-quoted
+// FTS5 string (a quote inside is doubled), so no operator, column name or
+// special character of the user's text ever reaches the FTS5 parser.
+func (t term) expr() string {
+	if t.cjk {
+		grams := bigrams(t.text)
+		if len(grams) == 1 && utf8.RuneCountInString(grams[0]) == 1 {
+			return cjkColumn + " : " + quote(grams[0]) + " *"
+		}
+		return cjkColumn + " : " + quote(strings.Join(grams, " "))
+	}
+	if t.prefix {
+		return textColumns + " : " + quote(t.text) + " *"
+	}
+	return textColumns + " : " + quote(t.text)
+}
+
+// quote returns s as an FTS5 string.
+func quote(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// parsed is a sanitised query.
+type parsed struct {
+	// terms are the distinct content terms, in query order (stop words
+	// dropped unless the query has nothing else).
+	terms []term
+	// words are all the query's non-CJK words in order, for the phrase
+	// bonus.
+	words []string
+	// truncated reports that terms were dropped past MaxTerms.
+	truncated bool
+}
+
+// empty reports whether the query has nothing to search for.
+func (p *parsed) empty() bool { return len(p.terms) == 0 }
+
+// match returns the FTS5 expression of the query: any term, plus an exact
+// phrase and a NEAR group of the words, which add to a note's BM25 when they
+// match (the phrase/proximity bonus). Empty when there is no term.
+func (p *parsed) match() string {
+	if p.empty() {
+		return ""
+	}
+	parts := make([]string, 0, len(p.terms)+2)
+	for _, t := range p.terms {
+		parts = append(parts, t.expr())
+	}
+	if n := len(p.words); n >= 2 && n <= maxPhraseWords {
+		parts = append(parts, textColumns+" : "+quote(strings.Join(p.words, " ")))
+	}
+	var near []string
+	for _, t := range p.terms {
+		if !t.cjk && !t.prefix {
+			near = append(near, quote(t.text))
+		}
+	}
+	if n := len(near); n >= 2 && n <= maxPhraseWords {
+		parts = append(parts, textColumns+" : NEAR("+strings.Join(near, " ")+", "+itoa(nearDistance)+")")
+	}
+	return strings.Join(parts, " OR ")
+}
+
+// termExprs returns one FTS5 expression per term, for counting how many of
+// the query's terms each note contains.
+func (p *parsed) termExprs() []string {
+	out := make([]string, len(p.terms))
+	for i, t := range p.terms {
+		out[i] = t.expr()
+	}
+	return out
+}
+
+// plainOR is the baseline the evaluation compares with: every word of the
+// query OR-ed, no stop words removed, no stemming-aware bonus.
+func (p *parsed) plainOR(raw string) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, tok := range tokenize(raw) {
+		k := strings.ToLower(tok.text)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		parts = append(parts, term{text: tok.text, cjk: tok.cjk}.expr())
+	}
+	return strings.Join(parts, " OR ")
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
+}
+
+// token is a raw piece of the query.
+type token struct {
+	text   string
+	prefix bool
+	cjk    bool
+}
+
+// isWordRune reports whether r belongs to a word as FTS5's unicode61
+// tokenizer sees it: letters, numbers and marks (categories L*, N*, M*).
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r)
+}
+
+// IsCJK reports whether r is written without spaces between words: Han
+// ideographs, Hiragana, Katakana (and the prolonged sound mark) and Hangul.
+// Runs of these are indexed as overlapping bigrams (see [CJKBigrams]).
+func IsCJK(r rune) bool {
+	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) ||
+		unicode.Is(unicode.Hangul, r) || r == 'ー'
+}
+
+// tokenize splits raw into words and CJK runs. Everything that is not a
+// letter, number or mark separates tokens; a '*' right after a word makes
+// it a prefix. Invalid UTF-8 separates too.
+func tokenize(raw string) []token {
+	var out []token
+	var b strings.Builder
+	cjk := false
+	flush := func(prefix bool) {
+		if b.Len() > 0 {
+			out = append(out, token{text: b.String(), prefix: prefix && !cjk, cjk: cjk})
+			b.Reset()
+		}
+	}
+	for i, r := range raw {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(raw[i:]); size == 1 {
+				flush(false)
+				continue
+			}
+		}
+		switch {
+		case IsCJK(r):
+			if !cjk {
+				flush(false)
+				cjk = true
+			}
+			b.WriteRune(r)
+		case isWordRune(r):
+			if cjk {
+				flush(false)
+				cjk = false
+			}
+			b.WriteRune(r)
+		default:
+			flush(r == '*')
+			cjk = false
+		}
+	}
+	flush(false)
+	return out
+}
+
+// operators are FTS5's query keywords; typed in capitals they are taken as
+// noise, not as words (queries are never interpreted as FTS5 syntax).
+var operators = map[string]bool{"AND": true, "OR": true, "NOT": true, "NEAR": true}
+
+// stopWords are English function words: they do not count as terms of an
+// all-terms match and are not searched for, unless a query has nothing
+// else ("to be or not to be").
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an the and or not nor but if then else of to in on at by for with
+		from into onto over under about as is are was were be been being am do does did done doing
+		have has had having i me my we our you your he him his she her it its they them their this that
+		these those there here what which who whom whose when where why how can could should would will
+		shall may might must so than too very just also any all some each every no yes s t d ll m re ve
+		via vs etc`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// parse sanitises a query (never failing: see the package doc).
+func parse(raw string) *parsed {
+	p := &parsed{}
+	toks := tokenize(raw)
+	seen := map[string]bool{}
+	var content, stop []term
+	for _, tok := range toks {
+		if !tok.cjk {
+			if operators[tok.text] {
+				continue
+			}
+			p.words = append(p.words, tok.text)
+		}
+		key := strings.ToLower(tok.text)
+		if tok.prefix {
+			key += "*"
+		}
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		t := term(tok)
+		if t.prefix && utf8.RuneCountInString(t.text) < 2 {
+			t.prefix = false // "a*" would match half the index
+		}
+		if !t.cjk && (stopWords[strings.ToLower(t.text)] || (utf8.RuneCountInString(t.text) == 1 && t.text[0] < utf8.RuneSelf)) {
+			stop = append(stop, t)
+			continue
+		}
+		content = append(content, t)
+	}
+	if len(content) == 0 {
+		content = stop
+	}
+	if len(content) > MaxTerms {
+		content, p.truncated = content[:MaxTerms], true
+	}
+	if len(p.words) > MaxTerms {
+		p.words = p.words[:MaxTerms]
+	}
+	p.terms = content
+	return p
+}
+
+// bigrams cuts a CJK run into overlapping two-character pieces and, last,
+// its final character alone; a one-character run is that character.
+func bigrams(run string) []string {
+	rs := []rune(run)
+	if len(rs) == 1 {
+		return []string{run}
+	}
+	out := make([]string, 0, len(rs)-1)
+	for i := 0; i+1 < len(rs); i++ {
+		out = append(out, string(rs[i:i+2]))
+	}
+	return out
+}
+
+// CJKBigrams is the text the index's cjk column holds for a note: for every
+// run of CJK characters (see [IsCJK]) in the texts, its overlapping bigrams
+// followed by its last character alone, space-separated; other text is
+// left out. A query's CJK run of n ≥ 2 characters is then the phrase of its
+// n−1 bigrams, which matches exactly where the run occurs as a substring;
+// one character is a prefix query, which the trailing unigram makes
+// complete. The sqlite package calls it when it writes a note's FTS row.
+func CJKBigrams(texts ...string) string {
+	var b strings.Builder
+	for _, text := range texts {
+		var run []rune
+		flush := func() {
+			if len(run) == 0 {
+				return
+			}
+			for i := 0; i+1 < len(run); i++ {
+				if b.Len() > 0 {
+					b.WriteByte(' ')
+				}
+				b.WriteString(string(run[i : i+2]))
+			}
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteRune(run[len(run)-1])
+			run = run[:0]
+		}
+		for _, r := range text {
+			if IsCJK(r) {
+				run = append(run, r)
+				continue
+			}
+			flush()
+		}
+		flush()
+	}
+	return b.String()
+}

@@ -1,0 +1,507 @@
+// Package search answers search_notes: which notes are about this?
+//
+// Three modes rank notes:
+//
+//   - fulltext: SQLite FTS5 with BM25 over the note's title and body (the
+//     title weighs [TitleWeight] times the body), English stemming (porter)
+//     so "compress" finds "compression", and a bigram column so Chinese and
+//     Japanese text (no spaces) is found by any substring of two or more
+//     characters. Notes containing all of the query's terms rank above
+//     notes containing some, which still come back; within a tier, BM25
+//     decides, and an exact phrase or the terms within ten tokens of each
+//     other add to it.
+//   - semantic: cosine similarity of the query's embedding with the stored
+//     vectors of the notes' chunks (a note scores its best chunk), with the
+//     embedder the index was built with.
+//   - hybrid (default): the two lists fused by reciprocal rank (k = 60).
+//
+// Then, unless Input.Decay is false, each score is multiplied by the note's
+// recency weight (package decay). A query written as `[[X]]` resolves X as
+// a concept (aliases included) and returns the notes that link it, and its
+// page, freshest first.
+//
+// # Queries
+//
+// Any text is a valid query: it is never handed to FTS5 as syntax. The
+// sanitiser splits it into words (runs of letters, numbers and marks, as
+// FTS5's unicode61 tokenizer does) and CJK runs; every other character —
+// quotes, parentheses, '-', '^', ':', emoji — separates words. AND, OR, NOT
+// and NEAR in capitals are dropped as operators; English stop words are not
+// searched for unless the query has nothing else; a '*' right after a word
+// of two or more characters makes it a prefix. Each word becomes a quoted
+// FTS5 string. Only a NUL byte is invalid_argument. See docs/search.md.
+//
+// # Scores
+//
+// Every score is in 0..1, so min_score means the same in every mode:
+//
+//   - fulltext: with n terms, a note matching c of them scores in
+//     ((c−1)/n, c/n], placed by its BM25 relative to the best BM25 among
+//     the hits: the best all-terms note scores 1, and min_score 0.5 keeps
+//     notes with more than half of the terms.
+//   - semantic: the cosine similarity (negative values are 0).
+//   - hybrid: Σ w/(60+rank) over the lists the note is in, divided by the
+//     same sum at rank 1 in every list that was searched: 1 means first in
+//     both lists; first in one list only is about 0.5.
+//   - `[[X]]`: 1 for every linking note.
+//
+// Then score × decay when decay is on. Ties break by path, so paging is
+// stable. Each list contributes its best [Depth] notes, and total counts the
+// fused candidates.
+//
+// Searching never records an access: it does not refresh decay.
+package search
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/decay"
+	"github.com/noema-mem/noema/embedding"
+	"github.com/noema-mem/noema/vector"
+)
+
+// Modes.
+const (
+	ModeHybrid   = "hybrid"
+	ModeFulltext = "fulltext"
+	ModeSemantic = "semantic"
+)
+
+// Limits and ranking constants.
+const (
+	DefaultLimit = 10
+	MaxLimit     = 100
+	// Depth is how many notes each ranked list contributes to a search.
+	Depth = 500
+	// RRFK is the k of reciprocal rank fusion.
+	RRFK = 60
+	// TitleWeight is the BM25 weight of the title column (the body's is 1).
+	TitleWeight = 4.0
+	// SnippetChars is the target length of a snippet.
+	SnippetChars = 160
+	// MarkOpen and MarkClose surround the matched terms in a snippet.
+	MarkOpen, MarkClose = "«", "»"
+)
+
+// Fusion weights of the two lists in hybrid mode (see docs/search.md for
+// how they were chosen).
+var (
+	FulltextWeight = 1.0
+	SemanticWeight = 1.0
+)
+
+// Input is the search_notes request.
+type Input struct {
+	Query    string   `json:"query" jsonschema:"what to look for: words, a phrase, Chinese/Japanese text, or [[Concept]] for the notes linking a concept" cli:"arg"`
+	Mode     string   `json:"mode,omitempty" jsonschema:"hybrid (default), fulltext or semantic" default:"\"hybrid\"" enum:"hybrid,fulltext,semantic"`
+	Folder   string   `json:"folder,omitempty" jsonschema:"only notes under this vault folder"`
+	Tags     []string `json:"tags,omitempty" jsonschema:"only notes with every one of these tags (a tag includes its nested tags)" cli:"name=tag"`
+	Since    string   `json:"since,omitempty" jsonschema:"only notes modified or read since: RFC 3339 time, date (2006-01-02) or duration like 24h or 7d"`
+	Limit    int      `json:"limit,omitempty" jsonschema:"page size (default 10, max 100)" default:"10" minimum:"1" maximum:"100"`
+	Offset   int      `json:"offset,omitempty" jsonschema:"paging offset (default 0)" default:"0" minimum:"0"`
+	MinScore float64  `json:"min_score,omitempty" jsonschema:"drop hits scoring below this (0..1)" minimum:"0" maximum:"1"`
+	Decay    *bool    `json:"decay,omitempty" jsonschema:"multiply scores by recency decay (default true)" default:"true" cli:"negate"`
+}
+
+// Ranks are a hit's 1-based positions in the lists it was found in (0 or
+// absent: not in that list).
+type Ranks struct {
+	Fulltext int `json:"fulltext,omitempty"`
+	Semantic int `json:"semantic,omitempty"`
+}
+
+// Hit is one note found.
+type Hit struct {
+	URI   string `json:"uri"`
+	Title string `json:"title"`
+	// Score is in 0..1 (see the package doc), decay applied when on.
+	Score float64 `json:"score"`
+	// Snippet is about 160 characters around the best match, the matched
+	// terms between « and »; never empty.
+	Snippet string `json:"snippet"`
+	// Decay is the note's recency weight (reported even with decay off).
+	Decay float64 `json:"decay"`
+	Ranks Ranks   `json:"ranks"`
+}
+
+// Result is the search_notes answer.
+type Result struct {
+	Query    string   `json:"query"`
+	Mode     string   `json:"mode"`
+	Hits     []Hit    `json:"hits"`
+	Total    int      `json:"total"`
+	HasMore  bool     `json:"has_more"`
+	Warnings []string `json:"warnings"`
+}
+
+// Service searches notes. Create it with [New]; it is safe for concurrent
+// use.
+type Service struct {
+	DB       Index
+	Embedder embedding.Embedder
+	Decay    decay.Config
+	// Now returns the current time; tests replace it.
+	Now func() time.Time
+
+	chunks chunkCache
+}
+
+// New returns a Service reading idx (a *sqlite.DB), embedding queries with
+// e (the embedder the note chunks were embedded with; nil disables
+// semantic search) and weighting by d.
+func New(idx Index, e embedding.Embedder, d decay.Config) *Service {
+	return &Service{DB: idx, Embedder: e, Decay: d, Now: time.Now}
+}
+
+// candidate is a note in the fused list.
+type candidate struct {
+	id      int64
+	ranks   Ranks
+	base    float64 // score before decay
+	score   float64
+	decay   float64
+	note    Note
+	chunk   *ChunkVector // best chunk, for semantic hits
+	cosine  float64
+	textHit bool
+	// linkKeys are the keys of the concept of a `[[X]]` query.
+	linkKeys map[string]bool
+	// order is the position in a `[[X]]` answer (freshest first).
+	order    int
+	fallback string
+}
+
+// Search runs one search_notes request.
+func (s *Service) Search(ctx context.Context, in Input) (*Result, error) {
+	if err := checkNUL(in); err != nil {
+		return nil, err
+	}
+	mode := strings.ToLower(strings.TrimSpace(in.Mode))
+	if mode == "" {
+		mode = ModeHybrid
+	}
+	if mode != ModeHybrid && mode != ModeFulltext && mode != ModeSemantic {
+		return nil, noema.Errorf(noema.EINVALID, "mode %q is not hybrid, fulltext or semantic", in.Mode)
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	limit = min(limit, MaxLimit)
+	if in.Offset < 0 {
+		return nil, noema.Errorf(noema.EINVALID, "offset must be >= 0")
+	}
+	if math.IsNaN(in.MinScore) || in.MinScore < 0 || in.MinScore > 1 {
+		return nil, noema.Errorf(noema.EINVALID, "min_score must be between 0 and 1")
+	}
+	now := s.Now()
+	f, err := s.filter(in, now)
+	if err != nil {
+		return nil, err
+	}
+	useDecay := in.Decay == nil || *in.Decay
+	res := &Result{Query: in.Query, Mode: mode, Hits: []Hit{}, Warnings: []string{}}
+
+	var cands []*candidate
+	var p *parsed
+	if key, ok := conceptQuery(in.Query); ok {
+		var found bool
+		cands, found, err = s.conceptCandidates(ctx, key, f)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("no concept is named %q; searched its text instead", key))
+			p = parse(in.Query)
+		}
+	} else {
+		p = parse(in.Query)
+	}
+	if p != nil {
+		if p.empty() {
+			res.Warnings = append(res.Warnings, "the query has no words to search for")
+		}
+		if p.truncated {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("the query has more than %d distinct terms; only the first %d were searched", MaxTerms, MaxTerms))
+		}
+		cands, err = s.ranked(ctx, in.Query, p, mode, f, res)
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := s.weigh(ctx, cands, now, useDecay); err != nil {
+		return nil, err
+	}
+	kept := cands[:0]
+	for _, c := range cands {
+		if c.score >= in.MinScore && c.note.Path != "" {
+			kept = append(kept, c)
+		}
+	}
+	cands = kept
+	sort.SliceStable(cands, func(i, j int) bool {
+		a, b := cands[i], cands[j]
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		if a.order != b.order {
+			return a.order < b.order
+		}
+		return a.note.Path < b.note.Path
+	})
+	res.Total = len(cands)
+	if in.Offset >= len(cands) {
+		return res, nil
+	}
+	page := cands[in.Offset:min(in.Offset+limit, len(cands))]
+	res.HasMore = in.Offset+len(page) < len(cands)
+	var match string
+	if p != nil {
+		match = p.match()
+	}
+	if err := s.snippets(ctx, page, p, match); err != nil {
+		return nil, err
+	}
+	for _, c := range page {
+		res.Hits = append(res.Hits, Hit{
+			URI: noteURI(c.note.Path), Title: c.note.Title, Score: round(c.score), Snippet: c.fallback,
+			Decay: round(c.decay), Ranks: c.ranks,
+		})
+	}
+	return res, nil
+}
+
+// round keeps six decimals, so JSON shows 0.875 rather than 0.87500000001.
+func round(x float64) float64 { return math.Round(x*1e6) / 1e6 }
+
+// noteURI is graph.NoteURI (memory://path-without-.md).
+func noteURI(path string) string { return noema.URIScheme + strings.TrimSuffix(path, ".md") }
+
+func checkNUL(in Input) error {
+	fields := append([]string{in.Query, in.Mode, in.Folder, in.Since}, in.Tags...)
+	for _, f := range fields {
+		if strings.IndexByte(f, 0) >= 0 {
+			return noema.Errorf(noema.EINVALID, "search input contains a NUL byte")
+		}
+	}
+	return nil
+}
+
+// filter builds the Filter of a request.
+func (s *Service) filter(in Input, now time.Time) (Filter, error) {
+	var f Filter
+	folder := strings.Trim(strings.TrimSpace(in.Folder), "/")
+	if folder != "" {
+		if strings.Contains(folder, `\`) {
+			return f, noema.Errorf(noema.EINVALID, "folder %q: use '/' between folders", in.Folder)
+		}
+		var elems []string
+		for _, e := range strings.Split(folder, "/") {
+			switch {
+			case e == "" || e == ".":
+			case e == "..":
+				return f, noema.Errorf(noema.EINVALID, "folder %q: '..' is not allowed", in.Folder)
+			default:
+				elems = append(elems, e)
+			}
+		}
+		f.Folder = strings.Join(elems, "/")
+	}
+	for _, t := range in.Tags {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "#")
+		if t != "" {
+			f.Tags = append(f.Tags, t)
+		}
+	}
+	if strings.TrimSpace(in.Since) != "" {
+		t, err := parseSince(in.Since, now)
+		if err != nil {
+			return f, err
+		}
+		f.Since = t
+	}
+	return f, nil
+}
+
+// parseSince parses an RFC 3339 time, a date, or a duration back from now
+// ("90m", "24h", "7d"): the grammar of recent_activity's since (package
+// notes, ParseSince), repeated here because notes imports the index, which
+// imports this package.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t, nil
+	}
+	if strings.HasSuffix(s, "d") {
+		var days float64
+		if _, err := fmt.Sscanf(s, "%gd", &days); err == nil && days >= 0 && !math.IsInf(days, 0) {
+			return now.Add(-time.Duration(days * 24 * float64(time.Hour))), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	return time.Time{}, noema.Errorf(noema.EINVALID, "since %q is not a time, date or duration (e.g. 2026-01-02, 24h, 7d)", s)
+}
+
+// ranked returns the fused candidates of a text query.
+func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string, f Filter, res *Result) ([]*candidate, error) {
+	byID := map[int64]*candidate{}
+	var order []*candidate
+	get := func(id int64) *candidate {
+		c, ok := byID[id]
+		if !ok {
+			c = &candidate{id: id}
+			byID[id] = c
+			order = append(order, c)
+		}
+		return c
+	}
+	var text []TextHit
+	if mode != ModeSemantic && !p.empty() {
+		var err error
+		text, err = s.DB.SearchText(ctx, TextQuery{
+			Match: p.match(), Terms: p.termExprs(), Weights: [3]float64{TitleWeight, 1, 1}, Filter: f, Limit: Depth,
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	var sem []semHit
+	semOK := false
+	if mode != ModeFulltext && strings.TrimSpace(raw) != "" {
+		var err error
+		sem, err = s.semantic(ctx, raw, f, res)
+		switch {
+		case err == nil:
+			semOK = true
+		case mode == ModeSemantic:
+			return nil, err
+		default:
+			res.Warnings = append(res.Warnings, "semantic search is unavailable ("+noema.ErrorMessage(err)+"); these hits are from full text only")
+		}
+	}
+	// Full-text scores: tier by coverage, placed by BM25 in the tier.
+	n := float64(max(1, len(p.terms)))
+	best := 0.0
+	for _, h := range text {
+		best = min(best, h.BM25)
+	}
+	for i, h := range text {
+		c := get(h.ID)
+		c.ranks.Fulltext = i + 1
+		c.textHit = true
+		rel := 1.0
+		if best < 0 {
+			rel = max(1e-6, h.BM25/best)
+		}
+		c.base = (float64(h.Covered) - 1 + min(1, rel)) / n
+	}
+	for i, h := range sem {
+		c := get(h.id)
+		c.ranks.Semantic = i + 1
+		c.cosine = max(0, h.score)
+		chunk := h.chunk
+		c.chunk = &chunk
+	}
+	switch mode {
+	case ModeSemantic:
+		for _, c := range order {
+			c.base = c.cosine
+		}
+	case ModeHybrid:
+		norm := FulltextWeight / (RRFK + 1)
+		if semOK {
+			norm += SemanticWeight / (RRFK + 1)
+		}
+		for _, c := range order {
+			var rrf float64
+			if c.ranks.Fulltext > 0 {
+				rrf += FulltextWeight / float64(RRFK+c.ranks.Fulltext)
+			}
+			if c.ranks.Semantic > 0 {
+				rrf += SemanticWeight / float64(RRFK+c.ranks.Semantic)
+			}
+			c.base = rrf / norm
+		}
+	}
+	return order, nil
+}
+
+// weigh loads the candidates' notes and applies decay.
+func (s *Service) weigh(ctx context.Context, cands []*candidate, now time.Time, useDecay bool) error {
+	var missing []int64
+	for _, c := range cands {
+		if c.note.Path == "" {
+			missing = append(missing, c.id)
+		}
+	}
+	if len(missing) > 0 {
+		notes, err := s.DB.SearchNotes(ctx, missing)
+		if err != nil {
+			return err
+		}
+		for _, c := range cands {
+			if c.note.Path == "" {
+				c.note = notes[c.id]
+			}
+		}
+	}
+	for _, c := range cands {
+		c.decay = s.Decay.Weight(c.note.Path, decay.Reference(c.note.Modified, c.note.Accessed), now)
+		c.score = c.base
+		if useDecay {
+			c.score *= c.decay
+		}
+		c.score = min(1, max(0, c.score))
+	}
+	return nil
+}
+
+// conceptQuery reports whether q is `[[X]]` and returns X's key.
+func conceptQuery(q string) (string, bool) {
+	q = strings.TrimSpace(q)
+	if !strings.HasPrefix(q, "[[") || !strings.HasSuffix(q, "]]") || len(q) < 5 {
+		return "", false
+	}
+	inner := q[2 : len(q)-2]
+	if strings.Contains(inner, "[[") || strings.Contains(inner, "]]") {
+		return "", false
+	}
+	if i := strings.IndexAny(inner, "|#"); i >= 0 {
+		inner = inner[:i]
+	}
+	inner = strings.TrimSpace(inner)
+	if inner == "" {
+		return "", false
+	}
+	return inner, true
+}
+
+// chunkCache keeps the note chunks' vectors in memory, refreshed when the
+// index's chunks version moves.
+type chunkCache struct {
+	mu      sync.RWMutex // held to write during a refresh
+	version int64
+	model   string
+	loaded  bool
+	idx     *vector.Index
+	hashes  map[int64]string // note id -> chunked hash loaded
+	counts  map[int64]int    // note id -> chunks in idx
+	spans   map[int64]ChunkVector
+}
+
+// chunkID packs a note id and chunk position into a vector id.
+func chunkID(note int64, idx int) int64 { return note<<20 | int64(idx&0xFFFFF) }
+
+func noteOf(id int64) int64 { return id >> 20 }

@@ -1,0 +1,174 @@
+package search
+
+import (
+	"context"
+	"errors"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/vector"
+)
+
+// semHit is a note found by meaning: its best chunk's cosine.
+type semHit struct {
+	id    int64
+	score float64
+	chunk ChunkVector
+}
+
+// semantic ranks notes by the cosine of the query's embedding with their
+// best chunk. An embedder that is missing or fails is an unavailable error.
+func (s *Service) semantic(ctx context.Context, raw string, f Filter, res *Result) ([]semHit, error) {
+	if s.Embedder == nil {
+		return nil, noema.Errorf(noema.EUNAVAILABLE, "no embedder is configured")
+	}
+	vecs, err := s.Embedder.Embed(ctx, []string{raw})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var ne *noema.Error
+		if errors.As(err, &ne) && ne.Code == noema.EUNAVAILABLE {
+			return nil, err
+		}
+		return nil, noema.WrapError(err, noema.EUNAVAILABLE, "embedder %s failed: %s", s.Embedder.Name(), noema.ErrorMessage(err))
+	}
+	if len(vecs) != 1 {
+		return nil, noema.Errorf(noema.EUNAVAILABLE, "embedder %s returned %d vectors for 1 text", s.Embedder.Name(), len(vecs))
+	}
+	q := vecs[0]
+	if vector.IsDegenerate(q) {
+		res.Warnings = append(res.Warnings, "the query has nothing the embedder can represent; semantic ranking skipped")
+		return nil, nil
+	}
+	if err := s.refreshChunks(ctx); err != nil {
+		return nil, err
+	}
+	var allowed map[int64]bool
+	if !f.IsZero() {
+		if allowed, err = s.DB.SearchFilterIDs(ctx, f); err != nil {
+			return nil, err
+		}
+	}
+	c := &s.chunks
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	if c.idx == nil || c.idx.Len() == 0 {
+		res.Warnings = append(res.Warnings, "no note has been embedded yet; semantic ranking is empty")
+		return nil, nil
+	}
+	if len(q) != c.idx.Dim() {
+		return nil, noema.Errorf(noema.EUNAVAILABLE, "embedder %s returned a %d-dimensional vector, the index holds %d", s.Embedder.Name(), len(q), c.idx.Dim())
+	}
+	var filter func(int64) bool
+	if allowed != nil {
+		filter = func(id int64) bool { return allowed[noteOf(id)] }
+	}
+	// A note may have several chunks among the best: ask for more chunks
+	// than notes wanted, keep each note's best.
+	hits := c.idx.Search(q, 4*Depth, filter)
+	seen := map[int64]bool{}
+	var out []semHit
+	for _, h := range hits {
+		note := noteOf(h.ID)
+		if seen[note] {
+			continue
+		}
+		seen[note] = true
+		out = append(out, semHit{id: note, score: float64(h.Score), chunk: c.spans[h.ID]})
+		if len(out) == Depth {
+			break
+		}
+	}
+	return out, nil
+}
+
+// refreshChunks brings the in-memory chunk vectors in step with the index:
+// nothing when the chunks version has not moved; else only the notes whose
+// chunks changed are reloaded.
+func (s *Service) refreshChunks(ctx context.Context) error {
+	version, err := s.DB.SearchChunksVersion(ctx)
+	if err != nil {
+		return err
+	}
+	model := s.Embedder.Name()
+	c := &s.chunks
+	c.mu.RLock()
+	fresh := c.loaded && c.version == version && c.model == model
+	c.mu.RUnlock()
+	if fresh {
+		return nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.loaded && c.version == version && c.model == model {
+		return nil
+	}
+	states, err := s.DB.SearchChunkStates(ctx, model)
+	if err != nil {
+		return err
+	}
+	if c.model != model || c.idx == nil {
+		c.idx, c.hashes, c.counts, c.spans = nil, map[int64]string{}, map[int64]int{}, map[int64]ChunkVector{}
+	}
+	drop := func(note int64) {
+		for i := range c.counts[note] {
+			id := chunkID(note, i)
+			if c.idx != nil {
+				c.idx.Delete(id)
+			}
+			delete(c.spans, id)
+		}
+		delete(c.counts, note)
+		delete(c.hashes, note)
+	}
+	var load []int64
+	for note := range c.hashes {
+		if h, ok := states[note]; !ok || h != c.hashes[note] {
+			drop(note)
+		}
+	}
+	for note, h := range states {
+		if _, ok := c.hashes[note]; !ok {
+			load = append(load, note)
+			c.hashes[note] = h
+		}
+	}
+	var setErr error
+	err = s.DB.SearchChunkVectors(ctx, model, load, func(cv ChunkVector) {
+		if c.idx == nil {
+			if len(cv.Vec) == 0 {
+				return
+			}
+			c.idx = vector.New(len(cv.Vec))
+		}
+		id := chunkID(cv.NoteID, cv.Idx)
+		if err := c.idx.Set(id, cv.Vec); err != nil {
+			if !errors.Is(err, vector.ErrDegenerate) && setErr == nil {
+				setErr = err
+			}
+			return
+		}
+		c.counts[cv.NoteID] = max(c.counts[cv.NoteID], cv.Idx+1)
+		cv.Vec = nil
+		c.spans[id] = cv
+	})
+	if err != nil {
+		c.loaded = false
+		return err
+	}
+	if setErr != nil {
+		c.loaded = false
+		return noema.WrapError(setErr, noema.EINTERNAL, "load note vectors: %v", setErr)
+	}
+	c.version, c.model, c.loaded = version, model, true
+	return nil
+}
+
+// Warm loads the note chunks' vectors into memory now, so that the first
+// semantic search does not pay for it. It is optional.
+func (s *Service) Warm(ctx context.Context) error {
+	if s.Embedder == nil {
+		return nil
+	}
+	return s.refreshChunks(ctx)
+}

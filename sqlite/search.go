@@ -1,0 +1,361 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"modernc.org/sqlite"
+
+	"github.com/noema-mem/noema/search"
+)
+
+// This file holds the read queries of search_notes (package search): the
+// full-text query with per-term coverage, snippets, the notes' activity,
+// filters, the note chunks' vectors and `[[X]]` concept lookups. Every query
+// reads the read pool; lists of ids travel as one JSON array argument.
+
+func init() {
+	// noema_cjk(title, body) fills the cjk column of notes_fts (migration
+	// 0008_search.sql and NoteWriter).
+	sqlite.MustRegisterDeterministicScalarFunction("noema_cjk", -1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		texts := make([]string, 0, len(args))
+		for _, a := range args {
+			switch v := a.(type) {
+			case string:
+				texts = append(texts, v)
+			case []byte:
+				texts = append(texts, string(v))
+			}
+		}
+		return search.CJKBigrams(texts...), nil
+	})
+}
+
+// searchIDs encodes row ids as one JSON array argument for json_each.
+func searchIDs(ids []int64) string {
+	var b strings.Builder
+	b.Grow(len(ids)*6 + 2)
+	b.WriteByte('[')
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(id, 10))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// searchWhere returns the SQL conditions (on notes n, with access a joined)
+// and arguments of a search filter.
+func searchWhere(f search.Filter) (string, []any) {
+	where, args := []string{"1=1"}, []any{}
+	if f.Folder != "" {
+		where = append(where, "substr(n.path, 1, ?) = ?")
+		args = append(args, len(f.Folder)+1, f.Folder+"/")
+	}
+	for _, t := range f.Tags {
+		where = append(where, "EXISTS (SELECT 1 FROM json_each(n.tags) WHERE lower(value) = lower(?) OR lower(substr(value, 1, ?)) = lower(?))")
+		args = append(args, t, len(t)+1, t+"/")
+	}
+	if !f.Since.IsZero() {
+		where = append(where, "MAX(n.modified_ns, COALESCE((SELECT accessed_ns FROM access a WHERE a.path = n.path), 0)) >= ?")
+		args = append(args, f.Since.UnixNano())
+	}
+	return strings.Join(where, " AND "), args
+}
+
+// SearchText returns the best q.Limit notes matching q.Match that q.Filter
+// admits, ordered by how many of q.Terms they match, then bm25() with
+// q.Weights (title, body, cjk), then path.
+func (db *DB) SearchText(ctx context.Context, q search.TextQuery) ([]search.TextHit, error) {
+	if q.Match == "" || q.Limit <= 0 {
+		return nil, nil
+	}
+	args := []any{q.Weights[0], q.Weights[1], q.Weights[2]}
+	cover := "1"
+	if len(q.Terms) > 1 {
+		parts := make([]string, len(q.Terms))
+		for i, t := range q.Terms {
+			parts[i] = "(f.rowid IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?))"
+			args = append(args, t)
+		}
+		cover = strings.Join(parts, " + ")
+	}
+	where, wargs := searchWhere(q.Filter)
+	args = append(args, q.Match)
+	args = append(args, wargs...)
+	args = append(args, q.Limit)
+	rows, err := db.read.QueryContext(ctx, `SELECT f.rowid, bm25(notes_fts, ?, ?, ?) AS score, `+cover+` AS covered
+		FROM notes_fts f JOIN notes n ON n.id = f.rowid
+		WHERE notes_fts MATCH ? AND `+where+`
+		ORDER BY covered DESC, score, n.path LIMIT ?`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("search text: %w", err)
+	}
+	defer rows.Close()
+	var out []search.TextHit
+	for rows.Next() {
+		var h search.TextHit
+		if err := rows.Scan(&h.ID, &h.BM25, &h.Covered); err != nil {
+			return nil, fmt.Errorf("search text: %w", err)
+		}
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search text: %w", err)
+	}
+	return out, nil
+}
+
+// SearchSnippets returns, for each note among ids that matches match, the
+// FTS5 snippet() of its body around the best match.
+func (db *DB) SearchSnippets(ctx context.Context, match string, ids []int64, spec search.SnippetSpec) (map[int64]string, error) {
+	out := make(map[int64]string, len(ids))
+	if match == "" || len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT rowid, snippet(notes_fts, 1, ?, ?, ?, ?) FROM notes_fts
+		WHERE notes_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`,
+		spec.Open, spec.Close, spec.Ellipsis, spec.Tokens, match, searchIDs(ids))
+	if err != nil {
+		return nil, fmt.Errorf("search snippets: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var s string
+		if err := rows.Scan(&id, &s); err != nil {
+			return nil, fmt.Errorf("search snippets: %w", err)
+		}
+		out[id] = s
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search snippets: %w", err)
+	}
+	return out, nil
+}
+
+// SearchBodies returns the indexed body of each note among ids.
+func (db *DB) SearchBodies(ctx context.Context, ids []int64) (map[int64]string, error) {
+	out := make(map[int64]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT rowid, body FROM notes_fts
+		WHERE rowid IN (SELECT value FROM json_each(?))`, searchIDs(ids))
+	if err != nil {
+		return nil, fmt.Errorf("search bodies: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var body string
+		if err := rows.Scan(&id, &body); err != nil {
+			return nil, fmt.Errorf("search bodies: %w", err)
+		}
+		out[id] = body
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search bodies: %w", err)
+	}
+	return out, nil
+}
+
+const searchNoteColumns = `n.id, n.path, n.title, n.modified_ns, COALESCE(a.accessed_ns, 0)`
+
+func scanSearchNote(row scanner) (search.Note, error) {
+	var n search.Note
+	var mod, acc int64
+	if err := row.Scan(&n.ID, &n.Path, &n.Title, &mod, &acc); err != nil {
+		return n, err
+	}
+	n.Modified = time.Unix(0, mod).UTC()
+	if acc != 0 {
+		n.Accessed = time.Unix(0, acc).UTC()
+	}
+	return n, nil
+}
+
+// SearchNotes returns each note among ids that exists, with its activity.
+func (db *DB) SearchNotes(ctx context.Context, ids []int64) (map[int64]search.Note, error) {
+	out := make(map[int64]search.Note, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT `+searchNoteColumns+` FROM notes n
+		LEFT JOIN access a ON a.path = n.path
+		WHERE n.id IN (SELECT value FROM json_each(?))`, searchIDs(ids))
+	if err != nil {
+		return nil, fmt.Errorf("search notes: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		n, err := scanSearchNote(rows)
+		if err != nil {
+			return nil, fmt.Errorf("search notes: %w", err)
+		}
+		out[n.ID] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search notes: %w", err)
+	}
+	return out, nil
+}
+
+// SearchFilterIDs returns the ids of the notes f admits.
+func (db *DB) SearchFilterIDs(ctx context.Context, f search.Filter) (map[int64]bool, error) {
+	where, args := searchWhere(f)
+	rows, err := db.read.QueryContext(ctx, `SELECT n.id FROM notes n WHERE `+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("filter notes: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("filter notes: %w", err)
+		}
+		out[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("filter notes: %w", err)
+	}
+	return out, nil
+}
+
+// SearchChunksVersion returns the counter that moves whenever any note's
+// chunks change (triggers of migration 0008_search.sql).
+func (db *DB) SearchChunksVersion(ctx context.Context) (int64, error) {
+	var v int64
+	if err := db.read.QueryRowContext(ctx, `SELECT chunks_version FROM search_state WHERE id = 1`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("read chunks version: %w", err)
+	}
+	return v, nil
+}
+
+// SearchChunkStates returns, by note id, the note hash the chunks were cut
+// from, for notes whose chunks model embedded.
+func (db *DB) SearchChunkStates(ctx context.Context, model string) (map[int64]string, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT note_id, chunked_hash FROM note_chunk_state WHERE model = ?`, model)
+	if err != nil {
+		return nil, fmt.Errorf("read chunk states: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var h string
+		if err := rows.Scan(&id, &h); err != nil {
+			return nil, fmt.Errorf("read chunk states: %w", err)
+		}
+		out[id] = h
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read chunk states: %w", err)
+	}
+	return out, nil
+}
+
+// SearchChunkVectors calls fn with every chunk of the notes among ids that
+// has a cached vector of model, by note and position.
+func (db *DB) SearchChunkVectors(ctx context.Context, model string, ids []int64, fn func(search.ChunkVector)) error {
+	const part = 2000
+	for i := 0; i < len(ids); i += part {
+		if err := db.searchChunkVectors(ctx, model, ids[i:min(i+part, len(ids))], fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (db *DB) searchChunkVectors(ctx context.Context, model string, ids []int64, fn func(search.ChunkVector)) error {
+	rows, err := db.read.QueryContext(ctx, `SELECT c.note_id, c.idx, c.start, c.end, e.vec FROM note_chunks c
+		JOIN embeddings e ON e.model = ? AND e.text_hash = c.text_hash
+		WHERE c.note_id IN (SELECT value FROM json_each(?))
+		ORDER BY c.note_id, c.idx`, model, searchIDs(ids))
+	if err != nil {
+		return fmt.Errorf("load chunk vectors: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c search.ChunkVector
+		var b []byte
+		if err := rows.Scan(&c.NoteID, &c.Idx, &c.Start, &c.End, &b); err != nil {
+			return fmt.Errorf("load chunk vectors: %w", err)
+		}
+		c.Vec = decodeVector(b)
+		fn(c)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("load chunk vectors: %w", err)
+	}
+	return nil
+}
+
+// SearchConcept returns the concept that owns key as its label or an alias,
+// with all its keys; ok is false when none does.
+func (db *DB) SearchConcept(ctx context.Context, key string) (c search.Concept, ok bool, err error) {
+	err = db.read.QueryRowContext(ctx, `SELECT c.id, c.label FROM concept_keys k JOIN concepts c ON c.id = k.concept_id
+		WHERE k.key = ?`, key).Scan(&c.ID, &c.Label)
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, false, nil
+	}
+	if err != nil {
+		return c, false, fmt.Errorf("resolve concept %q: %w", key, err)
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT key FROM concept_keys WHERE concept_id = ? ORDER BY key`, c.ID)
+	if err != nil {
+		return c, false, fmt.Errorf("resolve concept %q: %w", key, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return c, false, fmt.Errorf("resolve concept %q: %w", key, err)
+		}
+		c.Keys = append(c.Keys, k)
+	}
+	if err := rows.Err(); err != nil {
+		return c, false, fmt.Errorf("resolve concept %q: %w", key, err)
+	}
+	return c, true, nil
+}
+
+// SearchConceptNotes returns the notes f admits that link the concept (by
+// any of its keys) or are its page, each once, in no particular order.
+func (db *DB) SearchConceptNotes(ctx context.Context, conceptID string, f search.Filter) ([]search.Note, error) {
+	where, args := searchWhere(f)
+	args = append([]any{conceptID, conceptID}, args...)
+	rows, err := db.read.QueryContext(ctx, `SELECT `+searchNoteColumns+` FROM notes n
+		LEFT JOIN access a ON a.path = n.path
+		WHERE (n.id IN (SELECT l.note_id FROM concept_keys k JOIN links l ON l.key = k.key WHERE k.concept_id = ?)
+			OR n.id = (SELECT page_note_id FROM concepts WHERE id = ?))
+		AND `+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("find notes linking %s: %w", conceptID, err)
+	}
+	defer rows.Close()
+	var out []search.Note
+	for rows.Next() {
+		n, err := scanSearchNote(rows)
+		if err != nil {
+			return nil, fmt.Errorf("find notes linking %s: %w", conceptID, err)
+		}
+		out = append(out, n)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find notes linking %s: %w", conceptID, err)
+	}
+	return out, nil
+}
+
+// DB is the index package search reads.
+var _ search.Index = (*DB)(nil)
