@@ -18,6 +18,15 @@ const (
 	EINTERNAL         = "internal"
 )
 
+// IsCode reports whether s is one of the stable error codes.
+func IsCode(s string) bool {
+	switch s {
+	case ENOTFOUND, EINVALID, ECONFLICT, EMETADATACONFLICT, ECHECKSUM, ETOOLARGE, EUNAVAILABLE, EINTERNAL:
+		return true
+	}
+	return false
+}
+
 // Error is an error with a stable code, safe to show to a caller.
 type Error struct {
 	Code    string `json:"code"`
@@ -25,6 +34,10 @@ type Error struct {
 	// Details carries structured context (the owner of a conflicting key,
 	// the conflicting metadata keys, …); it is optional.
 	Details map[string]any `json:"details,omitempty"`
+	// Param is the input parameter the error is about (its JSON name, as
+	// in "confirm" or "min_score"), when there is one. Front ends use it
+	// to name the parameter as their users know it: the CLI says --confirm.
+	Param string `json:"-"`
 	// Err is the underlying cause, if any, for errors.Is/As and the
 	// operator's log. It is never shown to a caller: it is not part of
 	// Error(), of the JSON encoding, or of ErrorMessage.
@@ -41,6 +54,12 @@ func (e *Error) Unwrap() error { return e.Err }
 // whose cause is err. The cause's text is not added to the message.
 func WrapError(err error, code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Err: err}
+}
+
+// WithParam records the input parameter e is about and returns e.
+func (e *Error) WithParam(param string) *Error {
+	e.Param = param
+	return e
 }
 
 // Errorf returns an *Error with the given code and a formatted message.

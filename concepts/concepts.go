@@ -84,7 +84,7 @@ func (s *Service) checkKeys(ctx context.Context, self string, names ...string) e
 func validLabel(label string) (string, error) {
 	label = strings.TrimSpace(label)
 	if label == "" {
-		return "", noema.Errorf(noema.EINVALID, "label is required")
+		return "", noema.Errorf(noema.EINVALID, "label is required").WithParam("label")
 	}
 	if strings.ContainsAny(label, "\n\r\x00[]|#") {
 		return "", noema.Errorf(noema.EINVALID, "label %q must be one line without [ ] | or #", label)

@@ -17,8 +17,8 @@ import (
 
 // CreateInput is a new concept.
 type CreateInput struct {
-	Label       string         `json:"label" jsonschema:"the concept's display name"`
-	Aliases     []string       `json:"aliases,omitempty" jsonschema:"other names; links to them resolve to this concept"`
+	Label       string         `json:"label" jsonschema:"the concept's display name" cli:"arg=LABEL"`
+	Aliases     []string       `json:"aliases,omitempty" jsonschema:"other names; links to them resolve to this concept" cli:"name=alias"`
 	Description string         `json:"description,omitempty" jsonschema:"what the concept means"`
 	Metadata    map[string]any `json:"metadata,omitempty" jsonschema:"free-form JSON object"`
 }
@@ -192,10 +192,10 @@ func (s *Service) writePage(ctx context.Context, rel string, create bool, p page
 
 // UpdateInput changes a concept. Empty fields are left alone.
 type UpdateInput struct {
-	Concept         string         `json:"concept" jsonschema:"the concept: id, label or alias"`
+	Concept         string         `json:"concept" jsonschema:"the concept: id, label or alias" cli:"arg=CONCEPT"`
 	Label           string         `json:"label,omitempty" jsonschema:"new label; the old label is kept as an alias"`
-	Aliases         []string       `json:"aliases,omitempty" jsonschema:"replace all aliases with these"`
-	AddAliases      []string       `json:"add_aliases,omitempty" jsonschema:"aliases to add"`
+	Aliases         []string       `json:"aliases,omitempty" jsonschema:"replace all aliases with these" cli:"name=alias"`
+	AddAliases      []string       `json:"add_aliases,omitempty" jsonschema:"aliases to add" cli:"name=add-alias"`
 	Description     *string        `json:"description,omitempty" jsonschema:"new description (empty string clears it)"`
 	Metadata        map[string]any `json:"metadata,omitempty" jsonschema:"keys to merge into the metadata; a key with a different value fails with metadata_conflict unless metadata_replace"`
 	MetadataRemove  []string       `json:"metadata_remove,omitempty" jsonschema:"metadata keys to remove"`

@@ -37,10 +37,10 @@ type matcher struct {
 
 // FindInput asks which concepts are spelled like a query.
 type FindInput struct {
-	Query     string  `json:"query" jsonschema:"the name you are about to use"`
-	Limit     int     `json:"limit,omitempty" jsonschema:"how many candidates (default 20, max 500)" default:"20"`
-	MinScore  float64 `json:"min_score,omitempty" jsonschema:"drop candidates scoring below this, 0-100 (default 0: recall first)" default:"0"`
-	Processor string  `json:"processor,omitempty" jsonschema:"default (lowercase, non-alphanumerics to spaces, trim) or none" default:"\"default\""`
+	Query     string  `json:"query" jsonschema:"the name you are about to use" cli:"arg=QUERY"`
+	Limit     int     `json:"limit,omitempty" jsonschema:"how many candidates (default 20, max 500)" default:"20" minimum:"0" maximum:"500"`
+	MinScore  float64 `json:"min_score,omitempty" jsonschema:"drop candidates scoring below this, 0-100 (default 0: recall first)" default:"0" minimum:"0" maximum:"100"`
+	Processor string  `json:"processor,omitempty" jsonschema:"default (lowercase, non-alphanumerics to spaces, trim) or none" default:"\"default\"" enum:"default,none"`
 }
 
 // Candidate is one concept that may be what the query names.
@@ -71,20 +71,20 @@ type FindResult struct {
 // caller decides what is a duplicate.
 func (s *Service) Find(ctx context.Context, in FindInput) (*FindResult, error) {
 	if strings.TrimSpace(in.Query) == "" {
-		return nil, noema.Errorf(noema.EINVALID, "query is required")
+		return nil, noema.Errorf(noema.EINVALID, "query is required").WithParam("query")
 	}
 	if n := len([]rune(in.Query)); n > MaxQueryRunes {
-		return nil, noema.Errorf(noema.EINVALID, "query is %d characters; the limit is %d", n, MaxQueryRunes)
+		return nil, noema.Errorf(noema.EINVALID, "query is %d characters; the limit is %d", n, MaxQueryRunes).WithParam("query")
 	}
 	if in.MinScore < 0 || in.MinScore > 100 {
-		return nil, noema.Errorf(noema.EINVALID, "min_score must be between 0 and 100")
+		return nil, noema.Errorf(noema.EINVALID, "min_score must be between 0 and 100").WithParam("min_score")
 	}
 	procName := in.Processor
 	if procName == "" {
 		procName = "default"
 	}
 	if procName != "default" && procName != "none" {
-		return nil, noema.Errorf(noema.EINVALID, "processor must be default or none")
+		return nil, noema.Errorf(noema.EINVALID, "processor must be default or none").WithParam("processor")
 	}
 	limit := in.Limit
 	if limit <= 0 {
@@ -174,9 +174,9 @@ func (m *matcher) choices(proc string) (*fuzzy.Choices, error) {
 // ListInput browses the vocabulary.
 type ListInput struct {
 	Text   string `json:"text,omitempty" jsonschema:"only concepts with a label or alias matching this (case-, width- and -/_-insensitive)"`
-	Match  string `json:"match,omitempty" jsonschema:"contains (default), starts_with or ends_with" default:"\"contains\""`
-	Offset int    `json:"offset,omitempty" jsonschema:"paging offset (default 0)" default:"0"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"page size (default 50, max 500)" default:"50"`
+	Match  string `json:"match,omitempty" jsonschema:"contains (default), starts_with or ends_with" default:"\"contains\"" enum:"contains,starts_with,ends_with"`
+	Offset int    `json:"offset,omitempty" jsonschema:"paging offset (default 0)" default:"0" minimum:"0"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"page size (default 50, max 500)" default:"50" minimum:"0" maximum:"500"`
 }
 
 // ListResult is one page of concepts, newest first.
@@ -197,7 +197,7 @@ func (s *Service) List(ctx context.Context, in ListInput) (*ListResult, error) {
 	}
 	limit = min(limit, MaxListLimit)
 	if in.Offset < 0 {
-		return nil, noema.Errorf(noema.EINVALID, "offset must be >= 0")
+		return nil, noema.Errorf(noema.EINVALID, "offset must be >= 0").WithParam("offset")
 	}
 	var pattern string
 	if t := vault.Key(in.Text); t != "" {
@@ -210,10 +210,10 @@ func (s *Service) List(ctx context.Context, in ListInput) (*ListResult, error) {
 		case "ends_with":
 			pattern = "%" + esc
 		default:
-			return nil, noema.Errorf(noema.EINVALID, "match must be contains, starts_with or ends_with")
+			return nil, noema.Errorf(noema.EINVALID, "match must be contains, starts_with or ends_with").WithParam("match")
 		}
 	} else if in.Match != "" && in.Match != "contains" && in.Match != "starts_with" && in.Match != "ends_with" {
-		return nil, noema.Errorf(noema.EINVALID, "match must be contains, starts_with or ends_with")
+		return nil, noema.Errorf(noema.EINVALID, "match must be contains, starts_with or ends_with").WithParam("match")
 	}
 	res := &ListResult{Offset: in.Offset, Limit: limit}
 	var err error

@@ -241,14 +241,14 @@ func Neighbors(ctx context.Context, db Index, id string, opts NeighborOptions) (
 		opts.Direction = DirectionBoth
 	case DirectionOut, DirectionIn, DirectionBoth:
 	default:
-		return nil, noema.Errorf(noema.EINVALID, "direction %q: want out, in or both", opts.Direction)
+		return nil, noema.Errorf(noema.EINVALID, "direction %q: want out, in or both", opts.Direction).WithParam("direction")
 	}
 	if opts.Offset < 0 {
-		return nil, noema.Errorf(noema.EINVALID, "offset %d: must not be negative", opts.Offset)
+		return nil, noema.Errorf(noema.EINVALID, "offset %d: must not be negative", opts.Offset).WithParam("offset")
 	}
 	switch {
 	case opts.Limit < 0:
-		return nil, noema.Errorf(noema.EINVALID, "limit %d: must not be negative", opts.Limit)
+		return nil, noema.Errorf(noema.EINVALID, "limit %d: must not be negative", opts.Limit).WithParam("limit")
 	case opts.Limit == 0:
 		opts.Limit = DefaultNeighborLimit
 	case opts.Limit > MaxNeighborLimit:
@@ -372,7 +372,7 @@ func Subgraph(ctx context.Context, db Index, ids []string, depth int, typ string
 	case len(ids) > MaxSubgraphNodes:
 		return nil, noema.Errorf(noema.EINVALID, "%d node ids: at most %d", len(ids), MaxSubgraphNodes)
 	case depth < 0:
-		return nil, noema.Errorf(noema.EINVALID, "depth %d: must not be negative", depth)
+		return nil, noema.Errorf(noema.EINVALID, "depth %d: must not be negative", depth).WithParam("depth")
 	case depth == 0:
 		depth = DefaultDepth
 	case depth > MaxDepth:

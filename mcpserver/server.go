@@ -4,9 +4,9 @@
 // to the structured result) grouped into toolsets, plus resources for notes
 // and status.
 //
-// Adding a tool is one call in the file of its family:
-//
-//	add(r, "notes", &mcp.Tool{Name: "read_note", …}, readOnly, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*Out, error) {…}, textFn)
+// The tools themselves are declared once in package tools, which the
+// command line reads too; this package adds them to an SDK server, maps
+// their errors and serves the resources.
 //
 // Errors carrying a noema code reach the model as tool errors whose text
 // starts with the code ("not_found: …"); any other error is logged in full
@@ -15,37 +15,26 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"reflect"
 	"slices"
 	"sort"
 	"strings"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/tools"
 )
-
-// Toolsets a user can enable with --toolsets.
-var toolsetDocs = map[string]string{
-	"notes":    "write, read, edit, move, delete and list notes",
-	"concepts": "find, list and curate concepts",
-	"search":   "search notes and build context",
-	"graph":    "relations, neighbours and graph export",
-	"admin":    "status and sync",
-}
 
 // Toolsets returns the names of every toolset, sorted.
 func Toolsets() []string {
-	names := make([]string, 0, len(toolsetDocs))
-	for n := range toolsetDocs {
-		names = append(names, n)
+	names := make([]string, 0, len(tools.Toolsets))
+	for _, t := range tools.Toolsets {
+		names = append(names, t.Name)
 	}
 	sort.Strings(names)
 	return names
@@ -68,17 +57,10 @@ const Instructions = `noema is your long-term memory: a vault of Markdown notes 
 - find_similar_concepts finds neighbours by meaning, weighted by recency; list_concepts browses the vocabulary when a synonym shares no spelling. Give a concept aliases (update_concept) so every spelling resolves to it.
 - recent_activity shows what changed lately; list_notes browses folders. Errors start with a stable code (not_found, invalid_argument, conflict, checksum_mismatch, too_large).`
 
-// registry collects tools per toolset before they are added to a server.
+// registry holds what the tool handlers and resources share.
 type registry struct {
 	app    *app.App
 	logger *slog.Logger
-	tools  []registered
-}
-
-type registered struct {
-	toolset string
-	tool    *mcp.Tool
-	add     func(s *mcp.Server)
 }
 
 // New builds the MCP server for a, with the selected toolsets.
@@ -93,18 +75,18 @@ func New(a *app.App, opts Options) (*mcp.Server, error) {
 			continue
 		}
 		if t == "all" {
-			for n := range toolsetDocs {
+			for _, n := range Toolsets() {
 				enabled[n] = true
 			}
 			continue
 		}
-		if _, ok := toolsetDocs[t]; !ok {
+		if !slices.Contains(Toolsets(), t) {
 			return nil, noema.Errorf(noema.EINVALID, "unknown toolset %q (known: %s)", t, strings.Join(Toolsets(), ", "))
 		}
 		enabled[t] = true
 	}
 	if len(enabled) == 0 {
-		for n := range toolsetDocs {
+		for _, n := range Toolsets() {
 			enabled[n] = true
 		}
 	}
@@ -117,90 +99,35 @@ func New(a *app.App, opts Options) (*mcp.Server, error) {
 		Logger:       opts.Logger,
 	})
 	r := &registry{app: a, logger: opts.Logger}
-	registerAll(r)
-	for _, t := range r.tools {
-		if enabled[t.toolset] {
-			t.add(s)
+	for _, t := range tools.MCPTools() {
+		if !enabled[t.Toolset] {
+			continue
+		}
+		fail := func(err error) error { return r.toolError(t.Name, err) }
+		if err := t.AddTo(s, r.env, fail); err != nil {
+			return nil, err
 		}
 	}
 	registerResources(r, s, enabled)
+	s.AddReceivingMiddleware(codeArgumentErrors)
 	// Last, so it runs first: no request may end the session.
 	s.AddReceivingMiddleware(guard)
 	return s, nil
 }
 
-// registerAll adds every tool family; a new family is one line here.
-func registerAll(r *registry) {
-	registerNotes(r)
-	registerConcepts(r)
-	registerRelations(r)
-	registerGraph(r)
-	registerAdmin(r)
-}
-
-// Tool annotation presets.
-type hints struct {
-	readOnly, destructive, idempotent bool
-}
-
-var (
-	readOnly    = hints{readOnly: true, idempotent: true}
-	additive    = hints{}
-	idempotent  = hints{idempotent: true}
-	destructive = hints{destructive: true}
-)
-
-// add registers a typed tool. text renders the result for the model's
-// eyes; the structured result is always sent as well.
-func add[In, Out any](r *registry, toolset string, t *mcp.Tool, h hints, fn func(context.Context, *mcp.CallToolRequest, In) (Out, error), text func(Out) string) {
-	if _, ok := toolsetDocs[toolset]; !ok {
-		panic("mcpserver: unknown toolset " + toolset)
-	}
-	closed := false
-	dh := h.destructive
-	t.Annotations = &mcp.ToolAnnotations{
-		Title:           t.Title,
-		ReadOnlyHint:    h.readOnly,
-		DestructiveHint: &dh,
-		IdempotentHint:  h.idempotent,
-		OpenWorldHint:   &closed,
-	}
-	// Derive the schemas ourselves: input fields carry their defaults
-	// (the `default` struct tag, a JSON literal), and raw JSON values
-	// (canonical metadata objects) are typed as objects, not byte arrays.
-	if t.InputSchema == nil {
-		typ := reflect.TypeFor[In]()
-		schema, err := jsonschema.ForType(typ, nil)
-		if err != nil {
-			panic(fmt.Sprintf("mcpserver: input schema of %s: %v", t.Name, err))
+// env is the environment of one tool call: the app, and progress
+// notifications when the request asked for them.
+func (r *registry) env(ctx context.Context, req *mcp.CallToolRequest) *tools.Env {
+	e := &tools.Env{App: r.app}
+	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
+		e.Progress = func(done, total int) {
+			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+				ProgressToken: token, Progress: float64(done), Total: float64(total),
+				Message: fmt.Sprintf("indexed %d of %d changed files", done, total),
+			})
 		}
-		if err := applyDefaults(schema, typ); err != nil {
-			panic(fmt.Sprintf("mcpserver: input schema of %s: %v", t.Name, err))
-		}
-		t.InputSchema = schema
 	}
-	if t.OutputSchema == nil {
-		typ := reflect.TypeFor[Out]()
-		if typ.Kind() == reflect.Pointer {
-			typ = typ.Elem() // results are objects, never null
-		}
-		schema, err := jsonschema.ForType(typ, &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
-			reflect.TypeFor[json.RawMessage](): {Type: "object", Description: "a JSON object"},
-		}})
-		if err != nil {
-			panic(fmt.Sprintf("mcpserver: output schema of %s: %v", t.Name, err))
-		}
-		t.OutputSchema = schema
-	}
-	handler := func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-		out, err := fn(ctx, req, in)
-		if err != nil {
-			var zero Out
-			return nil, zero, r.toolError(t.Name, err)
-		}
-		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text(out)}}}, out, nil
-	}
-	r.tools = append(r.tools, registered{toolset: toolset, tool: t, add: func(s *mcp.Server) { mcp.AddTool(s, t, handler) }})
+	return e
 }
 
 // toolError turns err into what the model sees: its code and message, or a
@@ -222,35 +149,32 @@ func (r *registry) toolError(tool string, err error) error {
 
 // ToolNames lists the tools a server built with opts would expose.
 func ToolNames(opts Options) []string {
-	r := &registry{}
-	registerAll(r)
 	var names []string
-	for _, t := range r.tools {
-		if len(opts.Toolsets) == 0 || slices.Contains(opts.Toolsets, t.toolset) {
-			names = append(names, t.tool.Name)
-		}
+	for _, t := range tools.MCPTools(opts.Toolsets...) {
+		names = append(names, t.Name)
 	}
 	return names
 }
 
-// applyDefaults copies each field's `default` tag (a JSON literal) into its
-// property schema, so clients see the defaults and the SDK fills them in.
-func applyDefaults(schema *jsonschema.Schema, typ reflect.Type) error {
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		def, ok := f.Tag.Lookup("default")
-		if !ok {
-			continue
+// codeArgumentErrors gives a stable code to the tool errors the SDK reports
+// itself, before a handler runs: arguments that do not match the input
+// schema (an unknown enum value, a limit beyond its maximum, a string where
+// a number belongs) become "invalid_argument: validating …". Every error a
+// handler returns already starts with its code.
+func codeArgumentErrors(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.IsError && len(r.Content) == 1 {
+			if text, ok := r.Content[0].(*mcp.TextContent); ok && !hasCode(text.Text) {
+				text.Text = noema.EINVALID + ": " + text.Text
+			}
 		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		prop := schema.Properties[name]
-		if prop == nil {
-			return fmt.Errorf("default on %s, which has no property", f.Name)
-		}
-		if !json.Valid([]byte(def)) {
-			return fmt.Errorf("default of %s is not JSON: %s", f.Name, def)
-		}
-		prop.Default = json.RawMessage(def)
+		return res, err
 	}
-	return nil
+}
+
+// hasCode reports whether a tool error's text starts with a noema code.
+func hasCode(text string) bool {
+	code, _, ok := strings.Cut(text, ": ")
+	return ok && noema.IsCode(code)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -68,6 +69,37 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any, out any) s
 	return ""
 }
 
+// hints are a tool's annotations: read-only, destructive, idempotent.
+type hints struct{ readOnly, destructive, idempotent bool }
+
+// inventory is every tool's expected annotations. Destructive means it can
+// delete or replace what exists (write_note with overwrite, metadata_replace),
+// not only add to it.
+var inventory = map[string]hints{
+	"write_note":            {false, true, false},
+	"read_note":             {true, false, false}, // records an access
+	"edit_note":             {false, true, false},
+	"move_note":             {false, true, false},
+	"delete_note":           {false, true, true},
+	"list_notes":            {true, false, true},
+	"recent_activity":       {true, false, true},
+	"find_concepts":         {true, false, true},
+	"find_similar_concepts": {true, false, true},
+	"list_concepts":         {true, false, true},
+	"create_concept":        {false, false, false},
+	"update_concept":        {false, true, true},
+	"delete_concept":        {false, true, true},
+	"create_relation":       {false, false, false},
+	"update_relation":       {false, true, true},
+	"delete_relation":       {false, true, true},
+	"get_node":              {true, false, true},
+	"neighbors":             {true, false, true},
+	"subgraph":              {true, false, true},
+	"export_graph":          {true, false, true},
+	"status":                {true, false, true},
+	"sync":                  {false, false, true},
+}
+
 func TestToolDefinitions(t *testing.T) {
 	cs, _ := connect(t, mcpserver.Options{})
 	res, err := cs.ListTools(context.Background(), nil)
@@ -112,17 +144,20 @@ func TestToolDefinitions(t *testing.T) {
 				t.Errorf("%s.%s: no description", tool.Name, name)
 			}
 		}
-		readOnly := tool.Annotations.ReadOnlyHint
-		destructive := tool.Annotations.DestructiveHint != nil && *tool.Annotations.DestructiveHint
-		switch tool.Name {
-		case "read_note", "list_notes", "recent_activity", "status", "find_concepts", "list_concepts":
-			if !readOnly || destructive {
-				t.Errorf("%s: want read-only", tool.Name)
-			}
-		case "delete_note", "edit_note", "move_note", "delete_concept":
-			if readOnly || !destructive {
-				t.Errorf("%s: want destructive", tool.Name)
-			}
+		a := tool.Annotations
+		got := hints{a.ReadOnlyHint, a.DestructiveHint != nil && *a.DestructiveHint, a.IdempotentHint}
+		if h, ok := inventory[tool.Name]; !ok {
+			t.Errorf("%s: not in the inventory: say whether it is read-only, destructive, idempotent", tool.Name)
+		} else if got != h {
+			t.Errorf("%s: annotations %+v, want %+v", tool.Name, got, h)
+		}
+		if a.OpenWorldHint == nil || *a.OpenWorldHint {
+			t.Errorf("%s: openWorldHint must be false: noema touches only its vault", tool.Name)
+		}
+	}
+	for name := range inventory {
+		if !slices.ContainsFunc(res.Tools, func(t *mcp.Tool) bool { return t.Name == name }) {
+			t.Errorf("inventory names %s, which no tool has", name)
 		}
 	}
 	for name := range want {

@@ -21,14 +21,14 @@ const (
 
 // EditInput changes an existing note.
 type EditInput struct {
-	URI              string `json:"uri" jsonschema:"the note: memory:// URI, vault path or title"`
-	Op               string `json:"op" jsonschema:"append, prepend, find_replace, replace_section or replace_all"`
-	Content          string `json:"content,omitempty" jsonschema:"text to add, the new section body, or the new body (replace_all)"`
+	URI              string `json:"uri" jsonschema:"the note: memory:// URI, vault path or title" cli:"arg=REF"`
+	Op               string `json:"op" jsonschema:"append, prepend, find_replace, replace_section or replace_all" enum:"append,prepend,find_replace,replace_section,replace_all"`
+	Content          string `json:"content,omitempty" jsonschema:"text to add, the new section body, or the new body (replace_all)" cli:"stdin"`
 	Find             string `json:"find,omitempty" jsonschema:"find_replace: the exact text to find"`
 	Replace          string `json:"replace,omitempty" jsonschema:"find_replace: the replacement"`
-	ExpectedCount    int    `json:"expected_count,omitempty" jsonschema:"find_replace: how many occurrences must exist (default 1)" default:"1"`
+	ExpectedCount    int    `json:"expected_count,omitempty" jsonschema:"find_replace: how many occurrences must exist (default 1)" default:"1" minimum:"1" cli:"name=count"`
 	Section          string `json:"section,omitempty" jsonschema:"replace_section: the heading text of the section"`
-	ExpectedChecksum string `json:"expected_checksum,omitempty" jsonschema:"fail with checksum_mismatch unless the file still has this checksum"`
+	ExpectedChecksum string `json:"expected_checksum,omitempty" jsonschema:"fail with checksum_mismatch unless the file still has this checksum" cli:"name=checksum"`
 }
 
 // Edit applies one edit to a note's body (front matter is kept; replace_all
@@ -81,7 +81,7 @@ func (s *Service) edit(rel string, in EditInput) (*WriteResult, error) {
 		newBody = append([]byte(add), body...)
 	case OpFindReplace:
 		if in.Find == "" {
-			return nil, noema.Errorf(noema.EINVALID, "find_replace needs a non-empty find")
+			return nil, noema.Errorf(noema.EINVALID, "find_replace needs a non-empty find").WithParam("find")
 		}
 		want := in.ExpectedCount
 		if want <= 0 {
@@ -95,7 +95,7 @@ func (s *Service) edit(rel string, in EditInput) (*WriteResult, error) {
 		newBody = bytes.ReplaceAll(body, []byte(in.Find), []byte(in.Replace))
 	case OpReplaceSection:
 		if strings.TrimSpace(in.Section) == "" {
-			return nil, noema.Errorf(noema.EINVALID, "replace_section needs a section heading")
+			return nil, noema.Errorf(noema.EINVALID, "replace_section needs a section heading").WithParam("section")
 		}
 		start, end, ok := vault.FindSection(body, in.Section)
 		if !ok {
@@ -116,7 +116,7 @@ func (s *Service) edit(rel string, in EditInput) (*WriteResult, error) {
 		}
 		newBody = b
 	default:
-		return nil, noema.Errorf(noema.EINVALID, "unknown op %q: use append, prepend, find_replace, replace_section or replace_all", in.Op)
+		return nil, noema.Errorf(noema.EINVALID, "unknown op %q: use append, prepend, find_replace, replace_section or replace_all", in.Op).WithParam("op")
 	}
 	content := append(bytes.Clone(head), newBody...)
 	if err := s.checkContent(content); err != nil {
@@ -196,7 +196,7 @@ func (s *Service) Delete(ctx context.Context, ref string, confirm bool) (*Delete
 		return nil, err
 	}
 	if !confirm {
-		return nil, noema.Errorf(noema.EINVALID, "deleting %s needs confirm=true", vault.PathToURI(rel))
+		return nil, noema.Errorf(noema.EINVALID, "deleting %s needs confirm=true", vault.PathToURI(rel)).WithParam("confirm")
 	}
 	if err := s.Vault.Locked(ctx, func(context.Context) error { return s.Vault.Remove(rel) }); err != nil {
 		return nil, err

@@ -13,8 +13,8 @@ import (
 type ListInput struct {
 	Folder string `json:"folder,omitempty" jsonschema:"only notes under this vault folder"`
 	Tag    string `json:"tag,omitempty" jsonschema:"only notes with this tag"`
-	Offset int    `json:"offset,omitempty" jsonschema:"paging offset (default 0)" default:"0"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"page size (default 50, max 500)" default:"50"`
+	Offset int    `json:"offset,omitempty" jsonschema:"paging offset (default 0)" default:"0" minimum:"0"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"page size (default 50, max 500)" default:"50" minimum:"0" maximum:"500"`
 }
 
 // NoteSummary is one note in a listing.
@@ -41,7 +41,7 @@ func ClampLimit(limit, def, maxLimit int) int {
 func (s *Service) List(ctx context.Context, in ListInput) (*ListResult, error) {
 	limit := ClampLimit(in.Limit, DefaultLimit, MaxLimit)
 	if in.Offset < 0 {
-		return nil, noema.Errorf(noema.EINVALID, "offset must be >= 0")
+		return nil, noema.Errorf(noema.EINVALID, "offset must be >= 0").WithParam("offset")
 	}
 	q, err := s.filter(in.Folder, in.Tag)
 	if err != nil {
@@ -54,13 +54,13 @@ func (s *Service) List(ctx context.Context, in ListInput) (*ListResult, error) {
 // RecentInput selects recently active notes.
 type RecentInput struct {
 	Since string `json:"since,omitempty" jsonschema:"RFC 3339 time, date (2006-01-02) or duration like 24h or 7d; default: all"`
-	Limit int    `json:"limit,omitempty" jsonschema:"how many (default 20, max 500)" default:"20"`
+	Limit int    `json:"limit,omitempty" jsonschema:"how many (default 20, max 500)" default:"20" minimum:"0" maximum:"500"`
 }
 
 // Recent lists notes by their latest activity (modification or explicit
 // read), newest first.
 func (s *Service) Recent(ctx context.Context, in RecentInput) (*ListResult, error) {
-	limit := ClampLimit(in.Limit, 20, MaxLimit)
+	limit := ClampLimit(in.Limit, DefaultRecentLimit, MaxLimit)
 	q := noema.NoteQuery{ByActivity: true, Limit: limit}
 	if strings.TrimSpace(in.Since) != "" {
 		t, err := ParseSince(in.Since, s.Now())
@@ -91,7 +91,7 @@ func ParseSince(s string, now time.Time) (time.Time, error) {
 	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
 		return now.Add(-d), nil
 	}
-	return time.Time{}, noema.Errorf(noema.EINVALID, "since %q is not a time, date or duration (e.g. 2026-01-02, 24h, 7d)", s)
+	return time.Time{}, noema.Errorf(noema.EINVALID, "since %q is not a time, date or duration (e.g. 2026-01-02, 24h, 7d)", s).WithParam("since")
 }
 
 func (s *Service) filter(folder, tag string) (noema.NoteQuery, error) {

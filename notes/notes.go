@@ -34,7 +34,9 @@ type Index interface {
 // Limits of list-style operations.
 const (
 	DefaultLimit = 50
-	MaxLimit     = 500
+	// DefaultRecentLimit is recent_activity's page size when none is given.
+	DefaultRecentLimit = 20
+	MaxLimit           = 500
 )
 
 // Service performs note operations on one vault and its index.
@@ -56,10 +58,10 @@ func New(ix *indexer.Indexer) *Service {
 // WriteInput is a new note.
 type WriteInput struct {
 	Title     string   `json:"title" jsonschema:"the note's title; it also names the file"`
-	Content   string   `json:"content" jsonschema:"Markdown body; [[WikiLinks]] name concepts"`
+	Content   string   `json:"content" jsonschema:"Markdown body; [[WikiLinks]] name concepts" cli:"stdin"`
 	Folder    string   `json:"folder,omitempty" jsonschema:"vault-relative folder, created when missing"`
-	Tags      []string `json:"tags,omitempty" jsonschema:"tags written into the front matter"`
-	Aliases   []string `json:"aliases,omitempty" jsonschema:"other names of the note"`
+	Tags      []string `json:"tags,omitempty" jsonschema:"tags written into the front matter" cli:"name=tag"`
+	Aliases   []string `json:"aliases,omitempty" jsonschema:"other names of the note" cli:"name=alias"`
 	Overwrite bool     `json:"overwrite,omitempty" jsonschema:"replace an existing note with the same title (default false)" default:"false"`
 }
 
@@ -91,14 +93,14 @@ func (s *Service) checkContent(content []byte) error {
 func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error) {
 	title := strings.TrimSpace(in.Title)
 	if title == "" {
-		return nil, noema.Errorf(noema.EINVALID, "title is required")
+		return nil, noema.Errorf(noema.EINVALID, "title is required").WithParam("title")
 	}
 	if strings.ContainsAny(title, "\x00\n\r") || !utf8.ValidString(title) {
-		return nil, noema.Errorf(noema.EINVALID, "title must be one line of valid UTF-8")
+		return nil, noema.Errorf(noema.EINVALID, "title must be one line of valid UTF-8").WithParam("title")
 	}
 	folder := strings.TrimSpace(in.Folder)
 	if strings.HasPrefix(folder, "/") {
-		return nil, noema.Errorf(noema.EINVALID, "folder must be relative to the vault (no leading '/'): %q", in.Folder)
+		return nil, noema.Errorf(noema.EINVALID, "folder must be relative to the vault (no leading '/'): %q", in.Folder).WithParam("folder")
 	}
 	folder = strings.TrimRight(folder, "/")
 	if folder != "" {

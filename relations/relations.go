@@ -43,9 +43,9 @@ type Relation = noema.Relation
 
 // CreateInput is a new relation.
 type CreateInput struct {
-	From     string         `json:"from" jsonschema:"source: a concept (id, label or alias) or a note (memory:// URI)"`
-	Type     string         `json:"type" jsonschema:"relation type, e.g. part_of, depends_on, contradicts"`
-	To       string         `json:"to" jsonschema:"target: a concept (id, label or alias) or a note (memory:// URI)"`
+	From     string         `json:"from" jsonschema:"source: a concept (id, label or alias) or a note (memory:// URI)" cli:"arg=FROM"`
+	Type     string         `json:"type" jsonschema:"relation type, e.g. part_of, depends_on, contradicts" cli:"arg=TYPE"`
+	To       string         `json:"to" jsonschema:"target: a concept (id, label or alias) or a note (memory:// URI)" cli:"arg=TO"`
 	Weight   *float64       `json:"weight,omitempty" jsonschema:"optional weight"`
 	Metadata map[string]any `json:"metadata,omitempty" jsonschema:"optional JSON object"`
 }
@@ -165,7 +165,7 @@ func (s *Service) create(ctx context.Context, in CreateInput) (*Relation, error)
 
 // UpdateInput changes a relation; empty fields are left alone.
 type UpdateInput struct {
-	ID              string         `json:"id" jsonschema:"the relation id"`
+	ID              string         `json:"id" jsonschema:"the relation id" cli:"arg=ID"`
 	Type            string         `json:"type,omitempty" jsonschema:"new type"`
 	Weight          *float64       `json:"weight,omitempty" jsonschema:"new weight"`
 	Metadata        map[string]any `json:"metadata,omitempty" jsonschema:"keys to merge into the metadata (metadata_conflict on a different value)"`

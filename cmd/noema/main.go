@@ -2,6 +2,9 @@
 // vault of Markdown notes whose [[WikiLinks]] name concepts, and serves the
 // resulting knowledge graph over MCP (stdio and streamable HTTP) and as CLI
 // commands. Run `noema help` for the commands.
+//
+// The command line itself is package cli; this file wires it to the
+// process: its arguments, streams and signals.
 package main
 
 import (
@@ -14,60 +17,27 @@ import (
 	"sync"
 	"syscall"
 	"time"
-)
 
-// exitGrace is how long noema may take to stop once asked to — SIGINT,
-// SIGTERM, or the end of `noema mcp`'s input — before it exits regardless of
-// what is still running (a read that blocks in the kernel, a driver that
-// ignores cancellation). Nothing is lost by that: every write is an atomic
-// rename or an SQLite transaction, which survive SIGKILL too.
-const exitGrace = 2 * time.Second
+	"github.com/noema-mem/noema/cli"
+)
 
 func main() {
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
-	os.Exit(supervise(sigs, exitGrace, os.Stderr, os.Exit, func(ctx context.Context, stop func(error)) int {
-		m.stop = stop
-		return m.Run(ctx, os.Args[1:])
+	c := &cli.CLI{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	os.Exit(supervise(sigs, cli.ExitGrace, os.Stderr, os.Exit, func(ctx context.Context, stop func(error)) int {
+		c.Stop = stop
+		return c.Run(ctx, os.Args[1:])
 	}))
-}
-
-// interrupted is the cancellation cause of a command stopped by a signal.
-type interrupted struct{ sig os.Signal }
-
-func (e *interrupted) Error() string { return "interrupted by " + signalName(e.sig) }
-
-// errEndOfInput is the cancellation cause of `noema mcp` when its input ends.
-var errEndOfInput = errors.New("end of input")
-
-// signalName names sig the way kill(1) does.
-func signalName(sig os.Signal) string {
-	switch sig {
-	case os.Interrupt:
-		return "SIGINT"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	}
-	return sig.String()
-}
-
-// signalStatus is the exit status of a command stopped by sig: 128 plus the
-// signal's number (130 for SIGINT, 143 for SIGTERM), as shells report it.
-func signalStatus(sig os.Signal) int {
-	if s, ok := sig.(syscall.Signal); ok {
-		return 128 + int(s)
-	}
-	return exitError
 }
 
 // stopStatus is the exit status of a command stopped for cause.
 func stopStatus(cause error) int {
-	var in *interrupted
+	var in *cli.Interrupted
 	if errors.As(cause, &in) {
-		return signalStatus(in.sig)
+		return cli.SignalStatus(in.Signal)
 	}
-	return exitError
+	return cli.ExitError
 }
 
 // supervise runs run with a context that is cancelled, with the cause, on
@@ -108,10 +78,10 @@ func supervise(sigs <-chan os.Signal, grace time.Duration, stderr io.Writer, exi
 			case <-finished:
 				return
 			case sig := <-sigs:
-				in := &interrupted{sig}
+				in := &cli.Interrupted{Signal: sig}
 				if !begin(in) {
-					fmt.Fprintf(stderr, "noema: %s while stopping: exiting now\n", signalName(sig))
-					exit(signalStatus(sig))
+					fmt.Fprintf(stderr, "noema: %s while stopping: exiting now\n", cli.SignalName(sig))
+					exit(cli.SignalStatus(sig))
 					return
 				}
 				cancel(in)

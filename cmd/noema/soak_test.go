@@ -943,9 +943,9 @@ func (c *soakCLI) call(ctx context.Context, tool string, args map[string]any) (m
 func (c *soakCLI) recover(context.Context) {}
 func (c *soakCLI) close()                  {}
 
-// export is `noema --json graph export` of vault.
+// export is `noema graph export` of vault: the JSON export itself.
 func (s *soakState) export(v string) (map[string]map[string]any, error) {
-	out, code, _, err := s.runCLIOn(v, "--json", "graph", "export")
+	out, code, _, err := s.runCLIOn(v, "graph", "export")
 	if err != nil || code != 0 {
 		return nil, fmt.Errorf("graph export: exit %d, %v: %.300s", code, err, out)
 	}

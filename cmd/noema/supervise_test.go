@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/noema-mem/noema/cli"
 )
 
 // exits records the calls of a fake os.Exit.
@@ -58,8 +60,8 @@ func TestSuperviseCancelsOnSignal(t *testing.T) {
 		cause = context.Cause(ctx)
 		return 7
 	})
-	var in *interrupted
-	if code != 7 || !errors.As(cause, &in) || in.sig != syscall.SIGTERM || in.Error() != "interrupted by SIGTERM" {
+	var in *cli.Interrupted
+	if code != 7 || !errors.As(cause, &in) || in.Signal != syscall.SIGTERM || in.Error() != "interrupted by SIGTERM" {
 		t.Errorf("code %d, cause %v", code, cause)
 	}
 	if len(ex.codes) != 0 {
@@ -136,7 +138,7 @@ func TestSuperviseStop(t *testing.T) {
 	release := make(chan struct{})
 	var stderr lockedBuffer
 	go supervise(sigs, 100*time.Millisecond, &stderr, ex.exit, func(ctx context.Context, stop func(error)) int {
-		stop(errEndOfInput)
+		stop(cli.ErrEndOfInput)
 		stop(errors.New("ignored: already stopping"))
 		if ctx.Err() != nil {
 			t.Error("stop cancelled the context")
@@ -146,7 +148,7 @@ func TestSuperviseStop(t *testing.T) {
 	})
 	select {
 	case got := <-ex.c:
-		if got != exitError || !strings.Contains(stderr.String(), "end of input, and still busy after 100ms") {
+		if got != cli.ExitError || !strings.Contains(stderr.String(), "end of input, and still busy after 100ms") {
 			t.Errorf("exit %d, stderr %q", got, stderr.String())
 		}
 	case <-time.After(10 * time.Second):
@@ -159,7 +161,7 @@ func TestSuperviseStop(t *testing.T) {
 	release2 := make(chan struct{})
 	defer close(release2)
 	go supervise(sigs, time.Hour, io.Discard, ex.exit, func(ctx context.Context, stop func(error)) int {
-		stop(errEndOfInput)
+		stop(cli.ErrEndOfInput)
 		sigs <- syscall.SIGTERM
 		<-release2
 		return 0
@@ -176,7 +178,7 @@ func TestSuperviseStop(t *testing.T) {
 	// A command that returns in time exits with its own status.
 	ex = newExits()
 	code := supervise(sigs, time.Hour, io.Discard, ex.exit, func(ctx context.Context, stop func(error)) int {
-		stop(errEndOfInput)
+		stop(cli.ErrEndOfInput)
 		return 0
 	})
 	if code != 0 || len(ex.codes) != 0 {

@@ -1,0 +1,72 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"time"
+
+	"github.com/noema-mem/noema/indexer"
+	"github.com/noema-mem/noema/internal/lock"
+)
+
+// lockRetry is how often a server that is not the indexer checks whether
+// the indexer's lock has become free (its holder exited or died).
+const lockRetry = 3 * time.Second
+
+// Serve keeps the index live for a serving process until ctx is done. It
+// makes this process the vault's indexer when no other process is: it takes
+// the indexer lock, runs the first sync, embeds in the background and then
+// watches the files, embedding again after every quiet period. Without the
+// lock it is a reader and retries, so a surviving server takes over when the
+// indexer exits. Run it in its own goroutine: none of it delays answering
+// requests.
+func (a *App) Serve(ctx context.Context) {
+	path := filepath.Join(a.Vault.Root, IndexDir, "indexer.lock")
+	for {
+		l, err := lock.TryAcquire(path)
+		if err == nil {
+			defer l.Release()
+			a.SetRole(RoleIndexer)
+			a.index(ctx)
+			return
+		}
+		if !errors.Is(err, lock.ErrHeld) {
+			a.Logger.Warn("indexer lock", "err", err)
+		}
+		a.SetRole(RoleReader)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(lockRetry):
+		}
+	}
+}
+
+// index is the indexer's work: first sync, embeddings, then the watcher.
+func (a *App) index(ctx context.Context) {
+	if _, err := a.Sync(ctx, false, nil); err != nil && ctx.Err() == nil {
+		a.Logger.Error("first sync", "err", err)
+	}
+	// Embeddings follow the registry in the background; an unreachable
+	// backend only affects the semantic tools.
+	refresh := func() {
+		if err := a.Semantic.Refresh(ctx); err != nil && ctx.Err() == nil {
+			a.Logger.Warn("embedding concepts", "err", err)
+		}
+		if err := a.Semantic.RefreshChunks(ctx); err != nil && ctx.Err() == nil {
+			a.Logger.Warn("embedding note chunks", "err", err)
+		}
+	}
+	go refresh()
+	// After every quiet period of file events (tool writes included, which
+	// the index already holds): embed what changed.
+	onSync := func(_ *indexer.Result, err error) {
+		if err == nil {
+			go refresh()
+		}
+	}
+	if err := a.Indexer.Watch(ctx, a.Config.WatchDebounce, onSync); err != nil && ctx.Err() == nil {
+		a.Logger.Error("file watcher stopped", "err", err)
+	}
+}

@@ -1,0 +1,381 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// param is one input field as the command line offers it: a flag or a
+// positional argument, derived from the field's struct tags (see package
+// tools for the tags).
+type param struct {
+	field    reflect.StructField
+	value    reflect.Value // the field in the input being filled
+	json     string        // the MCP parameter's name, "" when it has none
+	flag     string        // the flag's name without dashes; "" for an argument
+	arg      string        // the argument's name (REF, QUERY); "" for a flag
+	variadic bool          // an argument that takes all the rest
+	stdin    bool          // read from standard input when the flag is absent
+	negate   bool          // a *bool offered as --no-NAME
+	help     string
+	set      bool // given on the command line
+}
+
+// name is how the command line spells p: --flag or ARG.
+func (p *param) name() string {
+	if p.arg != "" {
+		return p.arg
+	}
+	return "--" + p.flag
+}
+
+// input is a command's input being filled from the command line.
+type input struct {
+	ptr    reflect.Value // *In
+	params []*param
+}
+
+// newInput allocates an In value, applies every field's default tag, and
+// describes its fields as flags and arguments.
+func newInput(typ reflect.Type) (*input, error) {
+	in := &input{ptr: reflect.New(typ)}
+	st := in.ptr.Elem()
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		jsonName, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if jsonName == "-" {
+			jsonName = ""
+		} else if jsonName == "" {
+			jsonName = f.Name
+		}
+		p := &param{field: f, value: st.Field(i), json: jsonName, help: f.Tag.Get("jsonschema")}
+		cliTag, hasCLI := f.Tag.Lookup("cli")
+		if cliTag == "-" || (jsonName == "" && !hasCLI) {
+			continue
+		}
+		p.flag = strings.ReplaceAll(jsonName, "_", "-")
+		for _, opt := range strings.Split(cliTag, ",") {
+			key, val, _ := strings.Cut(opt, "=")
+			switch key {
+			case "":
+			case "arg":
+				p.flag, p.arg = "", val
+				if p.arg == "" {
+					p.arg = strings.ToUpper(jsonName)
+				}
+				p.variadic = f.Type.Kind() == reflect.Slice
+			case "name":
+				p.flag = val
+			case "stdin":
+				p.stdin = true
+			case "negate":
+				if f.Type != reflect.TypeFor[*bool]() {
+					return nil, fmt.Errorf("cli: %s.%s: negate needs a *bool", typ, f.Name)
+				}
+				p.negate = true
+			default:
+				return nil, fmt.Errorf("cli: %s.%s: unknown cli tag option %q", typ, f.Name, key)
+			}
+		}
+		if p.flag == "" && p.arg == "" {
+			return nil, fmt.Errorf("cli: %s.%s: no flag name", typ, f.Name)
+		}
+		if def, ok := f.Tag.Lookup("default"); ok {
+			if err := setJSON(p.value, def); err != nil {
+				return nil, fmt.Errorf("cli: default of %s.%s: %w", typ, f.Name, err)
+			}
+		}
+		in.params = append(in.params, p)
+	}
+	return in, nil
+}
+
+// setJSON decodes the JSON literal s into v; a time.Duration takes a
+// duration string.
+func setJSON(v reflect.Value, s string) error {
+	if v.Type() == reflect.TypeFor[time.Duration]() {
+		var str string
+		if err := json.Unmarshal([]byte(s), &str); err != nil {
+			return err
+		}
+		d, err := time.ParseDuration(str)
+		if err != nil {
+			return err
+		}
+		v.SetInt(int64(d))
+		return nil
+	}
+	return json.Unmarshal([]byte(s), v.Addr().Interface())
+}
+
+// define adds the flags of in to fs.
+func (in *input) define(fs *flag.FlagSet) {
+	for _, p := range in.params {
+		if p.arg != "" {
+			continue
+		}
+		name := p.flag
+		if p.negate {
+			name = "no-" + p.flag
+		}
+		fs.Var(&flagValue{p}, name, p.help)
+	}
+}
+
+// args returns the positional parameters in order.
+func (in *input) args() []*param {
+	var out []*param
+	for _, p := range in.params {
+		if p.arg != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// setArgs assigns positional arguments.
+func (in *input) setArgs(pos []string) error {
+	params := in.args()
+	want := len(params)
+	variadic := want > 0 && params[want-1].variadic
+	if len(pos) < want || (!variadic && len(pos) > want) {
+		var names []string
+		for _, p := range params {
+			names = append(names, p.arg+map[bool]string{true: "…"}[p.variadic])
+		}
+		if want == 0 {
+			return usagef("takes no arguments, got %q", strings.Join(pos, " "))
+		}
+		return usagef("takes %s, got %d argument(s)", strings.Join(names, " "), len(pos))
+	}
+	for i, p := range params {
+		p.set = true
+		if p.variadic {
+			p.value.Set(reflect.ValueOf(slices.Clone(pos[i:])))
+			break
+		}
+		p.value.SetString(pos[i])
+	}
+	return nil
+}
+
+// validate checks enums and numeric bounds the way the MCP schema states
+// them, naming the flag.
+func (in *input) validate() error {
+	for _, p := range in.params {
+		v := p.value
+		if v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				continue
+			}
+			v = v.Elem()
+		}
+		if enum, ok := p.field.Tag.Lookup("enum"); ok && v.Kind() == reflect.String && v.String() != "" {
+			allowed := strings.Split(enum, ",")
+			if !slices.Contains(allowed, v.String()) {
+				return usagef("%s must be one of %s, not %q", p.name(), strings.Join(allowed, ", "), v.String())
+			}
+		}
+		var n float64
+		switch v.Kind() {
+		case reflect.Int, reflect.Int64:
+			n = float64(v.Int())
+		case reflect.Float64:
+			n = v.Float()
+		default:
+			continue
+		}
+		if s, ok := p.field.Tag.Lookup("minimum"); ok {
+			if lo, _ := strconv.ParseFloat(s, 64); n < lo {
+				return usagef("%s must be at least %s", p.name(), s)
+			}
+		}
+		if s, ok := p.field.Tag.Lookup("maximum"); ok {
+			if hi, _ := strconv.ParseFloat(s, 64); n > hi {
+				return usagef("%s must be at most %s", p.name(), s)
+			}
+		}
+	}
+	return nil
+}
+
+// stdinParam is the parameter read from standard input when its flag was
+// not given, or nil.
+func (in *input) stdinParam() *param {
+	for _, p := range in.params {
+		if p.stdin && !p.set {
+			return p
+		}
+	}
+	return nil
+}
+
+// flagName maps an MCP parameter name to how the command line spells it.
+func (in *input) flagName(jsonName string) string {
+	for _, p := range in.params {
+		if p.json == jsonName {
+			return p.name()
+		}
+	}
+	return ""
+}
+
+// usage prints the flags of in, one per line.
+func (in *input) usage(w io.Writer) {
+	type line struct{ left, help string }
+	var lines []line
+	width := 0
+	for _, p := range in.params {
+		left := p.name()
+		if p.arg == "" {
+			if p.negate {
+				left = "--no-" + p.flag
+			} else if meta := metavar(p); meta != "" {
+				left += " " + meta
+			}
+		}
+		help := p.help
+		if p.negate {
+			help = "turn off: " + help
+		}
+		if p.field.Type.Kind() == reflect.Slice && p.arg == "" {
+			help += " (repeatable)"
+		}
+		if def, ok := p.field.Tag.Lookup("default"); ok && !strings.Contains(help, "default") && def != "false" && def != `""` {
+			help += " (default " + strings.Trim(def, `"`) + ")"
+		}
+		if p.stdin {
+			help += " (default: read standard input)"
+		}
+		lines = append(lines, line{left, help})
+		width = max(width, len(left))
+	}
+	for _, l := range lines {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, l.left, l.help)
+	}
+}
+
+// metavar is the placeholder shown after a flag that takes a value.
+func metavar(p *param) string {
+	t := p.field.Type
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == reflect.TypeFor[time.Duration]():
+		return "DURATION"
+	case t.Kind() == reflect.Bool:
+		return ""
+	case t.Kind() == reflect.Int || t.Kind() == reflect.Int64 || t.Kind() == reflect.Float64:
+		return "N"
+	case t.Kind() == reflect.Map:
+		return "JSON"
+	case p.field.Tag.Get("enum") != "":
+		return strings.ReplaceAll(p.field.Tag.Get("enum"), ",", "|")
+	}
+	return strings.ToUpper(p.flag[strings.LastIndex(p.flag, "-")+1:])
+}
+
+// flagValue sets one field from its flag.
+type flagValue struct{ p *param }
+
+func (f *flagValue) String() string {
+	if f == nil || f.p == nil {
+		return ""
+	}
+	return fmt.Sprint(f.p.value.Interface())
+}
+
+// IsBoolFlag lets --flag stand for --flag=true.
+func (f *flagValue) IsBoolFlag() bool {
+	t := f.p.field.Type
+	return t.Kind() == reflect.Bool || t == reflect.TypeFor[*bool]()
+}
+
+func (f *flagValue) Set(s string) error {
+	p, v := f.p, f.p.value
+	first := !p.set
+	p.set = true
+	t := v.Type()
+	if t.Kind() == reflect.Pointer {
+		e := reflect.New(t.Elem())
+		if err := setScalar(e.Elem(), s); err != nil {
+			return err
+		}
+		if p.negate {
+			e.Elem().SetBool(!e.Elem().Bool())
+		}
+		v.Set(e)
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Slice:
+		if first {
+			v.Set(reflect.MakeSlice(t, 0, 1)) // a given list replaces the default
+		}
+		v.Set(reflect.Append(v, reflect.ValueOf(s)))
+		return nil
+	case reflect.Map:
+		m := reflect.New(t)
+		if err := json.Unmarshal([]byte(s), m.Interface()); err != nil || m.Elem().IsNil() {
+			return errors.New("must be a JSON object")
+		}
+		v.Set(m.Elem())
+		return nil
+	}
+	return setScalar(v, s)
+}
+
+func setScalar(v reflect.Value, s string) error {
+	switch {
+	case v.Type() == reflect.TypeFor[time.Duration]():
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			return errors.New("must be a duration such as 90s or 30m")
+		}
+		v.SetInt(int64(d))
+	case v.Kind() == reflect.String:
+		v.SetString(s)
+	case v.Kind() == reflect.Bool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return errors.New("must be true or false")
+		}
+		v.SetBool(b)
+	case v.Kind() == reflect.Int || v.Kind() == reflect.Int64:
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return errors.New("must be a whole number")
+		}
+		v.SetInt(n)
+	case v.Kind() == reflect.Float64:
+		n, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return errors.New("must be a number")
+		}
+		v.SetFloat(n)
+	default:
+		return fmt.Errorf("cli: unsupported flag type %s", v.Type())
+	}
+	return nil
+}
+
+// flagSyntax rewrites the flag package's messages to the double-dash
+// spelling this CLI documents.
+var flagSyntax = regexp.MustCompile(`(flag needs an argument: |flag provided but not defined: |for flag |boolean flag )-([\w-]+)`)
+
+func flagError(err error) string {
+	return flagSyntax.ReplaceAllString(err.Error(), "$1--$2")
+}

@@ -1,0 +1,174 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/httpserver"
+	"github.com/noema-mem/noema/mcpserver"
+)
+
+// ExitGrace is how long noema may take to stop once asked to — SIGINT,
+// SIGTERM, or the end of `noema mcp`'s input — before it exits regardless of
+// what is still running (a read that blocks in the kernel, a driver that
+// ignores cancellation). Nothing is lost by that: every write is an atomic
+// rename or an SQLite transaction, which survive SIGKILL too.
+const ExitGrace = 2 * time.Second
+
+// ServeInput is `noema serve`'s flags.
+type ServeInput struct {
+	Addr           string        `json:"addr" jsonschema:"listen address" default:"\"127.0.0.1:7077\""`
+	Token          string        `json:"token" jsonschema:"bearer token clients must send (default $NOEMA_TOKEN); required beyond loopback"`
+	Toolsets       string        `json:"toolsets" jsonschema:"comma-separated toolsets to expose: notes, concepts, search, graph, admin (default all)"`
+	MaxSessions    int           `json:"max_sessions" jsonschema:"most MCP sessions at once; an initialize beyond gets 503 (0: no cap)" default:"1000" minimum:"0"`
+	SessionTimeout time.Duration `json:"session_timeout" jsonschema:"close an MCP session idle this long (0: never)" default:"\"30m0s\""`
+}
+
+// MCPInput is `noema mcp`'s flags.
+type MCPInput struct {
+	Toolsets string `json:"toolsets" jsonschema:"comma-separated toolsets to expose: notes, concepts, search, graph, admin (default all)"`
+}
+
+func runServe(ctx context.Context, c *CLI, v any) error {
+	in := v.(ServeInput)
+	if in.SessionTimeout < 0 {
+		return usagef("serve: --session-timeout cannot be negative")
+	}
+	maxSessions, sessionTimeout := in.MaxSessions, in.SessionTimeout
+	if maxSessions == 0 {
+		maxSessions = -1 // httpserver: negative is no cap
+	}
+	if sessionTimeout == 0 {
+		sessionTimeout = -1 // httpserver: negative is never
+	}
+	token := in.Token
+	if token == "" {
+		token = c.Getenv("NOEMA_TOKEN")
+	}
+	logger := c.logger()
+	a, srv, err := c.openServer(ctx, in.Toolsets)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	hs, err := httpserver.NewMCP(srv, httpserver.Options{
+		Addr: in.Addr, Token: token, Logger: logger,
+		MaxSessions: maxSessions, SessionTimeout: sessionTimeout,
+		// Requests in flight are cancelled on shutdown (cancelOnStop); leave
+		// them half the grace to answer.
+		ShutdownTimeout: ExitGrace / 2,
+	})
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go a.Serve(ctx)
+	fmt.Fprintf(c.Stderr, "noema: serving %s over MCP at http://%s/mcp\n", a.Vault.Root, in.Addr)
+	if err := hs.ListenAndServe(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+func runMCP(ctx context.Context, c *CLI, v any) error {
+	in := v.(MCPInput)
+	a, srv, err := c.openServer(ctx, in.Toolsets)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go a.Serve(ctx)
+	// The end of the input ends the session (the SDK cancels the requests
+	// in flight); from then on the process has ExitGrace to wind down.
+	stdin := &endReader{r: c.Stdin, onEnd: func() {
+		if c.Stop != nil {
+			c.Stop(ErrEndOfInput)
+		}
+	}}
+	transport := &mcp.IOTransport{Reader: stdin, Writer: nopWriteCloser{c.Stdout}}
+	// Once stopping, whatever ends the session (a response that can no
+	// longer be written, say) is part of a clean stop.
+	if err := srv.Run(ctx, transport); err != nil && ctx.Err() == nil {
+		return err
+	}
+	return nil
+}
+
+// endReader calls onEnd (once) when a read of r fails: end of input, or a
+// broken pipe. Close closes r if it can be closed.
+type endReader struct {
+	r     io.Reader
+	onEnd func()
+	once  sync.Once
+}
+
+func (e *endReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil {
+		e.once.Do(e.onEnd)
+	}
+	return n, err
+}
+
+func (e *endReader) Close() error {
+	if c, ok := e.r.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// nopWriteCloser keeps stdout open when the transport closes.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// cancelOnStop ties every request's context to ctx, the server's life: the
+// SDK does not cancel requests in flight when it shuts a session down (it
+// waits for them), so without this a request waiting on a lock or on
+// SQLite's busy timeout would hold up `noema mcp` or `noema serve` after a
+// signal.
+func cancelOnStop(ctx context.Context) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(rctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			rctx, cancel := context.WithCancelCause(rctx)
+			defer cancel(nil)
+			unhook := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+			defer unhook()
+			return next(rctx, method, req)
+		}
+	}
+}
+
+func (c *CLI) openServer(ctx context.Context, toolsets string) (*app.App, *mcp.Server, error) {
+	a, err := c.open(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	version := Version()
+	if version == "(devel)" {
+		version = "devel"
+	}
+	var sets []string
+	if toolsets != "" {
+		sets = strings.Split(toolsets, ",")
+	}
+	srv, err := mcpserver.New(a, mcpserver.Options{Toolsets: sets, Version: version, Logger: a.Logger})
+	if err != nil {
+		a.Close()
+		return nil, nil, err
+	}
+	srv.AddReceivingMiddleware(cancelOnStop(ctx))
+	return a, srv, nil
+}

@@ -1,0 +1,134 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/concepts"
+	"github.com/noema-mem/noema/semantic"
+)
+
+// ConceptRef names a concept.
+type ConceptRef struct {
+	Concept string `json:"concept" jsonschema:"the concept: id, label or any alias" cli:"arg=CONCEPT"`
+}
+
+// DeleteConceptInput deletes a concept.
+type DeleteConceptInput struct {
+	Concept string `json:"concept" jsonschema:"the concept: id, label or any alias" cli:"arg=CONCEPT"`
+	Unlink  bool   `json:"unlink,omitempty" jsonschema:"turn links to the concept into plain text instead of refusing while notes link it (default false)" default:"false"`
+}
+
+func conceptTools() []*Tool {
+	return []*Tool{
+		New(Def{
+			Name: "find_concepts", Command: "concept find", Toolset: "concepts", Title: "Find concepts by spelling", Hints: readOnly,
+			Description: "Before you create or link a concept, ask whether it already exists under another spelling. Scores the query against every concept's label and aliases " +
+				"(rapidfuzz WRatio, 0-100), best first; each candidate says which name matched. Recall first: nothing is cut unless min_score asks. " +
+				"Synonyms that share no spelling are out of its reach: browse list_concepts for those. You decide what is a duplicate.",
+		}, func(ctx context.Context, e *Env, in concepts.FindInput) (*concepts.FindResult, error) {
+			return e.App.Concepts.Find(ctx, in)
+		}, func(w io.Writer, o *concepts.FindResult) {
+			fmt.Fprintf(w, "%d candidates for %q among %d concepts\n", len(o.Candidates), o.Query, o.Total)
+			for _, c := range o.Candidates {
+				via := ""
+				if c.IsAlias {
+					via = fmt.Sprintf(" (via alias %q)", c.Matched)
+				}
+				fmt.Fprintf(w, "- %.1f %s%s [%s, %d mentions]\n", c.Score, c.Label, via, c.ID, c.Mentions)
+			}
+		}),
+
+		New(Def{
+			Name: "find_similar_concepts", Command: "concept similar", Toolset: "concepts", Title: "Find concepts close in meaning", Hints: readOnly,
+			Description: "Concepts whose embeddings are close to a concept (id, label or alias; its own vector, itself excluded) or to free text. " +
+				"Each result has similarity (cosine), decay (freshness: the most recent note linking it) and score = similarity × decay, ranked by score, with a band " +
+				"(≥0.90 likely synonyms, 0.75–0.90 strong, 0.60–0.75 related, else weak). The embedder is named: the built-in one sees spelling, not meaning. " +
+				"Treat it as a ranking signal; saturated or degenerate cases come back as warnings.",
+		}, func(ctx context.Context, e *Env, in semantic.SimilarInput) (*semantic.SimilarResult, error) {
+			return e.App.Semantic.FindSimilar(ctx, in)
+		}, func(w io.Writer, o *semantic.SimilarResult) {
+			fmt.Fprintf(w, "%d concepts similar to %q (embedder %s: %s)\n", len(o.Results), o.Query, o.Embedder, o.Meaning)
+			warnings(w, o.Warnings)
+			for _, r := range o.Results {
+				fmt.Fprintf(w, "- %.3f %s [%s] similarity %.3f × decay %.3f (%s)\n", r.Score, r.Label, r.ID, r.Similarity, r.Decay, r.Band)
+			}
+		}),
+
+		New(Def{
+			Name: "list_concepts", Command: "concept list", Toolset: "concepts", Title: "List concepts", Hints: readOnly,
+			Description: "Browse the concept vocabulary, newest first, optionally filtered by text on labels and aliases (contains, starts_with, ends_with; case-insensitive). Paged: offset/limit (default 50, max 500), total and has_more.",
+		}, func(ctx context.Context, e *Env, in concepts.ListInput) (*concepts.ListResult, error) {
+			return e.App.Concepts.List(ctx, in)
+		}, func(w io.Writer, o *concepts.ListResult) {
+			fmt.Fprintf(w, "%d of %d concepts", len(o.Concepts), o.Total)
+			if o.HasMore {
+				fmt.Fprintf(w, " (more from offset %d)", o.Offset+len(o.Concepts))
+			}
+			fmt.Fprintln(w)
+			for _, c := range o.Concepts {
+				fmt.Fprintf(w, "- %s", c.Label)
+				if len(c.Aliases) > 0 {
+					fmt.Fprintf(w, " (aka %s)", strings.Join(c.Aliases, ", "))
+				}
+				fmt.Fprintf(w, " [%s, %d mentions]\n", c.ID, c.Mentions)
+			}
+		}),
+
+		New(Def{
+			Name: "create_concept", Command: "concept create", Toolset: "concepts", Title: "Create a concept", Hints: additive,
+			Description: "Create a concept with a page under concepts/ (label, aliases, description, metadata). Fails with conflict, naming the owner, when the label or an alias already names a concept. Links to any alias resolve to the concept.",
+		}, func(ctx context.Context, e *Env, in concepts.CreateInput) (*noema.Concept, error) {
+			return e.App.Concepts.Create(ctx, in)
+		}, textConcept),
+
+		New(Def{
+			Command: "concept show", Title: "Show a concept",
+			Description: "A concept by id, label or alias: its label, aliases, description, metadata, page and mentions.",
+		}, func(ctx context.Context, e *Env, in ConceptRef) (*noema.Concept, error) {
+			return e.App.Concepts.Get(ctx, in.Concept)
+		}, textConcept),
+
+		New(Def{
+			Name: "update_concept", Command: "concept update", Toolset: "concepts", Title: "Update a concept", Hints: destructiveRepeats,
+			Description: "Change a concept's label (the old label stays as an alias), aliases, description or metadata. Metadata merges key by key; " +
+				"a key with a different value fails with metadata_conflict and nothing is written (use metadata_remove or metadata_replace).",
+		}, func(ctx context.Context, e *Env, in concepts.UpdateInput) (*noema.Concept, error) {
+			return e.App.Concepts.Update(ctx, in)
+		}, textConcept),
+
+		New(Def{
+			Name: "delete_concept", Command: "concept delete", Toolset: "concepts", Title: "Delete a concept", Hints: destructiveRepeats,
+			Description: "Delete a concept and its page. Refuses with conflict while notes link it, unless unlink=true, which turns those links into plain text.",
+		}, func(ctx context.Context, e *Env, in DeleteConceptInput) (*concepts.DeleteResult, error) {
+			return e.App.Concepts.Delete(ctx, in.Concept, in.Unlink)
+		}, func(w io.Writer, o *concepts.DeleteResult) {
+			fmt.Fprintf(w, "deleted concept %q (%s); %d notes unlinked\n", o.Label, o.ID, len(o.Unlinked))
+		}),
+	}
+}
+
+func textConcept(w io.Writer, c *noema.Concept) {
+	fmt.Fprintf(w, "%s [%s]", c.Label, c.ID)
+	if len(c.Aliases) > 0 {
+		fmt.Fprint(w, " aka "+strings.Join(c.Aliases, ", "))
+	}
+	fmt.Fprintf(w, "; %d mentions", c.Mentions)
+	if c.Page != "" {
+		fmt.Fprint(w, "; page "+c.Page)
+	}
+	fmt.Fprintln(w)
+	if c.Description != "" {
+		fmt.Fprintln(w, c.Description)
+	}
+}
+
+// warnings prints each warning on a line of its own.
+func warnings(w io.Writer, ws []string) {
+	for _, s := range ws {
+		fmt.Fprintf(w, "warning: %s\n", s)
+	}
+}

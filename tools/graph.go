@@ -1,0 +1,178 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/graph"
+	"github.com/noema-mem/noema/relations"
+)
+
+// RelationRef names a relation.
+type RelationRef struct {
+	ID string `json:"id" jsonschema:"the relation id" cli:"arg=ID"`
+}
+
+// NodeRef names a node.
+type NodeRef struct {
+	ID string `json:"id" jsonschema:"a concept id (c_…) or a note URI (memory://…)" cli:"arg=ID"`
+}
+
+// NeighborsInput pages the edges around a node.
+type NeighborsInput struct {
+	ID        string `json:"id" jsonschema:"a concept id (c_…) or a note URI (memory://…)" cli:"arg=ID"`
+	Direction string `json:"direction,omitempty" jsonschema:"out, in or both (default both)" default:"\"both\"" enum:"out,in,both"`
+	Type      string `json:"type,omitempty" jsonschema:"only edges of this type (mentions, or a relation type)"`
+	Offset    int    `json:"offset,omitempty" jsonschema:"paging offset (default 0)" default:"0" minimum:"0"`
+	Limit     int    `json:"limit,omitempty" jsonschema:"page size (default 50, max 500)" default:"50" minimum:"0" maximum:"500"`
+}
+
+// SubgraphInput expands around seed nodes.
+type SubgraphInput struct {
+	IDs   []string `json:"ids" jsonschema:"seed nodes: concept ids or note URIs" cli:"arg=ID"`
+	Depth int      `json:"depth,omitempty" jsonschema:"hops to expand, both directions (default 1, max 5)" default:"1" minimum:"0" maximum:"5"`
+	Type  string   `json:"type,omitempty" jsonschema:"only follow edges of this type"`
+}
+
+// ExportInput chooses the export format.
+type ExportInput struct {
+	Format string `json:"format,omitempty" jsonschema:"json (default) or graphml" default:"\"json\"" enum:"json,graphml"`
+}
+
+// ExportOutput is a serialized graph.
+type ExportOutput struct {
+	Format string `json:"format"`
+	Nodes  int    `json:"nodes"`
+	Edges  int    `json:"edges"`
+	// Data is the whole export: {nodes, edges} JSON, or a GraphML document.
+	Data string `json:"data"`
+}
+
+func relationTools() []*Tool {
+	return []*Tool{
+		New(Def{
+			Name: "create_relation", Command: "relation create", Toolset: "graph", Title: "Create a relation", Hints: additive,
+			Description: "Add a typed, directed relation between concepts and/or notes (from, type, to, optional weight and metadata). " +
+				"It is written into the source's file: a note's front matter, or the concept's page (created if needed). The same (from, type, to) twice is a conflict.",
+		}, func(ctx context.Context, e *Env, in relations.CreateInput) (*relations.Relation, error) {
+			return e.App.Relations.Create(ctx, in)
+		}, textRelation),
+
+		New(Def{
+			Command: "relation show", Title: "Show a relation",
+			Description: "A relation by id: its ends, type, weight and metadata.",
+		}, func(ctx context.Context, e *Env, in RelationRef) (*relations.Relation, error) {
+			return e.App.Relations.Get(ctx, in.ID)
+		}, textRelation),
+
+		New(Def{
+			Name: "update_relation", Command: "relation update", Toolset: "graph", Title: "Update a relation", Hints: destructiveRepeats,
+			Description: "Change a relation's type, weight or metadata (merged key by key; metadata_conflict on a different value). The id stays.",
+		}, func(ctx context.Context, e *Env, in relations.UpdateInput) (*relations.Relation, error) {
+			return e.App.Relations.Update(ctx, in)
+		}, textRelation),
+
+		New(Def{
+			Name: "delete_relation", Command: "relation delete", Toolset: "graph", Title: "Delete a relation", Hints: destructiveRepeats,
+			Description: "Remove a relation from its source's file.",
+		}, func(ctx context.Context, e *Env, in RelationRef) (*relations.Relation, error) {
+			return e.App.Relations.Delete(ctx, in.ID)
+		}, func(w io.Writer, o *relations.Relation) {
+			fmt.Fprint(w, "deleted ")
+			textRelation(w, o)
+		}),
+	}
+}
+
+func textRelation(w io.Writer, r *relations.Relation) {
+	fmt.Fprintf(w, "%s: %s -[%s]-> %s", r.ID, r.From, r.Type, r.To)
+	if r.Weight != nil {
+		fmt.Fprintf(w, " (weight %g)", *r.Weight)
+	}
+	fmt.Fprintln(w)
+}
+
+func graphTools() []*Tool {
+	return []*Tool{
+		New(Def{
+			Name: "get_node", Command: "graph node", Toolset: "graph", Title: "Get a node", Hints: readOnly,
+			Description: "A concept (by id) or a note (by memory:// URI) as a graph node, with its in/out degree of mentions and relations.",
+		}, func(ctx context.Context, e *Env, in NodeRef) (*graph.Node, error) {
+			return graph.GetNode(ctx, e.App.DB, in.ID)
+		}, func(w io.Writer, n *graph.Node) {
+			fmt.Fprintf(w, "%s %s (%s)", n.Kind, n.Label, n.ID)
+			if d := n.Degree; d != nil {
+				fmt.Fprintf(w, ": out %d mentions, %d relations; in %d mentions, %d relations", d.Out.Mentions, d.Out.Relations, d.In.Mentions, d.In.Relations)
+			}
+			fmt.Fprintln(w)
+		}),
+
+		New(Def{
+			Name: "neighbors", Command: "graph neighbors", Toolset: "graph", Title: "Neighbours of a node", Hints: readOnly,
+			Description: "Edges around a node with the node at the other end: typed relations first, then mentions (note → concept). Filter by direction and type; paged with total and has_more.",
+		}, func(ctx context.Context, e *Env, in NeighborsInput) (*graph.NeighborPage, error) {
+			return graph.Neighbors(ctx, e.App.DB, in.ID, graph.NeighborOptions{Direction: in.Direction, Type: in.Type, Offset: in.Offset, Limit: in.Limit})
+		}, func(w io.Writer, p *graph.NeighborPage) {
+			fmt.Fprintf(w, "%d of %d edges around %s\n", len(p.Neighbors), p.Total, p.Node.Label)
+			for _, n := range p.Neighbors {
+				other := n.Edge.Target
+				if n.Node != nil {
+					other = n.Node.Label + " (" + n.Node.ID + ")"
+				}
+				fmt.Fprintf(w, "- %s %s %s\n", n.Direction, n.Edge.Type, other)
+			}
+		}),
+
+		New(Def{
+			Name: "subgraph", Command: "graph subgraph", Toolset: "graph", Title: "Subgraph around nodes", Hints: readOnly,
+			Description: "Breadth-first expansion from seed nodes over edges in both directions (depth default 1, max 5; at most 2,000 nodes, then truncated is set).",
+		}, func(ctx context.Context, e *Env, in SubgraphInput) (*graph.Graph, error) {
+			return graph.Subgraph(ctx, e.App.DB, in.IDs, in.Depth, in.Type)
+		}, func(w io.Writer, g *graph.Graph) {
+			fmt.Fprintf(w, "%d nodes, %d edges", len(g.Nodes), len(g.Edges))
+			if g.Truncated {
+				fmt.Fprint(w, " (truncated)")
+			}
+			fmt.Fprintln(w)
+		}),
+
+		Terminal(New(Def{
+			Name: "export_graph", Command: "graph export", Toolset: "graph", Title: "Export the graph", Hints: readOnly,
+			Description: "The whole graph — notes, concepts, relations and mentions edges — as JSON {nodes, edges} or GraphML (opens in Gephi, Cytoscape, networkx). Deterministic: the same vault exports the same bytes. Also the resource noema://graph/export{?format}.",
+		}, func(ctx context.Context, e *Env, in ExportInput) (*ExportOutput, error) {
+			return ExportGraph(ctx, e, in.Format)
+		}, func(w io.Writer, o *ExportOutput) {
+			fmt.Fprintf(w, "%s export: %d nodes, %d edges, %d bytes (in the structured result's data)\n", o.Format, o.Nodes, o.Edges, len(o.Data))
+		}), func(w io.Writer, o *ExportOutput) {
+			io.WriteString(w, o.Data) // the export itself, ready to redirect to a file
+		}),
+	}
+}
+
+// ExportGraph serializes the whole graph as format: "json" (the default when
+// empty) or "graphml".
+func ExportGraph(ctx context.Context, e *Env, format string) (*ExportOutput, error) {
+	if format == "" {
+		format = "json"
+	}
+	if format != "json" && format != "graphml" {
+		return nil, noema.Errorf(noema.EINVALID, "format must be json or graphml").WithParam("format")
+	}
+	g, err := graph.Export(ctx, e.App.DB)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if format == "json" {
+		err = graph.WriteJSON(&buf, g)
+	} else {
+		err = graph.WriteGraphML(&buf, g)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("write %s export: %w", format, err)
+	}
+	return &ExportOutput{Format: format, Nodes: len(g.Nodes), Edges: len(g.Edges), Data: buf.String()}, nil
+}

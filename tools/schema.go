@@ -1,0 +1,134 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// MCP returns t as an MCP tool definition: annotations from its hints, the
+// input schema from its In type (with defaults, enums and bounds from the
+// struct tags) and the output schema from its Out type.
+func (t *Tool) MCP() (*mcp.Tool, error) {
+	if t.Name == "" {
+		return nil, fmt.Errorf("tools: %s is not an MCP tool", t.Command)
+	}
+	closed := false
+	destructive := t.Hints.Destructive
+	in, err := InputSchema(t.in)
+	if err != nil {
+		return nil, fmt.Errorf("tools: input schema of %s: %w", t.Name, err)
+	}
+	out, err := outputSchema(t.out)
+	if err != nil {
+		return nil, fmt.Errorf("tools: output schema of %s: %w", t.Name, err)
+	}
+	return &mcp.Tool{
+		Name:        t.Name,
+		Title:       t.Title,
+		Description: t.Description,
+		Annotations: &mcp.ToolAnnotations{
+			Title:           t.Title,
+			ReadOnlyHint:    t.Hints.ReadOnly,
+			DestructiveHint: &destructive,
+			IdempotentHint:  t.Hints.Idempotent,
+			OpenWorldHint:   &closed,
+		},
+		InputSchema:  in,
+		OutputSchema: out,
+	}, nil
+}
+
+// InputSchema derives the JSON schema of an input struct: the SDK's
+// inference, plus each field's default, enum and bounds from its tags, and
+// required array fields that do not accept null.
+func InputSchema(typ reflect.Type) (*jsonschema.Schema, error) {
+	schema, err := jsonschema.ForType(typ, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fields(typ) {
+		if f.json == "" {
+			continue
+		}
+		prop := schema.Properties[f.json]
+		if prop == nil {
+			return nil, fmt.Errorf("%s has no property", f.Name)
+		}
+		if def, ok := f.Tag.Lookup("default"); ok {
+			if !json.Valid([]byte(def)) {
+				return nil, fmt.Errorf("default of %s is not JSON: %s", f.Name, def)
+			}
+			prop.Default = json.RawMessage(def)
+		}
+		if enum, ok := f.Tag.Lookup("enum"); ok {
+			for _, v := range strings.Split(enum, ",") {
+				prop.Enum = append(prop.Enum, v)
+			}
+		}
+		for _, b := range []struct {
+			tag string
+			set **float64
+		}{{"minimum", &prop.Minimum}, {"maximum", &prop.Maximum}} {
+			if v, ok := f.Tag.Lookup(b.tag); ok {
+				n, err := strconv.ParseFloat(v, 64)
+				if err != nil {
+					return nil, fmt.Errorf("%s of %s: %w", b.tag, f.Name, err)
+				}
+				*b.set = &n
+			}
+		}
+		if slices.Contains(schema.Required, f.json) && len(prop.Types) > 0 {
+			// jsonschema-go lets a nil slice be null; a required list is a list.
+			prop.Types = slices.DeleteFunc(slices.Clone(prop.Types), func(s string) bool { return s == "null" })
+			if len(prop.Types) == 1 {
+				prop.Type, prop.Types = prop.Types[0], nil
+			}
+		}
+	}
+	return schema, nil
+}
+
+func outputSchema(typ reflect.Type) (*jsonschema.Schema, error) {
+	if typ.Kind() == reflect.Pointer {
+		typ = typ.Elem() // results are objects, never null
+	}
+	return jsonschema.ForType(typ, &jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[json.RawMessage](): {Type: "object", Description: "a JSON object"},
+	}})
+}
+
+// field is an exported struct field with its parsed json name ("" when the
+// field is not part of the JSON form).
+type field struct {
+	reflect.StructField
+	json string
+}
+
+// fields lists typ's exported fields (typ is a struct, or a pointer to one).
+func fields(typ reflect.Type) []field {
+	if typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	var out []field
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			name = ""
+		} else if name == "" {
+			name = f.Name
+		}
+		out = append(out, field{f, name})
+	}
+	return out
+}
