@@ -3,7 +3,7 @@
 // Three modes rank notes:
 //
 //   - fulltext: SQLite FTS5 with BM25 over the note's title and body (the
-//     title weighs [TitleWeight] times the body), English stemming (porter)
+//     title weighs [Tuning.TitleWeight] times the body), English stemming (porter)
 //     so "compress" finds "compression", and a bigram column so Chinese and
 //     Japanese text (no spaces) is found by any substring of two or more
 //     characters. Notes containing all of the query's terms rank above
@@ -82,20 +82,24 @@ const (
 	Depth = 500
 	// RRFK is the k of reciprocal rank fusion.
 	RRFK = 60
-	// TitleWeight is the BM25 weight of the title column (the body's is 1).
-	TitleWeight = 4.0
 	// SnippetChars is the target length of a snippet.
 	SnippetChars = 160
 	// MarkOpen and MarkClose surround the matched terms in a snippet.
 	MarkOpen, MarkClose = "«", "»"
 )
 
-// Fusion weights of the two lists in hybrid mode (see docs/search.md for
-// how they were chosen).
-var (
-	FulltextWeight = 1.0
-	SemanticWeight = 1.0
-)
+// Tuning holds the ranking weights; [DefaultTuning] is what the
+// evaluation in docs/search.md chose.
+type Tuning struct {
+	// TitleWeight is the BM25 weight of the title column (the body's is 1).
+	TitleWeight float64
+	// FulltextWeight and SemanticWeight weigh the two lists in hybrid
+	// reciprocal rank fusion.
+	FulltextWeight, SemanticWeight float64
+}
+
+// DefaultTuning is the Tuning of a new Service.
+var DefaultTuning = Tuning{TitleWeight: 4, FulltextWeight: 1, SemanticWeight: 0.5}
 
 // Input is the search_notes request.
 type Input struct {
@@ -149,6 +153,8 @@ type Service struct {
 	Decay    decay.Config
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
+	// Tuning weighs the ranking; New sets DefaultTuning.
+	Tuning Tuning
 
 	chunks chunkCache
 }
@@ -157,7 +163,7 @@ type Service struct {
 // e (the embedder the note chunks were embedded with; nil disables
 // semantic search) and weighting by d.
 func New(idx Index, e embedding.Embedder, d decay.Config) *Service {
-	return &Service{DB: idx, Embedder: e, Decay: d, Now: time.Now}
+	return &Service{DB: idx, Embedder: e, Decay: d, Now: time.Now, Tuning: DefaultTuning}
 }
 
 // candidate is a note in the fused list.
@@ -371,7 +377,7 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 	if mode != ModeSemantic && !p.empty() {
 		var err error
 		text, err = s.DB.SearchText(ctx, TextQuery{
-			Match: p.match(), Terms: p.termExprs(), Weights: [3]float64{TitleWeight, 1, 1}, Filter: f, Limit: Depth,
+			Match: p.match(), Terms: p.termExprs(), Weights: [3]float64{s.Tuning.TitleWeight, 1, 1}, Filter: f, Limit: Depth,
 		})
 		if err != nil {
 			return nil, err
@@ -420,17 +426,18 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 			c.base = c.cosine
 		}
 	case ModeHybrid:
-		norm := FulltextWeight / (RRFK + 1)
+		wt, ws := s.Tuning.FulltextWeight, s.Tuning.SemanticWeight
+		norm := wt / (RRFK + 1)
 		if semOK {
-			norm += SemanticWeight / (RRFK + 1)
+			norm += ws / (RRFK + 1)
 		}
 		for _, c := range order {
 			var rrf float64
 			if c.ranks.Fulltext > 0 {
-				rrf += FulltextWeight / float64(RRFK+c.ranks.Fulltext)
+				rrf += wt / float64(RRFK+c.ranks.Fulltext)
 			}
 			if c.ranks.Semantic > 0 {
-				rrf += SemanticWeight / float64(RRFK+c.ranks.Semantic)
+				rrf += ws / float64(RRFK+c.ranks.Semantic)
 			}
 			c.base = rrf / norm
 		}
