@@ -193,7 +193,7 @@ func (s *Service) BuildContext(ctx context.Context, in Input) (*Result, error) {
 		return nil, err
 	}
 	own := mentioning[c.ID]
-	if res.Notes, err = k.listNotes(own, limit, &res.Warnings, c, in.IncludeContent); err != nil {
+	if res.Notes, err = k.listNotes(own, limit, &res.Warnings, c, in.IncludeContent, depth > 0); err != nil {
 		return nil, err
 	}
 	if res.Related, err = k.expand(c, own, depth, limit, &res.Warnings); err != nil {
@@ -224,19 +224,22 @@ func (k *call) relations(id string) ([]Relation, error) {
 	return out, nil
 }
 
-// load reads the activity (and, with withConcepts, the linked concepts) of
-// the notes not yet loaded, and computes their weights.
+// load reads the notes not yet loaded (with withConcepts, also those
+// loaded without their concepts) and computes their weights.
 func (k *call) load(ids []int64, withConcepts bool) error {
-	var fresh []int64
+	var need []int64
 	for _, id := range ids {
-		if _, ok := k.notes[id]; !ok {
-			fresh = append(fresh, id)
+		if n, ok := k.notes[id]; !ok || (withConcepts && !n.loaded) {
+			need = append(need, id)
 		}
 	}
-	if len(fresh) > 0 {
-		err := k.s.Index.ActiveNotes(k.ctx, fresh, func(id int64, path, title string, modified, accessed time.Time) {
-			n := &noteInfo{path: path, title: title, modified: modified, weight: 1}
-			n.ref = modified
+	if len(need) == 0 {
+		return nil
+	}
+	return k.s.Index.NoteMentions(k.ctx, need, withConcepts,
+		func(id int64, path, title string, modified, accessed time.Time, concepts []string) {
+			n := &noteInfo{path: path, title: title, modified: modified, weight: 1,
+				ref: modified, concepts: concepts, loaded: withConcepts}
 			if accessed.After(n.ref) {
 				n.ref = accessed
 			}
@@ -245,38 +248,14 @@ func (k *call) load(ids []int64, withConcepts bool) error {
 			}
 			k.notes[id] = n
 		})
-		if err != nil {
-			return err
-		}
-	}
-	if !withConcepts {
-		return nil
-	}
-	var need []int64
-	for _, id := range ids {
-		if n, ok := k.notes[id]; ok && !n.loaded {
-			need = append(need, id)
-		}
-	}
-	if len(need) == 0 {
-		return nil
-	}
-	cs, err := k.s.Index.ConceptsMentioned(k.ctx, need)
-	if err != nil {
-		return err
-	}
-	for _, id := range need {
-		n := k.notes[id]
-		n.concepts, n.loaded = cs[id], true
-	}
-	return nil
 }
 
 // listNotes orders the notes mentioning the concept freshest first: by
 // decay weight, then latest activity (modification or explicit read),
-// then path; and keeps the first limit.
-func (k *call) listNotes(ids []int64, limit int, warnings *[]string, c *noema.Concept, content bool) ([]Note, error) {
-	if err := k.load(ids, false); err != nil {
+// then path; and keeps the first limit. withConcepts loads the concepts
+// the notes link too, for the expansion that follows.
+func (k *call) listNotes(ids []int64, limit int, warnings *[]string, c *noema.Concept, content, withConcepts bool) ([]Note, error) {
+	if err := k.load(ids, withConcepts); err != nil {
 		return nil, err
 	}
 	kept := make([]int64, 0, len(ids))
@@ -406,21 +385,37 @@ func (k *call) expand(c *noema.Concept, own []int64, depth, limit int, warnings 
 		if len(order) == 0 {
 			break
 		}
-		ids := make([]string, 0, len(order))
+		total := len(order)
 		for _, cd := range order {
 			visited[cd.id] = true
-			ids = append(ids, cd.id)
+		}
+		// Rank by weight and count first; labels (a query) are needed only
+		// for the candidates that can still make the cut: the first budget
+		// ones and any tied with the last of them.
+		heavier := func(a, b *candidate) int {
+			return cmp.Or(cmp.Compare(b.best.weight, a.best.weight), cmp.Compare(b.best.count, a.best.count))
+		}
+		slices.SortFunc(order, heavier)
+		if len(order) > budget {
+			cut := budget
+			for cut < len(order) && heavier(order[cut], order[budget-1]) == 0 {
+				cut++
+			}
+			order = order[:cut]
+		}
+		ids := make([]string, len(order))
+		for i, cd := range order {
+			ids[i] = cd.id
 		}
 		if err := k.loadLabels(ids); err != nil {
 			return nil, err
 		}
 		slices.SortFunc(order, func(a, b *candidate) int {
-			return cmp.Or(cmp.Compare(b.best.weight, a.best.weight), cmp.Compare(b.best.count, a.best.count),
-				cmp.Compare(k.labels[a.id], k.labels[b.id]), cmp.Compare(a.id, b.id))
+			return cmp.Or(heavier(a, b), cmp.Compare(k.labels[a.id], k.labels[b.id]), cmp.Compare(a.id, b.id))
 		})
-		if len(order) > budget {
+		if total > budget {
 			*warnings = append(*warnings, fmt.Sprintf("%d concepts are at distance %d; the %d heaviest are listed (raise max_entities to see more)",
-				len(order), d, budget))
+				total, d, budget))
 			order = order[:budget]
 		}
 		next := make([]string, 0, len(order))

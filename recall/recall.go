@@ -29,13 +29,12 @@ type Index interface {
 	// NotesMentioning returns, for each concept among ids that notes
 	// link, the row ids of those notes, each once.
 	NotesMentioning(ctx context.Context, ids []string) (map[string][]int64, error)
-	// ConceptsMentioned returns, for each note among the row ids, the ids
-	// of the concepts it links, each once.
-	ConceptsMentioned(ctx context.Context, notes []int64) (map[int64][]string, error)
-	// ActiveNotes calls fn with each note among the row ids: its vault
-	// path, title, modification time and latest explicit access (zero
-	// when never read).
-	ActiveNotes(ctx context.Context, ids []int64, fn func(id int64, path, title string, modified, accessed time.Time)) error
+	// NoteMentions calls fn with each note among the row ids: its vault
+	// path, title, modification time, latest explicit access (zero when
+	// never read) and, when withConcepts is set, the ids of the concepts
+	// it links, each once.
+	NoteMentions(ctx context.Context, ids []int64, withConcepts bool,
+		fn func(id int64, path, title string, modified, accessed time.Time, concepts []string)) error
 	// NoteBodies returns the indexed Markdown body (after the front
 	// matter) of each note among the row ids.
 	NoteBodies(ctx context.Context, ids []int64) (map[int64]string, error)

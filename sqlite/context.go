@@ -2,7 +2,9 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -61,74 +63,54 @@ func (db *DB) NotesMentioning(ctx context.Context, ids []string) (map[string][]i
 	return out, nil
 }
 
-// ConceptsMentioned returns, for each note among the row ids that links
-// any concept, the ids of the concepts it links (each once), in no
-// particular order. Links whose key names no concept are left out.
-func (db *DB) ConceptsMentioned(ctx context.Context, notes []int64) (map[int64][]string, error) {
-	out := make(map[int64][]string, len(notes))
-	if len(notes) == 0 {
-		return out, nil
-	}
-	// Rows come in links' primary-key order (note, key): a note's rows are
-	// consecutive, and a concept repeats within a note only when the note
-	// links two of its keys, which the check against the note's previous
-	// concepts catches.
-	rows, err := db.read.QueryContext(ctx, `SELECT l.note_id, k.concept_id
-		FROM links l JOIN concept_keys k ON k.key = l.key
-		WHERE l.note_id IN (SELECT value FROM json_each(?))`, intsArg(notes))
-	if err != nil {
-		return nil, fmt.Errorf("find concepts mentioned by notes: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var note int64
-		var id string
-		if err := rows.Scan(&note, &id); err != nil {
-			return nil, fmt.Errorf("find concepts mentioned by notes: %w", err)
-		}
-		have := out[note]
-		dup := false
-		for _, c := range have {
-			if c == id {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			out[note] = append(have, id)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("find concepts mentioned by notes: %w", err)
-	}
-	return out, nil
-}
-
-// ActiveNotes calls fn with each note among the row ids (unknown ones are
-// skipped): its vault path, title, modification time (front matter
-// `modified`, else the file's mtime) and latest explicit access (zero when
-// never read), in no particular order.
-func (db *DB) ActiveNotes(ctx context.Context, ids []int64, fn func(id int64, path, title string, modified, accessed time.Time)) error {
+// NoteMentions calls fn with each note among the row ids (unknown ones are
+// skipped), in no particular order: its vault path, title, modification
+// time (front matter `modified`, else the file's mtime), latest explicit
+// access (zero when never read) and, when withConcepts is set, the ids of
+// the concepts it links, each once (nil otherwise; links whose key names
+// no concept are left out).
+func (db *DB) NoteMentions(ctx context.Context, ids []int64, withConcepts bool,
+	fn func(id int64, path, title string, modified, accessed time.Time, concepts []string)) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT n.id, n.path, n.title, n.modified_ns, COALESCE(a.accessed_ns, 0)
+	// One row per note, its concepts joined with U+001F (which no id
+	// holds): a hub's notes are thousands of rows, their links tens of
+	// thousands, and each row crossing into Go costs more than the join.
+	concepts := `NULL`
+	if withConcepts {
+		concepts = `(SELECT group_concat(k.concept_id, char(31)) FROM links l JOIN concept_keys k ON k.key = l.key
+			WHERE l.note_id = n.id)`
+	}
+	rows, err := db.read.QueryContext(ctx, `SELECT n.id, n.path, n.title, n.modified_ns, COALESCE(a.accessed_ns, 0), `+concepts+`
 		FROM notes n LEFT JOIN access a ON a.path = n.path
 		WHERE n.id IN (SELECT value FROM json_each(?))`, intsArg(ids))
 	if err != nil {
-		return fmt.Errorf("load note activity: %w", err)
+		return fmt.Errorf("load notes: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id, mod, acc int64
 		var path, title string
-		if err := rows.Scan(&id, &path, &title, &mod, &acc); err != nil {
-			return fmt.Errorf("load note activity: %w", err)
+		var joined sql.NullString
+		if err := rows.Scan(&id, &path, &title, &mod, &acc, &joined); err != nil {
+			return fmt.Errorf("load notes: %w", err)
 		}
-		fn(id, path, title, timeOf(mod), timeOf(acc))
+		var cs []string
+		if withConcepts {
+			cs = []string{}
+			if joined.Valid && joined.String != "" {
+				for _, c := range strings.Split(joined.String, "\x1f") {
+					if !slices.Contains(cs, c) { // a note linking two keys of one concept
+						cs = append(cs, c)
+					}
+				}
+			}
+		}
+		fn(id, path, title, timeOf(mod), timeOf(acc), cs)
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("load note activity: %w", err)
+		return fmt.Errorf("load notes: %w", err)
 	}
 	return nil
 }
