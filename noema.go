@@ -57,6 +57,32 @@ type Concept struct {
 	UpdatedAt time.Time `json:"updated_at,omitzero"`
 }
 
+// LinkedConcept is a concept a note links, as a write reports it: whether
+// the write brought it into the vault, and when it did, the existing
+// concepts it may duplicate.
+type LinkedConcept struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+	// New is true when this write created the concept: no other note
+	// links it, it has no page, and the note did not link it before.
+	New bool `json:"new"`
+	// NearDuplicates are up to three existing concepts close to a new one
+	// in spelling or meaning.
+	NearDuplicates []NearDuplicate `json:"near_duplicates,omitempty"`
+}
+
+// NearDuplicate is an existing concept that a new one may duplicate.
+type NearDuplicate struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+	// Spelling is the find_concepts score (WRatio, 0-100); 0 when the
+	// spelling did not qualify.
+	Spelling float64 `json:"spelling,omitempty"`
+	// Meaning is the embedding cosine similarity; 0 when not computed or
+	// below the threshold.
+	Meaning float64 `json:"meaning,omitempty"`
+}
+
 // NoteSummary is one note in a listing, as the index knows it.
 type NoteSummary struct {
 	URI      string    `json:"uri"`

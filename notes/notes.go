@@ -73,6 +73,11 @@ type WriteResult struct {
 	Checksum string `json:"checksum"`
 	Created  bool   `json:"created"`
 	Size     int    `json:"size"`
+	// Concepts are the concepts the note links after the write; the tools
+	// fill them in (see concepts.Service.Feedback).
+	Concepts []noema.LinkedConcept `json:"concepts"`
+	// Warnings name near-duplicates of the concepts the write created.
+	Warnings []string `json:"warnings"`
 }
 
 func (s *Service) checkContent(content []byte) error {

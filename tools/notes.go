@@ -4,8 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/notes"
+	"github.com/noema-mem/noema/semantic"
 )
 
 // ReadNoteInput names a note.
@@ -32,13 +36,18 @@ func noteTools() []*Tool {
 			Description: "Create a Markdown note. [[WikiLinks]] in the content name concepts (check find_concepts first to reuse existing spellings). " +
 				"Never replaces an existing note unless overwrite is true. Returns the note's memory:// URI and checksum.",
 		}, func(ctx context.Context, e *Env, in notes.WriteInput) (*notes.WriteResult, error) {
-			return e.App.Notes.Write(ctx, in)
+			var before string // the note this write may overwrite
+			if in.Overwrite {
+				before, _ = e.App.Notes.Resolve(ctx, in.Title)
+			}
+			return withFeedback(ctx, e, before, func() (*notes.WriteResult, error) { return e.App.Notes.Write(ctx, in) })
 		}, func(w io.Writer, o *notes.WriteResult) {
 			verb := "created"
 			if !o.Created {
 				verb = "overwrote"
 			}
 			fmt.Fprintf(w, "%s %s (%d bytes, checksum %s)\n", verb, o.URI, o.Size, o.Checksum)
+			textFeedback(w, o)
 		}),
 
 		Terminal(New(Def{
@@ -57,9 +66,11 @@ func noteTools() []*Tool {
 			Description: "Change an existing note: append, prepend, find_replace (with expected_count, default 1), replace_section (the body under a heading) or replace_all. " +
 				"Pass expected_checksum from read_note to fail with checksum_mismatch if the file changed meanwhile.",
 		}, func(ctx context.Context, e *Env, in notes.EditInput) (*notes.WriteResult, error) {
-			return e.App.Notes.Edit(ctx, in)
+			before, _ := e.App.Notes.Resolve(ctx, in.URI)
+			return withFeedback(ctx, e, before, func() (*notes.WriteResult, error) { return e.App.Notes.Edit(ctx, in) })
 		}, func(w io.Writer, o *notes.WriteResult) {
 			fmt.Fprintf(w, "edited %s (%d bytes, checksum %s)\n", o.URI, o.Size, o.Checksum)
+			textFeedback(w, o)
 		}), func(in notes.EditInput) bool { return in.Op != notes.OpFindReplace }),
 
 		New(Def{
@@ -105,4 +116,59 @@ func textNoteList(w io.Writer, o *notes.ListResult) {
 	for _, n := range o.Notes {
 		fmt.Fprintf(w, "- %s — %s (modified %s)\n", n.URI, n.Title, n.Modified.Format("2006-01-02"))
 	}
+}
+
+// withFeedback runs a write of a note and reports the concepts it links:
+// which the write created, and existing concepts those may duplicate.
+// before is the note's path before the write ("" for a new note).
+func withFeedback(ctx context.Context, e *Env, before string, write func() (*notes.WriteResult, error)) (*notes.WriteResult, error) {
+	linked, err := e.App.Concepts.LinkedBy(ctx, before)
+	if err != nil {
+		return nil, err
+	}
+	res, err := write()
+	if err != nil {
+		return nil, err
+	}
+	res.Concepts, res.Warnings = e.App.Concepts.Feedback(ctx, res.Path, linked, meaning(e))
+	if res.Warnings == nil {
+		res.Warnings = []string{}
+	}
+	return res, nil
+}
+
+// meaning finds concepts close in meaning once the embedder has embedded
+// the registry (a server's background refresh); nil before, so that a write
+// never waits for a whole registry to be embedded.
+func meaning(e *Env) concepts.Meaning {
+	p := e.App.Semantic.Progress()
+	if p.UpdatedAt.IsZero() || p.LastError != "" || p.Embedded == 0 {
+		return nil
+	}
+	return func(ctx context.Context, text string, k int) ([]noema.NearDuplicate, error) {
+		off := false
+		res, err := e.App.Semantic.FindSimilar(ctx, semantic.SimilarInput{Concept: text, MaxResults: k, Decay: &off})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]noema.NearDuplicate, 0, len(res.Results))
+		for _, r := range res.Results {
+			out = append(out, noema.NearDuplicate{ID: r.ID, Label: r.Label, Meaning: r.Similarity})
+		}
+		return out, nil
+	}
+}
+
+func textFeedback(w io.Writer, o *notes.WriteResult) {
+	if len(o.Concepts) > 0 {
+		labels := make([]string, len(o.Concepts))
+		for i, c := range o.Concepts {
+			labels[i] = c.Label
+			if c.New {
+				labels[i] += " (new)"
+			}
+		}
+		fmt.Fprintf(w, "links %s\n", strings.Join(labels, ", "))
+	}
+	warnings(w, o.Warnings)
 }
