@@ -17,7 +17,9 @@ import (
 	"github.com/noema-mem/noema/embedding"
 	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/notes"
+	"github.com/noema-mem/noema/recall"
 	"github.com/noema-mem/noema/relations"
+	"github.com/noema-mem/noema/search"
 	"github.com/noema-mem/noema/semantic"
 	"github.com/noema-mem/noema/sqlite"
 	"github.com/noema-mem/noema/vault"
@@ -47,8 +49,12 @@ type App struct {
 	Relations *relations.Service
 	// Semantic embeds concepts and finds similar ones.
 	Semantic *semantic.Service
-	Config   config.Config
-	Logger   *slog.Logger
+	// Search searches note contents (search_notes).
+	Search *search.Service
+	// Recall builds the context around a concept (build_context).
+	Recall *recall.Service
+	Config config.Config
+	Logger *slog.Logger
 
 	mu       sync.Mutex
 	progress SyncProgress
@@ -124,7 +130,8 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 	}
 	cs := concepts.New(ix)
 	a := &App{Vault: v, DB: db, Indexer: ix, Notes: notes.New(ix), Concepts: cs, Relations: relations.New(ix, cs),
-		Semantic: semantic.New(db, emb, cfg.Decay, opts.Logger), Config: cfg, Logger: opts.Logger}
+		Semantic: semantic.New(db, emb, cfg.Decay, opts.Logger), Search: search.New(db, emb, cfg.Decay), Recall: recall.New(db, cs, cfg.Decay),
+		Config: cfg, Logger: opts.Logger}
 	return a, nil
 }
 

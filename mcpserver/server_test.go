@@ -83,6 +83,8 @@ var inventory = map[string]hints{
 	"delete_note":           {false, true, true},
 	"list_notes":            {true, false, true},
 	"recent_activity":       {true, false, true},
+	"search_notes":          {true, false, true}, // not an access
+	"build_context":         {true, false, true}, // not an access
 	"find_concepts":         {true, false, true},
 	"find_similar_concepts": {true, false, true},
 	"list_concepts":         {true, false, true},
