@@ -79,7 +79,7 @@ const (
 	DefaultLimit = 10
 	MaxLimit     = 100
 	// Depth is how many notes each ranked list contributes to a search.
-	Depth = 500
+	Depth = 200
 	// RRFK is the k of reciprocal rank fusion.
 	RRFK = 60
 	// SnippetChars is the target length of a snippet.
