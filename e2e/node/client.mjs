@@ -1,7 +1,8 @@
 // End-to-end test of noema with the official TypeScript MCP SDK: it starts
 // `noema mcp` over stdio and talks to a running `noema serve` over streamable
 // HTTP, lists tools, writes, reads, edits with a stale checksum (expecting
-// checksum_mismatch) and checks the structured results.
+// checksum_mismatch), searches and builds context, and checks the
+// structured results.
 //
 // Usage: node client.mjs NOEMA_BINARY VAULT_DIR HTTP_URL [TOKEN]
 import assert from "node:assert/strict";
@@ -15,8 +16,8 @@ if (!binary || !vault || !url) {
   process.exit(2);
 }
 
-const expectedTools = ["delete_note", "edit_note", "list_notes", "move_note", "read_note",
-  "recent_activity", "status", "sync", "write_note"];
+const expectedTools = ["build_context", "delete_note", "edit_note", "list_notes", "move_note", "read_note",
+  "recent_activity", "search_notes", "status", "sync", "write_note"];
 
 async function exercise(name, transport) {
   const client = new Client({ name: `ts-sdk-${name}`, version: "1.0.0" });
@@ -43,6 +44,7 @@ async function exercise(name, transport) {
     assert.match(written.checksum, /^sha256:[0-9a-f]{64}$/, `${name}: checksum`);
     assert.equal(written.created, true);
     assert.ok(w.content[0].type === "text" && w.content[0].text.includes(written.uri), `${name}: text rendering`);
+    assert.deepEqual(written.concepts.map((c) => c.label).sort(), ["Interop", "TypeScript SDK"], `${name}: linked concepts`);
 
     const r = await client.callTool({ name: "read_note", arguments: { uri: written.uri } });
     assert.ok(!r.isError, `${name}: read_note ok`);
@@ -70,6 +72,23 @@ async function exercise(name, transport) {
     assert.ok(res.contents[0].text.includes("Appended [[Interop]]."), `${name}: note resource`);
     const st = await client.readResource({ uri: "noema://status" });
     assert.ok(JSON.parse(st.contents[0].text).notes >= 1, `${name}: status resource`);
+
+    // Recall: the note is found by a stemmed word of its body, and the
+    // concept's context lists it.
+    const found = await client.callTool({ name: "search_notes", arguments: { query: `written ${name}`, mode: "fulltext", decay: false } });
+    assert.ok(!found.isError, `${name}: search_notes ok: ${JSON.stringify(found.content)}`);
+    const hit = found.structuredContent.hits.find((h) => h.uri === written.uri);
+    assert.ok(hit && hit.score > 0 && hit.score <= 1 && hit.snippet.length > 0 && hit.ranks.fulltext >= 1, `${name}: search hit ${JSON.stringify(found.structuredContent)}`);
+    const tricky = await client.callTool({ name: "search_notes", arguments: { query: 'NEAR( "unbalanced AND -x* ^:' } });
+    assert.ok(!tricky.isError, `${name}: any text is a query: ${JSON.stringify(tricky.content)}`);
+    const ctx = await client.callTool({ name: "build_context", arguments: { concept: "typescript sdk" } });
+    assert.ok(!ctx.isError, `${name}: build_context ok: ${JSON.stringify(ctx.content)}`);
+    assert.equal(ctx.structuredContent.concept.label, "TypeScript SDK");
+    assert.ok(ctx.structuredContent.notes.some((n) => n.uri === written.uri), `${name}: context notes`);
+    assert.ok(ctx.structuredContent.related.some((r) => r.label === "Interop"), `${name}: context related`);
+    const unknown = await client.callTool({ name: "build_context", arguments: { concept: "Nothing Like It Anywhere" } });
+    assert.equal(unknown.isError, true);
+    assert.match(unknown.content[0].text, /^not_found: /);
 
     const status = await client.callTool({ name: "status", arguments: {} });
     assert.ok(status.structuredContent.concepts >= 2, `${name}: status concepts`);
