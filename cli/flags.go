@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/noema-mem/noema/tools"
 )
 
 // param is one input field as the command line offers it: a flag or a
@@ -49,18 +51,9 @@ type input struct {
 func newInput(typ reflect.Type) (*input, error) {
 	in := &input{ptr: reflect.New(typ)}
 	st := in.ptr.Elem()
-	for i := range typ.NumField() {
-		f := typ.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		jsonName, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if jsonName == "-" {
-			jsonName = ""
-		} else if jsonName == "" {
-			jsonName = f.Name
-		}
-		p := &param{field: f, value: st.Field(i), json: jsonName, help: f.Tag.Get("jsonschema")}
+	for _, f := range tools.Fields(typ) {
+		jsonName := f.JSON
+		p := &param{field: f.StructField, value: st.Field(f.Index), json: jsonName, help: f.Tag.Get("jsonschema")}
 		cliTag, hasCLI := f.Tag.Lookup("cli")
 		if cliTag == "-" || (jsonName == "" && !hasCLI) {
 			continue

@@ -53,11 +53,11 @@ func InputSchema(typ reflect.Type) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range fields(typ) {
-		if f.json == "" {
+	for _, f := range Fields(typ) {
+		if f.JSON == "" {
 			continue
 		}
-		prop := schema.Properties[f.json]
+		prop := schema.Properties[f.JSON]
 		if prop == nil {
 			return nil, fmt.Errorf("%s has no property", f.Name)
 		}
@@ -84,7 +84,7 @@ func InputSchema(typ reflect.Type) (*jsonschema.Schema, error) {
 				*b.set = &n
 			}
 		}
-		if slices.Contains(schema.Required, f.json) && len(prop.Types) > 0 {
+		if slices.Contains(schema.Required, f.JSON) && len(prop.Types) > 0 {
 			// jsonschema-go lets a nil slice be null; a required list is a list.
 			prop.Types = slices.DeleteFunc(slices.Clone(prop.Types), func(s string) bool { return s == "null" })
 			if len(prop.Types) == 1 {
@@ -104,19 +104,18 @@ func outputSchema(typ reflect.Type) (*jsonschema.Schema, error) {
 	}})
 }
 
-// field is an exported struct field with its parsed json name ("" when the
-// field is not part of the JSON form).
-type field struct {
+// Field is an exported field of an input struct with its JSON name ("" when
+// the field is not part of the JSON form: json:"-").
+type Field struct {
 	reflect.StructField
-	json string
+	// Index is the field's index in the struct.
+	Index int
+	JSON  string
 }
 
-// fields lists typ's exported fields (typ is a struct, or a pointer to one).
-func fields(typ reflect.Type) []field {
-	if typ.Kind() == reflect.Pointer {
-		typ = typ.Elem()
-	}
-	var out []field
+// Fields lists an input struct's exported fields.
+func Fields(typ reflect.Type) []Field {
+	var out []Field
 	for i := range typ.NumField() {
 		f := typ.Field(i)
 		if !f.IsExported() {
@@ -128,7 +127,7 @@ func fields(typ reflect.Type) []field {
 		} else if name == "" {
 			name = f.Name
 		}
-		out = append(out, field{f, name})
+		out = append(out, Field{f, i, name})
 	}
 	return out
 }
