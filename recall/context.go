@@ -11,6 +11,7 @@ import (
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/graph"
+	"github.com/noema-mem/noema/sqlite"
 )
 
 // Limits of build_context.
@@ -118,24 +119,40 @@ type Note struct {
 	Excerpt string `json:"excerpt,omitempty"`
 }
 
-// noteInfo is a note loaded once per call, with its weight.
-type noteInfo struct {
-	path, title string
-	modified    time.Time
-	ref         time.Time // decay reference time: latest of modified and accessed
-	weight      float64
-	concepts    []string
-	loaded      bool // concepts loaded
-}
-
 // call is the state of one BuildContext call.
 type call struct {
-	s      *Service
-	ctx    context.Context
-	now    time.Time
-	decay  bool
-	notes  map[int64]*noteInfo
-	labels map[string]string
+	s     *Service
+	ctx   context.Context
+	g     *sqlite.MentionGraph
+	now   time.Time
+	decay bool
+	// weights caches each note's decay weight (by note index; < 0 until
+	// computed).
+	weights []float64
+}
+
+// weight returns the decay weight of the note at index i: 1 when decay is
+// off, else the weight of its reference time (the latest of its
+// modification and its last explicit read).
+func (k *call) weight(i int32) float64 {
+	if w := k.weights[i]; w >= 0 {
+		return w
+	}
+	w := 1.0
+	if k.decay {
+		n := &k.g.Notes[i]
+		w = k.s.Decay.Weight(n.Path, reference(n), k.now)
+	}
+	k.weights[i] = w
+	return w
+}
+
+// reference returns a note's decay reference time.
+func reference(n *sqlite.MentionNote) time.Time {
+	if n.Accessed.After(n.Modified) {
+		return n.Accessed
+	}
+	return n.Modified
 }
 
 // BuildContext returns the context around in.Concept: the concept, its
@@ -172,14 +189,23 @@ func (s *Service) BuildContext(ctx context.Context, in Input) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	g, err := s.graph(ctx)
+	if err != nil {
+		return nil, err
+	}
 	now := time.Now
 	if s.Now != nil {
 		now = s.Now
 	}
-	k := &call{s: s, ctx: ctx, now: now(), decay: in.Decay == nil || *in.Decay,
-		notes: map[int64]*noteInfo{}, labels: map[string]string{}}
+	k := &call{s: s, ctx: ctx, g: g, now: now(), decay: in.Decay == nil || *in.Decay,
+		weights: make([]float64, len(g.Notes))}
+	for i := range k.weights {
+		k.weights[i] = -1
+	}
 	res := &Result{
 		Concept:  Concept{ID: c.ID, Label: c.Label, Aliases: c.Aliases, Description: c.Description, Page: c.Page},
+		Related:  []Related{},
+		Notes:    []Note{},
 		Warnings: []string{},
 	}
 	if res.Concept.Aliases == nil {
@@ -188,17 +214,16 @@ func (s *Service) BuildContext(ctx context.Context, in Input) (*Result, error) {
 	if res.Relations, err = k.relations(c.ID); err != nil {
 		return nil, err
 	}
-	mentioning, err := s.Index.NotesMentioning(ctx, []string{c.ID})
-	if err != nil {
+	// A concept the graph lacks (created after the graph's snapshot) has
+	// no notes yet.
+	root, ok := g.Concept(c.ID)
+	if !ok {
+		return res, nil
+	}
+	if res.Notes, err = k.listNotes(g.Concepts[root].Notes, limit, &res.Warnings, c, in.IncludeContent); err != nil {
 		return nil, err
 	}
-	own := mentioning[c.ID]
-	if res.Notes, err = k.listNotes(own, limit, &res.Warnings, c, in.IncludeContent, depth > 0); err != nil {
-		return nil, err
-	}
-	if res.Related, err = k.expand(c, own, depth, limit, &res.Warnings); err != nil {
-		return nil, err
-	}
+	res.Related = k.expand(root, depth, limit, &res.Warnings)
 	return res, nil
 }
 
@@ -224,68 +249,57 @@ func (k *call) relations(id string) ([]Relation, error) {
 	return out, nil
 }
 
-// load reads the notes not yet loaded (with withConcepts, also those
-// loaded without their concepts) and computes their weights.
-func (k *call) load(ids []int64, withConcepts bool) error {
-	var need []int64
-	for _, id := range ids {
-		if n, ok := k.notes[id]; !ok || (withConcepts && !n.loaded) {
-			need = append(need, id)
-		}
-	}
-	if len(need) == 0 {
-		return nil
-	}
-	return k.s.Index.NoteMentions(k.ctx, need, withConcepts,
-		func(id int64, path, title string, modified, accessed time.Time, concepts []string) {
-			n := &noteInfo{path: path, title: title, modified: modified, weight: 1,
-				ref: modified, concepts: concepts, loaded: withConcepts}
-			if accessed.After(n.ref) {
-				n.ref = accessed
-			}
-			if k.decay {
-				n.weight = k.s.Decay.Weight(path, n.ref, k.now)
-			}
-			k.notes[id] = n
-		})
+// fresher reports whether the note at index a comes before the one at b
+// in the notes list: by decay weight, then latest activity (modification
+// or explicit read), then path.
+func (k *call) fresher(a, b int32) bool {
+	na, nb := &k.g.Notes[a], &k.g.Notes[b]
+	return cmp.Or(cmp.Compare(k.weight(b), k.weight(a)), reference(nb).Compare(reference(na)),
+		cmp.Compare(na.Path, nb.Path)) < 0
 }
 
-// listNotes orders the notes mentioning the concept freshest first: by
-// decay weight, then latest activity (modification or explicit read),
-// then path; and keeps the first limit. withConcepts loads the concepts
-// the notes link too, for the expansion that follows.
-func (k *call) listNotes(ids []int64, limit int, warnings *[]string, c *noema.Concept, content, withConcepts bool) ([]Note, error) {
-	if err := k.load(ids, withConcepts); err != nil {
-		return nil, err
-	}
-	kept := make([]int64, 0, len(ids))
-	for _, id := range ids {
-		if _, ok := k.notes[id]; ok {
-			kept = append(kept, id)
+// listNotes lists the notes (indexes into the graph) mentioning the
+// concept freshest first (see fresher), the first limit of them.
+func (k *call) listNotes(notes []int32, limit int, warnings *[]string, c *noema.Concept, content bool) ([]Note, error) {
+	// The first limit by insertion into a short sorted list: a hub has
+	// thousands of notes, of which twenty are wanted.
+	top := make([]int32, 0, min(limit, len(notes)))
+	for _, i := range notes {
+		if len(top) == limit && !k.fresher(i, top[limit-1]) {
+			continue
 		}
+		at, _ := slices.BinarySearchFunc(top, i, func(have, want int32) int {
+			if k.fresher(have, want) {
+				return -1
+			}
+			return 1
+		})
+		if len(top) == limit {
+			top = top[:limit-1]
+		}
+		top = slices.Insert(top, at, i)
 	}
-	slices.SortFunc(kept, func(a, b int64) int {
-		na, nb := k.notes[a], k.notes[b]
-		return cmp.Or(cmp.Compare(nb.weight, na.weight), nb.ref.Compare(na.ref), cmp.Compare(na.path, nb.path))
-	})
-	if len(kept) > limit {
+	if len(notes) > limit {
 		*warnings = append(*warnings, fmt.Sprintf("%d notes mention %q; the freshest %d are listed (raise max_entities to see more)",
-			len(kept), c.Label, limit))
-		kept = kept[:limit]
+			len(notes), c.Label, limit))
 	}
 	var bodies map[int64]string
-	if content && len(kept) > 0 {
+	if content && len(top) > 0 {
+		ids := make([]int64, len(top))
+		for j, i := range top {
+			ids[j] = k.g.Notes[i].ID
+		}
 		var err error
-		if bodies, err = k.s.Index.NoteBodies(k.ctx, kept); err != nil {
+		if bodies, err = k.s.Index.NoteBodies(k.ctx, ids); err != nil {
 			return nil, err
 		}
 	}
 	keys := conceptKeys(c)
-	out := make([]Note, 0, len(kept))
-	for _, id := range kept {
-		n := k.notes[id]
-		note := Note{URI: graph.NoteURI(n.path), Title: n.title, Decay: n.weight, Modified: n.modified}
-		if body, ok := bodies[id]; ok {
+	out := make([]Note, 0, len(top))
+	for _, i := range top {
+		n := &k.g.Notes[i]
+		note := Note{URI: graph.NoteURI(n.Path), Title: n.Title, Decay: k.weight(i), Modified: n.Modified}
+		if body, ok := bodies[n.ID]; ok {
 			note.Excerpt = Excerpt(body, keys, MaxExcerptRunes)
 		}
 		out = append(out, note)
@@ -301,153 +315,109 @@ type pair struct {
 
 // candidate is a concept reached at the current level.
 type candidate struct {
-	id   string
-	via  int // index of the best frontier concept
+	c    int32 // concept index
+	via  int32 // concept index of the best frontier concept
 	best pair
 }
 
-// expand walks co-occurrence breadth first from the concept, level by
-// level, keeping at most limit concepts in all. At each level, every
-// concept sharing a note with a frontier concept and not seen at a lower
-// level (nor the concept itself) is a candidate; its count and weight are
-// those with the frontier concept it co-occurs with most heavily (by
-// weight, then count, then that concept's rank), which becomes its via.
-// Candidates are ordered by weight, then count, then label, then id; the
-// first ones up to the remaining budget are kept and become the next
-// frontier. Every candidate is marked visited, kept or not, so a concept
-// is always listed at its true distance.
-func (k *call) expand(c *noema.Concept, own []int64, depth, limit int, warnings *[]string) ([]Related, error) {
+// expand walks co-occurrence breadth first from the concept at index
+// root, level by level, keeping at most limit concepts in all. At each
+// level, every concept sharing a note with a frontier concept and not seen
+// at a lower level (nor the concept itself) is a candidate; its count and
+// weight are those with the frontier concept it co-occurs with most
+// heavily (by weight, then count, then that concept's rank), which becomes
+// its via. Candidates are ordered by weight, then count, then label, then
+// id; the first ones up to the remaining budget are kept and become the
+// next frontier. Every candidate is marked visited, kept or not, so a
+// concept is always listed at its true distance.
+func (k *call) expand(root int32, depth, limit int, warnings *[]string) []Related {
 	out := []Related{}
 	if depth == 0 {
-		return out, nil
+		return out
 	}
-	visited := map[string]bool{c.ID: true}
-	frontier := []string{c.ID}
-	notesOf := map[string][]int64{c.ID: own}
+	g := k.g
+	visited := make([]bool, len(g.Concepts))
+	visited[root] = true
+	sums := make([]pair, len(g.Concepts))   // with the current frontier concept
+	level := make([]int32, len(g.Concepts)) // index+1 into cands, 0 when not a candidate yet
+	frontier := []int32{root}
 	for d := 1; d <= depth && len(frontier) > 0; d++ {
 		budget := limit - len(out)
 		if budget <= 0 {
 			*warnings = append(*warnings, fmt.Sprintf("max_entities (%d) was reached before depth %d; raise it to expand further", limit, d))
 			break
 		}
-		if d > 1 {
-			var err error
-			if notesOf, err = k.s.Index.NotesMentioning(k.ctx, frontier); err != nil {
-				return nil, err
-			}
-		}
-		var all []int64
+		var cands []candidate
+		var touched []int32
 		for _, f := range frontier {
-			slices.Sort(notesOf[f]) // a fixed summation order: weights are reproducible to the bit
-			all = append(all, notesOf[f]...)
-		}
-		if err := k.load(all, true); err != nil {
-			return nil, err
-		}
-		cands := map[string]*candidate{}
-		var order []*candidate
-		for fi, f := range frontier {
-			sums := map[string]*pair{}
-			var seen []string
-			for _, nid := range notesOf[f] {
-				n, ok := k.notes[nid]
-				if !ok {
-					continue // deleted since NotesMentioning read it
-				}
-				for _, o := range n.concepts {
+			// Notes in index order: a fixed summation order, so weights
+			// are reproducible to the bit.
+			for _, ni := range g.Concepts[f].Notes {
+				w := k.weight(ni)
+				for _, o := range g.Notes[ni].Concepts {
 					if visited[o] {
 						continue
 					}
-					p := sums[o]
-					if p == nil {
-						p = &pair{}
-						sums[o] = p
-						seen = append(seen, o)
+					if sums[o].count == 0 {
+						touched = append(touched, o)
 					}
-					p.count++
-					p.weight += n.weight
+					sums[o].count++
+					sums[o].weight += w
 				}
 			}
-			for _, o := range seen {
-				p := *sums[o]
-				cd := cands[o]
-				if cd == nil {
-					cd = &candidate{id: o, via: fi, best: p}
-					cands[o] = cd
-					order = append(order, cd)
-					continue
-				}
-				if p.weight > cd.best.weight || (p.weight == cd.best.weight && p.count > cd.best.count) {
-					cd.via, cd.best = fi, p
+			for _, o := range touched {
+				p := sums[o]
+				sums[o] = pair{}
+				if at := level[o]; at == 0 {
+					cands = append(cands, candidate{c: o, via: f, best: p})
+					level[o] = int32(len(cands))
+				} else if cd := &cands[at-1]; p.weight > cd.best.weight || (p.weight == cd.best.weight && p.count > cd.best.count) {
+					cd.via, cd.best = f, p
 				}
 			}
+			touched = touched[:0]
 		}
-		if len(order) == 0 {
+		if len(cands) == 0 {
 			break
 		}
-		total := len(order)
-		for _, cd := range order {
-			visited[cd.id] = true
+		total := len(cands)
+		for _, cd := range cands {
+			visited[cd.c] = true
+			level[cd.c] = 0
 		}
-		// Rank by weight and count first; labels (a query) are needed only
-		// for the candidates that can still make the cut: the first budget
-		// ones and any tied with the last of them.
-		heavier := func(a, b *candidate) int {
+		// Rank by weight and count first; labels decide only among the
+		// candidates that can still make the cut: the first budget ones
+		// and any tied with the last of them.
+		heavier := func(a, b candidate) int {
 			return cmp.Or(cmp.Compare(b.best.weight, a.best.weight), cmp.Compare(b.best.count, a.best.count))
 		}
-		slices.SortFunc(order, heavier)
-		if len(order) > budget {
+		slices.SortFunc(cands, heavier)
+		if len(cands) > budget {
 			cut := budget
-			for cut < len(order) && heavier(order[cut], order[budget-1]) == 0 {
+			for cut < len(cands) && heavier(cands[cut], cands[budget-1]) == 0 {
 				cut++
 			}
-			order = order[:cut]
+			cands = cands[:cut]
 		}
-		ids := make([]string, len(order))
-		for i, cd := range order {
-			ids[i] = cd.id
-		}
-		if err := k.loadLabels(ids); err != nil {
-			return nil, err
-		}
-		slices.SortFunc(order, func(a, b *candidate) int {
-			return cmp.Or(heavier(a, b), cmp.Compare(k.labels[a.id], k.labels[b.id]), cmp.Compare(a.id, b.id))
+		slices.SortFunc(cands, func(a, b candidate) int {
+			return cmp.Or(heavier(a, b), cmp.Compare(g.Concepts[a.c].Label, g.Concepts[b.c].Label),
+				cmp.Compare(g.Concepts[a.c].ID, g.Concepts[b.c].ID))
 		})
 		if total > budget {
 			*warnings = append(*warnings, fmt.Sprintf("%d concepts are at distance %d; the %d heaviest are listed (raise max_entities to see more)",
 				total, d, budget))
-			order = order[:budget]
+			cands = cands[:budget]
 		}
-		next := make([]string, 0, len(order))
-		for _, cd := range order {
-			out = append(out, Related{ID: cd.id, Label: k.labels[cd.id], Count: cd.best.count, Weight: cd.best.weight,
-				Distance: d, Via: frontier[cd.via]})
-			next = append(next, cd.id)
+		next := make([]int32, 0, len(cands))
+		for _, cd := range cands {
+			c := &g.Concepts[cd.c]
+			out = append(out, Related{ID: c.ID, Label: c.Label, Count: cd.best.count, Weight: cd.best.weight,
+				Distance: d, Via: g.Concepts[cd.via].ID})
+			next = append(next, cd.c)
 		}
 		frontier = next
 	}
-	return out, nil
-}
-
-// loadLabels reads the labels of the concepts not yet known.
-func (k *call) loadLabels(ids []string) error {
-	var need []string
-	for _, id := range ids {
-		if _, ok := k.labels[id]; !ok {
-			need = append(need, id)
-		}
-	}
-	if len(need) == 0 {
-		return nil
-	}
-	labels, err := k.s.Index.ConceptLabels(k.ctx, need)
-	if err != nil {
-		return err
-	}
-	for _, id := range need {
-		k.labels[id] = labels[id]
-	}
-	return nil
+	return out
 }
 
 // notFound returns the not_found error for a name that resolves to no

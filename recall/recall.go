@@ -15,31 +15,26 @@ package recall
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/decay"
 	"github.com/noema-mem/noema/graph"
+	"github.com/noema-mem/noema/sqlite"
 )
 
 // Index is what build_context reads from the index. *sqlite.DB implements
 // it; every method reads committed data and writes nothing.
 type Index interface {
-	// NotesMentioning returns, for each concept among ids that notes
-	// link, the row ids of those notes, each once.
-	NotesMentioning(ctx context.Context, ids []string) (map[string][]int64, error)
-	// NoteMentions calls fn with each note among the row ids: its vault
-	// path, title, modification time, latest explicit access (zero when
-	// never read) and, when withConcepts is set, the ids of the concepts
-	// it links, each once.
-	NoteMentions(ctx context.Context, ids []int64, withConcepts bool,
-		fn func(id int64, path, title string, modified, accessed time.Time, concepts []string)) error
+	// MentionGraph returns the mention graph as the index holds it now:
+	// prev itself when nothing changed since it was built, else a graph
+	// refreshed from prev (built from scratch when prev is nil).
+	MentionGraph(ctx context.Context, prev *sqlite.MentionGraph) (*sqlite.MentionGraph, error)
 	// NoteBodies returns the indexed Markdown body (after the front
 	// matter) of each note among the row ids.
 	NoteBodies(ctx context.Context, ids []int64) (map[int64]string, error)
-	// ConceptLabels returns the label of each concept among ids.
-	ConceptLabels(ctx context.Context, ids []string) (map[string]string, error)
 	// ConceptRelations returns the typed relations declared by the
 	// concept's page or pointing at it, each once.
 	ConceptRelations(ctx context.Context, id string) ([]graph.Edge, error)
@@ -66,6 +61,23 @@ type Service struct {
 	Decay decay.Config
 	// Now returns the current time, the "now" of decay; tests replace it.
 	Now func() time.Time
+
+	// last is the latest mention graph read, kept current by graph.
+	last atomic.Pointer[sqlite.MentionGraph]
+}
+
+// graph returns the current mention graph, refreshing the kept one when
+// the index changed.
+func (s *Service) graph(ctx context.Context) (*sqlite.MentionGraph, error) {
+	prev := s.last.Load()
+	g, err := s.Index.MentionGraph(ctx, prev)
+	if err != nil {
+		return nil, err
+	}
+	if g != prev {
+		s.last.CompareAndSwap(prev, g) // a concurrent refresh may have won: either graph is current
+	}
+	return g, nil
 }
 
 // New returns a Service reading idx (an *sqlite.DB), resolving names with

@@ -7,16 +7,18 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/noema-mem/noema/graph"
 )
 
-// This file holds the read queries of build_context (package recall): the
-// notes that mention concepts, the concepts those notes mention, the notes'
-// activity and text, and a concept's relations. Each query reads the read
-// pool; lists of ids travel as one JSON array argument expanded with
-// json_each, so no statement text depends on the number of ids.
+// This file holds the reads of build_context (package recall): the
+// mention graph, kept in memory and refreshed from the index when another
+// connection has committed (MentionGraph), the notes' text and a concept's
+// relations. Each query reads the read pool; lists of ids travel as one
+// JSON array argument expanded with json_each, so no statement text
+// depends on the number of ids.
 
 // intsArg encodes row ids as one query argument for json_each.
 func intsArg(ids []int64) string {
@@ -33,84 +35,343 @@ func intsArg(ids []int64) string {
 	return b.String()
 }
 
-// NotesMentioning returns, for each concept among ids that notes link,
-// the row ids of those notes (each once, under any key of the concept), in
-// no particular order. Concepts no note links are absent.
-func (db *DB) NotesMentioning(ctx context.Context, ids []string) (map[string][]int64, error) {
-	out := make(map[string][]int64, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	// DISTINCT: a note linking two keys of one concept mentions it once.
-	rows, err := db.read.QueryContext(ctx, `SELECT DISTINCT k.concept_id, l.note_id
-		FROM concept_keys k JOIN links l ON l.key = k.key
-		WHERE k.concept_id IN (SELECT value FROM json_each(?))`, jsonArg(ids))
+// MentionGraph is an immutable in-memory copy of the mention graph: every
+// note with its activity and the concepts it links, and every concept with
+// its label and the notes that link it. build_context walks co-occurrence
+// through thousands of notes per call; in memory that is microseconds per
+// thousand links where a query per call costs tens of milliseconds on a
+// 10,000-note vault.
+//
+// Notes and concepts are numbered densely: Notes[i].Concepts and
+// Concepts[j].Notes hold indexes into the other slice. A graph is never
+// modified once returned (a refresh builds a new one, sharing unchanged
+// notes), so callers may read it without locks.
+type MentionGraph struct {
+	// Notes are by ascending row id.
+	Notes []MentionNote
+	// Concepts are by id.
+	Concepts []MentionConcept
+
+	noteIndex    map[int64]int32
+	conceptIndex map[string]int32
+	owner        map[string]int32 // concept key -> concept index
+	conceptsVer  string
+
+	// seen records, per read connection (its driver connection), the
+	// PRAGMA data_version at which the graph was known to match the index.
+	// The value changes whenever any other connection commits, so an
+	// unchanged value proves the graph still current.
+	mu   sync.Mutex
+	seen map[any]int64
+}
+
+// MentionNote is a note of a MentionGraph.
+type MentionNote struct {
+	// ID is the note's row id in the index.
+	ID    int64
+	Path  string
+	Title string
+	// Modified is the front matter `modified`, else the file's mtime.
+	Modified time.Time
+	// Accessed is the latest explicit read (zero when never read).
+	Accessed time.Time
+	// Concepts are the indexes of the concepts the note links, each once,
+	// ascending.
+	Concepts []int32
+
+	hash string
+	keys []string // the keys of its links
+}
+
+// MentionConcept is a concept of a MentionGraph.
+type MentionConcept struct {
+	ID    string
+	Label string
+	// Notes are the indexes of the notes that link the concept (under any
+	// key), ascending.
+	Notes []int32
+}
+
+// Concept returns the index of the concept with the id.
+func (g *MentionGraph) Concept(id string) (int32, bool) {
+	i, ok := g.conceptIndex[id]
+	return i, ok
+}
+
+// Note returns the index of the note with the row id.
+func (g *MentionGraph) Note(id int64) (int32, bool) {
+	i, ok := g.noteIndex[id]
+	return i, ok
+}
+
+// MentionGraph returns a mention graph that matches the index as of this
+// call: prev itself when nothing was committed since prev was built (the
+// cost of one PRAGMA), else a graph refreshed from prev. A refresh reads
+// every note's row (id, path, title, hash, modified time) and the access
+// table, and re-reads the links of only the notes whose content changed
+// and the concept registry only when its version changed; with prev nil,
+// everything is read. Keep the returned graph and pass it as prev next
+// time.
+func (db *DB) MentionGraph(ctx context.Context, prev *MentionGraph) (*MentionGraph, error) {
+	conn, err := db.read.Conn(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("find notes mentioning concepts: %w", err)
+		return nil, fmt.Errorf("read mention graph: %w", err)
+	}
+	defer conn.Close()
+	var dc any
+	if err := conn.Raw(func(c any) error { dc = c; return nil }); err != nil {
+		return nil, fmt.Errorf("read mention graph: %w", err)
+	}
+	if prev != nil {
+		var dv int64
+		if err := conn.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&dv); err != nil {
+			return nil, fmt.Errorf("read data version: %w", err)
+		}
+		prev.mu.Lock()
+		v, ok := prev.seen[dc]
+		prev.mu.Unlock()
+		if ok && v == dv {
+			return prev, nil
+		}
+	}
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, fmt.Errorf("begin read: %w", err)
+	}
+	defer tx.Rollback()
+	// The version is read inside the transaction, after its snapshot
+	// began: it matches what the refresh reads.
+	var cv sql.NullString
+	if err := tx.QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key = ?)`, ConceptsVersionKey).Scan(&cv); err != nil {
+		return nil, fmt.Errorf("read concepts version: %w", err)
+	}
+	var dv int64
+	if err := tx.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&dv); err != nil {
+		return nil, fmt.Errorf("read data version: %w", err)
+	}
+	g, err := refreshMentions(ctx, tx, prev, cv.String)
+	if err != nil {
+		return nil, err
+	}
+	g.mu.Lock()
+	if g.seen == nil {
+		g.seen = make(map[any]int64)
+	}
+	g.seen[dc] = dv
+	g.mu.Unlock()
+	return g, nil
+}
+
+// refreshMentions builds the graph of the snapshot tx reads, reusing what
+// prev (if any) has that did not change; it returns prev itself when
+// nothing did.
+func refreshMentions(ctx context.Context, tx *sql.Tx, prev *MentionGraph, conceptsVer string) (*MentionGraph, error) {
+	accessed, err := readAccess(ctx, tx)
+	if err != nil {
+		return nil, err
+	}
+	g := &MentionGraph{conceptsVer: conceptsVer}
+	registry := prev == nil || prev.conceptsVer != conceptsVer
+	if registry {
+		if err := readRegistry(ctx, tx, g); err != nil {
+			return nil, err
+		}
+	} else {
+		g.Concepts, g.conceptIndex, g.owner = prev.Concepts, prev.conceptIndex, prev.owner
+	}
+
+	rows, err := tx.QueryContext(ctx, `SELECT id, path, title, hash, modified_ns FROM notes ORDER BY id`)
+	if err != nil {
+		return nil, fmt.Errorf("list notes: %w", err)
 	}
 	defer rows.Close()
+	changed := registry || prev == nil
+	var stale []int32 // notes whose links must be (re)read
 	for rows.Next() {
-		var id string
-		var note int64
-		if err := rows.Scan(&id, &note); err != nil {
-			return nil, fmt.Errorf("find notes mentioning concepts: %w", err)
+		var n MentionNote
+		var mod int64
+		if err := rows.Scan(&n.ID, &n.Path, &n.Title, &n.hash, &mod); err != nil {
+			return nil, fmt.Errorf("list notes: %w", err)
 		}
-		out[id] = append(out[id], note)
+		n.Modified = timeOf(mod)
+		n.Accessed = timeOf(accessed[n.Path])
+		var old *MentionNote
+		if prev != nil {
+			if i, ok := prev.noteIndex[n.ID]; ok {
+				old = &prev.Notes[i]
+			}
+		}
+		switch {
+		case old == nil || old.hash != n.hash:
+			changed = true
+			stale = append(stale, int32(len(g.Notes)))
+		default:
+			n.keys, n.Concepts = old.keys, old.Concepts
+			if old.Path != n.Path || old.Title != n.Title || !old.Modified.Equal(n.Modified) || !old.Accessed.Equal(n.Accessed) {
+				changed = true
+			}
+		}
+		g.Notes = append(g.Notes, n)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("find notes mentioning concepts: %w", err)
+		return nil, fmt.Errorf("list notes: %w", err)
+	}
+	rows.Close()
+	if !changed && len(g.Notes) == len(prev.Notes) {
+		return prev, nil // every note of prev is still there (same ids, same count)
+	}
+	g.noteIndex = make(map[int64]int32, len(g.Notes))
+	for i := range g.Notes {
+		g.noteIndex[g.Notes[i].ID] = int32(i)
+	}
+	if err := readLinkKeys(ctx, tx, g, stale); err != nil {
+		return nil, err
+	}
+	// Resolve keys to concepts: every note when the registry changed, else
+	// the notes whose links were read.
+	resolve := stale
+	if registry {
+		resolve = make([]int32, len(g.Notes))
+		for i := range resolve {
+			resolve[i] = int32(i)
+		}
+	}
+	for _, i := range resolve {
+		n := &g.Notes[i]
+		cs := make([]int32, 0, len(n.keys))
+		for _, k := range n.keys {
+			if c, ok := g.owner[k]; ok && !slices.Contains(cs, c) {
+				cs = append(cs, c)
+			}
+		}
+		slices.Sort(cs)
+		n.Concepts = cs
+	}
+	// The inverted lists, rebuilt on every change: note indexes shift.
+	counts := make([]int32, len(g.Concepts))
+	for i := range g.Notes {
+		for _, c := range g.Notes[i].Concepts {
+			counts[c]++
+		}
+	}
+	concepts := make([]MentionConcept, len(g.Concepts))
+	for j, c := range g.Concepts {
+		concepts[j] = MentionConcept{ID: c.ID, Label: c.Label, Notes: make([]int32, 0, counts[j])}
+	}
+	for i := range g.Notes {
+		for _, c := range g.Notes[i].Concepts {
+			concepts[c].Notes = append(concepts[c].Notes, int32(i))
+		}
+	}
+	g.Concepts = concepts
+	return g, nil
+}
+
+// readAccess reads every note's latest explicit access, by path.
+func readAccess(ctx context.Context, tx *sql.Tx) (map[string]int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT path, accessed_ns FROM access`)
+	if err != nil {
+		return nil, fmt.Errorf("read accesses: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[string]int64)
+	for rows.Next() {
+		var p string
+		var at int64
+		if err := rows.Scan(&p, &at); err != nil {
+			return nil, fmt.Errorf("read accesses: %w", err)
+		}
+		out[p] = at
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read accesses: %w", err)
 	}
 	return out, nil
 }
 
-// NoteMentions calls fn with each note among the row ids (unknown ones are
-// skipped), in no particular order: its vault path, title, modification
-// time (front matter `modified`, else the file's mtime), latest explicit
-// access (zero when never read) and, when withConcepts is set, the ids of
-// the concepts it links, each once (nil otherwise; links whose key names
-// no concept are left out).
-func (db *DB) NoteMentions(ctx context.Context, ids []int64, withConcepts bool,
-	fn func(id int64, path, title string, modified, accessed time.Time, concepts []string)) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	// One row per note, its concepts joined with U+001F (which no id
-	// holds): a hub's notes are thousands of rows, their links tens of
-	// thousands, and each row crossing into Go costs more than the join.
-	concepts := `NULL`
-	if withConcepts {
-		concepts = `(SELECT group_concat(k.concept_id, char(31)) FROM links l JOIN concept_keys k ON k.key = l.key
-			WHERE l.note_id = n.id)`
-	}
-	rows, err := db.read.QueryContext(ctx, `SELECT n.id, n.path, n.title, n.modified_ns, COALESCE(a.accessed_ns, 0), `+concepts+`
-		FROM notes n LEFT JOIN access a ON a.path = n.path
-		WHERE n.id IN (SELECT value FROM json_each(?))`, intsArg(ids))
+// readRegistry reads every concept (by id) and which concept owns each
+// key into g.
+func readRegistry(ctx context.Context, tx *sql.Tx, g *MentionGraph) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, label FROM concepts ORDER BY id`)
 	if err != nil {
-		return fmt.Errorf("load notes: %w", err)
+		return fmt.Errorf("list concepts: %w", err)
 	}
 	defer rows.Close()
+	g.conceptIndex = make(map[string]int32)
 	for rows.Next() {
-		var id, mod, acc int64
-		var path, title string
-		var joined sql.NullString
-		if err := rows.Scan(&id, &path, &title, &mod, &acc, &joined); err != nil {
-			return fmt.Errorf("load notes: %w", err)
+		var c MentionConcept
+		if err := rows.Scan(&c.ID, &c.Label); err != nil {
+			return fmt.Errorf("list concepts: %w", err)
 		}
-		var cs []string
-		if withConcepts {
-			cs = []string{}
-			if joined.Valid && joined.String != "" {
-				for _, c := range strings.Split(joined.String, "\x1f") {
-					if !slices.Contains(cs, c) { // a note linking two keys of one concept
-						cs = append(cs, c)
-					}
-				}
-			}
-		}
-		fn(id, path, title, timeOf(mod), timeOf(acc), cs)
+		g.conceptIndex[c.ID] = int32(len(g.Concepts))
+		g.Concepts = append(g.Concepts, c)
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("load notes: %w", err)
+		return fmt.Errorf("list concepts: %w", err)
+	}
+	rows.Close()
+	krows, err := tx.QueryContext(ctx, `SELECT key, concept_id FROM concept_keys`)
+	if err != nil {
+		return fmt.Errorf("list concept keys: %w", err)
+	}
+	defer krows.Close()
+	g.owner = make(map[string]int32)
+	for krows.Next() {
+		var k, id string
+		if err := krows.Scan(&k, &id); err != nil {
+			return fmt.Errorf("list concept keys: %w", err)
+		}
+		if c, ok := g.conceptIndex[id]; ok {
+			g.owner[k] = c
+		}
+	}
+	if err := krows.Err(); err != nil {
+		return fmt.Errorf("list concept keys: %w", err)
+	}
+	return nil
+}
+
+// readLinkKeys reads the link keys of the notes at the indexes stale: all
+// links in one scan when they are most notes, else by note.
+func readLinkKeys(ctx context.Context, tx *sql.Tx, g *MentionGraph, stale []int32) error {
+	if len(stale) == 0 {
+		return nil
+	}
+	for _, i := range stale {
+		g.Notes[i].keys = []string{}
+	}
+	query, args := `SELECT note_id, key FROM links`, []any(nil)
+	if len(stale) < len(g.Notes)/2 {
+		ids := make([]int64, len(stale))
+		for j, i := range stale {
+			ids[j] = g.Notes[i].ID
+		}
+		query, args = `SELECT note_id, key FROM links WHERE note_id IN (SELECT value FROM json_each(?))`, []any{intsArg(ids)}
+	}
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return fmt.Errorf("read links: %w", err)
+	}
+	defer rows.Close()
+	isStale := make(map[int32]bool, len(stale))
+	for _, i := range stale {
+		isStale[i] = true
+	}
+	for rows.Next() {
+		var id int64
+		var k string
+		if err := rows.Scan(&id, &k); err != nil {
+			return fmt.Errorf("read links: %w", err)
+		}
+		if i, ok := g.noteIndex[id]; ok && isStale[i] {
+			n := &g.Notes[i]
+			if !slices.Contains(n.keys, k) { // one row per spelling
+				n.keys = append(n.keys, k)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read links: %w", err)
 	}
 	return nil
 }
@@ -139,31 +400,6 @@ func (db *DB) NoteBodies(ctx context.Context, ids []int64) (map[int64]string, er
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read note bodies: %w", err)
-	}
-	return out, nil
-}
-
-// ConceptLabels returns the label of each concept among ids that exists.
-func (db *DB) ConceptLabels(ctx context.Context, ids []string) (map[string]string, error) {
-	out := make(map[string]string, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	rows, err := db.read.QueryContext(ctx, `SELECT id, label FROM concepts
-		WHERE id IN (SELECT value FROM json_each(?))`, jsonArg(ids))
-	if err != nil {
-		return nil, fmt.Errorf("load concept labels: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id, label string
-		if err := rows.Scan(&id, &label); err != nil {
-			return nil, fmt.Errorf("load concept labels: %w", err)
-		}
-		out[id] = label
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("load concept labels: %w", err)
 	}
 	return out, nil
 }
