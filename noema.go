@@ -8,7 +8,13 @@
 // decay, embedding, vector, mcpserver and httpserver.
 package noema
 
-import "time"
+import (
+	"crypto/sha256"
+	"encoding/base32"
+	"fmt"
+	"strings"
+	"time"
+)
 
 // URIScheme is the scheme of note identifiers: memory://<path-without-.md>.
 const URIScheme = "memory://"
@@ -55,6 +61,29 @@ type Concept struct {
 	Mentions  int       `json:"mentions"`
 	CreatedAt time.Time `json:"created_at,omitzero"`
 	UpdatedAt time.Time `json:"updated_at,omitzero"`
+}
+
+// ConceptID derives the stable id of the concept first seen under key: n is
+// 1 for the key's own id, and n ≥ 2 for the n-th id when the earlier ones
+// are taken (a concept first seen under this key was renamed, and a new one
+// takes the key). It depends on the key alone, so a rebuilt index assigns
+// the same ids; once a concept has a page, the id written in the page's
+// front matter wins, which keeps it stable across renames.
+func ConceptID(key string, n int) string {
+	if n > 1 {
+		key = fmt.Sprintf("%s\x00%d", key, n)
+	}
+	sum := sha256.Sum256([]byte(key))
+	return "c_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:10]))
+}
+
+// NoteConcept is a concept a note links, with what else holds it.
+type NoteConcept struct {
+	ID, Label string
+	// Notes is how many notes link the concept, this one included.
+	Notes int
+	// HasPage is whether the concept has a page.
+	HasPage bool
 }
 
 // LinkedConcept is a concept a note links, as a write reports it: whether

@@ -18,19 +18,43 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/indexer"
-	"github.com/noema-mem/noema/sqlite"
 	"github.com/noema-mem/noema/vault"
 )
 
 // Service performs concept operations on one vault and its index.
 type Service struct {
 	Vault   *vault.Vault
-	DB      *sqlite.DB
+	DB      Index
 	Indexer *indexer.Indexer
 	Now     func() time.Time
 
 	mu    sync.Mutex
 	cache *matcher // fuzzy choices, rebuilt when the registry changes
+}
+
+// Index is the index concept operations read; *sqlite.DB implements it.
+// Writes go through the Indexer, which indexes the files they change.
+type Index interface {
+	// Concept returns the concept with id, else the one owning key; nil
+	// when there is none.
+	Concept(ctx context.Context, id, key string) (*noema.Concept, error)
+	// KeyOwner returns the concept a key names.
+	KeyOwner(ctx context.Context, key string) (id, label string, ok bool, err error)
+	// MentionCounts returns how many times notes link each concept of ids.
+	MentionCounts(ctx context.Context, ids []string) (map[string]int, error)
+	// EachConceptByLabel calls fn for every concept, by label.
+	EachConceptByLabel(ctx context.Context, fn func(id, label string, aliases []string)) error
+	// ListConcepts returns one page of the concepts with a key matching
+	// keyPattern (SQL LIKE), newest first, and how many match.
+	ListConcepts(ctx context.Context, keyPattern string, offset, limit int) (total int, concepts []noema.Concept, err error)
+	// ConceptIDUsed reports whether a concept has the id.
+	ConceptIDUsed(ctx context.Context, id string) (bool, error)
+	// NotesLinking returns the paths of the notes linking a concept.
+	NotesLinking(ctx context.Context, conceptID string) ([]string, error)
+	// ConceptsVersion changes whenever the registry does.
+	ConceptsVersion(ctx context.Context) (string, error)
+	// NoteConcepts returns the concepts the note at path links.
+	NoteConcepts(ctx context.Context, path string) ([]noema.NoteConcept, error)
 }
 
 // New returns a Service over the indexer's vault and database.

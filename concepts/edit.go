@@ -11,7 +11,6 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/indexer"
-	"github.com/noema-mem/noema/sqlite"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -69,8 +68,8 @@ func (s *Service) create(ctx context.Context, in CreateInput) (*noema.Concept, e
 
 // freshID derives the id for a new concept, avoiding ids in use.
 func (s *Service) freshID(ctx context.Context, key string) (string, error) {
-	id := sqlite.ConceptID(key)
-	for n := 2; ; n++ {
+	for n := 1; ; n++ {
+		id := noema.ConceptID(key, n)
 		used, err := s.DB.ConceptIDUsed(ctx, id)
 		if err != nil {
 			return "", err
@@ -78,7 +77,6 @@ func (s *Service) freshID(ctx context.Context, key string) (string, error) {
 		if !used {
 			return id, nil
 		}
-		id = sqlite.ConceptID(fmt.Sprintf("%s\x00%d", key, n))
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/graph"
 	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/internal/corpus"
@@ -82,8 +83,8 @@ func ptr(f float64) *float64 { return &f }
 // Ids of the fixture's nodes.
 var (
 	idGC     = "c_gc"
-	idMS     = sqlite.ConceptID("memory safety")
-	idRust   = sqlite.ConceptID("rust")
+	idMS     = noema.ConceptID("memory safety", 1)
+	idRust   = noema.ConceptID("rust", 1)
 	idA      = "memory://notes/a"
 	idB      = "memory://notes/b"
 	idC      = "memory://notes/c"

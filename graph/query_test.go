@@ -262,7 +262,7 @@ func TestSubgraphCap(t *testing.T) {
 		recs[i] = note(fmt.Sprintf("hub/%05d.md", i), 1, "Hub")
 	}
 	put(t, db, recs...)
-	hub := sqlite.ConceptID("hub")
+	hub := noema.ConceptID("hub", 1)
 	g, err := graph.Subgraph(context.Background(), db, []string{hub}, 2, "")
 	if err != nil {
 		t.Fatal(err)

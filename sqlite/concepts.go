@@ -1,22 +1,12 @@
 package sqlite
 
 import (
-	"crypto/sha256"
-	"encoding/base32"
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
-)
 
-// ConceptID derives the stable id of the concept first seen under key. It
-// depends on the key alone, so a rebuilt index assigns the same ids; once a
-// concept has a page, the id written in the page's front matter wins, which
-// keeps it stable across renames.
-func ConceptID(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	return "c_" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(sum[:10]))
-}
+	"github.com/noema-mem/noema"
+)
 
 // KeyFunc normalizes a label into a concept key (vault.Key); the index
 // takes it as a parameter so that it does not depend on the vault package.
@@ -68,9 +58,9 @@ func RecomputeConcepts(tx *Tx, keyOf KeyFunc) (warnings []string, err error) {
 	newConcept := func(key, fmID string) *desiredConcept {
 		id := fmID
 		if id == "" || usedIDs[id] {
-			id = ConceptID(key)
+			id = noema.ConceptID(key, 1)
 			for n := 2; usedIDs[id]; n++ {
-				id = ConceptID(fmt.Sprintf("%s\x00%d", key, n))
+				id = noema.ConceptID(key, n)
 			}
 		}
 		usedIDs[id] = true

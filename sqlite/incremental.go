@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"unicode/utf8"
+
+	"github.com/noema-mem/noema"
 )
 
 // Change records what a batch of note writes can affect in the concept
@@ -320,13 +322,13 @@ func aggregateLinks(tx *Tx, arr string) (map[string]*linkAgg, error) {
 }
 
 // insertImplicit creates the implicit concepts of keys (sorted), which no
-// concept names yet. Each gets the id ConceptID(key), or — when a concept
-// already has that id (it was first seen under this key and has since been
-// renamed) — ConceptID(key + "\x00" + n) for the first free n ≥ 2.
+// concept names yet. Each gets the id noema.ConceptID(key, 1), or — when a
+// concept already has that id (it was first seen under this key and has
+// since been renamed) — noema.ConceptID(key, n) for the first free n ≥ 2.
 func insertImplicit(tx *Tx, keys []string, aggs map[string]*linkAgg) error {
 	ids := make([]string, len(keys))
 	for i, k := range keys {
-		ids[i] = ConceptID(k)
+		ids[i] = noema.ConceptID(k, 1)
 	}
 	taken, err := existingIDs(tx, ids)
 	if err != nil {
@@ -336,7 +338,7 @@ func insertImplicit(tx *Tx, keys []string, aggs map[string]*linkAgg) error {
 	for i, k := range keys {
 		id := ids[i]
 		for n := 2; taken[id]; n++ {
-			id = ConceptID(fmt.Sprintf("%s\x00%d", k, n))
+			id = noema.ConceptID(k, n)
 			if !taken[id] {
 				more, err := existingIDs(tx, []string{id})
 				if err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/sqlite"
 )
@@ -112,7 +113,7 @@ func TestIncrementalTakenID(t *testing.T) {
 	db := MustOpen(t)
 	ctx := context.Background()
 	if err := db.Write(ctx, func(tx *sqlite.Tx) error {
-		_, err := tx.Exec(`INSERT INTO concepts (id, key, label) VALUES (?, 'renamed', 'Renamed')`, sqlite.ConceptID("gamma"))
+		_, err := tx.Exec(`INSERT INTO concepts (id, key, label) VALUES (?, 'renamed', 'Renamed')`, noema.ConceptID("gamma", 1))
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func TestIncrementalTakenID(t *testing.T) {
 	if err := db.Read().QueryRow(`SELECT concept_id FROM concept_keys WHERE key = 'gamma'`).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
-	if want := sqlite.ConceptID("gamma\x002"); id != want {
+	if want := noema.ConceptID("gamma", 2); id != want {
 		t.Errorf("id = %s, want %s", id, want)
 	}
 }

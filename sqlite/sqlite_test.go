@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/sqlite"
 )
 
@@ -98,7 +99,7 @@ func TestImplicitConceptsAndLabels(t *testing.T) {
 		t.Errorf("gc = %+v, want most frequent spelling and 3 mentions", gc)
 	}
 	// Ties: lexicographically smallest spelling ("Zeta" < "zeta").
-	if z := got["zeta"]; z.label != "Zeta" || z.id != sqlite.ConceptID("zeta") {
+	if z := got["zeta"]; z.label != "Zeta" || z.id != noema.ConceptID("zeta", 1) {
 		t.Errorf("zeta = %+v", z)
 	}
 	// Removing the only linking note removes the concept.
