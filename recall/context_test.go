@@ -3,8 +3,11 @@ package recall_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -425,5 +428,76 @@ func TestLonelyConcept(t *testing.T) {
 	if res.Concept.Label != "Hermit" || len(res.Related) != 0 || len(res.Notes) != 0 || len(res.Relations) != 0 ||
 		res.Related == nil || res.Notes == nil || res.Relations == nil || res.Warnings == nil {
 		t.Fatalf("result = %+v", res)
+	}
+}
+
+func TestSeesChangesBetweenCalls(t *testing.T) {
+	a := fruitVault(t)
+	ctx := context.Background()
+	s := service(a, decay.DefaultConfig())
+	before := build(t, s, recall.Input{Concept: "Apple", Depth: 1})
+	if before.Notes[len(before.Notes)-1].Title != "Three" {
+		t.Fatalf("notes = %+v", before.Notes)
+	}
+	// A new note: a new co-occurring concept.
+	write(t, a, "", "Eight", 0, "[[Apple]] and [[Quince]].\n")
+	after := build(t, s, recall.Input{Concept: "Apple", Depth: 1})
+	if len(after.Notes) != len(before.Notes)+1 || !slices.ContainsFunc(after.Related, func(r recall.Related) bool { return r.Label == "Quince" }) {
+		t.Fatalf("after a write: notes %d, related %+v", len(after.Notes), after.Related)
+	}
+	// Reading the oldest note is an access (at now): it weighs 1 again and
+	// comes before Seven (modified 3 days ago).
+	if _, err := a.Notes.Read(ctx, "Three"); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.DB.FlushAccesses(ctx); err != nil {
+		t.Fatal(err)
+	}
+	read := build(t, s, recall.Input{Concept: "Apple", Depth: 1})
+	three := slices.IndexFunc(read.Notes, func(n recall.Note) bool { return n.Title == "Three" })
+	seven := slices.IndexFunc(read.Notes, func(n recall.Note) bool { return n.Title == "Seven" })
+	if three < 0 || three > seven || read.Notes[three].Decay != 1 {
+		t.Fatalf("after reading Three: %+v", read.Notes)
+	}
+	// Date (through Three) weighs 1 now.
+	for _, r := range read.Related {
+		if r.Label == "Date" && r.Weight != 1 {
+			t.Errorf("Date weight = %v after Three was read", r.Weight)
+		}
+	}
+	// A relabelled concept shows its new label.
+	if _, err := a.Concepts.Update(ctx, concepts.UpdateInput{Concept: "Cherry", Label: "Sour Cherry"}); err != nil {
+		t.Fatal(err)
+	}
+	relabelled := build(t, s, recall.Input{Concept: "Apple", Depth: 1})
+	if !slices.ContainsFunc(relabelled.Related, func(r recall.Related) bool { return r.Label == "Sour Cherry" }) {
+		t.Fatalf("after relabelling: %+v", relabelled.Related)
+	}
+}
+
+func TestConcurrentCallsAndWrites(t *testing.T) {
+	a := fruitVault(t)
+	ctx := context.Background()
+	s := service(a, decay.DefaultConfig())
+	var wg sync.WaitGroup
+	for i := range 4 {
+		wg.Go(func() {
+			for range 10 {
+				if _, err := s.BuildContext(ctx, recall.Input{Concept: "Apple", Depth: 3}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+		wg.Go(func() {
+			if _, err := a.Notes.Write(ctx, notes.WriteInput{Title: fmt.Sprintf("Extra %d", i), Content: "[[Apple]] [[Extra]]\n"}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	res := build(t, s, recall.Input{Concept: "Extra", Depth: 1})
+	if len(res.Notes) != 4 || res.Related[0].Label != "Apple" || res.Related[0].Count != 4 {
+		t.Fatalf("after concurrent writes: notes %+v related %+v", res.Notes, res.Related)
 	}
 }
