@@ -215,9 +215,11 @@ func TestEval(t *testing.T) {
 		svc.Tuning.TitleWeight = tw
 		report(fmt.Sprintf("fulltext title weight %g", tw), score(qs, mode(svc, "fulltext")))
 	}
-	for _, ws := range []float64{0.25, 0.5, 0.75, 1, 1.5} {
-		svc := search.New(e.a.DB, e.svc.Embedder, e.svc.Decay)
-		svc.Tuning.SemanticWeight = ws
-		report(fmt.Sprintf("hybrid semantic weight %g", ws), score(qs, mode(svc, "hybrid")))
+	for _, fl := range []float64{0, 0.5, 0.7, 0.8, 0.9} {
+		for _, ws := range []float64{0.25, 0.5, 1} {
+			svc := search.New(e.a.DB, e.svc.Embedder, e.svc.Decay)
+			svc.Tuning.SemanticFloor, svc.Tuning.SemanticWeight = fl, ws
+			report(fmt.Sprintf("hybrid floor %g weight %g", fl, ws), score(qs, mode(svc, "hybrid")))
+		}
 	}
 }

@@ -27,9 +27,10 @@ func (f Filter) IsZero() bool { return f.Folder == "" && len(f.Tags) == 0 && f.S
 type TextQuery struct {
 	// Match is the FTS5 expression a note must match.
 	Match string
-	// Terms are FTS5 expressions counted per note: a hit's Covered is how
-	// many of them it matches. Hits are ordered by Covered, then BM25.
-	Terms []string
+	// All is the FTS5 expression of every term together ("" when the query
+	// has one term): notes matching it rank above the rest, then BM25
+	// decides.
+	All string
 	// Weights are the BM25 weights of the title, body and cjk columns.
 	Weights [3]float64
 	Filter  Filter
@@ -40,8 +41,8 @@ type TextQuery struct {
 // TextHit is one note matching a TextQuery.
 type TextHit struct {
 	ID int64
-	// Covered is how many of the query's Terms the note matches.
-	Covered int
+	// All reports that the note matches TextQuery.All (every term).
+	All bool
 	// BM25 is FTS5's bm25() with the query's weights: lower is better
 	// (negative).
 	BM25 float64
@@ -84,7 +85,8 @@ type SnippetSpec struct {
 // TextIndex is the full-text side of the index.
 type TextIndex interface {
 	// SearchText returns the best q.Limit notes matching q.Match and
-	// admitted by q.Filter, by Covered desc, BM25, then path.
+	// admitted by q.Filter: those matching q.All first, then by BM25, then
+	// by path.
 	SearchText(ctx context.Context, q TextQuery) ([]TextHit, error)
 	// SearchSnippets returns, for each note among ids that matches match, a
 	// window of its body around the best match with the matched tokens

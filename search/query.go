@@ -95,14 +95,27 @@ func (p *parsed) match() string {
 	return strings.Join(parts, " OR ")
 }
 
-// termExprs returns one FTS5 expression per term, for counting how many of
-// the query's terms each note contains.
-func (p *parsed) termExprs() []string {
-	out := make([]string, len(p.terms))
-	for i, t := range p.terms {
-		out[i] = t.expr()
+// all returns the FTS5 expression a note matches when it contains every
+// term; "" for a query of one term (every hit has it).
+func (p *parsed) all() string {
+	if len(p.terms) < 2 {
+		return ""
 	}
-	return out
+	parts := make([]string, len(p.terms))
+	for i, t := range p.terms {
+		parts[i] = t.expr()
+	}
+	return strings.Join(parts, " AND ")
+}
+
+// anyTerm returns the terms OR-ed, without the phrase and NEAR bonus: what
+// snippets mark.
+func (p *parsed) anyTerm() string {
+	parts := make([]string, len(p.terms))
+	for i, t := range p.terms {
+		parts[i] = t.expr()
+	}
+	return strings.Join(parts, " OR ")
 }
 
 // plainOR is the baseline the evaluation compares with: every word of the

@@ -96,10 +96,14 @@ type Tuning struct {
 	// FulltextWeight and SemanticWeight weigh the two lists in hybrid
 	// reciprocal rank fusion.
 	FulltextWeight, SemanticWeight float64
+	// SemanticFloor drops, in hybrid mode, the semantic candidates whose
+	// cosine is below this share of the best one: the tail of a semantic
+	// list is noise that would only shuffle the full-text ranking.
+	SemanticFloor float64
 }
 
 // DefaultTuning is the Tuning of a new Service.
-var DefaultTuning = Tuning{TitleWeight: 4, FulltextWeight: 1, SemanticWeight: 0.5}
+var DefaultTuning = Tuning{TitleWeight: 4, FulltextWeight: 1, SemanticWeight: 0.5, SemanticFloor: 0.7}
 
 // Input is the search_notes request.
 type Input struct {
@@ -373,45 +377,75 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 		}
 		return c
 	}
-	var text []TextHit
-	if mode != ModeSemantic && !p.empty() {
-		var err error
-		text, err = s.DB.SearchText(ctx, TextQuery{
-			Match: p.match(), Terms: p.termExprs(), Weights: [3]float64{s.Tuning.TitleWeight, 1, 1}, Filter: f, Limit: Depth,
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	var sem []semHit
-	semOK := false
+	// The semantic side (embed the query, scan the vectors) runs beside
+	// the full-text query: two cores, half the wait.
+	var (
+		sem     []semHit
+		semWarn []string
+		semErr  error
+		semOK   bool
+		wg      sync.WaitGroup
+	)
 	if mode != ModeFulltext && strings.TrimSpace(raw) != "" {
-		var err error
-		sem, err = s.semantic(ctx, raw, f, res)
+		wg.Go(func() { sem, semWarn, semErr = s.semantic(ctx, raw, f) })
+	}
+	var text []TextHit
+	var textErr error
+	if mode != ModeSemantic && !p.empty() {
+		text, textErr = s.DB.SearchText(ctx, TextQuery{
+			Match: p.match(), All: p.all(), Weights: [3]float64{s.Tuning.TitleWeight, 1, 1}, Filter: f, Limit: Depth,
+		})
+	}
+	wg.Wait()
+	if textErr != nil {
+		return nil, textErr
+	}
+	if mode != ModeFulltext && strings.TrimSpace(raw) != "" {
+		res.Warnings = append(res.Warnings, semWarn...)
 		switch {
-		case err == nil:
+		case semErr == nil:
 			semOK = true
-		case mode == ModeSemantic:
-			return nil, err
+		case mode == ModeSemantic || noema.ErrorCode(semErr) != noema.EUNAVAILABLE:
+			return nil, semErr
 		default:
-			res.Warnings = append(res.Warnings, "semantic search is unavailable ("+noema.ErrorMessage(err)+"); these hits are from full text only")
+			res.Warnings = append(res.Warnings, "semantic search is unavailable ("+noema.ErrorMessage(semErr)+"); these hits are from full text only")
 		}
 	}
-	// Full-text scores: tier by coverage, placed by BM25 in the tier.
-	n := float64(max(1, len(p.terms)))
-	best := 0.0
+	// Full-text scores: notes with every term in (0.5, 1], the others in
+	// (0, 0.5], each placed by its BM25 relative to the best of its tier.
+	bestAll, bestSome := 0.0, 0.0
 	for _, h := range text {
-		best = min(best, h.BM25)
+		if h.All || p.all() == "" {
+			bestAll = min(bestAll, h.BM25)
+		} else {
+			bestSome = min(bestSome, h.BM25)
+		}
 	}
 	for i, h := range text {
 		c := get(h.ID)
 		c.ranks.Fulltext = i + 1
 		c.textHit = true
+		every := h.All || p.all() == ""
+		best := bestSome
+		if every {
+			best = bestAll
+		}
 		rel := 1.0
 		if best < 0 {
-			rel = max(1e-6, h.BM25/best)
+			rel = min(1, max(1e-6, h.BM25/best))
 		}
-		c.base = (float64(h.Covered) - 1 + min(1, rel)) / n
+		c.base = 0.5 * rel
+		if every {
+			c.base += 0.5
+		}
+	}
+	if mode == ModeHybrid && len(sem) > 0 && s.Tuning.SemanticFloor > 0 {
+		floor := sem[0].score * s.Tuning.SemanticFloor
+		n := 0
+		for n < len(sem) && sem[n].score >= floor {
+			n++
+		}
+		sem = sem[:n]
 	}
 	for i, h := range sem {
 		c := get(h.id)

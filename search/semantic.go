@@ -17,47 +17,45 @@ type semHit struct {
 
 // semantic ranks notes by the cosine of the query's embedding with their
 // best chunk. An embedder that is missing or fails is an unavailable error.
-func (s *Service) semantic(ctx context.Context, raw string, f Filter, res *Result) ([]semHit, error) {
+func (s *Service) semantic(ctx context.Context, raw string, f Filter) (hits []semHit, warnings []string, err error) {
 	if s.Embedder == nil {
-		return nil, noema.Errorf(noema.EUNAVAILABLE, "no embedder is configured")
+		return nil, nil, noema.Errorf(noema.EUNAVAILABLE, "no embedder is configured")
 	}
 	vecs, err := s.Embedder.Embed(ctx, []string{raw})
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 		var ne *noema.Error
 		if errors.As(err, &ne) && ne.Code == noema.EUNAVAILABLE {
-			return nil, err
+			return nil, nil, err
 		}
-		return nil, noema.WrapError(err, noema.EUNAVAILABLE, "embedder %s failed: %s", s.Embedder.Name(), noema.ErrorMessage(err))
+		return nil, nil, noema.WrapError(err, noema.EUNAVAILABLE, "embedder %s failed: %s", s.Embedder.Name(), noema.ErrorMessage(err))
 	}
 	if len(vecs) != 1 {
-		return nil, noema.Errorf(noema.EUNAVAILABLE, "embedder %s returned %d vectors for 1 text", s.Embedder.Name(), len(vecs))
+		return nil, nil, noema.Errorf(noema.EUNAVAILABLE, "embedder %s returned %d vectors for 1 text", s.Embedder.Name(), len(vecs))
 	}
 	q := vecs[0]
 	if vector.IsDegenerate(q) {
-		res.Warnings = append(res.Warnings, "the query has nothing the embedder can represent; semantic ranking skipped")
-		return nil, nil
+		return nil, []string{"the query has nothing the embedder can represent; semantic ranking skipped"}, nil
 	}
 	if err := s.refreshChunks(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var allowed map[int64]bool
 	if !f.IsZero() {
 		if allowed, err = s.DB.SearchFilterIDs(ctx, f); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	c := &s.chunks
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.idx == nil || c.idx.Len() == 0 {
-		res.Warnings = append(res.Warnings, "no note has been embedded yet; semantic ranking is empty")
-		return nil, nil
+		return nil, []string{"no note has been embedded yet; semantic ranking is empty"}, nil
 	}
 	if len(q) != c.idx.Dim() {
-		return nil, noema.Errorf(noema.EUNAVAILABLE, "embedder %s returned a %d-dimensional vector, the index holds %d", s.Embedder.Name(), len(q), c.idx.Dim())
+		return nil, nil, noema.Errorf(noema.EUNAVAILABLE, "embedder %s returned a %d-dimensional vector, the index holds %d", s.Embedder.Name(), len(q), c.idx.Dim())
 	}
 	var filter func(int64) bool
 	if allowed != nil {
@@ -65,10 +63,9 @@ func (s *Service) semantic(ctx context.Context, raw string, f Filter, res *Resul
 	}
 	// A note may have several chunks among the best: ask for more chunks
 	// than notes wanted, keep each note's best.
-	hits := c.idx.Search(q, 4*Depth, filter)
 	seen := map[int64]bool{}
 	var out []semHit
-	for _, h := range hits {
+	for _, h := range c.idx.Search(q, 4*Depth, filter) {
 		note := noteOf(h.ID)
 		if seen[note] {
 			continue
@@ -79,7 +76,7 @@ func (s *Service) semantic(ctx context.Context, raw string, f Filter, res *Resul
 			break
 		}
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 // refreshChunks brings the in-memory chunk vectors in step with the index:

@@ -35,7 +35,7 @@ func (s *Service) snippets(ctx context.Context, page []*candidate, p *parsed, ma
 	}
 	snips := map[int64]string{}
 	if match != "" && len(textIDs) > 0 {
-		snips, err = s.DB.SearchSnippets(ctx, match, textIDs, SnippetSpec{Open: MarkOpen, Close: MarkClose, Ellipsis: Ellipsis, Tokens: snippetTokens})
+		snips, err = s.DB.SearchSnippets(ctx, p.anyTerm(), textIDs, SnippetSpec{Open: MarkOpen, Close: MarkClose, Ellipsis: Ellipsis, Tokens: snippetTokens})
 		if err != nil {
 			return err
 		}

@@ -72,30 +72,28 @@ func searchWhere(f search.Filter) (string, []any) {
 }
 
 // SearchText returns the best q.Limit notes matching q.Match that q.Filter
-// admits, ordered by how many of q.Terms they match, then bm25() with
-// q.Weights (title, body, cjk), then path.
+// admits: the notes matching q.All (every term) first, then by bm25() with
+// q.Weights (title, body, cjk), then by path.
 func (db *DB) SearchText(ctx context.Context, q search.TextQuery) ([]search.TextHit, error) {
 	if q.Match == "" || q.Limit <= 0 {
 		return nil, nil
 	}
 	args := []any{q.Weights[0], q.Weights[1], q.Weights[2]}
-	cover := "1"
-	if len(q.Terms) > 1 {
-		parts := make([]string, len(q.Terms))
-		for i, t := range q.Terms {
-			parts[i] = "(f.rowid IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?))"
-			args = append(args, t)
-		}
-		cover = strings.Join(parts, " + ")
+	all := "1"
+	if q.All != "" {
+		// One FTS5 AND query (it intersects doclists, skipping) rather
+		// than a subquery per term: half the cost of counting terms.
+		all = "(f.rowid IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?))"
+		args = append(args, q.All)
 	}
 	where, wargs := searchWhere(q.Filter)
 	args = append(args, q.Match)
 	args = append(args, wargs...)
 	args = append(args, q.Limit)
-	rows, err := db.read.QueryContext(ctx, `SELECT f.rowid, bm25(notes_fts, ?, ?, ?) AS score, `+cover+` AS covered
+	rows, err := db.read.QueryContext(ctx, `SELECT f.rowid, bm25(notes_fts, ?, ?, ?) AS score, `+all+` AS every
 		FROM notes_fts f JOIN notes n ON n.id = f.rowid
 		WHERE notes_fts MATCH ? AND `+where+`
-		ORDER BY covered DESC, score, n.path LIMIT ?`, args...)
+		ORDER BY every DESC, score, n.path LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("search text: %w", err)
 	}
@@ -103,7 +101,7 @@ func (db *DB) SearchText(ctx context.Context, q search.TextQuery) ([]search.Text
 	var out []search.TextHit
 	for rows.Next() {
 		var h search.TextHit
-		if err := rows.Scan(&h.ID, &h.BM25, &h.Covered); err != nil {
+		if err := rows.Scan(&h.ID, &h.BM25, &h.All); err != nil {
 			return nil, fmt.Errorf("search text: %w", err)
 		}
 		out = append(out, h)
