@@ -1,0 +1,180 @@
+package sqlite_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/noema-mem/noema/search"
+	"github.com/noema-mem/noema/semantic/chunk"
+	"github.com/noema-mem/noema/sqlite"
+)
+
+func textNote(path, body string, tags ...string) *sqlite.NoteRecord {
+	r := note(path, 10)
+	r.Body, r.Tags = body, tags
+	return r
+}
+
+func searchIDs(t *testing.T, db *sqlite.DB, q search.TextQuery) []string {
+	t.Helper()
+	hits, err := db.SearchText(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, h := range hits {
+		ids = append(ids, h.ID)
+	}
+	notes, err := db.SearchNotes(context.Background(), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []string{}
+	for _, h := range hits {
+		s := notes[h.ID].Path
+		if h.All {
+			s += "*"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestSearchTextTiersStemsAndFilters(t *testing.T) {
+	db := MustOpen(t)
+	put(t, db,
+		textNote("a/one.md", "compression of archives", "Proj/x"),
+		textNote("a/two.md", "compressed data and more compressed data, compressing, compresses", "other"),
+		textNote("b/three.md", "archives only"),
+		textNote("b/日本.md", "東京都に住んでいます"))
+	q := search.TextQuery{
+		Match: `{title body} : "compress" OR {title body} : "archive"`, All: `{title body} : "compress" AND {title body} : "archive"`,
+		Weights: [3]float64{4, 1, 1}, Limit: 10,
+	}
+	got := searchIDs(t, db, q)
+	if len(got) != 3 || got[0] != "a/one.md*" || got[1] != "a/two.md" {
+		t.Errorf("tiers: %v, want a/one.md (every term) first despite two.md's higher term frequency", got)
+	}
+	q.Filter = search.Filter{Folder: "a", Tags: []string{"proj"}}
+	if got := searchIDs(t, db, q); len(got) != 1 || got[0] != "a/one.md*" {
+		t.Errorf("folder+nested tag: %v", got)
+	}
+	q.Filter = search.Filter{Since: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)}
+	if got := searchIDs(t, db, q); len(got) != 0 {
+		t.Errorf("since: %v", got)
+	}
+	// The cjk column holds bigrams: a substring is a phrase of them.
+	cq := search.TextQuery{Match: `cjk : "京都 都に"`, Weights: [3]float64{4, 1, 1}, Limit: 10}
+	if got := searchIDs(t, db, cq); len(got) != 1 || got[0] != "b/日本.md*" {
+		t.Errorf("cjk: %v", got)
+	}
+	snips, err := db.SearchSnippets(context.Background(), `{title body} : "compress"`, []int64{1, 2, 3}, search.SnippetSpec{Open: "[", Close: "]", Ellipsis: "…", Tokens: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(snips) != 2 || snips[1] != "[compression] of archives" {
+		t.Errorf("snippets: %v", snips)
+	}
+}
+
+func TestSearchChunksVersionMoves(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	put(t, db, textNote("n.md", "text"))
+	version := func() int64 {
+		v, err := db.SearchChunksVersion(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	v0 := version()
+	if err := db.PutChunks(ctx, "m", []chunk.Note{{ID: 1, Hash: "hn.md", Chunks: []chunk.Chunk{{Start: 0, End: 4}}, TextHashes: []string{"t"}}}); err != nil {
+		t.Fatal(err)
+	}
+	v1 := version()
+	if v1 == v0 {
+		t.Fatal("version did not move on PutChunks")
+	}
+	if err := db.PutEmbeddings(ctx, "m", 2, []string{"t"}, [][]float32{{0.6, 0.8}}); err != nil {
+		t.Fatal(err)
+	}
+	states, err := db.SearchChunkStates(ctx, "m")
+	if err != nil || states[1] != "hn.md" {
+		t.Fatalf("states %v %v", states, err)
+	}
+	var got []search.ChunkVector
+	if err := db.SearchChunkVectors(ctx, "m", []int64{1}, func(c search.ChunkVector) { got = append(got, c) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].End != 4 || len(got[0].Vec) != 2 {
+		t.Fatalf("vectors %+v", got)
+	}
+	if err := db.Write(ctx, func(tx *sqlite.Tx) error { return sqlite.DeleteNote(tx, "n.md") }); err != nil {
+		t.Fatal(err)
+	}
+	if version() == v1 {
+		t.Error("version did not move when the note (and its chunks) went")
+	}
+}
+
+func TestSearchConcept(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	page := note("concepts/Go.md", 1)
+	page.Page.Explicit, page.Page.Aliases = true, []string{"golang"}
+	put(t, db, page, note("a.md", 2, "golang"), note("b.md", 3, "Go"), note("c.md", 4, "Rust"))
+	c, ok, err := db.SearchConcept(ctx, "golang")
+	if err != nil || !ok || c.Label != "Go" || len(c.Keys) != 2 {
+		t.Fatalf("%+v %v %v", c, ok, err)
+	}
+	notes, err := db.SearchConceptNotes(ctx, c.ID, search.Filter{})
+	if err != nil || len(notes) != 3 {
+		t.Fatalf("%+v %v", notes, err)
+	}
+	if _, ok, _ := db.SearchConcept(ctx, "nothing"); ok {
+		t.Error("unknown key resolved")
+	}
+}
+
+// TestMigration0008KeepsRows checks that the migration that rebuilds the
+// FTS table copies the rows indexed before it, bigrams included.
+func TestMigration0008KeepsRows(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "index.db")
+	db, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Put the index back in its 0007 shape, with one indexed note.
+	err = db.Write(ctx, func(tx *sqlite.Tx) error {
+		for _, q := range []string{
+			`DROP TRIGGER search_chunks_ins`, `DROP TRIGGER search_chunks_upd`, `DROP TRIGGER search_chunks_del`,
+			`DROP TABLE notes_fts`, `DROP TABLE search_state`,
+			`CREATE VIRTUAL TABLE notes_fts USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2')`,
+			`INSERT INTO notes (id, path, title, size, mtime_ns, hash, created_ns, modified_ns) VALUES (7, 'x.md', 'X', 1, 1, 'h', 1, 1)`,
+			`INSERT INTO notes_fts (rowid, title, body) VALUES (7, 'X', 'Compressing 日本語 text')`,
+			`DELETE FROM migrations WHERE name = 'migration/0008_search.sql'`,
+		} {
+			if _, err := tx.Exec(q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if db, err = sqlite.Open(ctx, path); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, m := range []string{`{title body} : "compression"`, `cjk : "本語"`} {
+		if got := searchIDs(t, db, search.TextQuery{Match: m, Weights: [3]float64{1, 1, 1}, Limit: 5}); len(got) != 1 || got[0] != "x.md*" {
+			t.Errorf("%s after migration: %v", m, got)
+		}
+	}
+}
