@@ -41,7 +41,9 @@
 //     working; a full server never evicts one to make room, so a client that
 //     leaks sessions (or a flood of initializes) cannot end the sessions of
 //     others. Idle sessions are reclaimed by the SDK after
-//     [Options.SessionTimeout] (set by [NewMCP]).
+//     [Options.SessionTimeout] (set by [NewMCP]). Requests of the stateless
+//     protocol revision (2026-07-28 and later, see [NewMCP]) open no session
+//     and are never refused for this.
 //
 // Every refusal is a small JSON body {"error": {"code", "message"}} and is
 // logged at warn level (never with the token).
@@ -237,10 +239,24 @@ func New(mcpHandler http.Handler, opts Options) (*Server, error) {
 	return s, nil
 }
 
-// NewMCP returns a server in front of the go-sdk's streamable HTTP handler
+// NewMCP returns a server in front of the go-sdk's streamable HTTP handlers
 // for srv, configured to match: the SDK's body limit equals MaxBodyBytes,
 // idle sessions close after SessionTimeout, and the live sessions of srv
 // (which must serve nothing else) are capped at MaxSessions.
+//
+// Two SDK handlers share srv, chosen per request by [NewProtocol]:
+//
+//   - Requests at protocol 2026-07-28 or newer (their Mcp-Protocol-Version
+//     header says so: server/discover and every call after it) go to a
+//     stateless handler, as that revision requires: no Mcp-Session-Id, one
+//     short-lived session per POST, GET and DELETE answered 405.
+//     Notifications a tool sends while it runs (sync's progress) travel on
+//     the POST's own event stream. Such requests open no session, so
+//     MaxSessions and SessionTimeout do not apply to them.
+//   - Every other request — an initialize of an earlier revision, and what
+//     follows with its Mcp-Session-Id — goes to a stateful handler, with
+//     sessions, standalone GET streams, the idle timeout and the cap, as
+//     before.
 func NewMCP(srv *mcp.Server, opts Options) (*Server, error) {
 	if srv == nil {
 		return nil, errors.New("httpserver: nil MCP server")
@@ -252,10 +268,23 @@ func NewMCP(srv *mcp.Server, opts Options) (*Server, error) {
 		opts.SessionTimeout = DefaultSessionTimeout
 	}
 	timeout := max(opts.SessionTimeout, 0) // the SDK's zero is "never"
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+	serverFor := func(*http.Request) *mcp.Server { return srv }
+	stateful := mcp.NewStreamableHTTPHandler(serverFor, &mcp.StreamableHTTPOptions{
 		Logger:              opts.Logger,
 		MaxRequestBodyBytes: opts.MaxBodyBytes,
 		SessionTimeout:      timeout,
+	})
+	stateless := mcp.NewStreamableHTTPHandler(serverFor, &mcp.StreamableHTTPOptions{
+		Stateless:           true,
+		Logger:              opts.Logger,
+		MaxRequestBodyBytes: opts.MaxBodyBytes,
+	})
+	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if NewProtocol(r) {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
 	})
 	if opts.Sessions == nil {
 		opts.Sessions = func() int { return LiveSessions(srv) }
@@ -263,15 +292,31 @@ func NewMCP(srv *mcp.Server, opts Options) (*Server, error) {
 	return New(handler, opts)
 }
 
-// LiveSessions counts the sessions of srv that completed initialization.
-// The SDK also opens a session for each request that arrives without one
-// (a stray POST, a client's probe) and closes it right after unless it was
-// an initialize; those are not counted, so that one closing a moment late
-// never refuses a real client.
+// StatelessProtocol is the first MCP revision served without sessions
+// (SEP-2575, SEP-2567): its clients discover the server with
+// server/discover and send the protocol version with every request.
+const StatelessProtocol = "2026-07-28"
+
+// NewProtocol reports whether r speaks a stateless revision of MCP
+// ([StatelessProtocol] or later), by its Mcp-Protocol-Version header, which
+// such clients send with every request. (Revision names are dates, so they
+// compare as strings, as the SDK compares them.)
+func NewProtocol(r *http.Request) bool {
+	v := r.Header.Get("Mcp-Protocol-Version")
+	return v >= StatelessProtocol
+}
+
+// LiveSessions counts the stateful sessions of srv that completed
+// initialization. The SDK also opens a session for each request that
+// arrives without one (a stray POST, a client's probe) and closes it right
+// after unless it was an initialize; those are not counted, so that one
+// closing a moment late never refuses a real client. Nor are the
+// per-request sessions of stateless requests ([NewProtocol]), which have
+// no id.
 func LiveSessions(srv *mcp.Server) int {
 	n := 0
 	for ss := range srv.Sessions() {
-		if ss.InitializeParams() != nil {
+		if ss.ID() != "" && ss.InitializeParams() != nil {
 			n++
 		}
 	}

@@ -26,9 +26,18 @@ func greetServer() *mcp.Server {
 	return server
 }
 
+// connectSDK connects the SDK's client at a protocol revision of before
+// 2026-07-28, which opens a session with initialize (the sessions these
+// tests bound).
 func connectSDK(ctx context.Context, url string) (*mcp.ClientSession, error) {
+	return connectAt(ctx, url, "2025-11-25")
+}
+
+// connectAt connects the SDK's client asking for protocol version.
+func connectAt(ctx context.Context, url, version string) (*mcp.ClientSession, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v0"}, nil)
-	return client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url + "/mcp", MaxRetries: -1}, nil)
+	return client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url + "/mcp", MaxRetries: -1},
+		&mcp.ClientSessionOptions{ProtocolVersion: version})
 }
 
 func greet(ctx context.Context, cs *mcp.ClientSession) error {
@@ -198,5 +207,94 @@ func TestNewMCPDefaults(t *testing.T) {
 	}
 	if httpserver.DefaultMaxSessions != 1000 || httpserver.DefaultSessionTimeout != 30*time.Minute {
 		t.Errorf("defaults %d %v", httpserver.DefaultMaxSessions, httpserver.DefaultSessionTimeout)
+	}
+}
+
+// TestStatelessProtocol connects the SDK's client at its newest protocol
+// (2026-07-28): it discovers the server and calls tools without a session,
+// as that revision requires, while a client of an earlier revision on the
+// same server keeps its session. Stateless requests take no room under
+// MaxSessions, and a tool's progress notifications reach the client on the
+// request's own stream.
+func TestStatelessProtocol(t *testing.T) {
+	srv := greetServer()
+	mcp.AddTool(srv, &mcp.Tool{Name: "count", Description: "report progress"},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, greetOutput, error) {
+			for i := 1; i <= 3; i++ {
+				if tok := req.Params.GetProgressToken(); tok != nil {
+					req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: float64(i), Total: 3})
+				}
+			}
+			return nil, greetOutput{Greeting: "counted"}, nil
+		})
+	s, err := httpserver.NewMCP(srv, httpserver.Options{MaxSessions: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, _ := serve(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+
+	old, err := connectSDK(ctx, url) // fills the cap
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer old.Close()
+	if old.ID() == "" || old.InitializeResult().ProtocolVersion != "2025-11-25" {
+		t.Fatalf("earlier revision: session %q, protocol %q", old.ID(), old.InitializeResult().ProtocolVersion)
+	}
+
+	var mu sync.Mutex
+	var progress []float64
+	client := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v0"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			progress = append(progress, r.Params.Progress)
+			mu.Unlock()
+		},
+	})
+	for i := range 3 { // beyond the cap: no sessions
+		cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url + "/mcp", MaxRetries: -1}, nil)
+		if err != nil {
+			t.Fatalf("newest protocol, client %d: %v", i, err)
+		}
+		defer cs.Close()
+		if v := cs.InitializeResult().ProtocolVersion; v != httpserver.StatelessProtocol {
+			t.Fatalf("negotiated %q, want %s", v, httpserver.StatelessProtocol)
+		}
+		if err := greet(ctx, cs); err != nil {
+			t.Fatalf("newest protocol, client %d: %v", i, err)
+		}
+		if i == 0 {
+			params := &mcp.CallToolParams{Name: "count", Arguments: map[string]any{}}
+			params.SetProgressToken("p")
+			if _, err := cs.CallTool(ctx, params); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	mu.Lock()
+	if fmt.Sprint(progress) != "[1 2 3]" {
+		t.Errorf("progress over stateless HTTP: %v, want [1 2 3]", progress)
+	}
+	mu.Unlock()
+	if n := httpserver.LiveSessions(srv); n != 1 {
+		t.Errorf("%d live sessions, want 1 (the earlier revision's)", n)
+	}
+	if err := greet(ctx, old); err != nil {
+		t.Errorf("the earlier revision's session: %v", err)
+	}
+
+	// A stateless GET (a standalone stream) is not allowed.
+	req, _ := http.NewRequest("GET", url+"/mcp", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", httpserver.StatelessProtocol)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("stateless GET: %d, want 405", resp.StatusCode)
 	}
 }

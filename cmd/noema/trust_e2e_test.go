@@ -49,7 +49,11 @@ func TestStdioHostileResourceURI(t *testing.T) {
 func TestHTTPHostileResourceURI(t *testing.T) {
 	url := serve(t, filepath.Join(t.TempDir(), "vault")) + "/mcp"
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+	// At an earlier revision: from 2026-07-28 the client copies the URI
+	// into an Mcp-Name header, which Go's HTTP client refuses to send with
+	// a control character, so the server would never see it.
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,15 +63,19 @@ func TestHTTPHostileResourceURI(t *testing.T) {
 
 // TestHTTPSessionBounds: beyond --max-sessions a new session gets a clear
 // 503 while the existing ones keep working; sessions idle past
-// --session-timeout are reclaimed, which makes room again.
+// --session-timeout are reclaimed, which makes room again. Sessions are
+// those of clients of revisions before 2026-07-28 (initialize); a client of
+// the stateless revision opens none and is never refused.
 func TestHTTPSessionBounds(t *testing.T) {
 	url := serve(t, filepath.Join(t.TempDir(), "vault"), "--max-sessions", "2", "--session-timeout", "1s") + "/mcp"
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	connect := func() (*mcp.ClientSession, error) {
+	connectAt := func(version string) (*mcp.ClientSession, error) {
 		client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil)
-		return client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+		return client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1},
+			&mcp.ClientSessionOptions{ProtocolVersion: version})
 	}
+	connect := func() (*mcp.ClientSession, error) { return connectAt("2025-11-25") }
 	var sessions []*mcp.ClientSession
 	for range 2 {
 		cs, err := connect()
@@ -97,6 +105,14 @@ func TestHTTPSessionBounds(t *testing.T) {
 		if err := callTool(ctx, cs, "status", map[string]any{}, nil); err != nil {
 			t.Errorf("session %d at the cap: %v", i, err)
 		}
+	}
+	stateless, err := connectAt("2026-07-28")
+	if err != nil {
+		t.Fatalf("a stateless client at the cap: %v", err)
+	}
+	defer stateless.Close()
+	if err := callTool(ctx, stateless, "status", map[string]any{}, nil); err != nil || stateless.ID() != "" {
+		t.Errorf("a stateless client at the cap: %v (session %q)", err, stateless.ID())
 	}
 	// Idle for longer than the timeout: both sessions are reclaimed.
 	time.Sleep(1500 * time.Millisecond)
