@@ -178,3 +178,82 @@ func TestMigration0008KeepsRows(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCJKTrigramVsBigram is the measurement behind the cjk column
+// (docs/search.md): the same Chinese/Japanese notes in an FTS5 trigram
+// table and in a unicode61 table of bigrams (search.CJKBigrams), queried
+// with 2- and 4-character substrings. Trigram cannot MATCH a 2-character
+// string (FTS5 needs 3), so it falls back to LIKE, which scans every row.
+//
+//	go test ./sqlite -run '^$' -bench CJK -benchtime 200x
+func BenchmarkCJKTrigramVsBigram(b *testing.B) {
+	ctx := context.Background()
+	db := MustOpen(b)
+	words := []string{"東京", "大阪", "首都", "人口", "経済", "機械学習", "全文検索", "データベース", "プログラミング", "言語",
+		"我们", "使用", "搜索", "笔记", "知识", "图谱", "概念", "学习", "研究", "系统", "的", "は", "が", "を", "に", "で"}
+	const notes = 5000
+	err := db.Write(ctx, func(tx *sqlite.Tx) error {
+		for _, q := range []string{
+			`CREATE VIRTUAL TABLE bench_tri USING fts5(body, tokenize = 'trigram')`,
+			`CREATE VIRTUAL TABLE bench_bi USING fts5(body, tokenize = 'unicode61')`,
+		} {
+			if _, err := tx.Exec(q); err != nil {
+				return err
+			}
+		}
+		seed := uint64(1)
+		for i := range notes {
+			var text string
+			for range 120 {
+				seed = seed*6364136223846793005 + 1442695040888963407
+				text += words[(seed>>33)%uint64(len(words))]
+			}
+			if _, err := tx.Exec(`INSERT INTO bench_tri (rowid, body) VALUES (?, ?)`, i+1, text); err != nil {
+				return err
+			}
+			if _, err := tx.Exec(`INSERT INTO bench_bi (rowid, body) VALUES (?, ?)`, i+1, search.CJKBigrams(text)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	count := func(b *testing.B, q string, args ...any) int {
+		var n int
+		if err := db.Read().QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
+			b.Fatal(err)
+		}
+		return n
+	}
+	for _, sub := range []string{"学習", "全文検索"} {
+		grams := search.CJKBigrams(sub)
+		grams = grams[:len(grams)-len(string([]rune(sub)[len([]rune(sub))-1:]))-1] // drop the trailing unigram
+		b.Run("bigram-phrase/"+sub, func(b *testing.B) {
+			var n int
+			for b.Loop() {
+				n = count(b, `SELECT COUNT(*) FROM bench_bi WHERE bench_bi MATCH ?`, `"`+grams+`"`)
+			}
+			b.ReportMetric(float64(n), "hits")
+		})
+		b.Run("trigram-match/"+sub, func(b *testing.B) {
+			var n int
+			for b.Loop() {
+				n = count(b, `SELECT COUNT(*) FROM bench_tri WHERE bench_tri MATCH ?`, `"`+sub+`"`)
+			}
+			b.ReportMetric(float64(n), "hits")
+		})
+		b.Run("trigram-like/"+sub, func(b *testing.B) {
+			var n int
+			for b.Loop() {
+				n = count(b, `SELECT COUNT(*) FROM bench_tri WHERE body LIKE ?`, "%"+sub+"%")
+			}
+			b.ReportMetric(float64(n), "hits")
+		})
+	}
+	var tri, bi int
+	tri = count(b, `SELECT SUM(length(block)) FROM bench_tri_data`)
+	bi = count(b, `SELECT SUM(length(block)) FROM bench_bi_data`)
+	b.Logf("index bytes for %d notes: trigram %d, bigram %d", notes, tri, bi)
+}
