@@ -3,53 +3,70 @@
 // Three modes rank notes:
 //
 //   - fulltext: SQLite FTS5 with BM25 over the note's title and body (the
-//     title weighs [Tuning.TitleWeight] times the body), English stemming (porter)
-//     so "compress" finds "compression", and a bigram column so Chinese and
-//     Japanese text (no spaces) is found by any substring of two or more
-//     characters. Notes containing all of the query's terms rank above
-//     notes containing some, which still come back; within a tier, BM25
-//     decides, and an exact phrase or the terms within ten tokens of each
-//     other add to it.
+//     title weighs [Tuning.TitleWeight] times the body), English stemming
+//     (porter) so "compress" finds "compression", and a bigram column so
+//     Chinese and Japanese text (no spaces) is found by any substring of two
+//     or more characters. Notes containing every term of the query rank
+//     above notes containing only some, which still come back; within each
+//     tier BM25 decides, and the exact phrase and the terms within ten tokens
+//     of each other (NEAR) add to it.
 //   - semantic: cosine similarity of the query's embedding with the stored
 //     vectors of the notes' chunks (a note scores its best chunk), with the
-//     embedder the index was built with.
-//   - hybrid (default): the two lists fused by reciprocal rank (k = 60).
+//     embedder the chunks were embedded with. An embedder that is missing or
+//     fails makes semantic mode an unavailable error.
+//   - hybrid (default): both lists fused by reciprocal rank (k = 60), the
+//     semantic list weighted [Tuning.SemanticWeight] and cut below
+//     [Tuning.SemanticFloor] × its best cosine. With the embedder
+//     unavailable, hybrid answers from full text with a warning.
 //
 // Then, unless Input.Decay is false, each score is multiplied by the note's
 // recency weight (package decay). A query written as `[[X]]` resolves X as
 // a concept (aliases included) and returns the notes that link it, and its
-// page, freshest first.
+// page, freshest first; an unknown X is searched as text, with a warning.
 //
 // # Queries
 //
 // Any text is a valid query: it is never handed to FTS5 as syntax. The
 // sanitiser splits it into words (runs of letters, numbers and marks, as
 // FTS5's unicode61 tokenizer does) and CJK runs; every other character —
-// quotes, parentheses, '-', '^', ':', emoji — separates words. AND, OR, NOT
-// and NEAR in capitals are dropped as operators; English stop words are not
-// searched for unless the query has nothing else; a '*' right after a word
-// of two or more characters makes it a prefix. Each word becomes a quoted
-// FTS5 string. Only a NUL byte is invalid_argument. See docs/search.md.
+// quotes, parentheses, '-', '^', ':', '+', emoji, invalid UTF-8 — separates
+// words. AND, OR, NOT and NEAR in capitals are dropped as operators (not
+// obeyed); English stop words are not searched for unless the query has
+// nothing else; a '*' right after a word of two or more characters makes
+// it a prefix. Each word becomes a double-quoted FTS5 string. At most
+// [MaxTerms] distinct terms are searched. Only a NUL byte is
+// invalid_argument.
 //
 // # Scores
 //
 // Every score is in 0..1, so min_score means the same in every mode:
 //
-//   - fulltext: with n terms, a note matching c of them scores in
-//     ((c−1)/n, c/n], placed by its BM25 relative to the best BM25 among
-//     the hits: the best all-terms note scores 1, and min_score 0.5 keeps
-//     notes with more than half of the terms.
+//   - fulltext: a note with every term scores in (0.5, 1], one with only
+//     some in (0, 0.5], each placed by its BM25 relative to the best BM25
+//     of its tier: the best all-terms note scores 1, and min_score 0.5
+//     keeps only notes with every term.
 //   - semantic: the cosine similarity (negative values are 0).
 //   - hybrid: Σ w/(60+rank) over the lists the note is in, divided by the
 //     same sum at rank 1 in every list that was searched: 1 means first in
-//     both lists; first in one list only is about 0.5.
+//     both lists.
 //   - `[[X]]`: 1 for every linking note.
 //
-// Then score × decay when decay is on. Ties break by path, so paging is
+// Then score × decay when decay is on (Hit.Decay always shows the weight).
+// Ties break by path (for `[[X]]`, by freshness, then path), so paging is
 // stable. Each list contributes its best [Depth] notes, and total counts the
-// fused candidates.
+// fused candidates (in fulltext mode: the matching notes, up to Depth).
+//
+// # Snippets
+//
+// About [SnippetChars] characters around the best match, the matched terms
+// between [MarkOpen] and [MarkClose] (« and », which Markdown never uses
+// for syntax); for a semantic-only hit, the start of its best chunk; for a
+// `[[X]]` hit, the text around the first link to X; else the start of the
+// body, else the title. Never empty.
 //
 // Searching never records an access: it does not refresh decay.
+//
+// docs/search.md has the measurements behind these choices.
 package search
 
 import (
