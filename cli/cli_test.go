@@ -86,13 +86,13 @@ func TestCLIEndToEnd(t *testing.T) {
 	}
 
 	// Behind the index's back: edit Alpha, delete Gamma, rename Beta.
-	if err := os.WriteFile(filepath.Join(vault, "alpha.md"), []byte("---\ntitle: Alpha\n---\nNow only [[Memory]] and [[New Idea]].\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(vault, "Alpha.md"), []byte("---\ntitle: Alpha\n---\nNow only [[Memory]] and [[New Idea]].\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(filepath.Join(vault, "ml", "gamma.md")); err != nil {
+	if err := os.Remove(filepath.Join(vault, "ml", "Gamma.md")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(filepath.Join(vault, "ml", "beta.md"), filepath.Join(vault, "beta-moved.md")); err != nil {
+	if err := os.Rename(filepath.Join(vault, "ml", "Beta.md"), filepath.Join(vault, "beta-moved.md")); err != nil {
 		t.Fatal(err)
 	}
 	var sync struct{ Added, Updated, Removed, Renamed int }
@@ -191,7 +191,7 @@ func TestBadInput(t *testing.T) {
 	// A 10,000-character link is ignored, not an error.
 	runJSON(t, vault, 0, nil, "note", "write", "--title", "Long", "--content", "[["+strings.Repeat("l", 10000)+"]] [[Short]]")
 	// Files broken behind the index's back are skipped with warnings.
-	os.WriteFile(filepath.Join(vault, "keep.md"), []byte("---\nbroken: [\n---\n"), 0o644)
+	os.WriteFile(filepath.Join(vault, "Keep.md"), []byte("---\nbroken: [\n---\n"), 0o644)
 	os.WriteFile(filepath.Join(vault, "huge.md"), []byte(strings.Repeat("h", 2<<20)), 0o644)
 	var res struct {
 		Skipped  int
@@ -218,7 +218,7 @@ func TestExportSurvivesRebuild(t *testing.T) {
 	runJSON(t, vault, 0, nil, "note", "write", "--title", "Paper", "--content", "[[Rust]], [[Go]], [[GC|collector]]\n")
 	runJSON(t, vault, 0, nil, "concept", "update", "rust", "--label", "Rust Language")
 	runJSON(t, vault, 0, nil, "relation", "create", "rust", "influenced", "go", "--weight", "0.5")
-	runJSON(t, vault, 0, nil, "relation", "create", "memory://paper", "cites", "gc")
+	runJSON(t, vault, 0, nil, "relation", "create", "memory://Paper", "cites", "gc")
 	var before [2]string
 	for i, f := range []string{"json", "graphml"} {
 		out, code := run(t, vault, "", "graph", "export", "--format", f)
@@ -301,7 +301,7 @@ func TestErrorsNameFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"note", "delete", "a"}, "deleting memory://a needs --confirm"},
+		{[]string{"note", "delete", "a"}, "deleting memory://A needs --confirm"},
 		{[]string{"note", "write", "--content", "x"}, "--title is required"},
 		{[]string{"note", "edit", "a", "--op", "find_replace", "--replace", "y"}, "find_replace needs a non-empty --find"},
 		{[]string{"note", "recent", "--since", "yesterday"}, `--since "yesterday" is not a time`},

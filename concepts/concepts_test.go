@@ -41,7 +41,7 @@ func TestAliasResolvesLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.ID != c.ID || got.Mentions != 2 || got.Page != "memory://concepts/garbage-collection" {
+	if got.ID != c.ID || got.Mentions != 2 || got.Page != "memory://concepts/Garbage Collection" {
 		t.Errorf("concept via alias = %+v (created %+v)", got, c)
 	}
 	st, _ := a.Status(ctx)

@@ -80,18 +80,15 @@ func (s *Service) freshID(ctx context.Context, key string) (string, error) {
 	}
 }
 
-// newPagePath picks concepts/<slug>.md, adding a suffix when taken. A
+// newPagePath picks concepts/<label>.md, numbering it when taken. A
 // taken name whose file already declares the concept's id is the concept's
 // page, written by noema but not indexed yet (the index was rebuilt, or
 // another process has not indexed it): it is returned with existing set, so
 // the page is updated rather than duplicated.
 func (s *Service) newPagePath(label, id string) (rel string, existing bool, err error) {
-	slug := vault.Slug(label)
+	stem := vault.FileName(label)
 	for n := 1; n < 1000; n++ {
-		rel := indexer.ConceptsDir + slug + ".md"
-		if n > 1 {
-			rel = fmt.Sprintf("%s%s-%d.md", indexer.ConceptsDir, slug, n)
-		}
+		rel := vault.NumberedName(indexer.ConceptsDir, stem, n)
 		content, _, err := s.Vault.ReadFile(rel)
 		switch code := noema.ErrorCode(err); {
 		case code == noema.ENOTFOUND:

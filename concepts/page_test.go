@@ -30,7 +30,7 @@ func TestPageNotDuplicatedWhenNotIndexed(t *testing.T) {
 	}
 	// Drop the page from the index only.
 	if err := a.DB.Write(ctx, func(tx *sqlite.Tx) error {
-		if err := sqlite.DeleteNote(tx, "concepts/hub.md"); err != nil {
+		if err := sqlite.DeleteNote(tx, "concepts/Hub.md"); err != nil {
 			return err
 		}
 		_, err := sqlite.RecomputeConcepts(tx, vault.Key)
@@ -43,10 +43,10 @@ func TestPageNotDuplicatedWhenNotIndexed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c2.ID != c.ID || c2.Page != "memory://concepts/hub" {
-		t.Errorf("updated concept = %s page %s, want %s page memory://concepts/hub", c2.ID, c2.Page, c.ID)
+	if c2.ID != c.ID || c2.Page != "memory://concepts/Hub" {
+		t.Errorf("updated concept = %s page %s, want %s page memory://concepts/Hub", c2.ID, c2.Page, c.ID)
 	}
-	if _, err := os.Stat(filepath.Join(a.Vault.Root, "concepts", "hub-2.md")); err == nil {
-		t.Error("a second page concepts/hub-2.md was written")
+	if _, err := os.Stat(filepath.Join(a.Vault.Root, "concepts", "Hub 2.md")); err == nil {
+		t.Error("a second page concepts/Hub 2.md was written")
 	}
 }

@@ -21,13 +21,13 @@ func TestWriteAndMoveNames(t *testing.T) {
 	a := openApp(t)
 
 	// An over-long title is kept whole in the front matter; its file name is
-	// the slug, cut to vault.MaxSlugBytes.
+	// cut to vault.MaxTitleNameBytes.
 	long := strings.Repeat("a", 300)
 	w, err := a.Notes.Write(ctx, notes.WriteInput{Title: long, Content: "x"})
 	if err != nil {
 		t.Fatalf("write with a 300-byte title: %v", err)
 	}
-	if base := path.Base(w.Path); len(base) > vault.MaxSlugBytes+len(".md") || w.Title != long {
+	if base := path.Base(w.Path); len(base) > vault.MaxTitleNameBytes+len(".md") || w.Title != long {
 		t.Errorf("300-byte title: path %q (%d bytes), title %d bytes", w.Path, len(base), len(w.Title))
 	}
 	if n, err := a.Notes.Read(ctx, w.URI); err != nil || n.Title != long {
@@ -53,7 +53,7 @@ func TestWriteAndMoveNames(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(a.Vault.Root, "abs")); err == nil {
 		t.Errorf("folder /abs was created as abs")
 	}
-	if w, err := a.Notes.Write(ctx, notes.WriteInput{Title: "In folder", Content: "x", Folder: "sub/"}); err != nil || w.Path != "sub/in-folder.md" {
+	if w, err := a.Notes.Write(ctx, notes.WriteInput{Title: "In folder", Content: "x", Folder: "sub/"}); err != nil || w.Path != "sub/In folder.md" {
 		t.Errorf("write in folder sub/: %+v, %v", w, err)
 	}
 

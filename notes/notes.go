@@ -91,9 +91,10 @@ func (s *Service) checkContent(content []byte) error {
 }
 
 // Write creates a note. It never replaces an existing note unless
-// Overwrite is set. Two different titles never share a file: when the slug
-// of a new title is taken by a note with another title, a numeric suffix is
-// added. Front matter in Content is kept, and title, tags, aliases and
+// Overwrite is set. The file is named by the title as Obsidian names notes
+// (vault.FileName), so [[title]] finds it in Obsidian too; two different
+// titles never share a file: when the name is taken by a note with another
+// title, it is numbered ("Title 2.md"). Front matter in Content is kept, and title, tags, aliases and
 // created are set in it.
 func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error) {
 	title := strings.TrimSpace(in.Title)
@@ -146,14 +147,14 @@ func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error
 		return nil, err
 	}
 
-	slug := vault.Slug(title)
+	stem := vault.FileName(title)
 	// Choose the name and write under the vault's write lock, so that an
 	// overwrite never replaces an edit made after this write looked.
 	var rel string
 	var exists bool
 	err = s.Vault.Locked(ctx, func(context.Context) error {
 		var err error
-		rel, exists, err = s.place(folder, slug, title, content, in.Overwrite)
+		rel, exists, err = s.place(folder, stem, title, content, in.Overwrite)
 		return err
 	})
 	if err != nil {
@@ -166,16 +167,13 @@ func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error
 		Created: !exists, Size: len(content)}, nil
 }
 
-// place writes a new note's content under folder: at slug.md, or slug-N.md
+// place writes a new note's content under folder: at stem.md, or "stem N.md"
 // when notes with other titles hold the names before it. It returns the
 // path and whether an existing note of the same title was overwritten. The
 // caller holds the write lock.
-func (s *Service) place(folder, slug, title string, content []byte, overwrite bool) (string, bool, error) {
+func (s *Service) place(folder, stem, title string, content []byte, overwrite bool) (string, bool, error) {
 	for n := 1; ; n++ {
-		rel := folder + slug + ".md"
-		if n > 1 {
-			rel = fmt.Sprintf("%s%s-%d.md", folder, slug, n)
-		}
+		rel := vault.NumberedName(folder, stem, n)
 		if _, err := s.Vault.Rel(rel); err != nil {
 			return "", false, err
 		}

@@ -6,8 +6,9 @@
 // The package has four parts:
 //
 //   - Names: [Key] normalizes a concept label (so "Gradient_Checkpointing" and
-//     "gradient checkpointing" are one concept) and [Slug] turns a title into a
-//     readable, portable file name.
+//     "gradient checkpointing" are one concept), [FileName] names a note's
+//     file by its title as Obsidian does, and [Slug] is the lowercase,
+//     dash-separated name older versions gave notes.
 //   - Markdown: [ParseLinks] finds the WikiLinks of a body, following the
 //     CommonMark block structure so that links in code and HTML blocks do not
 //     count, and [FindSection] locates the text under a heading.

@@ -112,3 +112,39 @@ func TestSlugPortable(t *testing.T) {
 		}
 	}
 }
+
+func TestFileName(t *testing.T) {
+	for _, c := range []struct{ title, want string }{
+		{"Garbage Collection", "Garbage Collection"},
+		{"  spaced   out\ttitle ", "spaced out title"},
+		{"日本語のメモ", "日本語のメモ"},
+		{"Café Déjà vu", "Café Déjà vu"},
+		{"TCP/IP: a primer?", "TCP-IP- a primer-"},
+		{`a\b*c"d<e>f|g#h^i[j]k`, "a-b-c-d-e-f-g-h-i-j-k"},
+		{"C#", "C-"},
+		{".hidden", "hidden"},
+		{"trailing dots...", "trailing dots"},
+		{"con", "con_"},
+		{"COM1", "COM1_"},
+		{"", "Untitled"},
+		{"???", "---"},
+		{"...", "Untitled"},
+		{"line\nbreak", "line break"},
+		{"ctl\x01char", "ctl-char"},
+		{strings.Repeat("é", 150), strings.Repeat("é", 100)},
+	} {
+		got := FileName(c.title)
+		if got != c.want {
+			t.Errorf("FileName(%q) = %q, want %q", c.title, got, c.want)
+		}
+		if err := CheckPortableName(got + ".md"); err != nil {
+			t.Errorf("FileName(%q) = %q is not portable: %v", c.title, got, err)
+		}
+	}
+	if got := NumberedName("a/", "Note", 1); got != "a/Note.md" {
+		t.Errorf("NumberedName 1 = %q", got)
+	}
+	if got := NumberedName("", "Note", 3); got != "Note 3.md" {
+		t.Errorf("NumberedName 3 = %q", got)
+	}
+}

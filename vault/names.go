@@ -6,9 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/noema-mem/noema"
+	"golang.org/x/text/unicode/norm"
 )
 
 // MaxNameBytes is the longest file or folder name noema creates: the
@@ -92,4 +94,67 @@ func checkNew(root *os.Root, r string) error {
 		}
 	}
 	return nil
+}
+
+// MaxTitleNameBytes bounds the file-name stem [FileName] makes from a title,
+// leaving room under [MaxNameBytes] for a de-duplicating " 12" and ".md".
+const MaxTitleNameBytes = 200
+
+// forbiddenInNames are the characters Obsidian refuses in a note's file name
+// (some because no file system allows them, some because they would break
+// its link syntax: # heading, ^ block, [ ] link, | display).
+const forbiddenInNames = `\/:*?"<>|#^[]`
+
+// FileName returns the file-name stem of a note titled title, so that the
+// file is named as Obsidian names it and [[title]] resolves to it there too:
+//
+//   - the title as written (NFC-normalized, case and Unicode kept);
+//   - each character Obsidian or a file system refuses — \ / : * ? " < > |
+//     # ^ [ ] and control characters — becomes '-', and runs of white space
+//     become one space;
+//   - leading dots (Obsidian hides dot-files) and trailing dots and spaces
+//     (Windows drops them) are trimmed;
+//   - cut to at most [MaxTitleNameBytes] bytes on a rune boundary;
+//   - never empty ("Untitled") and never a Windows device name ("CON"
+//     becomes "CON_").
+func FileName(title string) string {
+	title = norm.NFC.String(title)
+	var b strings.Builder
+	b.Grow(len(title))
+	space := false
+	for _, r := range title {
+		switch {
+		case unicode.IsSpace(r):
+			space = b.Len() > 0
+			continue
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || strings.ContainsRune(forbiddenInNames, r):
+			r = '-'
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		if b.Len()+utf8.RuneLen(r) > MaxTitleNameBytes {
+			break
+		}
+		b.WriteRune(r)
+	}
+	name := strings.TrimRight(strings.TrimLeft(b.String(), "."), ". ")
+	if name == "" {
+		name = "Untitled"
+	}
+	if isWindowsReserved(name) {
+		name += "_"
+	}
+	return name
+}
+
+// NumberedName is the n-th candidate file name for stem in folder (which
+// is "" or ends in '/'): "stem.md", then "stem 2.md", "stem 3.md", … — the
+// way Obsidian numbers a new note whose name is taken.
+func NumberedName(folder, stem string, n int) string {
+	if n > 1 {
+		return fmt.Sprintf("%s%s %d.md", folder, stem, n)
+	}
+	return folder + stem + ".md"
 }

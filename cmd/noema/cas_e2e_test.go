@@ -57,7 +57,7 @@ func TestCLISameChecksumEditsAcrossProcesses(t *testing.T) {
 			t.Fatalf("pair %d: %d processes acknowledged, want exactly 1: %q", i, ok, outs)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(vault, "shared.md"))
+	b, err := os.ReadFile(filepath.Join(vault, "Shared.md"))
 	if err != nil {
 		t.Fatal(err)
 	}

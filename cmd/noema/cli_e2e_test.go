@@ -16,7 +16,7 @@ type errOut struct {
 // line is tested in process (package cli).
 func TestBinaryCLI(t *testing.T) {
 	vault := t.TempDir() + "/vault"
-	if out, code := run(t, vault, "piped [[Memory]]\n", "note", "write", "--title", "Piped"); code != 0 || !strings.HasPrefix(out, "created memory://piped") {
+	if out, code := run(t, vault, "piped [[Memory]]\n", "note", "write", "--title", "Piped"); code != 0 || !strings.HasPrefix(out, "created memory://Piped") {
 		t.Fatalf("write from stdin: exit %d, %q", code, out)
 	}
 	if out, code := run(t, vault, "", "note", "read", "Piped"); code != 0 || !strings.Contains(out, "piped [[Memory]]") {

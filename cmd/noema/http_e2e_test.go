@@ -124,7 +124,7 @@ func TestHTTPSecurity(t *testing.T) {
 		{"write_note", map[string]any{"title": "t", "content": "x", "folder": "a\x00b"}},
 		{"write_note", map[string]any{"title": "t", "content": "x", "folder": "../outside"}},
 		{"edit_note", map[string]any{"uri": "../x", "op": "append", "content": "y"}},
-		{"move_note", map[string]any{"from": "memory://inside", "to": "../../moved"}},
+		{"move_note", map[string]any{"from": "memory://Inside", "to": "../../moved"}},
 		{"delete_note", map[string]any{"uri": "a/../../b", "confirm": true}},
 		{"list_notes", map[string]any{"folder": "../"}},
 	} {

@@ -147,7 +147,7 @@ func TestConcurrentStdioServers(t *testing.T) {
 	// Every file is present and intact.
 	for p := range procs {
 		for i := range writes {
-			b, err := os.ReadFile(filepath.Join(vault, fmt.Sprintf("p%d", p), fmt.Sprintf("p%d-note-%03d.md", p, i)))
+			b, err := os.ReadFile(filepath.Join(vault, fmt.Sprintf("p%d", p), fmt.Sprintf("p%d note %03d.md", p, i)))
 			if err != nil || !strings.Contains(string(b), fmt.Sprintf("written by %d: [[Shared Concept]]", p)) {
 				t.Fatalf("note p%d/%d: %v %q", p, i, err, b)
 			}
