@@ -226,6 +226,7 @@ func TestFilters(t *testing.T) {
 	e.note("work/sub", "Plan B", "2026-01-01", []string{"Project"}, "Widget budget.")
 	e.note("home", "Plan C", "2026-05-31", []string{"garden"}, "Widget shed.")
 	e.note("", "Plan D", "2025-01-01", nil, "Widget everywhere.")
+	e.note("Überordner", "Plan E", "2025-01-01", []string{"Größe/klein"}, "Widget abroad.")
 	e.embed()
 	for _, mode := range []string{"fulltext", "semantic", "hybrid"} {
 		cases := []struct {
@@ -243,6 +244,8 @@ func TestFilters(t *testing.T) {
 			{search.Input{Since: "72h"}, "Plan A,Plan C"},
 			{search.Input{Since: "2026-05-31T00:00:00Z"}, "Plan C"},
 			{search.Input{Folder: "work", Since: "7d"}, "Plan A"},
+			{search.Input{Folder: "Überordner"}, "Plan E"},
+			{search.Input{Tags: []string{"größe"}}, "Plan E"},
 		}
 		for _, c := range cases {
 			in := c.in

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"modernc.org/sqlite"
 
@@ -58,11 +59,12 @@ func searchWhere(f search.Filter) (string, []any) {
 	where, args := []string{"1=1"}, []any{}
 	if f.Folder != "" {
 		where = append(where, "substr(n.path, 1, ?) = ?")
-		args = append(args, len(f.Folder)+1, f.Folder+"/")
+		// substr counts characters, not bytes.
+		args = append(args, utf8.RuneCountInString(f.Folder)+1, f.Folder+"/")
 	}
 	for _, t := range f.Tags {
 		where = append(where, "EXISTS (SELECT 1 FROM json_each(n.tags) WHERE lower(value) = lower(?) OR lower(substr(value, 1, ?)) = lower(?))")
-		args = append(args, t, len(t)+1, t+"/")
+		args = append(args, t, utf8.RuneCountInString(t)+1, t+"/")
 	}
 	if !f.Since.IsZero() {
 		where = append(where, "MAX(n.modified_ns, COALESCE((SELECT accessed_ns FROM access a WHERE a.path = n.path), 0)) >= ?")
