@@ -16,12 +16,14 @@ const (
 	ETOOLARGE         = "too_large"
 	EUNAVAILABLE      = "unavailable"
 	EINTERNAL         = "internal"
+	// EADDRINUSE: the address a server was asked to listen on is taken.
+	EADDRINUSE = "address_in_use"
 )
 
 // IsCode reports whether s is one of the stable error codes.
 func IsCode(s string) bool {
 	switch s {
-	case ENOTFOUND, EINVALID, ECONFLICT, EMETADATACONFLICT, ECHECKSUM, ETOOLARGE, EUNAVAILABLE, EINTERNAL:
+	case ENOTFOUND, EINVALID, ECONFLICT, EMETADATACONFLICT, ECHECKSUM, ETOOLARGE, EUNAVAILABLE, EINTERNAL, EADDRINUSE:
 		return true
 	}
 	return false

@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"reflect"
@@ -31,6 +32,9 @@ const (
 	ExitOK    = 0
 	ExitError = 1
 	ExitUsage = 2
+	// ExitAddrInUse: `noema serve` could not listen, its address being
+	// taken (error code address_in_use).
+	ExitAddrInUse = 3
 )
 
 // Main runs the command line with args (without the program name) and
@@ -395,7 +399,8 @@ func (c *CLI) runTool(ctx context.Context, t *tools.Tool, in *input) (any, error
 		}
 		p.value.SetString(string(b))
 	}
-	a, err := c.open(ctx)
+	// A read-only command reads a vault; only a write may create one.
+	a, err := c.open(ctx, !t.Hints.ReadOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -432,6 +437,9 @@ func (c *CLI) fail(err error, in *input) int {
 		fmt.Fprintln(c.Stdout, string(b))
 	} else {
 		fmt.Fprintf(c.Stderr, "noema: %s: %s\n", code, msg)
+	}
+	if code == noema.EADDRINUSE {
+		return ExitAddrInUse
 	}
 	return ExitError
 }
@@ -472,8 +480,10 @@ func (c *CLI) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(c.Stderr, &slog.HandlerOptions{Level: level}))
 }
 
-// open opens the vault named by the global flags and environment.
-func (c *CLI) open(ctx context.Context) (*app.App, error) {
+// open opens the vault named by the global flags and environment. When
+// create is false a missing vault is not_found instead of a new empty one.
+// A file where the vault should be is invalid_argument either way.
+func (c *CLI) open(ctx context.Context, create bool) (*app.App, error) {
 	dir := c.vaultDir
 	if dir == "" {
 		dir = c.Getenv("NOEMA_VAULT")
@@ -483,6 +493,14 @@ func (c *CLI) open(ctx context.Context) (*app.App, error) {
 		if dir, err = app.DefaultVaultDir(); err != nil {
 			return nil, err
 		}
+	}
+	switch fi, err := os.Stat(dir); {
+	case err == nil && !fi.IsDir():
+		return nil, noema.Errorf(noema.EINVALID, "%s is a file, not a vault folder (give --vault a folder)", dir)
+	case errors.Is(err, fs.ErrNotExist) && !create:
+		return nil, noema.Errorf(noema.ENOTFOUND, "no vault at %s (a write, 'noema serve' or 'noema mcp' creates it; or give --vault or NOEMA_VAULT)", dir)
+	case errors.Is(err, syscall.ENOTDIR):
+		return nil, noema.Errorf(noema.EINVALID, "%s is not a folder: a part of its path is a file", dir)
 	}
 	cfg, err := config.Load(dir, c.Getenv)
 	if err != nil {

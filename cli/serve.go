@@ -70,11 +70,16 @@ func runServe(ctx context.Context, c *CLI, v any) error {
 	if err != nil {
 		return err
 	}
+	ln, err := hs.Listen(ctx)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go a.Serve(ctx)
-	fmt.Fprintf(c.Stderr, "noema: serving %s over MCP at http://%s/mcp\n", a.Vault.Root, in.Addr)
-	if err := hs.ListenAndServe(ctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	// Only now that the port is bound (so ":0" shows the port chosen).
+	fmt.Fprintf(c.Stderr, "noema: serving %s over MCP at http://%s%s (stop with Ctrl-C or SIGTERM)\n", a.Vault.Root, ln.Addr(), httpserver.DefaultPath)
+	if err := hs.Serve(ctx, ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
 	return nil
@@ -152,7 +157,7 @@ func cancelOnStop(ctx context.Context) mcp.Middleware {
 }
 
 func (c *CLI) openServer(ctx context.Context, toolsets string) (*app.App, *mcp.Server, error) {
-	a, err := c.open(ctx)
+	a, err := c.open(ctx, true)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -69,6 +69,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -329,12 +330,33 @@ func (s *Server) Handler() http.Handler { return s.handler }
 
 // ListenAndServe listens on Options.Addr and serves until ctx is done.
 func (s *Server) ListenAndServe(ctx context.Context) error {
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", s.opts.Addr)
+	ln, err := s.Listen(ctx)
 	if err != nil {
-		return fmt.Errorf("listen: %w", err)
+		return err
 	}
 	return s.Serve(ctx, ln)
+}
+
+// Listen binds Options.Addr, for [Server.Serve]. An address already in use
+// is an error with code address_in_use; a host that cannot be listened on
+// (not an address of this machine, a name that does not resolve) is
+// invalid_argument.
+func (s *Server) Listen(ctx context.Context) (net.Listener, error) {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", s.opts.Addr)
+	switch {
+	case err == nil:
+		return ln, nil
+	case errors.Is(err, syscall.EADDRINUSE):
+		return nil, noema.WrapError(err, noema.EADDRINUSE, "%s is already in use (is another noema serve running? choose another with --addr)", s.opts.Addr)
+	case errors.Is(err, syscall.EADDRNOTAVAIL), errors.Is(err, syscall.EACCES):
+		return nil, noema.WrapError(err, noema.EINVALID, "cannot listen on %s: %v", s.opts.Addr, errors.Unwrap(err))
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return nil, noema.WrapError(err, noema.EINVALID, "cannot listen on %s: %v", s.opts.Addr, dnsErr)
+	}
+	return nil, fmt.Errorf("listen: %w", err)
 }
 
 // Serve serves on ln until ctx is done, then shuts down gracefully: it stops

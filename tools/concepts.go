@@ -86,7 +86,7 @@ func conceptTools() []*Tool {
 		}, textConcept),
 
 		New(Def{
-			Command: "concept show", Title: "Show a concept",
+			Command: "concept show", Title: "Show a concept", Hints: readOnly,
 			Description: "A concept by id, label or alias: its label, aliases, description, metadata, page and mentions.",
 		}, func(ctx context.Context, e *Env, in ConceptRef) (*noema.Concept, error) {
 			return e.App.Concepts.Get(ctx, in.Concept)

@@ -62,7 +62,7 @@ func relationTools() []*Tool {
 		}, textRelation),
 
 		New(Def{
-			Command: "relation show", Title: "Show a relation",
+			Command: "relation show", Title: "Show a relation", Hints: readOnly,
 			Description: "A relation by id: its ends, type, weight and metadata.",
 		}, func(ctx context.Context, e *Env, in RelationRef) (*relations.Relation, error) {
 			return e.App.Relations.Get(ctx, in.ID)
