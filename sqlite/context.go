@@ -79,8 +79,11 @@ type MentionNote struct {
 	// ascending.
 	Concepts []int32
 
-	hash string
-	keys []string // the keys of its links
+	// hash and verified (the content hash and when the file was last
+	// read) tell whether the note's links may have been re-derived.
+	hash     string
+	verified int64
+	keys     []string // the keys of its links
 }
 
 // MentionConcept is a concept of a MentionGraph.
@@ -107,11 +110,12 @@ func (g *MentionGraph) Note(id int64) (int32, bool) {
 // MentionGraph returns a mention graph that matches the index as of this
 // call: prev itself when nothing was committed since prev was built (the
 // cost of one PRAGMA), else a graph refreshed from prev. A refresh reads
-// every note's row (id, path, title, hash, modified time) and the access
-// table, and re-reads the links of only the notes whose content changed
-// and the concept registry only when its version changed; with prev nil,
-// everything is read. Keep the returned graph and pass it as prev next
-// time.
+// every note's row (id, path, title, hash, verification and modification
+// times) and the access table; it re-reads the links of only the notes
+// that were re-read since (a new hash or verification time: every
+// re-derivation of a note's links writes both), and the concept registry
+// only when its version changed. With prev nil, everything is read. Keep
+// the returned graph and pass it as prev next time.
 func (db *DB) MentionGraph(ctx context.Context, prev *MentionGraph) (*MentionGraph, error) {
 	conn, err := db.read.Conn(ctx)
 	if err != nil {
@@ -172,15 +176,20 @@ func refreshMentions(ctx context.Context, tx *sql.Tx, prev *MentionGraph, concep
 	}
 	g := &MentionGraph{conceptsVer: conceptsVer}
 	registry := prev == nil || prev.conceptsVer != conceptsVer
+	// remap: the concepts' numbering or their keys changed, so every
+	// note's concepts must be resolved again. A new version often changes
+	// only labels or times (every write moves a concept's updated time).
+	remap := prev == nil
 	if registry {
 		if err := readRegistry(ctx, tx, g); err != nil {
 			return nil, err
 		}
+		remap = remap || !sameNumbering(g, prev)
 	} else {
 		g.Concepts, g.conceptIndex, g.owner = prev.Concepts, prev.conceptIndex, prev.owner
 	}
 
-	rows, err := tx.QueryContext(ctx, `SELECT id, path, title, hash, modified_ns FROM notes ORDER BY id`)
+	rows, err := tx.QueryContext(ctx, `SELECT id, path, title, hash, verified_ns, modified_ns FROM notes ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("list notes: %w", err)
 	}
@@ -190,7 +199,7 @@ func refreshMentions(ctx context.Context, tx *sql.Tx, prev *MentionGraph, concep
 	for rows.Next() {
 		var n MentionNote
 		var mod int64
-		if err := rows.Scan(&n.ID, &n.Path, &n.Title, &n.hash, &mod); err != nil {
+		if err := rows.Scan(&n.ID, &n.Path, &n.Title, &n.hash, &n.verified, &mod); err != nil {
 			return nil, fmt.Errorf("list notes: %w", err)
 		}
 		n.Modified = timeOf(mod)
@@ -202,7 +211,7 @@ func refreshMentions(ctx context.Context, tx *sql.Tx, prev *MentionGraph, concep
 			}
 		}
 		switch {
-		case old == nil || old.hash != n.hash:
+		case old == nil || old.hash != n.hash || old.verified != n.verified:
 			changed = true
 			stale = append(stale, int32(len(g.Notes)))
 		default:
@@ -227,10 +236,10 @@ func refreshMentions(ctx context.Context, tx *sql.Tx, prev *MentionGraph, concep
 	if err := readLinkKeys(ctx, tx, g, stale); err != nil {
 		return nil, err
 	}
-	// Resolve keys to concepts: every note when the registry changed, else
-	// the notes whose links were read.
+	// Resolve keys to concepts: every note when the registry's numbering
+	// or keys changed, else the notes whose links were read.
 	resolve := stale
-	if registry {
+	if remap {
 		resolve = make([]int32, len(g.Notes))
 		for i := range resolve {
 			resolve[i] = int32(i)
@@ -265,6 +274,25 @@ func refreshMentions(ctx context.Context, tx *sql.Tx, prev *MentionGraph, concep
 	}
 	g.Concepts = concepts
 	return g, nil
+}
+
+// sameNumbering reports whether g has the concepts of prev, in the same
+// order, with the same keys: then prev's notes' concept indexes hold in g.
+func sameNumbering(g, prev *MentionGraph) bool {
+	if len(g.Concepts) != len(prev.Concepts) || len(g.owner) != len(prev.owner) {
+		return false
+	}
+	for i := range g.Concepts {
+		if g.Concepts[i].ID != prev.Concepts[i].ID {
+			return false
+		}
+	}
+	for k, c := range g.owner {
+		if pc, ok := prev.owner[k]; !ok || pc != c {
+			return false
+		}
+	}
+	return true
 }
 
 // readAccess reads every note's latest explicit access, by path.

@@ -129,6 +129,21 @@ note b.md "b" 2026-01-02 -: Banana,Cherry`
 		t.Fatal("refreshing changed the previous graph")
 	}
 
+	// A note linking only known concepts: the registry's version moves
+	// (updated times) but not its numbering; the other notes' concepts are
+	// reused as they are.
+	put(t, db, note("d.md", 5, "Apple", "Date"))
+	g2 = graphOf(t, db, g2)
+	if got := dumpGraph(g2); !strings.Contains(got, `note d.md "d" 2026-01-05 -: Apple,Date`) ||
+		!strings.Contains(got, "concept Apple: a.md,d.md") || !strings.Contains(got, "concept Date: c.md,d.md") ||
+		!strings.Contains(got, `note b.md "b" 2026-01-02 -: Banana,Cherry`) {
+		t.Fatalf("after a note linking known concepts:\n%s", got)
+	}
+	if err := db.Write(ctx, func(tx *sqlite.Tx) error { return sqlite.DeleteNote(tx, "d.md") }); err != nil {
+		t.Fatal(err)
+	}
+	g2 = graphOf(t, db, g2)
+
 	// An access changes the note's reference time.
 	db.Now = func() time.Time { return time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) }
 	db.LogAccess(ctx, "a.md")
