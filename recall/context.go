@@ -91,7 +91,7 @@ type Related struct {
 	Label string `json:"label"`
 	// Count is the number of notes that link both this concept and Via.
 	Count int `json:"count"`
-	// Weight is the sum of those notes' decay weights (each in (0, 1];
+	// Weight is the sum of those notes' decay weights (each in [0, 1];
 	// 1 per note when decay is off), so Weight ≤ Count.
 	Weight float64 `json:"weight"`
 	// Distance is the number of co-occurrence hops from the concept: 1
@@ -108,7 +108,8 @@ type Related struct {
 type Note struct {
 	URI   string `json:"uri"`
 	Title string `json:"title"`
-	// Decay is the note's recency weight in (0, 1]; 1 when decay is off.
+	// Decay is the note's recency weight in [0, 1] (a very old note's
+	// may underflow to 0); 1 when decay is off.
 	Decay float64 `json:"decay"`
 	// Modified is the note's front matter `modified`, else its file's
 	// modification time.
