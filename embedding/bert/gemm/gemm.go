@@ -1,0 +1,190 @@
+// Package gemm multiplies float32 matrices: C += A·B with A row-major and B
+// packed once into panels of NR columns, so that a register-blocked
+// micro-kernel (MR×NR outputs held in registers) streams through it. The
+// micro-kernel is Go assembly on amd64 (AVX2 and FMA) and arm64 (NEON),
+// with a pure-Go fallback used elsewhere, when the CPU lacks the
+// instructions, or when built with the purego tag.
+package gemm
+
+import (
+	"runtime"
+	"sync"
+)
+
+const (
+	// MR is the number of rows of A one micro-kernel call covers.
+	MR = 6
+	// NR is the number of columns of B in a panel.
+	NR = 16
+)
+
+// Packed is a K×N matrix B stored as ceil(N/NR) panels; panel p holds, for
+// each k, the NR values B[k][p*NR : p*NR+NR] (zero past N).
+type Packed struct {
+	K, N int
+	Data []float32
+}
+
+func (p *Packed) panels() int { return (p.N + NR - 1) / NR }
+
+// PackT packs B = Wᵀ where W is N×K row-major (a linear layer's weight,
+// out×in, as PyTorch stores it). dst is reused when large enough.
+func PackT(dst *Packed, w []float32, n, k, ldw int) *Packed {
+	if dst == nil {
+		dst = &Packed{}
+	}
+	dst.K, dst.N = k, n
+	size := dst.panels() * NR * k
+	if cap(dst.Data) < size {
+		dst.Data = make([]float32, size)
+	}
+	dst.Data = dst.Data[:size]
+	for p := 0; p < dst.panels(); p++ {
+		panel := dst.Data[p*NR*k : (p+1)*NR*k]
+		for j := 0; j < NR; j++ {
+			col := p*NR + j
+			if col >= n {
+				for kk := 0; kk < k; kk++ {
+					panel[kk*NR+j] = 0
+				}
+				continue
+			}
+			row := w[col*ldw : col*ldw+k]
+			for kk, v := range row {
+				panel[kk*NR+j] = v
+			}
+		}
+	}
+	return dst
+}
+
+// Pack packs B, K×N row-major with leading dimension ldb.
+func Pack(dst *Packed, b []float32, k, n, ldb int) *Packed {
+	if dst == nil {
+		dst = &Packed{}
+	}
+	dst.K, dst.N = k, n
+	size := dst.panels() * NR * k
+	if cap(dst.Data) < size {
+		dst.Data = make([]float32, size)
+	}
+	dst.Data = dst.Data[:size]
+	for p := 0; p < dst.panels(); p++ {
+		panel := dst.Data[p*NR*k : (p+1)*NR*k]
+		c0 := p * NR
+		w := min(NR, n-c0)
+		for kk := 0; kk < k; kk++ {
+			dstRow := panel[kk*NR : kk*NR+NR]
+			copy(dstRow, b[kk*ldb+c0:kk*ldb+c0+w])
+			for j := w; j < NR; j++ {
+				dstRow[j] = 0
+			}
+		}
+	}
+	return dst
+}
+
+// MulAdd computes C[m×N] += A[m×K]·B for a packed B; lda and ldc are the
+// leading dimensions of A and C. It runs on the calling goroutine.
+func MulAdd(c []float32, ldc int, a []float32, lda, m int, b *Packed) {
+	mulAddPanels(c, ldc, a, lda, m, b, 0, b.panels())
+}
+
+// MulAddParallel is MulAdd split by panels over up to workers goroutines
+// (workers <= 0 means GOMAXPROCS).
+func MulAddParallel(c []float32, ldc int, a []float32, lda, m int, b *Packed, workers int) {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	np := b.panels()
+	if workers > np {
+		workers = np
+	}
+	// Small products are not worth a goroutine.
+	if workers <= 1 || m*b.K*b.N < 1<<17 {
+		mulAddPanels(c, ldc, a, lda, m, b, 0, np)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		p0, p1 := np*w/workers, np*(w+1)/workers
+		if w == workers-1 {
+			mulAddPanels(c, ldc, a, lda, m, b, p0, p1)
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			mulAddPanels(c, ldc, a, lda, m, b, p0, p1)
+		}()
+	}
+	wg.Wait()
+}
+
+func mulAddPanels(c []float32, ldc int, a []float32, lda, m int, b *Packed, p0, p1 int) {
+	k := b.K
+	if m == 0 || k == 0 {
+		return
+	}
+	var tail []float32 // MR rows of A, zero padded, for the last partial block
+	var tmpC [MR * NR]float32
+	full := m / MR * MR
+	for p := p0; p < p1; p++ {
+		panel := b.Data[p*NR*k : (p+1)*NR*k]
+		c0 := p * NR
+		w := min(NR, b.N-c0)
+		for i := 0; i < full; i += MR {
+			if w == NR {
+				kernel(k, a[i*lda:], lda, panel, c[i*ldc+c0:], ldc)
+				continue
+			}
+			for r := 0; r < MR; r++ {
+				copy(tmpC[r*NR:r*NR+w], c[(i+r)*ldc+c0:(i+r)*ldc+c0+w])
+			}
+			kernel(k, a[i*lda:], lda, panel, tmpC[:], NR)
+			for r := 0; r < MR; r++ {
+				copy(c[(i+r)*ldc+c0:(i+r)*ldc+c0+w], tmpC[r*NR:r*NR+w])
+			}
+		}
+		if rest := m - full; rest > 0 {
+			if tail == nil {
+				tail = make([]float32, MR*k)
+				for r := 0; r < rest; r++ {
+					copy(tail[r*k:(r+1)*k], a[(full+r)*lda:(full+r)*lda+k])
+				}
+			}
+			clear(tmpC[:])
+			for r := 0; r < rest; r++ {
+				copy(tmpC[r*NR:r*NR+w], c[(full+r)*ldc+c0:(full+r)*ldc+c0+w])
+			}
+			kernel(k, tail, k, panel, tmpC[:], NR)
+			for r := 0; r < rest; r++ {
+				copy(c[(full+r)*ldc+c0:(full+r)*ldc+c0+w], tmpC[r*NR:r*NR+w])
+			}
+		}
+	}
+}
+
+// kernelGo is the portable micro-kernel: C[MR×NR] (leading dimension ldc)
+// += A[MR×k] (leading dimension lda) · panel[k×NR].
+func kernelGo(k int, a []float32, lda int, panel []float32, c []float32, ldc int) {
+	var acc [MR][NR]float32
+	_ = a[(MR-1)*lda+k-1]
+	_ = panel[k*NR-1]
+	for kk := 0; kk < k; kk++ {
+		bv := (*[NR]float32)(panel[kk*NR : kk*NR+NR])
+		for r := 0; r < MR; r++ {
+			av := a[r*lda+kk]
+			row := &acc[r]
+			for j := 0; j < NR; j++ {
+				row[j] += av * bv[j]
+			}
+		}
+	}
+	for r := 0; r < MR; r++ {
+		row := c[r*ldc : r*ldc+NR]
+		for j := range row {
+			row[j] += acc[r][j]
+		}
+	}
+}
