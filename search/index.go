@@ -46,6 +46,8 @@ type TextHit struct {
 	// BM25 is FTS5's bm25() with the query's weights: lower is better
 	// (negative).
 	BM25 float64
+	// Note is the note itself (its ID is ID).
+	Note Note
 }
 
 // Note is what a search shows of a note and weighs it by.

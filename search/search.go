@@ -442,6 +442,7 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 		c := get(h.ID)
 		c.ranks.Fulltext = i + 1
 		c.textHit = true
+		c.note = h.Note
 		every := h.All || p.all() == ""
 		best := bestSome
 		if every {

@@ -92,8 +92,8 @@ func (db *DB) SearchText(ctx context.Context, q search.TextQuery) ([]search.Text
 	args = append(args, q.Match)
 	args = append(args, wargs...)
 	args = append(args, q.Limit)
-	rows, err := db.read.QueryContext(ctx, `SELECT f.rowid, bm25(notes_fts, ?, ?, ?) AS score, `+all+` AS every
-		FROM notes_fts f JOIN notes n ON n.id = f.rowid
+	rows, err := db.read.QueryContext(ctx, `SELECT bm25(notes_fts, ?, ?, ?) AS score, `+all+` AS every, `+searchNoteColumns+`
+		FROM notes_fts f JOIN notes n ON n.id = f.rowid LEFT JOIN access a ON a.path = n.path
 		WHERE notes_fts MATCH ? AND `+where+`
 		ORDER BY every DESC, score, n.path LIMIT ?`, args...)
 	if err != nil {
@@ -103,8 +103,14 @@ func (db *DB) SearchText(ctx context.Context, q search.TextQuery) ([]search.Text
 	var out []search.TextHit
 	for rows.Next() {
 		var h search.TextHit
-		if err := rows.Scan(&h.ID, &h.BM25, &h.All); err != nil {
+		var mod, acc int64
+		if err := rows.Scan(&h.BM25, &h.All, &h.Note.ID, &h.Note.Path, &h.Note.Title, &mod, &acc); err != nil {
 			return nil, fmt.Errorf("search text: %w", err)
+		}
+		h.ID = h.Note.ID
+		h.Note.Modified = time.Unix(0, mod).UTC()
+		if acc != 0 {
+			h.Note.Accessed = time.Unix(0, acc).UTC()
 		}
 		out = append(out, h)
 	}
