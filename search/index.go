@@ -77,23 +77,12 @@ type Concept struct {
 	Keys []string
 }
 
-// SnippetSpec tells [TextIndex.SearchSnippets] how to cut and mark.
-type SnippetSpec struct {
-	Open, Close, Ellipsis string
-	// Tokens is the window size in tokens (FTS5 allows 1–64).
-	Tokens int
-}
-
 // TextIndex is the full-text side of the index.
 type TextIndex interface {
 	// SearchText returns the best q.Limit notes matching q.Match and
 	// admitted by q.Filter: those matching q.All first, then by BM25, then
 	// by path.
 	SearchText(ctx context.Context, q TextQuery) ([]TextHit, error)
-	// SearchSnippets returns, for each note among ids that matches match, a
-	// window of its body around the best match with the matched tokens
-	// marked as spec says.
-	SearchSnippets(ctx context.Context, match string, ids []int64, spec SnippetSpec) (map[int64]string, error)
 	// SearchBodies returns the indexed body text of each note among ids.
 	SearchBodies(ctx context.Context, ids []int64) (map[int64]string, error)
 }

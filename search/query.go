@@ -108,16 +108,6 @@ func (p *parsed) all() string {
 	return strings.Join(parts, " AND ")
 }
 
-// anyTerm returns the terms OR-ed, without the phrase and NEAR bonus: what
-// snippets mark.
-func (p *parsed) anyTerm() string {
-	parts := make([]string, len(p.terms))
-	for i, t := range p.terms {
-		parts[i] = t.expr()
-	}
-	return strings.Join(parts, " OR ")
-}
-
 // plainOR is the baseline the evaluation compares with: every word of the
 // query OR-ed, no stop words removed, no stemming-aware bonus.
 func (p *parsed) plainOR(raw string) string {

@@ -289,11 +289,7 @@ func (s *Service) Search(ctx context.Context, in Input) (*Result, error) {
 	}
 	page := cands[in.Offset:min(in.Offset+limit, len(cands))]
 	res.HasMore = in.Offset+len(page) < len(cands)
-	var match string
-	if p != nil {
-		match = p.match()
-	}
-	if err := s.snippets(ctx, page, p, match); err != nil {
+	if err := s.snippets(ctx, page, p); err != nil {
 		return nil, err
 	}
 	for _, c := range page {

@@ -156,6 +156,11 @@ func TestStemmingAndTiers(t *testing.T) {
 	if !contains(titles(res), "Zlib") {
 		t.Errorf("compression: %v, want Zlib (compresses)", titles(res))
 	}
+	for _, h := range res.Hits {
+		if h.Title == "Zlib" && !strings.Contains(h.Snippet, "«compresses»") {
+			t.Errorf("snippet %q: the stemmed match is not marked", h.Snippet)
+		}
+	}
 	// min_score 0.6 keeps only the all-terms note.
 	res = e.search(search.Input{Query: "compress archive", Mode: "fulltext", MinScore: 0.6, Decay: off()})
 	if got := titles(res); len(got) != 1 || got[0] != "Both" || res.Total != 1 {

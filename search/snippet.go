@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -9,36 +10,22 @@ import (
 	"github.com/noema-mem/noema/vault"
 )
 
-// snippetTokens is the FTS5 snippet window: about SnippetChars characters
-// of English text.
-const snippetTokens = 24
-
 // Ellipsis marks text cut from a snippet.
 const Ellipsis = "…"
 
-// snippets fills each candidate's snippet: FTS5's window around the best
-// match for full-text hits (stemming-aware marks), the concept's first
-// link for `[[X]]` hits, the best chunk's start for semantic hits, else
-// the start of the body, else the title. Never empty.
-func (s *Service) snippets(ctx context.Context, page []*candidate, p *parsed, match string) error {
+// snippets fills each candidate's snippet: for a hit found by words, the
+// window of the body holding the most distinct query terms, every
+// occurrence marked; for `[[X]]` hits, the text around the first link to
+// X; for semantic hits, the start of the best chunk (terms marked when
+// they occur); else the start of the body, else the title. Never empty.
+func (s *Service) snippets(ctx context.Context, page []*candidate, p *parsed) error {
 	ids := make([]int64, 0, len(page))
-	var textIDs []int64
 	for _, c := range page {
 		ids = append(ids, c.id)
-		if c.textHit {
-			textIDs = append(textIDs, c.id)
-		}
 	}
 	bodies, err := s.DB.SearchBodies(ctx, ids)
 	if err != nil {
 		return err
-	}
-	snips := map[int64]string{}
-	if match != "" && len(textIDs) > 0 {
-		snips, err = s.DB.SearchSnippets(ctx, p.anyTerm(), textIDs, SnippetSpec{Open: MarkOpen, Close: MarkClose, Ellipsis: Ellipsis, Tokens: snippetTokens})
-		if err != nil {
-			return err
-		}
 	}
 	for _, c := range page {
 		body := bodies[c.id]
@@ -47,20 +34,13 @@ func (s *Service) snippets(ctx context.Context, page []*candidate, p *parsed, ma
 		case c.linkKeys != nil:
 			snip = linkSnippet(body, c.linkKeys)
 		case c.textHit:
-			snip = snips[c.id]
-			if !strings.Contains(snip, MarkOpen) {
-				// The match is in the title or the CJK column: find the
-				// terms in the body here.
-				if w := termSnippet(body, p); w != "" {
-					snip = w
-				}
-			}
+			snip = termSnippet(body, p)
 		}
 		if strings.TrimSpace(snip) == "" && c.chunk != nil {
-			snip = window(body, c.chunk.Start)
+			snip = markTerms(window(body, c.chunk.Start), p)
 		}
 		if strings.TrimSpace(snip) == "" {
-			snip = window(body, 0)
+			snip = markTerms(window(body, 0), p)
 		}
 		snip = clean(snip)
 		if snip == "" {
@@ -128,104 +108,145 @@ func isSpaceBefore(s string, i int) bool {
 	return unicode.IsSpace(r)
 }
 
-// termSnippet finds the first occurrence in body of any query term (a CJK
-// run as a substring, a word as a case-insensitive word prefix, so that
-// "compress" finds "compression") and returns the window around it with
-// every occurrence in it marked; "" when no term occurs.
-func termSnippet(body string, p *parsed) string {
-	if p == nil || p.empty() || body == "" {
-		return ""
+// stem is the part of a query word a body word must start with to count
+// as the same word: a light suffix stripper in the spirit of the index's
+// porter stemmer ("compression" and "compresses" both start with
+// "compress"; "running" gives "run"), used only to place and mark
+// snippets. Words of four letters or fewer are kept whole.
+func stem(w string) string {
+	if utf8.RuneCountInString(w) <= 4 {
+		return w
 	}
-	lower := strings.ToLower(body)
-	first := -1
-	for _, t := range p.terms {
-		if i := findTerm(lower, strings.ToLower(t.text), t.cjk); i >= 0 && (first < 0 || i < first) {
-			first = i
+	for _, suf := range []string{"ations", "ation", "ings", "ing", "ions", "ion", "ies", "ied", "ers", "er", "ed", "es", "ly", "s", "y", "e"} {
+		if strings.HasSuffix(w, suf) && utf8.RuneCountInString(w)-utf8.RuneCountInString(suf) >= 3 {
+			w = w[:len(w)-len(suf)]
+			break
 		}
 	}
-	if first < 0 {
-		return ""
+	if n := len(w); n >= 4 && w[n-1] == w[n-2] && w[n-1] < utf8.RuneSelf && !strings.ContainsRune("aeiouslz", rune(w[n-1])) {
+		w = w[:n-1] // runn(ing) -> run
 	}
-	w := window(body, max(0, first-SnippetChars/3))
-	return markTerms(w, p)
+	return w
 }
 
-// findTerm returns the byte offset of the first occurrence of term in text
-// (both lower case): anywhere for CJK, at a word start otherwise.
-func findTerm(text, term string, cjk bool) int {
-	if term == "" {
-		return -1
+// occurrence is a query term found in a text: bytes [a, b), term index.
+type occurrence struct{ a, b, term int }
+
+// occurrences finds the query's terms in text: a word term at the start of
+// a word that begins with its stem (the whole word is the occurrence), a
+// CJK run anywhere. Matching ignores ASCII case. At most 1,000 are found.
+func occurrences(text string, p *parsed) []occurrence {
+	if p == nil || p.empty() || text == "" {
+		return nil
 	}
-	for from := 0; from < len(text); {
-		i := strings.Index(text[from:], term)
-		if i < 0 {
-			return -1
+	lower := asciiLower(text)
+	var out []occurrence
+	for ti, t := range p.terms {
+		needle := asciiLower(t.text)
+		if !t.cjk {
+			needle = stem(needle)
 		}
-		i += from
-		if cjk || i == 0 || !isWordRuneBefore(text, i) {
-			return i
+		if needle == "" {
+			continue
 		}
-		from = i + len(term)
-	}
-	return -1
-}
-
-func isWordRuneBefore(s string, i int) bool {
-	r, _ := utf8.DecodeLastRuneInString(s[:i])
-	return isWordRune(r)
-}
-
-// markTerms marks every occurrence of the query's terms in w: whole words
-// that start with a word term, and CJK runs anywhere.
-func markTerms(w string, p *parsed) string {
-	lower := strings.ToLower(w)
-	if len(lower) != len(w) {
-		return w // case folding changed byte lengths: leave unmarked
-	}
-	type span struct{ a, b int }
-	var spans []span
-	for _, t := range p.terms {
-		term := strings.ToLower(t.text)
-		for from := 0; from < len(lower); {
-			i := findTerm(lower[from:], term, t.cjk)
+		for from := 0; from < len(lower) && len(out) < 1000; {
+			i := strings.Index(lower[from:], needle)
 			if i < 0 {
 				break
 			}
 			a := from + i
-			b := a + len(term)
-			if !t.cjk {
-				for b < len(w) {
-					r, size := utf8.DecodeRuneInString(w[b:])
-					if !isWordRune(r) {
-						break
-					}
-					b += size
-				}
+			b := a + len(needle)
+			if t.cjk {
+				out = append(out, occurrence{a, b, ti})
+				from = b
+				continue
 			}
-			spans = append(spans, span{a, b})
+			if a > 0 && isWordRuneBefore(lower, a) {
+				from = b
+				continue
+			}
+			for b < len(text) {
+				r, size := utf8.DecodeRuneInString(text[b:])
+				if !isWordRune(r) || IsCJK(r) {
+					break
+				}
+				b += size
+			}
+			out = append(out, occurrence{a, b, ti})
 			from = b
 		}
 	}
-	if len(spans) == 0 {
-		return w
-	}
-	// Merge overlaps, in order.
-	for i := 1; i < len(spans); i++ {
-		for j := i; j > 0 && spans[j].a < spans[j-1].a; j-- {
-			spans[j], spans[j-1] = spans[j-1], spans[j]
+	sort.Slice(out, func(i, j int) bool { return out[i].a < out[j].a })
+	return out
+}
+
+// asciiLower lower-cases ASCII letters only, so byte offsets stay valid.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if 'A' <= s[i] && s[i] <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if 'A' <= b[j] && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
 		}
+	}
+	return s
+}
+
+// termSnippet returns the window of body that holds the most distinct
+// query terms (the earliest such), every occurrence marked; "" when no
+// term occurs in body.
+func termSnippet(body string, p *parsed) string {
+	occ := occurrences(body, p)
+	if len(occ) == 0 {
+		return ""
+	}
+	best, bestN := 0, 0
+	for i := range occ {
+		seen := map[int]bool{}
+		for j := i; j < len(occ) && occ[j].b-occ[i].a <= SnippetChars; j++ {
+			seen[occ[j].term] = true
+		}
+		if len(seen) > bestN {
+			best, bestN = i, len(seen)
+		}
+	}
+	// Some context before the first match: a third of the window.
+	at := occ[best].a
+	back := 0
+	for at > 0 && back < SnippetChars/4 {
+		_, size := utf8.DecodeLastRuneInString(body[:at])
+		at -= size
+		back++
+	}
+	return markTerms(window(body, at), p)
+}
+
+func isWordRuneBefore(s string, i int) bool {
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return isWordRune(r) && !IsCJK(r)
+}
+
+// markTerms marks every occurrence of the query's terms in w.
+func markTerms(w string, p *parsed) string {
+	occ := occurrences(w, p)
+	if len(occ) == 0 {
+		return w
 	}
 	var b strings.Builder
 	last := 0
-	for _, sp := range spans {
-		if sp.a < last {
-			continue
+	for _, o := range occ {
+		if o.a < last {
+			continue // overlaps the previous mark
 		}
-		b.WriteString(w[last:sp.a])
+		b.WriteString(w[last:o.a])
 		b.WriteString(MarkOpen)
-		b.WriteString(w[sp.a:sp.b])
+		b.WriteString(w[o.a:o.b])
 		b.WriteString(MarkClose)
-		last = sp.b
+		last = o.b
 	}
 	b.WriteString(w[last:])
 	return b.String()

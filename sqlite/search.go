@@ -120,40 +120,6 @@ func (db *DB) SearchText(ctx context.Context, q search.TextQuery) ([]search.Text
 	return out, nil
 }
 
-// SearchSnippets returns, for each note among ids that matches match, the
-// FTS5 snippet() of its body around the best match. One lookup per note:
-// FTS5 seeks a MATCH by rowid, where an IN list would make it scan every
-// match.
-func (db *DB) SearchSnippets(ctx context.Context, match string, ids []int64, spec search.SnippetSpec) (map[int64]string, error) {
-	out := make(map[int64]string, len(ids))
-	if match == "" || len(ids) == 0 {
-		return out, nil
-	}
-	conn, err := db.read.Conn(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("search snippets: %w", err)
-	}
-	defer conn.Close()
-	st, err := conn.PrepareContext(ctx, `SELECT snippet(notes_fts, 1, ?, ?, ?, ?) FROM notes_fts
-		WHERE notes_fts MATCH ? AND rowid = ?`)
-	if err != nil {
-		return nil, fmt.Errorf("search snippets: %w", err)
-	}
-	defer st.Close()
-	for _, id := range ids {
-		var s string
-		err := st.QueryRowContext(ctx, spec.Open, spec.Close, spec.Ellipsis, spec.Tokens, match, id).Scan(&s)
-		if errors.Is(err, sql.ErrNoRows) {
-			continue
-		}
-		if err != nil {
-			return nil, fmt.Errorf("search snippets: %w", err)
-		}
-		out[id] = s
-	}
-	return out, nil
-}
-
 // SearchBodies returns the indexed body of each note among ids.
 func (db *DB) SearchBodies(ctx context.Context, ids []int64) (map[int64]string, error) {
 	out := make(map[int64]string, len(ids))

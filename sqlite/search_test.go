@@ -70,13 +70,6 @@ func TestSearchTextTiersStemsAndFilters(t *testing.T) {
 	if got := searchIDs(t, db, cq); len(got) != 1 || got[0] != "b/日本.md*" {
 		t.Errorf("cjk: %v", got)
 	}
-	snips, err := db.SearchSnippets(context.Background(), `{title body} : "compress"`, []int64{1, 2, 3}, search.SnippetSpec{Open: "[", Close: "]", Ellipsis: "…", Tokens: 8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(snips) != 2 || snips[1] != "[compression] of archives" {
-		t.Errorf("snippets: %v", snips)
-	}
 }
 
 func TestSearchChunksVersionMoves(t *testing.T) {
