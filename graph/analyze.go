@@ -1,0 +1,633 @@
+package graph
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/noema-mem/noema"
+)
+
+// Operations of analyze_graph.
+const (
+	OpPageRank     = "pagerank"
+	OpCommunities  = "communities"
+	OpPaths        = "paths"
+	OpPredictLinks = "predict_links"
+	OpCentrality   = "centrality"
+)
+
+// Limits of analyze_graph. Larger requests are clamped, not refused.
+const (
+	DefaultAnalyzeLimit = 20
+	MaxAnalyzeLimit     = 500
+	DefaultMembers      = 10
+	MaxMembers          = 500
+	DefaultPathDepth    = 3
+	MaxPathDepth        = 6
+	// MaxCommon caps the common neighbours listed with a predicted link.
+	MaxCommon = 10
+)
+
+// Source is what the analyses read: the graph, and a version that changes
+// whenever the graph may have changed. *sqlite.DB implements it.
+type Source interface {
+	Index
+	// GraphVersion returns a value that differs whenever the notes, their
+	// links and relations, or the concept registry may have changed since
+	// the last call that returned it. Analyses are cached until it changes.
+	GraphVersion(ctx context.Context) (string, error)
+}
+
+// AnalyzeOptions is one analyze_graph call. Zero values mean the defaults.
+type AnalyzeOptions struct {
+	// Op is one of OpPageRank, OpCommunities, OpPaths, OpPredictLinks,
+	// OpCentrality.
+	Op string
+	// Graph is AnalyzeConcepts (default) or AnalyzeFull.
+	Graph string
+	// Seeds personalise PageRank: the random jumps land on them only.
+	Seeds []string
+	// Concept is, for communities, the node whose community and siblings
+	// to report; for predict_links, the node to predict links for.
+	Concept string
+	// From and To are the ends of the paths.
+	From, To string
+	// MaxDepth is the longest path in edges (default 3, max 6).
+	MaxDepth int
+	// Limit bounds the nodes, communities, paths or links returned
+	// (default 20, max 500).
+	Limit int
+	// Members bounds the members listed per community and the siblings
+	// (default 10, max 500).
+	Members int
+	// Resolution is Louvain's γ (default 1; must be positive).
+	Resolution float64
+	// Seed seeds Louvain's node order and betweenness sampling (default 1).
+	Seed *uint64
+	// Resolve turns a name that is not a node id (a concept label or
+	// alias) into a node id; its error is returned as is (a not_found
+	// naming candidates). Nil: only node ids are accepted.
+	Resolve func(ctx context.Context, name string) (string, error)
+}
+
+// NodeRef is a node in a result: its id and label.
+type NodeRef struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+}
+
+// ScoredNode is a node with a score (PageRank or betweenness).
+type ScoredNode struct {
+	ID    string  `json:"id"`
+	Label string  `json:"label"`
+	Kind  string  `json:"kind"`
+	Score float64 `json:"score"`
+}
+
+// Community is one Louvain community.
+type Community struct {
+	// ID is the community's rank in the result: 0 for the largest.
+	ID   int `json:"id"`
+	Size int `json:"size"`
+	// Members are the community's nodes, highest PageRank first (score is
+	// the PageRank over the whole graph), at most AnalyzeOptions.Members.
+	Members []ScoredNode `json:"members"`
+}
+
+// ConceptCommunity is the community of one node and its top siblings.
+type ConceptCommunity struct {
+	Concept NodeRef `json:"concept"`
+	// Community is the community's id ([Community].ID) and Size its size.
+	Community int `json:"community"`
+	Size      int `json:"size"`
+	// Siblings are the other members, highest PageRank first.
+	Siblings []ScoredNode `json:"siblings"`
+}
+
+// PathResult is one simple path.
+type PathResult struct {
+	Nodes []NodeRef `json:"nodes"`
+	// Length is the number of edges; Weight the sum of their weights.
+	Length int     `json:"length"`
+	Weight float64 `json:"weight"`
+}
+
+// PredictedLink is a pair of non-adjacent nodes and their Adamic–Adar
+// score, with their common neighbours (most telling first, at most
+// MaxCommon; CommonTotal counts them all).
+type PredictedLink struct {
+	A           NodeRef   `json:"a"`
+	B           NodeRef   `json:"b"`
+	Score       float64   `json:"score"`
+	Common      []NodeRef `json:"common"`
+	CommonTotal int       `json:"common_total"`
+}
+
+// AnalyzeResult is the answer of analyze_graph. Only the fields of the
+// operation are set: pagerank and centrality {nodes, total, exact};
+// communities {modularity, communities, total, has_more,
+// concept_community}; paths {paths, has_more}; predict_links {links}.
+type AnalyzeResult struct {
+	Op    string `json:"op"`
+	Graph string `json:"graph"`
+	// Nodes and Edges are the size of the graph analysed.
+	GraphNodes int `json:"graph_nodes"`
+	GraphEdges int `json:"graph_edges"`
+
+	Nodes []ScoredNode `json:"nodes,omitzero"`
+	// Total is the number of scored nodes (pagerank, centrality) or of
+	// communities.
+	Total *int `json:"total,omitempty"`
+	// Exact is false when betweenness was estimated from sampled sources.
+	Exact *bool `json:"exact,omitempty"`
+
+	Modularity       *float64          `json:"modularity,omitempty"`
+	Communities      []Community       `json:"communities,omitzero"`
+	ConceptCommunity *ConceptCommunity `json:"concept_community,omitempty"`
+
+	Paths []PathResult    `json:"paths,omitzero"`
+	Links []PredictedLink `json:"links,omitzero"`
+
+	HasMore *bool `json:"has_more,omitempty"`
+	// Warnings explain an empty or approximate answer.
+	Warnings []string `json:"warnings"`
+}
+
+// Analyzer answers analyze_graph from a Source and caches per graph
+// version: the graphs built from the export and the results that cost
+// more than a pass over the graph (PageRank vectors, partitions,
+// betweenness, graph-wide link predictions). A call while the version is
+// unchanged reuses them; the first call after a change rebuilds. Calls are
+// serialized, so concurrent callers share one computation.
+type Analyzer struct {
+	src Source
+
+	mu      sync.Mutex
+	version string
+	graphs  map[string]*Weighted
+	memo    map[string]any
+}
+
+// NewAnalyzer returns an Analyzer reading src.
+func NewAnalyzer(src Source) *Analyzer {
+	return &Analyzer{src: src}
+}
+
+var (
+	sharedMu sync.Mutex
+	shared   []*Analyzer
+)
+
+// maxShared bounds the analyzers SharedAnalyzer keeps (one per open index).
+const maxShared = 8
+
+// SharedAnalyzer returns the Analyzer kept for src, creating it on first
+// use, so every caller on one index (analyze_graph, build_context) shares
+// one cache. The oldest of more than a few indexes is forgotten.
+func SharedAnalyzer(src Source) *Analyzer {
+	sharedMu.Lock()
+	defer sharedMu.Unlock()
+	for _, a := range shared {
+		if a.src == src {
+			return a
+		}
+	}
+	a := NewAnalyzer(src)
+	shared = append(shared, a)
+	if len(shared) > maxShared {
+		shared = shared[1:]
+	}
+	return a
+}
+
+// sync clears the caches when the version changed. a.mu is held.
+func (a *Analyzer) sync(ctx context.Context) error {
+	v, err := a.src.GraphVersion(ctx)
+	if err != nil {
+		return fmt.Errorf("read graph version: %w", err)
+	}
+	if v != a.version || a.graphs == nil {
+		a.version = v
+		a.graphs = map[string]*Weighted{}
+		a.memo = map[string]any{}
+	}
+	if len(a.memo) > 256 {
+		a.memo = map[string]any{}
+	}
+	return nil
+}
+
+// graph returns the graph of the kind, built from the export once per
+// version. a.mu is held. The version is read before the export, so a
+// change racing the read can only make the cache newer than its version,
+// and the next call rebuilds.
+func (a *Analyzer) graph(ctx context.Context, kind string) (*Weighted, error) {
+	if g := a.graphs[kind]; g != nil {
+		return g, nil
+	}
+	x, err := Export(ctx, a.src)
+	if err != nil {
+		return nil, err
+	}
+	a.graphs[AnalyzeConcepts] = ConceptGraph(x)
+	if kind == AnalyzeFull {
+		a.graphs[AnalyzeFull] = FullGraph(x)
+	}
+	return a.graphs[kind], nil
+}
+
+// Graph returns the analysed graph of a kind (AnalyzeConcepts or
+// AnalyzeFull) as the index holds it now, from the cache when the graph
+// has not changed.
+func (a *Analyzer) Graph(ctx context.Context, kind string) (*Weighted, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.sync(ctx); err != nil {
+		return nil, err
+	}
+	return a.graph(ctx, kind)
+}
+
+func memo[T any](a *Analyzer, key string, fn func() T) T {
+	if v, ok := a.memo[key]; ok {
+		return v.(T)
+	}
+	v := fn()
+	a.memo[key] = v
+	return v
+}
+
+type rankedPartition struct {
+	comm       []int32 // node -> community id (rank: 0 largest)
+	members    [][]int32
+	modularity float64
+}
+
+// pagerank returns the (memoized) PageRank of g, personalised on seeds
+// (node numbers, sorted) when there are any.
+func (a *Analyzer) pagerank(g *Weighted, seeds []int32) []float64 {
+	key := fmt.Sprintf("pr/%s/%v", g.Kind, seeds)
+	return memo(a, key, func() []float64 {
+		var p []float64
+		if len(seeds) > 0 {
+			p = make([]float64, g.N())
+			for _, s := range seeds {
+				p[s] = 1
+			}
+		}
+		x, _ := PageRank(g, PageRankAlpha, p)
+		return x
+	})
+}
+
+// partition returns the (memoized) Louvain partition with communities
+// numbered by rank (largest first; ties by highest PageRank member, then
+// lowest node number) and members ordered by PageRank.
+func (a *Analyzer) partition(g *Weighted, resolution float64, seed uint64) *rankedPartition {
+	key := fmt.Sprintf("louvain/%s/%v/%d", g.Kind, resolution, seed)
+	return memo(a, key, func() *rankedPartition {
+		comm, mod := Louvain(g, resolution, seed)
+		pr := a.pagerank(g, nil)
+		return rankPartition(comm, pr, mod)
+	})
+}
+
+func rankPartition(comm []int32, pr []float64, mod float64) *rankedPartition {
+	k := 0
+	for _, c := range comm {
+		k = max(k, int(c)+1)
+	}
+	members := make([][]int32, k)
+	for i, c := range comm {
+		members[c] = append(members[c], int32(i))
+	}
+	byRank := func(x, y int32) int {
+		if pr[x] != pr[y] {
+			if pr[x] > pr[y] {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(x, y)
+	}
+	for _, ms := range members {
+		slices.SortFunc(ms, byRank)
+	}
+	slices.SortFunc(members, func(x, y []int32) int {
+		if len(x) != len(y) {
+			return len(y) - len(x)
+		}
+		return byRank(x[0], y[0])
+	})
+	ranked := make([]int32, len(comm))
+	for r, ms := range members {
+		for _, i := range ms {
+			ranked[i] = int32(r)
+		}
+	}
+	return &rankedPartition{comm: ranked, members: members, modularity: mod}
+}
+
+// betweenness returns the (memoized) betweenness of g and whether it is
+// exact.
+func (a *Analyzer) betweenness(g *Weighted, seed uint64) ([]float64, bool) {
+	type bcResult struct {
+		bc    []float64
+		exact bool
+	}
+	key := fmt.Sprintf("bc/%s/%d", g.Kind, seed)
+	r := memo(a, key, func() bcResult {
+		samples := 0
+		if g.N() > MaxExactBetweenness {
+			samples = BetweennessSamples
+		}
+		bc, exact := Betweenness(g, samples, seed)
+		return bcResult{bc, exact}
+	})
+	return r.bc, r.exact
+}
+
+// Analyze runs one analyze_graph operation on the current graph.
+func (a *Analyzer) Analyze(ctx context.Context, in AnalyzeOptions) (*AnalyzeResult, error) {
+	kind := in.Graph
+	if kind == "" {
+		kind = AnalyzeConcepts
+	}
+	if kind != AnalyzeConcepts && kind != AnalyzeFull {
+		return nil, noema.Errorf(noema.EINVALID, "graph must be %s or %s", AnalyzeConcepts, AnalyzeFull).WithParam("graph")
+	}
+	limit, err := clampParam("limit", in.Limit, DefaultAnalyzeLimit, MaxAnalyzeLimit)
+	if err != nil {
+		return nil, err
+	}
+	members, err := clampParam("members", in.Members, DefaultMembers, MaxMembers)
+	if err != nil {
+		return nil, err
+	}
+	depth, err := clampParam("max_depth", in.MaxDepth, DefaultPathDepth, MaxPathDepth)
+	if err != nil {
+		return nil, err
+	}
+	resolution := in.Resolution
+	if resolution == 0 {
+		resolution = 1
+	}
+	if !(resolution > 0) || resolution > 1e6 {
+		return nil, noema.Errorf(noema.EINVALID, "resolution must be positive").WithParam("resolution")
+	}
+	seed := uint64(1)
+	if in.Seed != nil {
+		seed = *in.Seed
+	}
+	switch in.Op {
+	case OpPageRank, OpCommunities, OpPaths, OpPredictLinks, OpCentrality:
+	case "":
+		return nil, noema.Errorf(noema.EINVALID, "op is required: pagerank, communities, paths, predict_links or centrality").WithParam("op")
+	default:
+		return nil, noema.Errorf(noema.EINVALID, "unknown op %q: want pagerank, communities, paths, predict_links or centrality", in.Op).WithParam("op")
+	}
+	if in.Op == OpPaths && (strings.TrimSpace(in.From) == "" || strings.TrimSpace(in.To) == "") {
+		return nil, noema.Errorf(noema.EINVALID, "paths needs from and to").WithParam("from")
+	}
+
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.sync(ctx); err != nil {
+		return nil, err
+	}
+	g, err := a.graph(ctx, kind)
+	if err != nil {
+		return nil, err
+	}
+	res := &AnalyzeResult{Op: in.Op, Graph: kind, GraphNodes: g.N(), GraphEdges: g.Edges(), Warnings: []string{}}
+	resolve := func(param, name string) (int32, error) {
+		name = strings.TrimSpace(name)
+		if i, ok := g.Index(name); ok {
+			return i, nil
+		}
+		if in.Resolve == nil {
+			return 0, noema.Errorf(noema.ENOTFOUND, "no node %q in the %s graph", name, kind).WithParam(param)
+		}
+		id, err := in.Resolve(ctx, name)
+		if err != nil {
+			return 0, err
+		}
+		if i, ok := g.Index(id); ok {
+			return i, nil
+		}
+		return 0, noema.Errorf(noema.ENOTFOUND, "no node %q in the %s graph", name, kind).WithParam(param)
+	}
+	empty := g.N() == 0
+	if empty {
+		what := "no concepts yet: link one from a note with [[Name]]"
+		if kind == AnalyzeFull {
+			what = "no notes or concepts yet"
+		}
+		res.Warnings = append(res.Warnings, "the "+kind+" graph is empty: "+what)
+	}
+
+	switch in.Op {
+	case OpPageRank:
+		var seeds []int32
+		for _, s := range in.Seeds {
+			if strings.TrimSpace(s) == "" {
+				continue
+			}
+			i, err := resolve("seeds", s)
+			if err != nil {
+				return nil, err
+			}
+			seeds = append(seeds, i)
+		}
+		slices.Sort(seeds)
+		seeds = slices.Compact(seeds)
+		pr := a.pagerank(g, seeds)
+		res.Nodes = topScored(g, pr, limit)
+		res.Total = ptr(g.N())
+		res.Exact = ptr(true)
+
+	case OpCentrality:
+		bc, exact := a.betweenness(g, seed)
+		res.Nodes = topScored(g, bc, limit)
+		res.Total = ptr(g.N())
+		res.Exact = ptr(exact)
+		if !exact {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("betweenness estimated from %d of %d source nodes drawn with seed %d (exact up to %d nodes); scores are scaled estimates",
+				BetweennessSamples, g.N(), seed, MaxExactBetweenness))
+		}
+
+	case OpCommunities:
+		var focus int32 = -1
+		if strings.TrimSpace(in.Concept) != "" {
+			if focus, err = resolve("concept", in.Concept); err != nil {
+				return nil, err
+			}
+		}
+		p := a.partition(g, resolution, seed)
+		pr := a.pagerank(g, nil)
+		res.Modularity = ptr(p.modularity)
+		res.Total = ptr(len(p.members))
+		res.HasMore = ptr(len(p.members) > limit)
+		res.Communities = make([]Community, 0, min(limit, len(p.members)))
+		for r, ms := range p.members[:min(limit, len(p.members))] {
+			c := Community{ID: r, Size: len(ms), Members: make([]ScoredNode, 0, min(members, len(ms)))}
+			for _, i := range ms[:min(members, len(ms))] {
+				c.Members = append(c.Members, scored(g, i, pr[i]))
+			}
+			res.Communities = append(res.Communities, c)
+		}
+		if focus >= 0 {
+			res.ConceptCommunity = conceptCommunity(g, p, pr, focus, members)
+		}
+		if !empty && g.Edges() == 0 {
+			res.Warnings = append(res.Warnings, "the graph has no edges: every node is its own community")
+		}
+
+	case OpPaths:
+		from, err := resolve("from", in.From)
+		if err != nil {
+			return nil, err
+		}
+		to, err := resolve("to", in.To)
+		if err != nil {
+			return nil, err
+		}
+		if from == to {
+			res.Warnings = append(res.Warnings, "from and to are the same node: a simple path needs two")
+		}
+		ps, more, truncated := SimplePaths(g, from, to, depth, limit)
+		res.Paths = make([]PathResult, len(ps))
+		for k, p := range ps {
+			r := PathResult{Nodes: make([]NodeRef, len(p.Nodes)), Length: len(p.Nodes) - 1, Weight: p.Weight}
+			for x, i := range p.Nodes {
+				r.Nodes[x] = ref(g, i)
+			}
+			res.Paths[k] = r
+		}
+		res.HasMore = ptr(more)
+		if truncated {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("more than %d paths of one length: only that many were ranked", MaxPathsEnumerated))
+		}
+		if len(ps) == 0 && from != to {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("no path of at most %d edges between them", depth))
+		}
+
+	case OpPredictLinks:
+		var from int32 = -1
+		if strings.TrimSpace(in.Concept) != "" {
+			if from, err = resolve("concept", in.Concept); err != nil {
+				return nil, err
+			}
+		}
+		var links []LinkScore
+		if from < 0 {
+			// The graph-wide ranking costs the most: keep the longest list
+			// once and cut it for smaller limits.
+			all := memo(a, "aa/"+g.Kind, func() []LinkScore { return AdamicAdar(g, -1, MaxAnalyzeLimit) })
+			links = all[:min(limit, len(all))]
+		} else {
+			links = AdamicAdar(g, from, limit)
+		}
+		res.Links = make([]PredictedLink, len(links))
+		for k, l := range links {
+			common := CommonNeighbors(g, l.A, l.B)
+			pl := PredictedLink{A: ref(g, l.A), B: ref(g, l.B), Score: l.Score, CommonTotal: len(common), Common: make([]NodeRef, 0, min(MaxCommon, len(common)))}
+			for _, c := range common[:min(MaxCommon, len(common))] {
+				pl.Common = append(pl.Common, ref(g, c))
+			}
+			res.Links[k] = pl
+		}
+		if len(links) == 0 && !empty {
+			res.Warnings = append(res.Warnings, "no pair of unlinked nodes shares a neighbour")
+		}
+	}
+	return res, nil
+}
+
+// ConceptCommunity returns the Louvain community (resolution 1, seed 1, on
+// the concept graph; the partition communities returns by default) of the
+// concept with the id, and its top siblings by PageRank, at most siblings
+// of them (default 10 when 0, max 500). It is what build_context shows
+// about a concept's cluster; it shares the cache of analyze_graph, so
+// after the first call on a version it costs a lookup. A concept not in
+// the graph is not_found.
+func (a *Analyzer) ConceptCommunity(ctx context.Context, conceptID string, siblings int) (*ConceptCommunity, error) {
+	n, err := clampParam("siblings", siblings, DefaultMembers, MaxMembers)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := a.sync(ctx); err != nil {
+		return nil, err
+	}
+	g, err := a.graph(ctx, AnalyzeConcepts)
+	if err != nil {
+		return nil, err
+	}
+	i, ok := g.Index(conceptID)
+	if !ok {
+		return nil, noema.Errorf(noema.ENOTFOUND, "no concept %q in the concept graph", conceptID)
+	}
+	p := a.partition(g, 1, 1)
+	return conceptCommunity(g, p, a.pagerank(g, nil), i, n), nil
+}
+
+func conceptCommunity(g *Weighted, p *rankedPartition, pr []float64, i int32, n int) *ConceptCommunity {
+	c := p.comm[i]
+	ms := p.members[c]
+	out := &ConceptCommunity{Concept: ref(g, i), Community: int(c), Size: len(ms), Siblings: []ScoredNode{}}
+	for _, j := range ms {
+		if len(out.Siblings) == n {
+			break
+		}
+		if j != i {
+			out.Siblings = append(out.Siblings, scored(g, j, pr[j]))
+		}
+	}
+	return out
+}
+
+func clampParam(name string, v, def, maxV int) (int, error) {
+	if v < 0 {
+		return 0, noema.Errorf(noema.EINVALID, "%s must be between 1 and %d", name, maxV).WithParam(name)
+	}
+	if v == 0 {
+		return def, nil
+	}
+	return min(v, maxV), nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func ref(g *Weighted, i int32) NodeRef { return NodeRef{ID: g.IDs[i], Label: g.Labels[i]} }
+
+func scored(g *Weighted, i int32, s float64) ScoredNode {
+	return ScoredNode{ID: g.IDs[i], Label: g.Labels[i], Kind: g.Kinds[i], Score: s}
+}
+
+// topScored returns the limit highest scores, ties by node number.
+func topScored(g *Weighted, score []float64, limit int) []ScoredNode {
+	idx := make([]int32, len(score))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(x, y int32) int {
+		if score[x] != score[y] {
+			if score[x] > score[y] {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(x, y)
+	})
+	out := make([]ScoredNode, 0, min(limit, len(idx)))
+	for _, i := range idx[:min(limit, len(idx))] {
+		out = append(out, scored(g, i, score[i]))
+	}
+	return out
+}

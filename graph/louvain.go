@@ -1,0 +1,255 @@
+package graph
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// LouvainThreshold is the least modularity gain for which Louvain goes on
+// to another level (networkx's default threshold).
+const LouvainThreshold = 1e-7
+
+// Louvain partitions g into communities with the Louvain method, both
+// phases, as networkx's louvain_communities does it: local moving (each
+// node, in an order shuffled by seed, moves to the neighbouring community
+// with the largest positive modularity gain at the given resolution, until
+// a pass moves none), then aggregation (each community becomes one node,
+// internal edges a self-loop), repeated while a level raises the
+// modularity by more than [LouvainThreshold].
+//
+// It returns each node's community, numbered 0, 1, … in the order of the
+// communities' lowest node number, and the modularity of that partition
+// ([Modularity]). The same graph, resolution and seed always give the same
+// partition: the shuffle is a SplitMix64 stream of the seed, and every
+// other choice is by node number (a tie between equal gains goes to the
+// neighbouring community met first in the node's ascending neighbour
+// list). A graph without edges gives every node its own community.
+func Louvain(g *Weighted, resolution float64, seed uint64) ([]int32, float64) {
+	n := g.N()
+	comm := make([]int32, n)
+	for i := range comm {
+		comm[i] = int32(i)
+	}
+	m := g.TotalWeight()
+	if n == 0 || m == 0 {
+		return comm, Modularity(g, comm, resolution)
+	}
+	rng := splitMix{s: seed}
+	level := levelOf(g)
+	mod := Modularity(g, comm, resolution)
+	for {
+		inner, moved := level.oneLevel(m, resolution, &rng)
+		if !moved {
+			break
+		}
+		for i := range comm {
+			comm[i] = inner[comm[i]]
+		}
+		newMod := Modularity(g, comm, resolution)
+		if newMod-mod <= LouvainThreshold {
+			break
+		}
+		mod = newMod
+		level = level.aggregate(inner)
+	}
+	renumber(comm)
+	return comm, Modularity(g, comm, resolution)
+}
+
+// renumber numbers communities densely in the order of their first node.
+func renumber(comm []int32) int {
+	ids := map[int32]int32{}
+	for i, c := range comm {
+		id, ok := ids[c]
+		if !ok {
+			id = int32(len(ids))
+			ids[c] = id
+		}
+		comm[i] = id
+	}
+	return len(ids)
+}
+
+// Modularity returns the modularity of a partition of g (comm[i] is node
+// i's community) at a resolution, as networkx's nx.community.modularity
+// computes it: the sum over communities of L_c/m − γ·(d_c/2m)², where m is
+// the total edge weight, L_c the weight of the edges inside c (each once,
+// self-loops once) and d_c the summed weighted degree of c's nodes
+// (self-loops twice). A graph without edges has modularity 0.
+func Modularity(g *Weighted, comm []int32, resolution float64) float64 {
+	m := g.TotalWeight()
+	if m == 0 {
+		return 0
+	}
+	k := 0
+	for _, c := range comm {
+		k = max(k, int(c)+1)
+	}
+	in := make([]float64, k)
+	deg := make([]float64, k)
+	for i := range g.N() {
+		c := comm[i]
+		in[c] += g.Self[i]
+		deg[c] += 2 * g.Self[i]
+		adj, w := g.Neighbors(int32(i))
+		for x, j := range adj {
+			deg[c] += w[x]
+			if j > int32(i) && comm[j] == c {
+				in[c] += w[x]
+			}
+		}
+	}
+	var q float64
+	for c := range k {
+		q += in[c]/m - resolution*deg[c]*deg[c]/(4*m*m)
+	}
+	return q
+}
+
+// splitMix is the SplitMix64 generator: fixed by its definition, so a seed
+// gives the same shuffle on every platform and Go release.
+type splitMix struct{ s uint64 }
+
+func (r *splitMix) next() uint64 {
+	r.s += 0x9E3779B97F4A7C15
+	z := r.s
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
+
+// below returns a number in [0, n) (Lemire's multiply-shift; the tiny
+// bias is irrelevant to a shuffle and keeps it one draw per step).
+func (r *splitMix) below(n int) int {
+	hi, _ := bits.Mul64(r.next(), uint64(n))
+	return int(hi)
+}
+
+// louvainLevel is the graph of one Louvain level: its nodes are the
+// communities of the level below.
+type louvainLevel struct {
+	off  []int32
+	adj  []int32
+	w    []float64
+	self []float64
+	deg  []float64 // weighted degree, self-loop twice
+}
+
+func levelOf(g *Weighted) *louvainLevel {
+	l := &louvainLevel{off: g.Off, adj: g.Adj, w: g.W, self: g.Self, deg: make([]float64, g.N())}
+	for i := range l.deg {
+		l.deg[i] = g.Strength(int32(i))
+	}
+	return l
+}
+
+// oneLevel runs local moving; it returns each node's community (numbered
+// densely in the order of their first node) and whether any node moved.
+func (l *louvainLevel) oneLevel(m, resolution float64, rng *splitMix) ([]int32, bool) {
+	n := len(l.deg)
+	comm := make([]int32, n)
+	tot := make([]float64, n)
+	for i := range n {
+		comm[i] = int32(i)
+		tot[i] = l.deg[i]
+	}
+	order := make([]int32, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	for i := n - 1; i > 0; i-- {
+		j := rng.below(i + 1)
+		order[i], order[j] = order[j], order[i]
+	}
+	toComm := make([]float64, n) // weight from the node to each community
+	seen := make([]bool, n)
+	var touched []int32
+	moved := false
+	m2 := 2 * m * m
+	for {
+		moves := 0
+		for _, u := range order {
+			touched = touched[:0]
+			lo, hi := l.off[u], l.off[u+1]
+			for x := lo; x < hi; x++ {
+				c := comm[l.adj[x]]
+				if !seen[c] {
+					seen[c] = true
+					touched = append(touched, c)
+				}
+				toComm[c] += l.w[x]
+			}
+			own := comm[u]
+			d := l.deg[u]
+			tot[own] -= d
+			removeCost := -toComm[own]/m + resolution*tot[own]*d/m2
+			best, bestGain := own, 0.0
+			for _, c := range touched {
+				gain := removeCost + toComm[c]/m - resolution*tot[c]*d/m2
+				if gain > bestGain {
+					best, bestGain = c, gain
+				}
+			}
+			tot[best] += d
+			if best != own {
+				comm[u] = best
+				moves++
+			}
+			for _, c := range touched {
+				toComm[c] = 0
+				seen[c] = false
+			}
+		}
+		if moves == 0 {
+			break
+		}
+		moved = true
+	}
+	renumber(comm)
+	return comm, moved
+}
+
+// aggregate builds the next level: one node per community of comm, the
+// edges between communities summed, the edges inside one a self-loop.
+func (l *louvainLevel) aggregate(comm []int32) *louvainLevel {
+	k := 0
+	for _, c := range comm {
+		k = max(k, int(c)+1)
+	}
+	members := make([][]int32, k)
+	for i, c := range comm {
+		members[c] = append(members[c], int32(i))
+	}
+	next := &louvainLevel{off: make([]int32, k+1), self: make([]float64, k), deg: make([]float64, k)}
+	acc := make([]float64, k)
+	seen := make([]bool, k)
+	var touched []int32
+	for c := range k {
+		touched = touched[:0]
+		for _, u := range members[c] {
+			next.self[c] += l.self[u]
+			next.deg[c] += l.deg[u]
+			for x := l.off[u]; x < l.off[u+1]; x++ {
+				d := comm[l.adj[x]]
+				if d == int32(c) {
+					next.self[c] += l.w[x] / 2 // each internal edge is met from both ends
+					continue
+				}
+				if !seen[d] {
+					seen[d] = true
+					touched = append(touched, d)
+				}
+				acc[d] += l.w[x]
+			}
+		}
+		slices.Sort(touched)
+		for _, d := range touched {
+			next.adj = append(next.adj, d)
+			next.w = append(next.w, acc[d])
+			acc[d] = 0
+			seen[d] = false
+		}
+		next.off[c+1] = int32(len(next.adj))
+	}
+	return next
+}

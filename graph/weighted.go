@@ -1,0 +1,301 @@
+package graph
+
+import (
+	"math"
+	"slices"
+)
+
+// Graph kinds that analyze_graph analyses ([Weighted.Kind]).
+const (
+	// AnalyzeConcepts is the concept graph: concepts as nodes, an
+	// undirected edge between two concepts weighted by the notes that link
+	// both plus the weights of the typed relations between them.
+	AnalyzeConcepts = "concepts"
+	// AnalyzeFull is the exported graph (notes, concepts, mentions and
+	// relations) read as an undirected weighted graph.
+	AnalyzeFull = "full"
+)
+
+// Weighted is an undirected weighted graph over densely numbered nodes, in
+// compressed sparse row form: the neighbours of node i are
+// Adj[Off[i]:Off[i+1]] (ascending, i itself excluded) with the edge weights
+// W at the same positions, and Self[i] is the weight of i's self-loop (0
+// when it has none). Every undirected edge is stored at both ends. Only
+// edges of positive weight exist.
+//
+// Nodes are numbered in the canonical order of the export (concepts by id,
+// then notes by URI), so the same vault always gives the same numbering;
+// every algorithm here breaks ties by that numbering.
+//
+// A Weighted is immutable once built and safe to share between goroutines.
+type Weighted struct {
+	// Kind is AnalyzeConcepts or AnalyzeFull.
+	Kind string
+	// IDs, Labels and Kinds describe node i (Kinds: KindConcept or KindNote).
+	IDs, Labels, Kinds []string
+	Off                []int32
+	Adj                []int32
+	W                  []float64
+	Self               []float64
+
+	index map[string]int32
+}
+
+// N is the number of nodes.
+func (g *Weighted) N() int { return len(g.IDs) }
+
+// Edges is the number of undirected edges, self-loops included.
+func (g *Weighted) Edges() int {
+	n := len(g.Adj) / 2
+	for _, s := range g.Self {
+		if s > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// Index returns the number of the node with the id.
+func (g *Weighted) Index(id string) (int32, bool) {
+	i, ok := g.index[id]
+	return i, ok
+}
+
+// Neighbors returns node i's neighbours (ascending, i excluded) and the
+// weights of the edges to them. The slices must not be modified.
+func (g *Weighted) Neighbors(i int32) ([]int32, []float64) {
+	return g.Adj[g.Off[i]:g.Off[i+1]], g.W[g.Off[i]:g.Off[i+1]]
+}
+
+// Weight returns the weight of the edge between i and j (0 when there is
+// none).
+func (g *Weighted) Weight(i, j int32) float64 {
+	if i == j {
+		return g.Self[i]
+	}
+	nb, w := g.Neighbors(i)
+	if k, ok := slices.BinarySearch(nb, j); ok {
+		return w[k]
+	}
+	return 0
+}
+
+// Strength returns the weighted degree of node i as networkx counts it
+// (G.degree(weight="weight")): a self-loop counts twice.
+func (g *Weighted) Strength(i int32) float64 {
+	s := 2 * g.Self[i]
+	for _, w := range g.W[g.Off[i]:g.Off[i+1]] {
+		s += w
+	}
+	return s
+}
+
+// Degree returns the number of edges at node i as networkx counts it
+// (G.degree()): a self-loop counts twice.
+func (g *Weighted) Degree(i int32) int {
+	d := int(g.Off[i+1] - g.Off[i])
+	if g.Self[i] > 0 {
+		d += 2
+	}
+	return d
+}
+
+// TotalWeight is the sum of the weights of all edges, each once, self-loops
+// included (networkx's G.size(weight="weight")).
+func (g *Weighted) TotalWeight() float64 {
+	var m float64
+	for i := range g.IDs {
+		nb, w := g.Neighbors(int32(i))
+		for k, j := range nb {
+			if j > int32(i) {
+				m += w[k]
+			}
+		}
+		m += g.Self[i]
+	}
+	return m
+}
+
+// pairKey packs an unordered node pair, smaller first.
+func pairKey(i, j int32) uint64 {
+	if i > j {
+		i, j = j, i
+	}
+	return uint64(uint32(i))<<32 | uint64(uint32(j))
+}
+
+// weightedBuilder collects nodes and summed pair weights.
+type weightedBuilder struct {
+	g     *Weighted
+	pairs map[uint64]float64
+}
+
+func newBuilder(kind string, n int) *weightedBuilder {
+	return &weightedBuilder{
+		g: &Weighted{Kind: kind, IDs: make([]string, 0, n), Labels: make([]string, 0, n), Kinds: make([]string, 0, n),
+			index: make(map[string]int32, n)},
+		pairs: make(map[uint64]float64),
+	}
+}
+
+func (b *weightedBuilder) node(id, label, kind string) {
+	b.g.index[id] = int32(len(b.g.IDs))
+	b.g.IDs = append(b.g.IDs, id)
+	b.g.Labels = append(b.g.Labels, label)
+	b.g.Kinds = append(b.g.Kinds, kind)
+}
+
+func (b *weightedBuilder) add(i, j int32, w float64) {
+	b.pairs[pairKey(i, j)] += w
+}
+
+// build lays the collected pairs out as CSR. Pairs whose summed weight is
+// not positive are dropped.
+func (b *weightedBuilder) build() *Weighted {
+	g := b.g
+	n := len(g.IDs)
+	g.Self = make([]float64, n)
+	deg := make([]int32, n+1)
+	keys := make([]uint64, 0, len(b.pairs))
+	for k, w := range b.pairs {
+		if !(w > 0) || math.IsInf(w, 0) {
+			continue
+		}
+		i, j := int32(k>>32), int32(uint32(k))
+		if i == j {
+			g.Self[i] = w
+			continue
+		}
+		keys = append(keys, k)
+		deg[i]++
+		deg[j]++
+	}
+	slices.Sort(keys)
+	g.Off = make([]int32, n+1)
+	for i := range n {
+		g.Off[i+1] = g.Off[i] + deg[i]
+	}
+	g.Adj = make([]int32, g.Off[n])
+	g.W = make([]float64, g.Off[n])
+	next := slices.Clone(g.Off[:n])
+	// Keys ascend by (i, j) with i < j, so row r receives its smaller
+	// neighbours (keys (h, r), h ascending) before its larger ones (keys
+	// (r, j), j ascending): every row comes out ascending.
+	for _, k := range keys {
+		i, j := int32(k>>32), int32(uint32(k))
+		w := b.pairs[k]
+		g.Adj[next[i]], g.W[next[i]] = j, w
+		next[i]++
+		g.Adj[next[j]], g.W[next[j]] = i, w
+		next[j]++
+	}
+	b.pairs = nil
+	return g
+}
+
+// relationWeight is the weight a relation adds: its declared weight, 1
+// when it declares none.
+func relationWeight(e *Edge) float64 {
+	if e.Weight == nil {
+		return 1
+	}
+	return *e.Weight
+}
+
+// ConceptGraph builds the concept graph of an export: every concept is a
+// node (isolated ones too); two distinct concepts are joined by an
+// undirected edge whose weight is the number of notes that mention both
+// plus the weights of the typed relations between them in either direction
+// (a relation without a weight counts 1). A relation from a concept to
+// itself is a self-loop. Relations that touch a note and dangling relations
+// are not part of it. A pair whose summed weight is not positive (relations
+// declared with zero or negative weights) has no edge.
+func ConceptGraph(x *Graph) *Weighted {
+	b := newBuilder(AnalyzeConcepts, len(x.Nodes))
+	for i := range x.Nodes {
+		if n := &x.Nodes[i]; n.Kind == KindConcept {
+			b.node(n.ID, n.Label, KindConcept)
+		}
+	}
+	// The concepts each note mentions, each once.
+	byNote := map[string][]int32{}
+	for i := range x.Edges {
+		e := &x.Edges[i]
+		switch e.Kind {
+		case KindMentions:
+			if c, ok := b.g.index[e.Target]; ok {
+				byNote[e.Source] = append(byNote[e.Source], c)
+			}
+		case KindRelation:
+			if e.Dangling {
+				continue
+			}
+			s, ok1 := b.g.index[e.Source]
+			t, ok2 := b.g.index[e.Target]
+			if ok1 && ok2 {
+				b.add(s, t, relationWeight(e))
+			}
+		}
+	}
+	for _, cs := range byNote {
+		slices.Sort(cs)
+		cs = slices.Compact(cs)
+		for a := range cs {
+			for c := a + 1; c < len(cs); c++ {
+				b.pairs[uint64(uint32(cs[a]))<<32|uint64(uint32(cs[c]))]++
+			}
+		}
+	}
+	return b.build()
+}
+
+// FullGraph reads an export as an undirected weighted graph: every note and
+// concept is a node; a mentions edge weighs its link count, a relation its
+// declared weight (1 when none); edges between the same two nodes, in
+// either direction, are summed into one. Dangling relations are left out.
+func FullGraph(x *Graph) *Weighted {
+	b := newBuilder(AnalyzeFull, len(x.Nodes))
+	for i := range x.Nodes {
+		n := &x.Nodes[i]
+		b.node(n.ID, n.Label, n.Kind)
+	}
+	for i := range x.Edges {
+		e := &x.Edges[i]
+		if e.Dangling {
+			continue
+		}
+		s, ok1 := b.g.index[e.Source]
+		t, ok2 := b.g.index[e.Target]
+		if !ok1 || !ok2 {
+			continue
+		}
+		w := relationWeight(e)
+		b.add(s, t, w)
+	}
+	return b.build()
+}
+
+// NewWeighted builds a graph from node ids (labels equal to the ids, kind
+// concept) and undirected weighted edges; edges between the same pair are
+// summed and an edge from a node to itself is a self-loop. It is meant for
+// tests and for callers with a graph of their own.
+func NewWeighted(ids []string, edges []WeightedEdge) *Weighted {
+	b := newBuilder(AnalyzeConcepts, len(ids))
+	for _, id := range ids {
+		b.node(id, id, KindConcept)
+	}
+	for _, e := range edges {
+		s, ok1 := b.g.index[e.A]
+		t, ok2 := b.g.index[e.B]
+		if ok1 && ok2 {
+			b.add(s, t, e.Weight)
+		}
+	}
+	return b.build()
+}
+
+// WeightedEdge is an undirected edge for [NewWeighted].
+type WeightedEdge struct {
+	A, B   string
+	Weight float64
+}
