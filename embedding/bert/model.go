@@ -1,0 +1,305 @@
+package bert
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/noema-mem/noema/embedding/bert/gemm"
+	"github.com/noema-mem/noema/embedding/bert/safetensors"
+)
+
+// Config is the part of a Hugging Face config.json a BERT encoder needs.
+type Config struct {
+	ModelType             string  `json:"model_type"`
+	VocabSize             int     `json:"vocab_size"`
+	HiddenSize            int     `json:"hidden_size"`
+	NumHiddenLayers       int     `json:"num_hidden_layers"`
+	NumAttentionHeads     int     `json:"num_attention_heads"`
+	IntermediateSize      int     `json:"intermediate_size"`
+	HiddenAct             string  `json:"hidden_act"`
+	MaxPositionEmbeddings int     `json:"max_position_embeddings"`
+	TypeVocabSize         int     `json:"type_vocab_size"`
+	LayerNormEps          float64 `json:"layer_norm_eps"`
+}
+
+func readConfig(path string) (Config, error) {
+	var c Config
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return c, err
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return c, fmt.Errorf("%s: %w", path, err)
+	}
+	if c.ModelType != "" && c.ModelType != "bert" {
+		return c, fmt.Errorf("%s: model_type %q is not supported (want bert)", path, c.ModelType)
+	}
+	if c.HiddenSize <= 0 || c.NumHiddenLayers <= 0 || c.NumAttentionHeads <= 0 || c.IntermediateSize <= 0 || c.MaxPositionEmbeddings <= 0 || c.VocabSize <= 0 {
+		return c, fmt.Errorf("%s: hidden_size, num_hidden_layers, num_attention_heads, intermediate_size, max_position_embeddings and vocab_size must be positive", path)
+	}
+	if c.HiddenSize%c.NumAttentionHeads != 0 {
+		return c, fmt.Errorf("%s: hidden_size %d is not a multiple of num_attention_heads %d", path, c.HiddenSize, c.NumAttentionHeads)
+	}
+	switch c.HiddenAct {
+	case "", "gelu", "gelu_new", "gelu_pytorch_tanh":
+	default:
+		return c, fmt.Errorf("%s: hidden_act %q is not supported (want gelu)", path, c.HiddenAct)
+	}
+	if c.LayerNormEps == 0 {
+		c.LayerNormEps = 1e-12
+	}
+	if c.TypeVocabSize == 0 {
+		c.TypeVocabSize = 2
+	}
+	return c, nil
+}
+
+type linear struct {
+	w    *gemm.Packed
+	bias []float32
+}
+
+type layer struct {
+	qkv        linear // the query, key and value projections side by side
+	attnOut    linear
+	ln1g, ln1b []float32
+	inter, out linear
+	ln2g, ln2b []float32
+}
+
+// model holds a BERT encoder's weights, ready for inference.
+type model struct {
+	cfg      Config
+	wordEmb  []float32 // vocab × hidden
+	posEmb   []float32 // positions × hidden
+	typeEmb0 []float32 // token type 0
+	embLNg   []float32
+	embLNb   []float32
+	layers   []layer
+}
+
+// loadModel reads config.json and model.safetensors from dir.
+func loadModel(dir string) (*model, error) {
+	cfg, err := readConfig(filepath.Join(dir, "config.json"))
+	if err != nil {
+		return nil, err
+	}
+	sf, err := safetensors.Open(filepath.Join(dir, "model.safetensors"))
+	if err != nil {
+		return nil, err
+	}
+	defer sf.Close()
+	// Checkpoints of BertModel name tensors "embeddings…", of task models
+	// "bert.embeddings…".
+	prefix := ""
+	if sf.Tensor("embeddings.word_embeddings.weight") == nil && sf.Tensor("bert.embeddings.word_embeddings.weight") != nil {
+		prefix = "bert."
+	}
+	h, inter := cfg.HiddenSize, cfg.IntermediateSize
+	get := func(name string, shape ...int) ([]float32, error) {
+		v, s, err := sf.Float32(prefix + name)
+		if err != nil {
+			return nil, err
+		}
+		if len(s) != len(shape) {
+			return nil, fmt.Errorf("tensor %s has shape %v, want %v", name, s, shape)
+		}
+		for i := range s {
+			if shape[i] >= 0 && s[i] != shape[i] {
+				return nil, fmt.Errorf("tensor %s has shape %v, want %v", name, s, shape)
+			}
+		}
+		return v, nil
+	}
+	m := &model{cfg: cfg}
+	if m.wordEmb, err = get("embeddings.word_embeddings.weight", cfg.VocabSize, h); err != nil {
+		return nil, err
+	}
+	if m.posEmb, err = get("embeddings.position_embeddings.weight", cfg.MaxPositionEmbeddings, h); err != nil {
+		return nil, err
+	}
+	typ, err := get("embeddings.token_type_embeddings.weight", -1, h)
+	if err != nil {
+		return nil, err
+	}
+	m.typeEmb0 = typ[:h]
+	if m.embLNg, err = get("embeddings.LayerNorm.weight", h); err != nil {
+		return nil, err
+	}
+	if m.embLNb, err = get("embeddings.LayerNorm.bias", h); err != nil {
+		return nil, err
+	}
+	lin := func(name string, out, in int) (linear, error) {
+		w, err := get(name+".weight", out, in)
+		if err != nil {
+			return linear{}, err
+		}
+		b, err := get(name+".bias", out)
+		if err != nil {
+			return linear{}, err
+		}
+		return linear{w: gemm.PackT(nil, w, out, in, in), bias: b}, nil
+	}
+	for i := 0; i < cfg.NumHiddenLayers; i++ {
+		p := fmt.Sprintf("encoder.layer.%d.", i)
+		var l layer
+		// Q, K and V side by side: one product of width 3h.
+		qkvW := make([]float32, 0, 3*h*h)
+		qkvB := make([]float32, 0, 3*h)
+		for _, n := range []string{"query", "key", "value"} {
+			w, err := get(p+"attention.self."+n+".weight", h, h)
+			if err != nil {
+				return nil, err
+			}
+			b, err := get(p+"attention.self."+n+".bias", h)
+			if err != nil {
+				return nil, err
+			}
+			qkvW = append(qkvW, w...)
+			qkvB = append(qkvB, b...)
+		}
+		l.qkv = linear{w: gemm.PackT(nil, qkvW, 3*h, h, h), bias: qkvB}
+		if l.attnOut, err = lin(p+"attention.output.dense", h, h); err != nil {
+			return nil, err
+		}
+		if l.ln1g, err = get(p+"attention.output.LayerNorm.weight", h); err != nil {
+			return nil, err
+		}
+		if l.ln1b, err = get(p+"attention.output.LayerNorm.bias", h); err != nil {
+			return nil, err
+		}
+		if l.inter, err = lin(p+"intermediate.dense", inter, h); err != nil {
+			return nil, err
+		}
+		if l.out, err = lin(p+"output.dense", h, inter); err != nil {
+			return nil, err
+		}
+		if l.ln2g, err = get(p+"output.LayerNorm.weight", h); err != nil {
+			return nil, err
+		}
+		if l.ln2b, err = get(p+"output.LayerNorm.bias", h); err != nil {
+			return nil, err
+		}
+		m.layers = append(m.layers, l)
+	}
+	return m, nil
+}
+
+// scratch is one worker's buffers, grown as needed.
+type scratch struct {
+	x, qkv, ctx, tmp, inter, scores []float32
+	kp, vp                          gemm.Packed
+}
+
+func grow(s []float32, n int) []float32 {
+	if cap(s) < n {
+		return make([]float32, n)
+	}
+	return s[:n]
+}
+
+// forward runs the encoder on a batch of token id sequences and returns the
+// last hidden states, all sequences' rows one after another (total × hidden).
+// workers > 1 splits the matrix products across goroutines.
+func (m *model) forward(seqs [][]int32, s *scratch, workers int) []float32 {
+	h := m.cfg.HiddenSize
+	heads := m.cfg.NumAttentionHeads
+	d := h / heads
+	total := 0
+	maxLen := 0
+	for _, q := range seqs {
+		total += len(q)
+		maxLen = max(maxLen, len(q))
+	}
+	s.x = grow(s.x, total*h)
+	s.qkv = grow(s.qkv, total*3*h)
+	s.ctx = grow(s.ctx, total*h)
+	s.tmp = grow(s.tmp, total*h)
+	s.inter = grow(s.inter, total*m.cfg.IntermediateSize)
+	s.scores = grow(s.scores, maxLen*maxLen)
+	x := s.x
+
+	// Embeddings.
+	row := 0
+	for _, q := range seqs {
+		for pos, id := range q {
+			dst := x[row*h : (row+1)*h]
+			we := m.wordEmb[int(id)*h : (int(id)+1)*h]
+			pe := m.posEmb[pos*h : (pos+1)*h]
+			for i := range dst {
+				dst[i] = we[i] + pe[i] + m.typeEmb0[i]
+			}
+			row++
+		}
+	}
+	eps := float32(m.cfg.LayerNormEps)
+	layerNorm(x, h, m.embLNg, m.embLNb, eps)
+
+	scale := float32(1 / math.Sqrt(float64(d)))
+	act := gelu
+	if m.cfg.HiddenAct == "gelu_new" || m.cfg.HiddenAct == "gelu_pytorch_tanh" {
+		act = geluTanh
+	}
+	for li := range m.layers {
+		l := &m.layers[li]
+		apply(s.qkv, x, total, l.qkv, workers)
+		// Attention, one sequence and one head at a time.
+		start := 0
+		for _, q := range seqs {
+			n := len(q)
+			sc := s.scores[:n*n]
+			for hd := 0; hd < heads; hd++ {
+				qh := s.qkv[start*3*h+hd*d:]
+				kh := s.qkv[start*3*h+h+hd*d:]
+				vh := s.qkv[start*3*h+2*h+hd*d:]
+				clear(sc)
+				gemm.PackT(&s.kp, kh, n, d, 3*h)
+				gemm.MulAdd(sc, n, qh, 3*h, n, &s.kp)
+				for r := 0; r < n; r++ {
+					rr := sc[r*n : (r+1)*n]
+					for i := range rr {
+						rr[i] *= scale
+					}
+					softmax(rr)
+				}
+				ch := s.ctx[start*h+hd*d:]
+				for r := 0; r < n; r++ {
+					clear(ch[r*h : r*h+d])
+				}
+				gemm.Pack(&s.vp, vh, n, d, 3*h)
+				gemm.MulAdd(ch, h, sc, n, n, &s.vp)
+			}
+			start += n
+		}
+		apply(s.tmp, s.ctx, total, l.attnOut, workers)
+		for i := range x {
+			x[i] += s.tmp[i]
+		}
+		layerNorm(x, h, l.ln1g, l.ln1b, eps)
+		apply(s.inter, x, total, l.inter, workers)
+		act(s.inter)
+		apply(s.tmp, s.inter, total, l.out, workers)
+		for i := range x {
+			x[i] += s.tmp[i]
+		}
+		layerNorm(x, h, l.ln2g, l.ln2b, eps)
+	}
+	return x
+}
+
+// apply computes dst = src·Wᵀ + b for the rows of src.
+func apply(dst, src []float32, rows int, l linear, workers int) {
+	n, k := l.w.N, l.w.K
+	dst = dst[:rows*n]
+	for r := 0; r < rows; r++ {
+		copy(dst[r*n:(r+1)*n], l.bias)
+	}
+	if workers > 1 {
+		gemm.MulAddParallel(dst, n, src, k, rows, l.w, workers)
+	} else {
+		gemm.MulAdd(dst, n, src, k, rows, l.w)
+	}
+}
