@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -19,11 +20,11 @@ func registerResources(r *registry, s *mcp.Server, enabled map[string]bool) {
 		s.AddResourceTemplate(&mcp.ResourceTemplate{
 			Name:        "note",
 			Title:       "A note",
-			Description: "A Markdown note of the vault, by path without .md. Reading it counts as an access.",
+			Description: "A Markdown note of the vault, by path without .md (spaces as is or percent-encoded). Reading it counts as an access.",
 			MIMEType:    "text/markdown",
 			URITemplate: noema.URIScheme + "{+path}",
 		}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			n, err := r.app.Notes.Read(ctx, req.Params.URI)
+			n, err := tools.ReadNote(ctx, &tools.Env{App: r.app}, req.Params.URI)
 			if err != nil {
 				if noema.ErrorCode(err) == noema.ENOTFOUND {
 					return nil, mcp.ResourceNotFoundError(req.Params.URI)
@@ -64,9 +65,9 @@ func registerResources(r *registry, s *mcp.Server, enabled map[string]bool) {
 					return nil, "", err
 				}
 				if out.Format == "graphml" {
-					return out.Data, "application/graphml+xml", nil
+					return out.Serialized(), "application/graphml+xml", nil
 				}
-				return out.Data, "application/json", nil
+				return out.Serialized(), "application/json", nil
 			})
 	}
 	r.addResource(s, "noema://status", "", "status", "", "Index status",
@@ -75,6 +76,52 @@ func registerResources(r *registry, s *mcp.Server, enabled map[string]bool) {
 			st, err := r.app.Status(ctx)
 			return st, "application/json", err
 		})
+}
+
+// spacedNoteURIs lets a client read a note whose path holds characters a
+// URI may not (memory://A B/C, as users and models write it): the SDK
+// matches a resources/read URI against the template memory://{+path}
+// before any handler runs, and that match fails on a space. Those
+// characters (and a '%' that starts no %XX) are percent-encoded first; the
+// note resource decodes the path once (tools.ResolveNote), so
+// memory://A B/C and memory://A%20B/C read the same note.
+func spacedNoteURIs(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if r, ok := req.(*mcp.ReadResourceRequest); ok && method == "resources/read" && r.Params != nil {
+			uri := r.Params.URI
+			if len(uri) > len(noema.URIScheme) && strings.EqualFold(uri[:len(noema.URIScheme)], noema.URIScheme) {
+				r.Params.URI = uri[:len(noema.URIScheme)] + escapeTemplateValue(uri[len(noema.URIScheme):])
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// escapeTemplateValue percent-encodes the bytes of s that a URI template's
+// reserved expansion ({+var}, RFC 6570) does not match: everything but
+// unreserved and reserved characters and %XX triplets.
+func escapeTemplateValue(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			b.WriteByte(c)
+		case c != '%' && c < 0x80 && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			strings.IndexByte("-._~:/?#[]@!$&'()*+,;=", c) >= 0):
+			b.WriteByte(c)
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 // addResource adds the resource uri (name) and, when query is not empty,

@@ -98,6 +98,7 @@ var inventory = map[string]hints{
 	"neighbors":             {true, false, true},
 	"subgraph":              {true, false, true},
 	"export_graph":          {true, false, true},
+	"analyze_graph":         {true, false, true},
 	"status":                {true, false, true},
 	"sync":                  {false, false, true},
 }
@@ -447,16 +448,40 @@ func TestGraphTools(t *testing.T) {
 		t.Errorf("unknown node = %q", e)
 	}
 	var exp struct {
-		Format string
-		Nodes  int
-		Data   string
+		Format    string
+		NodeCount int `json:"node_count"`
+		Data      string
+		Nodes     []struct{ ID, Kind string }
+	}
+	exportText := func(args map[string]any) string {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "export_graph", Arguments: args})
+		if err != nil || res.IsError || len(res.Content) != 1 {
+			t.Fatalf("export_graph %v: %v %+v", args, err, res)
+		}
+		return res.Content[0].(*mcp.TextContent).Text
 	}
 	call(t, cs, "export_graph", map[string]any{"format": "graphml"}, &exp)
-	if exp.Nodes != 4 || !strings.Contains(exp.Data, "<graphml") { // the note, two concepts, Rust's new page
-		t.Errorf("graphml export = %+v", exp.Nodes)
+	text := exportText(map[string]any{"format": "graphml"})
+	if exp.NodeCount != 4 || !strings.Contains(exp.Data, "<graphml") || exp.Nodes != nil || text != exp.Data { // the note, two concepts, Rust's new page
+		t.Errorf("graphml export = %d nodes, %d node objects, text is the document: %v", exp.NodeCount, len(exp.Nodes), text == exp.Data)
 	}
+	// The JSON export is the structured result; its text is the export as
+	// serialized, which the resource serves too.
+	exp = struct {
+		Format    string
+		NodeCount int `json:"node_count"`
+		Data      string
+		Nodes     []struct{ ID, Kind string }
+	}{}
 	call(t, cs, "export_graph", map[string]any{}, &exp)
-	before := exp.Data
+	before := exportText(map[string]any{})
+	if exp.Format != "json" || exp.NodeCount != 4 || len(exp.Nodes) != 4 || exp.Nodes[0].ID == "" || exp.Data != "" {
+		t.Errorf("json export = %+v", exp)
+	}
+	var doc struct{ Nodes, Edges []any }
+	if err := json.Unmarshal([]byte(before), &doc); err != nil || len(doc.Nodes) != 4 {
+		t.Errorf("json export text: %v %.200s", err, before)
+	}
 	if _, err := a.Sync(ctx, true, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -5,10 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/graph"
 	"github.com/noema-mem/noema/relations"
+	"github.com/noema-mem/noema/vault"
 )
 
 // RelationRef names a relation.
@@ -18,12 +20,12 @@ type RelationRef struct {
 
 // NodeRef names a node.
 type NodeRef struct {
-	ID string `json:"id" jsonschema:"a concept id (c_…) or a note URI (memory://…)" cli:"arg=ID"`
+	ID string `json:"id" jsonschema:"a concept (id c_…, label or alias) or a note (memory:// URI, vault path, title or alias)" cli:"arg=ID"`
 }
 
 // NeighborsInput pages the edges around a node.
 type NeighborsInput struct {
-	ID        string `json:"id" jsonschema:"a concept id (c_…) or a note URI (memory://…)" cli:"arg=ID"`
+	ID        string `json:"id" jsonschema:"a concept (id c_…, label or alias) or a note (memory:// URI, vault path, title or alias)" cli:"arg=ID"`
 	Direction string `json:"direction,omitempty" jsonschema:"out, in or both (default both)" default:"\"both\"" enum:"out,in,both"`
 	Type      string `json:"type,omitempty" jsonschema:"only edges of this type (mentions, or a relation type)"`
 	Offset    int    `json:"offset,omitempty" jsonschema:"paging offset (default 0)" default:"0" minimum:"0"`
@@ -32,7 +34,7 @@ type NeighborsInput struct {
 
 // SubgraphInput expands around seed nodes.
 type SubgraphInput struct {
-	IDs   []string `json:"ids" jsonschema:"seed nodes: concept ids or note URIs" cli:"arg=ID"`
+	IDs   []string `json:"ids" jsonschema:"seed nodes: concepts (id, label or alias) or notes (memory:// URI, vault path, title or alias)" cli:"arg=ID"`
 	Depth int      `json:"depth,omitempty" jsonschema:"hops to expand, both directions (default 1, max 5)" default:"1" minimum:"0" maximum:"5"`
 	Type  string   `json:"type,omitempty" jsonschema:"only follow edges of this type"`
 }
@@ -42,14 +44,26 @@ type ExportInput struct {
 	Format string `json:"format,omitempty" jsonschema:"json (default) or graphml" default:"\"json\"" enum:"json,graphml"`
 }
 
-// ExportOutput is a serialized graph.
+// ExportOutput is the exported graph. For format json the graph itself is
+// the structured result (nodes and edges, as the JSON export holds them);
+// for graphml the GraphML document is data. The text rendering is the
+// export as serialized, byte for byte, in either format.
 type ExportOutput struct {
-	Format string `json:"format"`
-	Nodes  int    `json:"nodes"`
-	Edges  int    `json:"edges"`
-	// Data is the whole export: {nodes, edges} JSON, or a GraphML document.
-	Data string `json:"data"`
+	Format    string `json:"format" jsonschema:"json or graphml"`
+	NodeCount int    `json:"node_count"`
+	EdgeCount int    `json:"edge_count"`
+	// Nodes and Edges are the graph (format json; never null then).
+	Nodes []graph.Node `json:"nodes,omitzero" jsonschema:"the graph's notes and concepts (format json)"`
+	Edges []graph.Edge `json:"edges,omitzero" jsonschema:"mentions and relations (format json)"`
+	// Data is the GraphML document (format graphml).
+	Data string `json:"data,omitempty" jsonschema:"the GraphML document (format graphml)"`
+
+	raw string // the serialized export, in either format
 }
+
+// Serialized is the export as written: the JSON document {nodes, edges} or
+// the GraphML document. The same vault serializes to the same bytes.
+func (o *ExportOutput) Serialized() string { return o.raw }
 
 func relationTools() []*Tool {
 	return []*Tool{
@@ -99,9 +113,13 @@ func graphTools() []*Tool {
 	return []*Tool{
 		New(Def{
 			Name: "get_node", Command: "graph node", Toolset: "graph", Title: "Get a node", Hints: readOnly,
-			Description: "A concept (by id) or a note (by memory:// URI) as a graph node, with its in/out degree of mentions and relations.",
+			Description: "A concept (by id, label or alias) or a note (by memory:// URI, path, title or alias) as a graph node, with its in/out degree of mentions and relations.",
 		}, func(ctx context.Context, e *Env, in NodeRef) (*graph.Node, error) {
-			return graph.GetNode(ctx, e.App.DB, in.ID)
+			id, err := nodeID(ctx, e, in.ID)
+			if err != nil {
+				return nil, err
+			}
+			return graph.GetNode(ctx, e.App.DB, id)
 		}, func(w io.Writer, n *graph.Node) {
 			fmt.Fprintf(w, "%s %s (%s)", n.Kind, n.Label, n.ID)
 			if d := n.Degree; d != nil {
@@ -114,7 +132,11 @@ func graphTools() []*Tool {
 			Name: "neighbors", Command: "graph neighbors", Toolset: "graph", Title: "Neighbours of a node", Hints: readOnly,
 			Description: "Edges around a node with the node at the other end: typed relations first, then mentions (note → concept). Filter by direction and type; paged with total and has_more.",
 		}, func(ctx context.Context, e *Env, in NeighborsInput) (*graph.NeighborPage, error) {
-			return graph.Neighbors(ctx, e.App.DB, in.ID, graph.NeighborOptions{Direction: in.Direction, Type: in.Type, Offset: in.Offset, Limit: in.Limit})
+			id, err := nodeID(ctx, e, in.ID)
+			if err != nil {
+				return nil, err
+			}
+			return graph.Neighbors(ctx, e.App.DB, id, graph.NeighborOptions{Direction: in.Direction, Type: in.Type, Offset: in.Offset, Limit: in.Limit})
 		}, func(w io.Writer, p *graph.NeighborPage) {
 			fmt.Fprintf(w, "%d of %d edges around %s\n", len(p.Neighbors), p.Total, p.Node.Label)
 			for _, n := range p.Neighbors {
@@ -130,7 +152,15 @@ func graphTools() []*Tool {
 			Name: "subgraph", Command: "graph subgraph", Toolset: "graph", Title: "Subgraph around nodes", Hints: readOnly,
 			Description: "Breadth-first expansion from seed nodes over edges in both directions (depth default 1, max 5; at most 2,000 nodes, then truncated is set).",
 		}, func(ctx context.Context, e *Env, in SubgraphInput) (*graph.Graph, error) {
-			return graph.Subgraph(ctx, e.App.DB, in.IDs, in.Depth, in.Type)
+			ids := make([]string, len(in.IDs))
+			for i, ref := range in.IDs {
+				id, err := nodeID(ctx, e, ref)
+				if err != nil {
+					return nil, err
+				}
+				ids[i] = id
+			}
+			return graph.Subgraph(ctx, e.App.DB, ids, in.Depth, in.Type)
 		}, func(w io.Writer, g *graph.Graph) {
 			fmt.Fprintf(w, "%d nodes, %d edges", len(g.Nodes), len(g.Edges))
 			if g.Truncated {
@@ -139,17 +169,45 @@ func graphTools() []*Tool {
 			fmt.Fprintln(w)
 		}),
 
-		Terminal(New(Def{
+		New(Def{
 			Name: "export_graph", Command: "graph export", Toolset: "graph", Title: "Export the graph", Hints: readOnly,
-			Description: "The whole graph — notes, concepts, relations and mentions edges — as JSON {nodes, edges} or GraphML (opens in Gephi, Cytoscape, networkx). Deterministic: the same vault exports the same bytes. Also the resource noema://graph/export{?format}.",
+			Description: "The whole graph — notes, concepts, relations and mentions edges — as JSON {nodes, edges} (the structured result) or GraphML (opens in Gephi, Cytoscape, networkx; the document is data). Deterministic: the same vault exports the same bytes. Also the resource noema://graph/export{?format}.",
 		}, func(ctx context.Context, e *Env, in ExportInput) (*ExportOutput, error) {
 			return ExportGraph(ctx, e, in.Format)
 		}, func(w io.Writer, o *ExportOutput) {
-			fmt.Fprintf(w, "%s export: %d nodes, %d edges, %d bytes (in the structured result's data)\n", o.Format, o.Nodes, o.Edges, len(o.Data))
-		}), func(w io.Writer, o *ExportOutput) {
-			io.WriteString(w, o.Data) // the export itself, ready to redirect to a file
+			io.WriteString(w, o.raw) // the export itself, ready to redirect to a file
 		}),
 	}
+}
+
+// nodeID turns what a user calls a node into its graph id (a concept id or
+// a note's memory:// URI). A memory:// URI names a note (its path as is or
+// percent-encoded). Anything else is first a concept — its id, label or
+// alias, as find_concepts would spell it — and then a note: its vault path,
+// title or alias. So a concept wins over a note of the same name; pass the
+// note's URI to mean the note.
+func nodeID(ctx context.Context, e *Env, ref string) (string, error) {
+	ref = strings.TrimSpace(ref)
+	if ref == "" {
+		return "", noema.Errorf(noema.EINVALID, "empty node: want a concept id, label or alias, or a note's URI, path or title")
+	}
+	if !strings.HasPrefix(ref, noema.URIScheme) {
+		c, err := e.App.Concepts.Get(ctx, ref)
+		if err == nil {
+			return c.ID, nil
+		}
+		if noema.ErrorCode(err) != noema.ENOTFOUND {
+			return "", err
+		}
+	}
+	path, err := ResolveNote(ctx, e, ref)
+	if err != nil {
+		if noema.ErrorCode(err) == noema.ENOTFOUND && !strings.HasPrefix(ref, noema.URIScheme) {
+			return "", noema.Errorf(noema.ENOTFOUND, "no concept or note %q (want a concept id, label or alias, or a note's URI, path or title; try find_concepts)", ref)
+		}
+		return "", err
+	}
+	return vault.PathToURI(path), nil
 }
 
 // ExportGraph serializes the whole graph as format: "json" (the default when
@@ -174,5 +232,17 @@ func ExportGraph(ctx context.Context, e *Env, format string) (*ExportOutput, err
 	if err != nil {
 		return nil, fmt.Errorf("write %s export: %w", format, err)
 	}
-	return &ExportOutput{Format: format, Nodes: len(g.Nodes), Edges: len(g.Edges), Data: buf.String()}, nil
+	out := &ExportOutput{Format: format, NodeCount: len(g.Nodes), EdgeCount: len(g.Edges), raw: buf.String()}
+	if format == "json" {
+		out.Nodes, out.Edges = g.Nodes, g.Edges
+		if out.Nodes == nil {
+			out.Nodes = []graph.Node{}
+		}
+		if out.Edges == nil {
+			out.Edges = []graph.Edge{}
+		}
+	} else {
+		out.Data = out.raw
+	}
+	return out, nil
 }

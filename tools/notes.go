@@ -4,17 +4,19 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/notes"
 	"github.com/noema-mem/noema/semantic"
+	"github.com/noema-mem/noema/vault"
 )
 
 // ReadNoteInput names a note.
 type ReadNoteInput struct {
-	URI string `json:"uri" jsonschema:"the note: memory:// URI, vault path or exact title" cli:"arg=REF"`
+	URI string `json:"uri" jsonschema:"the note: memory:// URI, vault path, title or alias" cli:"arg=REF"`
 }
 
 // MoveNoteInput renames a note.
@@ -52,9 +54,9 @@ func noteTools() []*Tool {
 
 		Terminal(New(Def{
 			Name: "read_note", Command: "note read", Toolset: "notes", Title: "Read a note", Hints: Hints{ReadOnly: true},
-			Description: "Read a note by memory:// URI, vault path or title: its content, front matter, links and checksum (pass the checksum to edit_note). Counts as an access, which keeps the note fresh for recency ranking.",
+			Description: "Read a note by memory:// URI (its path as is or percent-encoded), vault path, title or alias: its content, front matter, links and checksum (pass the checksum to edit_note). Counts as an access, which keeps the note fresh for recency ranking.",
 		}, func(ctx context.Context, e *Env, in ReadNoteInput) (*notes.Note, error) {
-			return e.App.Notes.Read(ctx, in.URI)
+			return ReadNote(ctx, e, in.URI)
 		}, func(w io.Writer, o *notes.Note) {
 			fmt.Fprintf(w, "%s (checksum %s)\n\n%s", o.URI, o.Checksum, o.Content)
 		}), func(w io.Writer, o *notes.Note) {
@@ -105,6 +107,55 @@ func noteTools() []*Tool {
 			return e.App.Notes.Recent(ctx, in)
 		}, textNoteList),
 	}
+}
+
+// ReadNote reads the note ref names (see [ResolveNote]); the read counts as
+// an access.
+func ReadNote(ctx context.Context, e *Env, ref string) (*notes.Note, error) {
+	path, err := ResolveNote(ctx, e, ref)
+	if err != nil {
+		return nil, err
+	}
+	return e.App.Notes.Read(ctx, path)
+}
+
+// ResolveNote returns the vault path of the note ref names, as
+// notes.Service.Resolve does (a memory:// URI, a vault path with or without
+// .md, a title), and also:
+//
+//   - a memory:// URI whose path is percent-encoded, as clients send
+//     "memory://A%20B/C" for the note "A B/C.md": when the URI as given names
+//     no note, its path is decoded once (never twice: "%2520" is "%20");
+//   - a note's alias (front-matter aliases:), when no title matches; of
+//     several notes with that alias, the first by path.
+func ResolveNote(ctx context.Context, e *Env, ref string) (string, error) {
+	path, err := e.App.Notes.Resolve(ctx, ref)
+	if err == nil || noema.ErrorCode(err) != noema.ENOTFOUND {
+		return path, err
+	}
+	ref = strings.TrimSpace(ref)
+	if uri, ok := strings.CutPrefix(ref, noema.URIScheme); ok {
+		if decoded, derr := url.PathUnescape(uri); derr == nil && decoded != uri {
+			if path, derr := e.App.Notes.Resolve(ctx, noema.URIScheme+decoded); derr == nil {
+				return path, nil
+			}
+		}
+		return "", err
+	}
+	key := vault.Key(ref)
+	if key == "" {
+		return "", err
+	}
+	// Every note answering to the key by a title or an alias: the title
+	// matches were tried above, so this is an alias.
+	aliased, aerr := e.App.DB.NoteByTitle(ctx, ref, func(string) string { return key })
+	if aerr != nil {
+		return "", aerr
+	}
+	if aliased == "" {
+		return "", err
+	}
+	return aliased, nil
 }
 
 func textNoteList(w io.Writer, o *notes.ListResult) {
