@@ -29,6 +29,11 @@ type Link struct {
 	Display string `json:"display,omitempty"`
 	// Key is the normalized concept key of Target (see vault.Key).
 	Key string `json:"key"`
+	// Embed is set for an embed (![[Target]]).
+	Embed bool `json:"embed,omitempty"`
+	// Path is the vault path of the note a folder-qualified link
+	// ([[folder/Note]]) names; empty for a link by name.
+	Path string `json:"path,omitempty"`
 	// Line is the 1-based line of the link in the whole file.
 	Line int `json:"line"`
 	// Offset is the byte offset of "[[" in the whole file; End is one past "]]".

@@ -547,6 +547,7 @@ func (ix *Indexer) parseOne(e fileEntry) parsed {
 		p.warn = &Warning{e.rel, noema.ErrorCode(err), noema.ErrorMessage(err)}
 		return p
 	}
+	ix.Vault.ResolvePathLinks(n)
 	p.entry.info = info
 	p.rec = Record(n, info)
 	return p
@@ -584,6 +585,7 @@ func (ix *Indexer) SyncPaths(ctx context.Context, paths []string, renamedFrom st
 			res.Warnings = append(res.Warnings, Warning{rel, noema.ErrorCode(err), noema.ErrorMessage(err)})
 			continue
 		}
+		ix.Vault.ResolvePathLinks(n)
 		items = append(items, item{rel: rel, rec: Record(n, info)})
 	}
 	var recs []*sqlite.NoteRecord

@@ -302,6 +302,7 @@ func (s *Service) load(rel string) (*Note, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.Vault.ResolvePathLinks(p)
 	fmMap := map[string]any{}
 	for _, k := range p.FrontMatter.Keys() {
 		if v, ok := p.FrontMatter.Get(k); ok {

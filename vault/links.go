@@ -34,9 +34,17 @@ const MaxLinkLen = 500
 //     comment (<!-- … -->), taken left to right as CommonMark does;
 //   - a "[[" escaped with a backslash (\[[Target]]);
 //   - [[]], a link whose target is empty or only whitespace ([[#Heading]]
-//     links inside the same note, so it names no concept), a link whose key
-//     is empty ([[__]]), a link that spans a line break, and a link whose
-//     target is longer than [MaxLinkLen] runes.
+//     and [[#^block]] link inside the same note, so they name no concept), a
+//     link whose key is empty ([[__]]), a link that spans a line break, and
+//     a link whose target is longer than [MaxLinkLen] runes;
+//   - a link to an attachment ([[diagram.png]], ![[talk.pdf]]: a target
+//     ending in an extension of a file type Obsidian opens that is not a
+//     note, see [IsAttachment]).
+//
+// As in Obsidian, [[Note.md]] is [[Note]], [[Note#^block]] links to Note,
+// and ![[Note]] (an embed) links to Note with Embed set. A target with a
+// folder ([[folder/Note]]) is kept as written here; [Vault.ResolvePathLinks]
+// turns it into a link to that note when the file exists.
 //
 // During development the block structure was compared with commonmark.js
 // 0.31 on some 200,000 generated documents, with no difference but one,
@@ -245,6 +253,7 @@ func (s *inlineScanner) scan(doc []byte, segs []span, base, firstLine int, links
 				continue
 			}
 			if l, ok := makeLink(doc[open+2 : closeAt]); ok {
+				l.Embed = open > sg.start && doc[open-1] == '!'
 				l.Offset = base + open
 				l.End = base + end
 				l.Line = firstLine + sg.line
@@ -282,8 +291,11 @@ func makeLink(inner []byte) (noema.Link, bool) {
 		target = target[:i]
 	}
 	target = bytes.TrimSpace(target)
-	if len(target) == 0 || utf8.RuneCount(target) > MaxLinkLen {
+	if len(target) == 0 || utf8.RuneCount(target) > MaxLinkLen || IsAttachment(string(target)) {
 		return noema.Link{}, false
+	}
+	if n := len(target) - len(".md"); n > 0 && strings.EqualFold(string(target[n:]), ".md") {
+		target = bytes.TrimSpace(target[:n]) // [[Note.md]] is [[Note]]
 	}
 	l.Target = string(target)
 	l.Key = Key(l.Target)
@@ -291,4 +303,46 @@ func makeLink(inner []byte) (noema.Link, bool) {
 		return noema.Link{}, false
 	}
 	return l, true
+}
+
+// attachmentExts are the extensions of the files Obsidian opens that are
+// not notes (help.obsidian.md, "Accepted file formats"), lowercase.
+var attachmentExts = map[string]bool{
+	"avif": true, "bmp": true, "gif": true, "jpeg": true, "jpg": true, "png": true, "svg": true, "webp": true,
+	"flac": true, "m4a": true, "mp3": true, "ogg": true, "wav": true, "webm": true, "3gp": true,
+	"mkv": true, "mov": true, "mp4": true, "ogv": true,
+	"pdf": true, "canvas": true, "base": true,
+}
+
+// IsAttachment reports whether a link target names an attachment: a file
+// whose extension is one of the image, audio, video, PDF, canvas or base
+// formats Obsidian opens. Other dots are names ([[Node.js]], [[ASP.NET]],
+// [[v1.2]] are concepts).
+func IsAttachment(target string) bool {
+	i := strings.LastIndexByte(target, '.')
+	if i < 0 || i == len(target)-1 || strings.ContainsAny(target[i:], " /") {
+		return false
+	}
+	return attachmentExts[strings.ToLower(target[i+1:])]
+}
+
+// ResolvePathLinks turns the links of n whose target has a folder
+// ([[folder/Note]], [[folder/Note.md]]) into links to that note, named by its
+// file name (Target "Note", Key "note", Path "folder/Note.md"), when the
+// file exists in the vault. Other targets with a slash ([[TCP/IP]],
+// [[A/B testing]]) stay concept names.
+func (v *Vault) ResolvePathLinks(n *Note) {
+	for i := range n.Links {
+		l := &n.Links[i]
+		if !strings.Contains(l.Target, "/") {
+			continue
+		}
+		rel, err := v.Rel(l.Target + ".md")
+		if err != nil || !v.IsNote(rel) {
+			continue
+		}
+		l.Path = rel
+		l.Target = stem(rel)
+		l.Key = Key(l.Target)
+	}
 }

@@ -242,3 +242,79 @@ func FuzzParseLinks(f *testing.F) {
 		}
 	})
 }
+
+// TestObsidianLinkForms: the link forms of Obsidian's help ("Internal
+// links", "Embed files", "Link to a block") as noema reads them.
+func TestObsidianLinkForms(t *testing.T) {
+	type want struct {
+		target, key, heading string
+		embed                bool
+	}
+	for _, c := range []struct {
+		doc  string
+		want []want
+	}{
+		{"[[Three laws of motion]]", []want{{"Three laws of motion", "three laws of motion", "", false}}},
+		{"[[Three laws of motion.md]]", []want{{"Three laws of motion", "three laws of motion", "", false}}},
+		{"[[Note.MD|shown]]", []want{{"Note", "note", "", false}}},
+		{"[[Three laws of motion#Second law]]", []want{{"Three laws of motion", "three laws of motion", "Second law", false}}},
+		{"[[Note#Heading#Sub]]", []want{{"Note", "note", "Heading#Sub", false}}},
+		{"[[2023-01-01#^quote-of-the-day]]", []want{{"2023-01-01", "2023 01 01", "^quote-of-the-day", false}}},
+		{"[[#^37066d]] [[#Heading]]", nil},
+		{"![[Internal links]]", []want{{"Internal links", "internal links", "", true}}},
+		{"![[Internal links#^b15695]]", []want{{"Internal links", "internal links", "^b15695", true}}},
+		{"![[Engelbart.jpg]] ![[Engelbart.jpg|100x145]] ![[Document.pdf#page=3]]", nil},
+		{"[[diagram.PNG]] ![[talk.mp4]] ![[song.mp3]] [[board.canvas]] [[table.base]]", nil},
+		{"[[Node.js]] [[ASP.NET]] [[v1.2]] [[C#]] [[TCP/IP]]", []want{
+			{"Node.js", "node.js", "", false}, {"ASP.NET", "asp.net", "", false}, {"v1.2", "v1.2", "", false},
+			{"C", "c", "", false}, {"TCP/IP", "tcp/ip", "", false}}},
+		{"[[folder/Note]] ![[folder/Image.png]]", []want{{"folder/Note", "folder/note", "", false}}},
+	} {
+		links := ParseLinks([]byte(c.doc), 0, 1)
+		var got []want
+		for _, l := range links {
+			got = append(got, want{l.Target, l.Key, l.Heading, l.Embed})
+		}
+		if len(got) != len(c.want) {
+			t.Errorf("%q: links %+v, want %+v", c.doc, got, c.want)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.want[i] {
+				t.Errorf("%q: link %d = %+v, want %+v", c.doc, i, got[i], c.want[i])
+			}
+		}
+	}
+}
+
+// TestResolvePathLinks: a folder-qualified link names the note at that
+// path when the file exists; other slashes are concept names.
+func TestResolvePathLinks(t *testing.T) {
+	v, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range []string{"projects/Roadmap.md", "projects/2026/Plan.md"} {
+		if err := v.WriteFile(rel, []byte("x\n"), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := Parse("n.md", []byte("[[projects/Roadmap]] [[projects/2026/Plan.md#Goals|plan]] [[TCP/IP]] [[projects/Missing]] [[../outside/Note]]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.ResolvePathLinks(n)
+	type got struct{ target, key, path, heading string }
+	want := []got{
+		{"Roadmap", "roadmap", "projects/Roadmap.md", ""},
+		{"Plan", "plan", "projects/2026/Plan.md", "Goals"},
+		{"TCP/IP", "tcp/ip", "", ""},
+		{"projects/Missing", "projects/missing", "", ""},
+		{"../outside/Note", "../outside/note", "", ""},
+	}
+	for i, l := range n.Links {
+		if g := (got{l.Target, l.Key, l.Path, l.Heading}); g != want[i] {
+			t.Errorf("link %d = %+v, want %+v", i, g, want[i])
+		}
+	}
+}

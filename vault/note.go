@@ -21,7 +21,9 @@ type Note struct {
 	Body       []byte
 	BodyOffset int
 	// Title is the front matter `title:`, else the file name without .md.
-	Title   string
+	Title string
+	// Tags are the front matter's `tags:` followed by the body's inline
+	// #tags ([ParseTags]) that the front matter does not list.
 	Tags    []string
 	Aliases []string
 	// Concept is the front matter `concept:` (see [FrontMatter.Concept]).
@@ -60,7 +62,7 @@ func Parse(path string, content []byte) (*Note, error) {
 		Body:        body,
 		BodyOffset:  bodyOffset,
 		Title:       fm.Title(),
-		Tags:        fm.Tags(),
+		Tags:        mergeTags(fm.Tags(), ParseTags(body)),
 		Aliases:     fm.Aliases(),
 		Concept:     fm.Concept(),
 		Links:       ParseLinks(body, bodyOffset, bodyLine),

@@ -246,6 +246,18 @@ func isEscape(err error) bool {
 	return err != nil && err.Error() == "path escapes from parent"
 }
 
+// IsNote reports whether rel (after [Vault.Rel]) is a regular file in the
+// vault, reached without leaving it.
+func (v *Vault) IsNote(rel string) bool {
+	root, err := v.openRoot()
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	info, err := root.Stat(filepath.FromSlash(rel))
+	return err == nil && info.Mode().IsRegular()
+}
+
 func (v *Vault) openRoot() (*os.Root, error) {
 	root, err := os.OpenRoot(v.Root)
 	if err != nil {
