@@ -9,7 +9,7 @@ import (
 // MaxTerms caps the distinct terms of one query; the rest of a long paste is
 // ignored (with a warning), which keeps a 900-character query as fast as a
 // short one.
-const MaxTerms = 32
+const MaxTerms = 16
 
 // nearDistance is the window, in tokens, of the proximity bonus.
 const nearDistance = 10
