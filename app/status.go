@@ -3,10 +3,12 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/semantic"
+	"github.com/noema-mem/noema/sqlite"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -21,7 +23,8 @@ type Status struct {
 	Relations int    `json:"relations"`
 	// LastSync is when a sync of this index last finished (any process).
 	LastSync time.Time `json:"last_sync,omitzero"`
-	// Warnings are the files the last whole-vault sync skipped.
+	// Warnings are the files the last whole-vault sync skipped, and the
+	// notes that share a title now.
 	Warnings []indexer.Warning `json:"warnings"`
 	Sync     SyncProgress      `json:"sync"`
 	// Role is "indexer" when this server process syncs and watches the
@@ -53,5 +56,13 @@ func (a *App) Status(ctx context.Context) (*Status, error) {
 	} else if v != "" {
 		_ = json.Unmarshal([]byte(v), &st.Warnings)
 	}
+	// Shared titles as the index holds them now (the last sync's list may
+	// be out of date after writes).
+	dups, err := sqlite.DuplicateTitles(a.DB.Query(ctx), vault.Key)
+	if err != nil {
+		return nil, err
+	}
+	st.Warnings = slices.DeleteFunc(st.Warnings, func(w indexer.Warning) bool { return w.Code == indexer.CodeDuplicateTitle })
+	st.Warnings = append(st.Warnings, indexer.DuplicateTitleWarnings(dups)...)
 	return st, nil
 }

@@ -15,7 +15,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -444,8 +446,32 @@ func (ix *Indexer) recordSync(tx *sqlite.Tx, res *Result) error {
 	if err := sqlite.SetMeta(tx, "last_sync", tx.Now.UTC().Format(time.RFC3339Nano)); err != nil {
 		return err
 	}
+	dups, err := sqlite.DuplicateTitles(tx.Query, vault.Key)
+	if err != nil {
+		return err
+	}
+	// A retried transaction runs this again: replace, never repeat.
+	res.Warnings = slices.DeleteFunc(res.Warnings, func(w Warning) bool { return w.Code == CodeDuplicateTitle })
+	res.Warnings = append(res.Warnings, DuplicateTitleWarnings(dups)...)
 	w, _ := json.Marshal(res.Warnings)
 	return sqlite.SetMeta(tx, "last_sync_warnings", string(w))
+}
+
+// CodeDuplicateTitle is the warning code of notes that share a title.
+const CodeDuplicateTitle = "duplicate_title"
+
+// DuplicateTitleWarnings turns groups of notes sharing a title (their
+// paths in path order) into warnings. The first path is the note the title
+// means — for [[links]] and read_note by title alike — so adding a second
+// file with the same title never switches silently.
+func DuplicateTitleWarnings(groups [][]string) []Warning {
+	var out []Warning
+	for _, g := range groups {
+		out = append(out, Warning{Path: g[0], Code: CodeDuplicateTitle, Message: fmt.Sprintf(
+			"%d notes have this title: %s; the title and [[links]] to it mean %s (the first by path); rename or merge the others",
+			len(g), strings.Join(g, ", "), g[0])})
+	}
+	return out
 }
 
 // RacyWindow is how close to the moment a file was read its mtime or ctime

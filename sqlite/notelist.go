@@ -109,3 +109,48 @@ func (db *DB) NoteByTitle(ctx context.Context, title string, keyOf func(string) 
 	}
 	return "", nil
 }
+
+// DuplicateTitles returns the notes that share a title, up to keyOf
+// (vault.Key): each group's paths in path order, the groups in the order of
+// their first path. query runs a query: DB.Query, or Tx.Query inside a
+// transaction.
+func DuplicateTitles(query func(q string, args ...any) (*sql.Rows, error), keyOf func(string) string) ([][]string, error) {
+	// note_names holds the keys of titles and aliases; only keys held by
+	// two notes or more can be a shared title.
+	rows, err := query(`SELECT nn.key, n.path, n.title FROM note_names nn JOIN notes n ON n.id = nn.note_id
+		WHERE nn.key IN (SELECT key FROM note_names GROUP BY key HAVING COUNT(*) > 1) ORDER BY n.path`)
+	if err != nil {
+		return nil, fmt.Errorf("find duplicate titles: %w", err)
+	}
+	defer rows.Close()
+	byKey := map[string][]string{}
+	var order []string
+	for rows.Next() {
+		var key, path, title string
+		if err := rows.Scan(&key, &path, &title); err != nil {
+			return nil, fmt.Errorf("find duplicate titles: %w", err)
+		}
+		if keyOf(title) != key {
+			continue // an alias, not the title
+		}
+		if _, ok := byKey[key]; !ok {
+			order = append(order, key)
+		}
+		byKey[key] = append(byKey[key], path)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find duplicate titles: %w", err)
+	}
+	var out [][]string
+	for _, k := range order {
+		if len(byKey[k]) > 1 {
+			out = append(out, byKey[k])
+		}
+	}
+	return out, nil
+}
+
+// Query runs a read query with ctx on the read pool.
+func (db *DB) Query(ctx context.Context) func(q string, args ...any) (*sql.Rows, error) {
+	return func(q string, args ...any) (*sql.Rows, error) { return db.read.QueryContext(ctx, q, args...) }
+}
