@@ -195,6 +195,9 @@ func refreshMentions(ctx context.Context, tx *sql.Tx, prev *MentionGraph, concep
 	}
 	defer rows.Close()
 	changed := registry || prev == nil
+	if prev != nil {
+		g.Notes = make([]MentionNote, 0, len(prev.Notes)+16)
+	}
 	var stale []int32 // notes whose links must be (re)read
 	for rows.Next() {
 		var n MentionNote
