@@ -79,7 +79,7 @@ func (s *Service) delete(ctx context.Context, ref string, unlink bool) (*DeleteR
 			return nil, err
 		}
 		s.Vault.ResolvePathLinks(n)
-		changes = append(changes, change{rel: rel, old: old, content: Unlink(old, n.Links, keys)})
+		changes = append(changes, change{rel: rel, old: old, content: vault.EndLine(Unlink(old, n.Links, keys))})
 	}
 	res := &DeleteResult{ID: c.ID, Label: c.Label, Unlinked: uris(linking)}
 	if c.Page != "" {

@@ -118,7 +118,7 @@ func (s *Service) edit(rel string, in EditInput) (*WriteResult, error) {
 	default:
 		return nil, noema.Errorf(noema.EINVALID, "unknown op %q: use append, prepend, find_replace, replace_section or replace_all", in.Op).WithParam("op")
 	}
-	content := append(bytes.Clone(head), newBody...)
+	content := vault.EndLine(append(bytes.Clone(head), newBody...))
 	if err := s.checkContent(content); err != nil {
 		return nil, err
 	}

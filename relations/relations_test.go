@@ -41,8 +41,8 @@ func TestRelationLifecycle(t *testing.T) {
 		t.Errorf("duplicate: %v", err)
 	}
 	// Note → concept.
-	nr, err := a.Relations.Create(ctx, relations.CreateInput{From: "memory://paper", Type: "cites", To: gc.ID})
-	if err != nil || nr.From != "memory://paper" || nr.To != gc.ID {
+	nr, err := a.Relations.Create(ctx, relations.CreateInput{From: "memory://Paper", Type: "cites", To: gc.ID})
+	if err != nil || nr.From != "memory://Paper" || nr.To != gc.ID {
 		t.Fatalf("note relation = %+v %v", nr, err)
 	}
 	cases := []struct {

@@ -929,7 +929,7 @@ func isDelimiter(line []byte, delim string) bool {
 // Line endings of the delimiters follow the front matter's (CRLF stays CRLF).
 func Join(fm *FrontMatter, body []byte) ([]byte, error) {
 	if fm == nil || len(fm.m.Content) == 0 {
-		return bytes.Clone(body), nil
+		return EndLine(bytes.Clone(body)), nil
 	}
 	y, err := fm.Bytes()
 	if err != nil {
@@ -946,5 +946,19 @@ func Join(fm *FrontMatter, body []byte) ([]byte, error) {
 		out = append(out, nl...)
 	}
 	out = append(out, "---"+nl...)
-	return append(out, body...), nil
+	return EndLine(append(out, body...)), nil
+}
+
+// EndLine returns b ending with a line break: as it is when it is empty or
+// already ends with one, else with "\n" added ("\r\n" when b's first line
+// ends so). Every file noema writes ends with a newline, as POSIX text files
+// and Obsidian's own do.
+func EndLine(b []byte) []byte {
+	if len(b) == 0 || b[len(b)-1] == '\n' {
+		return b
+	}
+	if i := bytes.IndexByte(b, '\n'); i > 0 && b[i-1] == '\r' {
+		return append(b, '\r', '\n')
+	}
+	return append(b, '\n')
 }

@@ -425,11 +425,11 @@ func TestRelations(t *testing.T) {
 
 func TestJoin(t *testing.T) {
 	out, err := Join(nil, []byte("body"))
-	if err != nil || string(out) != "body" {
+	if err != nil || string(out) != "body\n" { // every file noema writes ends with a newline
 		t.Errorf("Join(nil) = %q, %v", out, err)
 	}
 	out, err = Join(NewFrontMatter(), []byte("body"))
-	if err != nil || string(out) != "body" {
+	if err != nil || string(out) != "body\n" {
 		t.Errorf("Join(empty) = %q, %v", out, err)
 	}
 	file := "---\n" + richFM + "---\n# Body\n"
@@ -441,8 +441,16 @@ func TestJoin(t *testing.T) {
 	}
 	fm = mustFM(t, "a: 1") // no trailing newline
 	out, err = Join(fm, []byte("b"))
-	if err != nil || string(out) != "---\na: 1\n---\nb" {
+	if err != nil || string(out) != "---\na: 1\n---\nb\n" {
 		t.Errorf("Join = %q, %v", out, err)
+	}
+}
+
+func TestEndLine(t *testing.T) {
+	for in, want := range map[string]string{"": "", "a": "a\n", "a\n": "a\n", "a\r\nb": "a\r\nb\r\n", "a\nb": "a\nb\n", "\n": "\n"} {
+		if got := string(EndLine([]byte(in))); got != want {
+			t.Errorf("EndLine(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
