@@ -107,6 +107,10 @@ func (g *MentionGraph) Note(id int64) (int32, bool) {
 	return i, ok
 }
 
+// maxSeen bounds how many read connections a graph remembers; the pool
+// holds at most a few, but closes idle ones and opens new ones.
+const maxSeen = 32
+
 // MentionGraph returns a mention graph that matches the index as of this
 // call: prev itself when nothing was committed since prev was built (the
 // cost of one PRAGMA), else a graph refreshed from prev. A refresh reads
@@ -158,8 +162,8 @@ func (db *DB) MentionGraph(ctx context.Context, prev *MentionGraph) (*MentionGra
 		return nil, err
 	}
 	g.mu.Lock()
-	if g.seen == nil {
-		g.seen = make(map[any]int64)
+	if g.seen == nil || len(g.seen) >= maxSeen {
+		g.seen = make(map[any]int64) // connections come and go: forget the old ones
 	}
 	g.seen[dc] = dv
 	g.mu.Unlock()
