@@ -229,6 +229,14 @@ func (a *Analyzer) graph(ctx context.Context, kind string) (*Weighted, error) {
 	if g := a.graphs[kind]; g != nil {
 		return g, nil
 	}
+	if cl, ok := a.src.(ConceptLinker); ok && kind == AnalyzeConcepts {
+		l, err := cl.ConceptLinks(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read concept links: %w", err)
+		}
+		a.graphs[kind] = ConceptGraphOf(l)
+		return a.graphs[kind], nil
+	}
 	x, err := Export(ctx, a.src)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"math"
 	"slices"
 )
@@ -171,24 +172,11 @@ func (b *weightedBuilder) build() *Weighted {
 		deg[j]++
 	}
 	slices.Sort(keys)
-	g.Off = make([]int32, n+1)
-	for i := range n {
-		g.Off[i+1] = g.Off[i] + deg[i]
+	ui, uj, uw := make([]int32, len(keys)), make([]int32, len(keys)), make([]float64, len(keys))
+	for k, key := range keys {
+		ui[k], uj[k], uw[k] = int32(key>>32), int32(uint32(key)), b.pairs[key]
 	}
-	g.Adj = make([]int32, g.Off[n])
-	g.W = make([]float64, g.Off[n])
-	next := slices.Clone(g.Off[:n])
-	// Keys ascend by (i, j) with i < j, so row r receives its smaller
-	// neighbours (keys (h, r), h ascending) before its larger ones (keys
-	// (r, j), j ascending): every row comes out ascending.
-	for _, k := range keys {
-		i, j := int32(k>>32), int32(uint32(k))
-		w := b.pairs[k]
-		g.Adj[next[i]], g.W[next[i]] = j, w
-		next[i]++
-		g.Adj[next[j]], g.W[next[j]] = i, w
-		next[j]++
-	}
+	g.fill(deg[:n], ui, uj, uw)
 	b.pairs = nil
 	return g
 }
@@ -211,42 +199,179 @@ func relationWeight(e *Edge) float64 {
 // are not part of it. A pair whose summed weight is not positive (relations
 // declared with zero or negative weights) has no edge.
 func ConceptGraph(x *Graph) *Weighted {
-	b := newBuilder(AnalyzeConcepts, len(x.Nodes))
+	l := &ConceptLinks{}
+	index := map[string]int32{}
 	for i := range x.Nodes {
 		if n := &x.Nodes[i]; n.Kind == KindConcept {
-			b.node(n.ID, n.Label, KindConcept)
+			index[n.ID] = int32(len(l.IDs))
+			l.IDs = append(l.IDs, n.ID)
+			l.Labels = append(l.Labels, n.Label)
 		}
 	}
-	// The concepts each note mentions, each once.
-	byNote := map[string][]int32{}
+	byNote := map[string]int{}
 	for i := range x.Edges {
 		e := &x.Edges[i]
 		switch e.Kind {
 		case KindMentions:
-			if c, ok := b.g.index[e.Target]; ok {
-				byNote[e.Source] = append(byNote[e.Source], c)
+			if c, ok := index[e.Target]; ok {
+				k, ok := byNote[e.Source]
+				if !ok {
+					k = len(l.Notes)
+					byNote[e.Source] = k
+					l.Notes = append(l.Notes, nil)
+				}
+				l.Notes[k] = append(l.Notes[k], c)
 			}
 		case KindRelation:
-			if e.Dangling {
-				continue
-			}
-			s, ok1 := b.g.index[e.Source]
-			t, ok2 := b.g.index[e.Target]
-			if ok1 && ok2 {
-				b.add(s, t, relationWeight(e))
+			if !e.Dangling {
+				l.Relations = append(l.Relations, *e)
 			}
 		}
 	}
-	for _, cs := range byNote {
+	return ConceptGraphOf(l)
+}
+
+// ConceptLinks is what the concept graph is built from, as an index can
+// read it faster than a whole export ([ConceptLinker]).
+type ConceptLinks struct {
+	// IDs and Labels are every concept's, ascending by id.
+	IDs, Labels []string
+	// Notes lists, for each note, the numbers (indexes into IDs) of the
+	// concepts it mentions, in any order, repeats allowed.
+	Notes [][]int32
+	// Relations are relation edges; those whose ends are not both
+	// concepts, and dangling ones, are ignored.
+	Relations []Edge
+}
+
+// ConceptLinker is a [Source] that reads [ConceptLinks] directly, in one
+// snapshot; the Analyzer then builds the concept graph from it rather
+// than from a whole [Export]. *sqlite.DB implements it.
+type ConceptLinker interface {
+	ConceptLinks(ctx context.Context) (*ConceptLinks, error)
+}
+
+// ConceptGraphOf builds the concept graph ([ConceptGraph]) from its
+// ingredients. Co-occurrence is counted concept by concept over the
+// notes each concept is mentioned in, with a dense accumulator: the cost
+// is the number of co-mentioned pairs, with no hashing.
+func ConceptGraphOf(l *ConceptLinks) *Weighted {
+	n := len(l.IDs)
+	g := &Weighted{Kind: AnalyzeConcepts, IDs: l.IDs, Labels: l.Labels, Kinds: make([]string, n), index: make(map[string]int32, n)}
+	for i, id := range l.IDs {
+		g.Kinds[i] = KindConcept
+		g.index[id] = int32(i)
+	}
+	// Each note's concepts, each once, ascending; and each concept's notes.
+	notes := make([][]int32, len(l.Notes))
+	perConcept := make([]int32, n+1)
+	for k, cs := range l.Notes {
+		cs = slices.Clone(cs)
 		slices.Sort(cs)
 		cs = slices.Compact(cs)
-		for a := range cs {
-			for c := a + 1; c < len(cs); c++ {
-				b.pairs[uint64(uint32(cs[a]))<<32|uint64(uint32(cs[c]))]++
-			}
+		notes[k] = cs
+		for _, c := range cs {
+			perConcept[c+1]++
 		}
 	}
-	return b.build()
+	for i := range n {
+		perConcept[i+1] += perConcept[i]
+	}
+	noteOf := make([]int32, perConcept[n])
+	fill := slices.Clone(perConcept[:n])
+	for k, cs := range notes {
+		for _, c := range cs {
+			noteOf[fill[c]] = int32(k)
+			fill[c]++
+		}
+	}
+	// Relations between concepts, by their smaller end.
+	type rel struct {
+		j int32
+		w float64
+	}
+	rels := map[int32][]rel{}
+	for i := range l.Relations {
+		e := &l.Relations[i]
+		if e.Dangling || e.Kind != KindRelation {
+			continue
+		}
+		s, ok1 := g.index[e.Source]
+		t, ok2 := g.index[e.Target]
+		if ok1 && ok2 {
+			rels[min(s, t)] = append(rels[min(s, t)], rel{max(s, t), relationWeight(e)})
+		}
+	}
+	g.Self = make([]float64, n)
+	acc := make([]float64, n)
+	seen := make([]bool, n)
+	var touched []int32
+	var ui, uj []int32
+	var uw []float64
+	deg := make([]int32, n)
+	for i := range int32(n) {
+		touched = touched[:0]
+		for _, k := range noteOf[perConcept[i]:perConcept[i+1]] {
+			cs := notes[k]
+			// Only the concepts above i: each pair is counted from its smaller end.
+			at, _ := slices.BinarySearch(cs, i+1)
+			for _, j := range cs[at:] {
+				if !seen[j] {
+					seen[j] = true
+					touched = append(touched, j)
+				}
+				acc[j]++
+			}
+		}
+		for _, r := range rels[i] {
+			if r.j == i {
+				g.Self[i] += r.w
+				continue
+			}
+			if !seen[r.j] {
+				seen[r.j] = true
+				touched = append(touched, r.j)
+			}
+			acc[r.j] += r.w
+		}
+		slices.Sort(touched)
+		for _, j := range touched {
+			if w := acc[j]; w > 0 && !math.IsInf(w, 0) {
+				ui, uj, uw = append(ui, i), append(uj, j), append(uw, w)
+				deg[i]++
+				deg[j]++
+			}
+			acc[j], seen[j] = 0, false
+		}
+		if !(g.Self[i] > 0) || math.IsInf(g.Self[i], 0) {
+			g.Self[i] = 0
+		}
+	}
+	g.fill(deg, ui, uj, uw)
+	return g
+}
+
+// fill lays out the CSR rows from the upper-triangle entries (i < j),
+// given in ascending (i, j) order, and each node's degree.
+func (g *Weighted) fill(deg []int32, ui, uj []int32, uw []float64) {
+	n := len(g.IDs)
+	g.Off = make([]int32, n+1)
+	for i := range n {
+		g.Off[i+1] = g.Off[i] + deg[i]
+	}
+	g.Adj = make([]int32, g.Off[n])
+	g.W = make([]float64, g.Off[n])
+	next := slices.Clone(g.Off[:n])
+	// Entries ascend by (i, j), so row r receives its smaller neighbours
+	// (entries (h, r), h ascending) before its larger ones (entries (r, j),
+	// j ascending): every row comes out ascending.
+	for k := range ui {
+		i, j, w := ui[k], uj[k], uw[k]
+		g.Adj[next[i]], g.W[next[i]] = j, w
+		next[i]++
+		g.Adj[next[j]], g.W[next[j]] = i, w
+		next[j]++
+	}
 }
 
 // FullGraph reads an export as an undirected weighted graph: every note and

@@ -43,3 +43,95 @@ func (db *DB) GraphVersion(ctx context.Context) (string, error) {
 	}
 	return v, nil
 }
+
+var _ graph.ConceptLinker = (*DB)(nil)
+
+// ConceptLinks reads what the concept graph is built from, in one
+// snapshot: every concept's id and label, the concepts each note links
+// (each link's key resolved to the concept that owns it, as the mentions
+// of the export are), and every relation (resolved as the export resolves
+// them). It reads the links table once instead of building every node and
+// edge of a whole export.
+func (db *DB) ConceptLinks(ctx context.Context) (*graph.ConceptLinks, error) {
+	l := &graph.ConceptLinks{}
+	err := db.ReadTx(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT id, label FROM concepts ORDER BY id`)
+		if err != nil {
+			return fmt.Errorf("list concepts: %w", err)
+		}
+		index := map[string]int32{}
+		for rows.Next() {
+			var id, label string
+			if err := rows.Scan(&id, &label); err != nil {
+				rows.Close()
+				return fmt.Errorf("scan concept: %w", err)
+			}
+			index[id] = int32(len(l.IDs))
+			l.IDs = append(l.IDs, id)
+			l.Labels = append(l.Labels, label)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("list concepts: %w", err)
+		}
+
+		owner := map[string]int32{} // key -> concept number
+		rows, err = tx.QueryContext(ctx, `SELECT key, concept_id FROM concept_keys`)
+		if err != nil {
+			return fmt.Errorf("list concept keys: %w", err)
+		}
+		for rows.Next() {
+			var k, c string
+			if err := rows.Scan(&k, &c); err != nil {
+				rows.Close()
+				return fmt.Errorf("scan concept key: %w", err)
+			}
+			if i, ok := index[c]; ok {
+				owner[k] = i
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("list concept keys: %w", err)
+		}
+
+		// Links come in primary-key order: a note's rows are consecutive.
+		rows, err = tx.QueryContext(ctx, `SELECT note_id, key FROM links ORDER BY note_id`)
+		if err != nil {
+			return fmt.Errorf("list links: %w", err)
+		}
+		last := int64(-1)
+		var cur []int32
+		for rows.Next() {
+			var note int64
+			var key string
+			if err := rows.Scan(&note, &key); err != nil {
+				rows.Close()
+				return fmt.Errorf("scan link: %w", err)
+			}
+			if note != last {
+				if len(cur) > 0 {
+					l.Notes = append(l.Notes, cur)
+				}
+				cur, last = nil, note
+			}
+			if c, ok := owner[key]; ok {
+				cur = append(cur, c)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("list links: %w", err)
+		}
+		if len(cur) > 0 {
+			l.Notes = append(l.Notes, cur)
+		}
+
+		l.Relations, err = (&graphReader{tx: tx}).AllRelations(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read concept links: %w", err)
+	}
+	return l, nil
+}

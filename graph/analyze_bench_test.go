@@ -1,0 +1,268 @@
+package graph_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/noema-mem/noema/graph"
+	"github.com/noema-mem/noema/indexer"
+	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/sqlite"
+	"github.com/noema-mem/noema/vault"
+)
+
+// The two vaults of the analyze_graph benchmarks: the default corpus of
+// 10,000 notes (2,490 concepts), and 60,000 notes over a vocabulary large
+// enough that 122,273 distinct concepts are linked.
+var (
+	bench10k  = corpus.Options{Seed: 42, Notes: 10000}
+	bench100k = corpus.Options{Seed: 42, Notes: 60000, Concepts: 800000, TargetBytes: 500}
+)
+
+// cachedIndex returns the synced index of a generated vault. Generating
+// and indexing 60,000 notes takes a minute or more, so the vault is kept
+// under the temporary directory, named by its options, and reused by later
+// runs (a sync of an unchanged vault only checks it).
+func cachedIndex(tb testing.TB, o corpus.Options) *sqlite.DB {
+	tb.Helper()
+	ctx := context.Background()
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("noema-analyze-bench-s%d-n%d-c%d-b%d", o.Seed, o.Notes, o.Concepts, o.TargetBytes))
+	done := filepath.Join(dir, ".noema", "bench-complete")
+	if _, err := os.Stat(done); err != nil {
+		os.RemoveAll(dir)
+		if _, err := corpus.Generate(ctx, dir, o); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	v, err := vault.Open(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db, err := sqlite.Open(ctx, filepath.Join(dir, ".noema", "index.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	if _, err := indexer.New(v, db, nil).Sync(ctx, nil); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(done, nil, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return db
+}
+
+// BenchmarkAnalyze measures analyze_graph's parts on the concept graph of
+// the 10,000-note vault and of the 100,000-concept vault:
+//
+//	go test -run '^$' -bench Analyze -benchtime 5x ./graph/
+//	go test -run '^$' -bench 'Analyze/N=10k' -benchtime 5x ./graph/
+//
+// TestAnalyzeSpeed puts the same numbers beside python3-igraph's and
+// networkx's.
+func BenchmarkAnalyze(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		o    corpus.Options
+	}{{"N=10k", bench10k}, {"C=100k", bench100k}} {
+		b.Run(c.name, func(b *testing.B) {
+			db := cachedIndex(b, c.o)
+			ctx := context.Background()
+			x, err := graph.Export(ctx, db)
+			if err != nil {
+				b.Fatal(err)
+			}
+			g := graph.ConceptGraph(x)
+			b.Logf("concept graph: %d nodes, %d edges", g.N(), g.Edges())
+			b.Run("Export", func(b *testing.B) {
+				for b.Loop() {
+					if _, err := graph.Export(ctx, db); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+			b.Run("ConceptGraph", func(b *testing.B) {
+				for b.Loop() {
+					graph.ConceptGraph(x)
+				}
+			})
+			for _, op := range speedOps(g) {
+				b.Run(op.name, func(b *testing.B) {
+					for b.Loop() {
+						op.run()
+					}
+				})
+			}
+			a := graph.NewAnalyzer(db)
+			if _, err := a.Analyze(ctx, graph.AnalyzeOptions{Op: graph.OpCommunities}); err != nil {
+				b.Fatal(err)
+			}
+			b.Run("CachedCommunities", func(b *testing.B) {
+				for b.Loop() {
+					if _, err := a.Analyze(ctx, graph.AnalyzeOptions{Op: graph.OpCommunities}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
+}
+
+type speedOp struct {
+	name string
+	run  func()
+}
+
+// speedOps are the timed analyses, named as bench_igraph.py names its
+// counterparts.
+func speedOps(g *graph.Weighted) []speedOp {
+	pr, _ := graph.PageRank(g, graph.PageRankAlpha, nil)
+	var top int32
+	for i := range pr {
+		if pr[i] > pr[top] {
+			top = int32(i)
+		}
+	}
+	other := int32(g.N() / 2)
+	samples := 0
+	if g.N() > graph.MaxExactBetweenness {
+		samples = graph.BetweennessSamples
+	}
+	return []speedOp{
+		{"PageRank", func() { graph.PageRank(g, graph.PageRankAlpha, nil) }},
+		{"Louvain", func() { graph.Louvain(g, 1, 1) }},
+		{"Betweenness", func() { graph.Betweenness(g, samples, 1) }},
+		{"AdamicAdarTop20", func() { graph.AdamicAdar(g, -1, 20) }},
+		{"AdamicAdarHub", func() { graph.AdamicAdar(g, top, 20) }},
+		{"PathsHubDepth3", func() { graph.SimplePaths(g, top, other, 3, 20) }},
+	}
+}
+
+// TestAnalyzeSpeed times the analyses side by side with python3-igraph
+// (its C core is the reference) and networkx on the same concept graphs,
+// and prints a table. It runs only when NOEMA_ANALYZE_SPEED names the
+// vaults: "10k", "100k" or "10k,100k". The interpreter is $NOEMA_IGRAPH_PYTHON,
+// else $NOEMA_PYTHON, else python3; without igraph only Go's numbers are
+// printed, unless NOEMA_REQUIRE_IGRAPH=1. Example:
+//
+//	NOEMA_ANALYZE_SPEED=10k,100k go test -run AnalyzeSpeed -v -timeout 30m ./graph/
+func TestAnalyzeSpeed(t *testing.T) {
+	which := os.Getenv("NOEMA_ANALYZE_SPEED")
+	if which == "" {
+		t.Skip("set NOEMA_ANALYZE_SPEED=10k,100k to time the analyses beside igraph and networkx")
+	}
+	python := os.Getenv("NOEMA_IGRAPH_PYTHON")
+	if python == "" {
+		python = os.Getenv("NOEMA_PYTHON")
+	}
+	if python == "" {
+		python = "python3"
+	}
+	haveIgraph := exec.Command(python, "-c", "import igraph").Run() == nil
+	if !haveIgraph && os.Getenv("NOEMA_REQUIRE_IGRAPH") == "1" {
+		t.Fatalf("%s cannot import igraph", python)
+	}
+	for _, c := range []struct {
+		name string
+		o    corpus.Options
+	}{{"10k", bench10k}, {"100k", bench100k}} {
+		if !slices.Contains(strings.Split(which, ","), c.name) {
+			continue
+		}
+		db := cachedIndex(t, c.o)
+		ctx := context.Background()
+		var x *graph.Graph
+		exportTime := timeIt(3, func() {
+			var err error
+			if x, err = graph.Export(ctx, db); err != nil {
+				t.Fatal(err)
+			}
+		})
+		var g *graph.Weighted
+		buildTime := timeIt(3, func() { g = graph.ConceptGraph(x) })
+		var report bytes.Buffer
+		fmt.Fprintf(&report, "\nconcept graph of the %s vault: %d nodes, %d edges\n", c.name, g.N(), g.Edges())
+		fmt.Fprintf(&report, "%-18s %12s\n", "go: export", ms(exportTime))
+		fmt.Fprintf(&report, "%-18s %12s\n", "go: concept graph", ms(buildTime))
+		goTimes := map[string]time.Duration{}
+		for _, op := range speedOps(g) {
+			goTimes[op.name] = timeIt(3, op.run)
+		}
+		// The same graph for Python: one "a b weight" line per edge, by
+		// node number, self-loops included.
+		edges := filepath.Join(t.TempDir(), "edges.txt")
+		var buf bytes.Buffer
+		fmt.Fprintf(&buf, "%d\n", g.N())
+		for i := range g.N() {
+			if g.Self[i] > 0 {
+				fmt.Fprintf(&buf, "%d %d %g\n", i, i, g.Self[i])
+			}
+			adj, w := g.Neighbors(int32(i))
+			for k, j := range adj {
+				if j > int32(i) {
+					fmt.Fprintf(&buf, "%d %d %g\n", i, j, w[k])
+				}
+			}
+		}
+		if err := os.WriteFile(edges, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		py := map[string]map[string]string{}
+		if haveIgraph {
+			args := []string{filepath.Join("testdata", "bench_igraph.py"), edges}
+			if c.name == "100k" {
+				args = append(args, "--no-networkx") // minutes per op at this size
+			}
+			cmd := exec.Command(python, args...)
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("bench_igraph.py: %v\n%s", err, errb.Bytes())
+			}
+			for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+				f := strings.Fields(line) // lib op seconds [note…]
+				if len(f) >= 3 {
+					if py[f[1]] == nil {
+						py[f[1]] = map[string]string{}
+					}
+					py[f[1]][f[0]] = f[2]
+				}
+			}
+		}
+		fmt.Fprintf(&report, "%-18s %12s %12s %12s\n", "op (median of 3)", "noema (Go)", "igraph", "networkx")
+		for _, op := range speedOps(g) {
+			fmt.Fprintf(&report, "%-18s %12s %12s %12s\n", op.name, ms(goTimes[op.name]), pyMs(py[op.name]["igraph"]), pyMs(py[op.name]["networkx"]))
+		}
+		t.Log(report.String())
+	}
+}
+
+func timeIt(n int, fn func()) time.Duration {
+	var ds []time.Duration
+	for range n {
+		start := time.Now()
+		fn()
+		ds = append(ds, time.Since(start))
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+
+func pyMs(s string) string {
+	if s == "" {
+		return "-"
+	}
+	var f float64
+	fmt.Sscan(s, &f)
+	return fmt.Sprintf("%.1f ms", f*1000)
+}
