@@ -431,9 +431,11 @@ func (s *Service) notFound(ctx context.Context, name string) error {
 		cands = res.Candidates
 	}
 	if len(cands) == 0 {
-		return &noema.Error{Code: noema.ENOTFOUND,
-			Message: fmt.Sprintf("no concept %q, and no concept is spelled like it", name),
-			Details: map[string]any{"candidates": []any{}}}
+		msg := fmt.Sprintf("no concept %q, and no concept is spelled like it", name)
+		if err != nil {
+			msg = fmt.Sprintf("no concept %q (no candidates: %s)", name, noema.ErrorMessage(err))
+		}
+		return &noema.Error{Code: noema.ENOTFOUND, Message: msg, Details: map[string]any{"candidates": []any{}}}
 	}
 	names := make([]string, len(cands))
 	details := make([]any, len(cands))

@@ -404,6 +404,13 @@ func TestUnknownConcept(t *testing.T) {
 		t.Errorf("first candidate = %v", first)
 	}
 
+	// A name find_concepts refuses still answers not_found, saying why
+	// there are no candidates.
+	_, err = s.BuildContext(context.Background(), recall.Input{Concept: strings.Repeat("x", 1001)})
+	if noema.ErrorCode(err) != noema.ENOTFOUND || !strings.Contains(noema.ErrorMessage(err), "no candidates") {
+		t.Errorf("long name: %v", err)
+	}
+
 	for _, in := range []recall.Input{{Concept: "  "}, {Concept: "Apple", Depth: -1}, {Concept: "Apple", MaxEntities: -1}} {
 		if _, err := s.BuildContext(context.Background(), in); noema.ErrorCode(err) != noema.EINVALID {
 			t.Errorf("%+v: err = %v, want invalid_argument", in, err)

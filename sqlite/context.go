@@ -116,9 +116,9 @@ const maxSeen = 32
 // cost of one PRAGMA), else a graph refreshed from prev. A refresh reads
 // every note's row (id, path, title, hash, verification and modification
 // times) and the access table; it re-reads the links of only the notes
-// that were re-read since (a new hash or verification time: every
-// re-derivation of a note's links writes both), and the concept registry
-// only when its version changed. With prev nil, everything is read. Keep
+// whose hash or verification time moved (the indexer re-derives a note's
+// links only from a fresh read of its file, and records the time of that
+// read), and the concept registry only when its version changed. With prev nil, everything is read. Keep
 // the returned graph and pass it as prev next time.
 func (db *DB) MentionGraph(ctx context.Context, prev *MentionGraph) (*MentionGraph, error) {
 	conn, err := db.read.Conn(ctx)
