@@ -57,11 +57,13 @@
 package httpserver
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -448,20 +450,36 @@ func normalizeOrigin(origin string) (string, bool) {
 	return scheme + "://" + host, true
 }
 
-// errorBody is the JSON of every refusal.
+// errorBody is the JSON of every refusal: a JSON-RPC error response, so
+// that an MCP client that decodes the body of a non-2xx answer shows its
+// message. Its id is the request's when the refused request is one small
+// JSON-RPC request (clients such as go-sdk's match errors to requests by
+// id), else null. The message starts with a stable code, which data repeats
+// with the HTTP status.
 type errorBody struct {
-	Error struct {
-		Code    string `json:"code"`
+	JSONRPC string `json:"jsonrpc"`
+	ID      any    `json:"id"`
+	Error   struct {
+		Code    int    `json:"code"`
 		Message string `json:"message"`
+		Data    struct {
+			Code   string `json:"code"`
+			Status int    `json:"status"`
+		} `json:"data"`
 	} `json:"error"`
 }
 
-// refuse writes a JSON error and logs why.
+// rpcServerError is the JSON-RPC code of every refusal: the first of the
+// range JSON-RPC leaves to servers.
+const rpcServerError = -32000
+
+// refuse writes a JSON-RPC error and logs why.
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, code, msg string) {
 	s.log.Warn("HTTP request refused", "status", status, "reason", msg, "method", r.Method,
 		"path", r.URL.Path, "remote", r.RemoteAddr, "host", r.Host, "origin", r.Header.Get("Origin"))
-	var body errorBody
-	body.Error.Code, body.Error.Message = code, msg
+	body := errorBody{JSONRPC: "2.0", ID: requestID(r, status)}
+	body.Error.Code, body.Error.Message = rpcServerError, code+": "+msg
+	body.Error.Data.Code, body.Error.Data.Status = code, status
 	b, _ := json.Marshal(body)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
@@ -469,4 +487,37 @@ func (s *Server) refuse(w http.ResponseWriter, r *http.Request, status int, code
 	h.Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	w.Write(append(b, '\n'))
+}
+
+// maxIDPeek bounds how much of a refused request is read to find its id.
+const maxIDPeek = 64 << 10
+
+// requestID returns the id of the JSON-RPC request r carries, when it is a
+// POST of one request with a string or number id no longer than
+// maxIDPeek; else nil. A body too large (413) is not read again.
+func requestID(r *http.Request, status int) any {
+	if r.Method != http.MethodPost || r.Body == nil || r.Body == http.NoBody || status == http.StatusRequestEntityTooLarge {
+		return nil
+	}
+	b, err := io.ReadAll(io.LimitReader(r.Body, maxIDPeek+1))
+	if err != nil || len(b) > maxIDPeek {
+		return nil
+	}
+	var msg struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(b, &msg) != nil || len(msg.ID) == 0 {
+		return nil
+	}
+	var id any
+	dec := json.NewDecoder(bytes.NewReader(msg.ID))
+	dec.UseNumber()
+	if dec.Decode(&id) != nil {
+		return nil
+	}
+	switch id.(type) {
+	case string, json.Number:
+		return id
+	}
+	return nil
 }

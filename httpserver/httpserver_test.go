@@ -90,8 +90,9 @@ func TestScenarios(t *testing.T) {
 		{Name: "HostRebindingNoToken", NoToken: true, Method: "GET", Path: "/healthz", Headers: map[string]string{"Host": "attacker.example"}, WantStatus: 403},
 		{Name: "HostLocalhost", Method: "POST", Path: "/mcp", Headers: map[string]string{"Authorization": auth, "Host": "localhost:{port}"}, WantStatus: 200},
 		{Name: "HostIPv6", Method: "POST", Path: "/mcp", Headers: map[string]string{"Authorization": auth, "Host": "[::1]:{port}"}, WantStatus: 200},
-		{Name: "NoAuth", Method: "POST", Path: "/mcp", WantStatus: 401, WantBody: `"unauthorized"`,
+		{Name: "NoAuth", Method: "POST", Path: "/mcp", WantStatus: 401, WantBody: `"message":"unauthorized: this server needs a bearer token: configure your MCP client to send the header \"Authorization: Bearer \u003ctoken\u003e\"`,
 			WantHeader: map[string]string{"WWW-Authenticate": `Bearer realm="noema"`, "Content-Type": "application/json"}},
+		{Name: "NoAuthEchoesID", Method: "POST", Path: "/mcp", Body: `{"jsonrpc":"2.0","id":7,"method":"initialize"}`, WantStatus: 401, WantBody: `{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"unauthorized: `},
 		{Name: "WrongToken", Method: "POST", Path: "/mcp", Headers: map[string]string{"Authorization": "Bearer nope"}, WantStatus: 401,
 			WantHeader: map[string]string{"WWW-Authenticate": `Bearer realm="noema", error="invalid_token"`}},
 		{Name: "TokenPrefix", Method: "POST", Path: "/mcp", Headers: map[string]string{"Authorization": "Bearer " + token[:5]}, WantStatus: 401},
@@ -103,7 +104,17 @@ func TestScenarios(t *testing.T) {
 		{Name: "Healthz", Method: "GET", Path: "/healthz", WantStatus: 200, WantBody: "ok"},
 		{Name: "HealthzPost", Method: "POST", Path: "/healthz", WantStatus: 405},
 		{Name: "BodyTooLarge", Method: "POST", Path: "/mcp", Headers: map[string]string{"Authorization": auth}, Body: big, WantStatus: 413, WantBody: `"too_large"`},
-		{Name: "BodyTooLargeChunked", Method: "POST", Path: "/mcp", Headers: map[string]string{"Authorization": auth}, Body: big, Chunked: true, WantStatus: 413},
+		{Name: "BodyTooLargeChunked", Method: "POST", Path: "/mcp", Headers: map[string]string{"Authorization": auth}, Body: big, Chunked: true, WantStatus: 413, WantBody: `"message":"too_large: request body exceeds 1024 bytes"`},
+		// No OAuth: discovery and registration end in a 5xx, before and
+		// without authentication, so OAuth clients stop instead of
+		// registering themselves (dynamic client registration).
+		{Name: "OAuthServerMetadata", Method: "GET", Path: "/.well-known/oauth-authorization-server", WantStatus: 501, WantBody: "noema does not use OAuth"},
+		{Name: "OAuthServerMetadataPath", Method: "GET", Path: "/.well-known/oauth-authorization-server/mcp", WantStatus: 501},
+		{Name: "OpenIDMetadata", Method: "GET", Path: "/.well-known/openid-configuration", WantStatus: 501},
+		{Name: "OpenIDMetadataAppended", Method: "GET", Path: "/mcp/.well-known/openid-configuration", WantStatus: 501},
+		{Name: "ProtectedResourceMetadata", Method: "GET", Path: "/.well-known/oauth-protected-resource/mcp", WantStatus: 501},
+		{Name: "DynamicClientRegistration", Method: "POST", Path: "/register", Body: "{}", WantStatus: 501, WantBody: "Authorization: Bearer"},
+		{Name: "OtherWellKnown", Method: "GET", Path: "/.well-known/security.txt", WantStatus: 401},
 		{Name: "BodyAtLimit", Method: "POST", Path: "/mcp", Headers: map[string]string{"Authorization": auth}, Body: big[:1024], WantStatus: 200},
 		{Name: "BodyTooLargeBeforeAuth", Method: "POST", Path: "/mcp", Body: big, WantStatus: 401},
 		{Name: "Preflight", Method: "OPTIONS", Path: "/mcp", Headers: map[string]string{"Origin": "https://app.example.com", "Access-Control-Request-Method": "POST"}, WantStatus: 204,
@@ -155,10 +166,21 @@ func TestScenarios(t *testing.T) {
 				}
 			}
 			if resp.StatusCode >= 400 && resp.Header.Get("Content-Type") == "application/json" {
+				// A JSON-RPC error, its message starting with the code.
 				var e struct {
-					Error struct{ Code, Message string }
+					JSONRPC string
+					ID      any
+					Error   struct {
+						Code    int
+						Message string
+						Data    struct {
+							Code   string
+							Status int
+						}
+					}
 				}
-				if err := json.Unmarshal(got, &e); err != nil || e.Error.Code == "" || e.Error.Message == "" {
+				if err := json.Unmarshal(got, &e); err != nil || e.JSONRPC != "2.0" || (e.ID != nil) != strings.Contains(sc.Body, `"id"`) || e.Error.Code != -32000 ||
+					!strings.HasPrefix(e.Error.Message, e.Error.Data.Code+": ") || e.Error.Data.Status != resp.StatusCode {
 					t.Errorf("error body %q: %v", got, err)
 				}
 			}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -83,15 +84,28 @@ func (s *Server) chain(mcpHandler http.Handler) http.Handler {
 			return
 		}
 
+		// 3b. OAuth discovery and registration: noema has no OAuth. An
+		// OAuth-capable client (mcp-remote, the TypeScript SDK) answered 401
+		// looks for authorization server metadata and, finding none (a 4xx),
+		// registers itself at /register (dynamic client registration); a 5xx
+		// ends that search, so the client reports the failure instead of
+		// registering with a server that has no OAuth.
+		if r.URL.Path != s.opts.Path && isOAuthPath(r.URL.Path) {
+			s.refuse(w, r, http.StatusNotImplemented, codeNoOAuth, noOAuth)
+			return
+		}
+
 		// 4. Bearer token.
 		if s.opts.Token != "" {
 			if ok, presented := s.authorized(r); !ok {
 				challenge := `Bearer realm="noema"`
+				msg := "this server needs a bearer token: " + howToAuth
 				if presented {
 					challenge += `, error="invalid_token"`
+					msg = "invalid bearer token: " + howToAuth
 				}
 				w.Header().Set("WWW-Authenticate", challenge)
-				s.refuse(w, r, http.StatusUnauthorized, codeUnauthorized, "missing or invalid bearer token")
+				s.refuse(w, r, http.StatusUnauthorized, codeUnauthorized, msg)
 				return
 			}
 		}
@@ -102,14 +116,33 @@ func (s *Server) chain(mcpHandler http.Handler) http.Handler {
 			return
 		}
 
-		// 6. Body size.
-		if r.ContentLength > s.opts.MaxBodyBytes {
+		// 6. Body size. A POST's body is read here, whole, so that one too
+		// large without a Content-Length gets the same JSON-RPC 413 as one
+		// that declares its length (the SDK reads it whole anyway).
+		tooLarge := func() {
 			s.refuse(w, r, http.StatusRequestEntityTooLarge, noema.ETOOLARGE,
 				fmt.Sprintf("request body exceeds %d bytes", s.opts.MaxBodyBytes))
+		}
+		if r.ContentLength > s.opts.MaxBodyBytes {
+			tooLarge()
 			return
 		}
 		if r.Body != nil && r.Body != http.NoBody {
 			r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBodyBytes)
+			if r.Method == http.MethodPost {
+				body, err := io.ReadAll(r.Body)
+				r.Body.Close()
+				var mbe *http.MaxBytesError
+				if errors.As(err, &mbe) {
+					tooLarge()
+					return
+				}
+				rest := io.Reader(bytes.NewReader(body))
+				if err != nil {
+					rest = io.MultiReader(rest, errReader{err}) // let the SDK meet it
+				}
+				r.Body = io.NopCloser(rest)
+			}
 		}
 
 		// 7. Session cap: an initialize without a session ID opens one.
@@ -138,6 +171,36 @@ func (s *Server) chain(mcpHandler http.Handler) http.Handler {
 		}
 		mcpHandler.ServeHTTP(w, r)
 	})
+}
+
+// howToAuth tells a client without the right token what to do.
+const howToAuth = `configure your MCP client to send the header "Authorization: Bearer <token>" with the token noema serve was given (--token or NOEMA_TOKEN); noema does not use OAuth`
+
+// codeNoOAuth and noOAuth answer OAuth discovery and registration.
+const (
+	codeNoOAuth = "not_implemented"
+	noOAuth     = "noema does not use OAuth: " + howToAuth
+)
+
+// isOAuthPath reports whether path is where an OAuth client looks for
+// authorization server or protected resource metadata (RFC 8414, OpenID
+// Connect discovery, RFC 9728, each also with the MCP path appended), or
+// registers, authorizes and gets tokens at a server without metadata (the
+// MCP specification's 2025-03-26 default endpoints).
+func isOAuthPath(path string) bool {
+	for _, p := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", "/.well-known/oauth-protected-resource"} {
+		if path == p || strings.HasPrefix(path, p+"/") {
+			return true
+		}
+	}
+	if strings.HasSuffix(path, "/.well-known/openid-configuration") {
+		return true
+	}
+	switch path {
+	case "/register", "/authorize", "/token":
+		return true
+	}
+	return false
 }
 
 // sessionIDHeader names the MCP session of a streamable HTTP request.

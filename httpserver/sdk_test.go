@@ -109,6 +109,11 @@ func TestSDKClientRefused(t *testing.T) {
 				session.Close()
 				t.Fatal("Connect succeeded without a valid token")
 			}
+			// The SDK decodes the JSON-RPC error of the 401: the user reads
+			// what to do.
+			if !strings.Contains(err.Error(), `send the header "Authorization: Bearer <token>"`) {
+				t.Errorf("Connect without a valid token: %v", err)
+			}
 		})
 	}
 }

@@ -100,12 +100,15 @@ func TestSessionCap(t *testing.T) {
 	}
 	resp := initialize(t, url)
 	var body struct {
-		Error struct{ Code, Message string }
+		Error struct {
+			Message string
+			Data    struct{ Code string }
+		}
 	}
 	json.NewDecoder(resp.Body).Decode(&body)
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" ||
-		body.Error.Code != "unavailable" || !strings.Contains(body.Error.Message, "too many MCP sessions") {
+		body.Error.Data.Code != "unavailable" || !strings.HasPrefix(body.Error.Message, "unavailable: too many MCP sessions") {
 		t.Errorf("initialize beyond the cap: %d %q %+v", resp.StatusCode, resp.Header.Get("Retry-After"), body)
 	}
 	// Concurrent initializes never overshoot the cap.

@@ -1,10 +1,13 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"unicode"
 	"unicode/utf8"
 
@@ -28,14 +31,45 @@ import (
 //     (a printable-but-unusual URI, say one with a tag character beyond the
 //     BMP, still reaches the SDK's formatting when the resource does not
 //     exist; and so would any future error built the same way).
-func guard(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+//
+// It also
+//
+//   - reads a tools/call whose arguments are JSON null (mcp-go sends that for
+//     a tool called without arguments) as a call without arguments: go-sdk
+//     v1.8.0 panics applying defaults to a null map;
+//   - and turns a panic below it into an internal error, so that one bad
+//     request never takes the process (and every session) down.
+func guard(next mcp.MethodHandler) mcp.MethodHandler { return guarded(nil)(next) }
+
+// guarded is guard, logging panics to log (nil: nowhere).
+func guarded(log *slog.Logger) mcp.Middleware {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return guardHandler(next, log)
+	}
+}
+
+func guardHandler(next mcp.MethodHandler, log *slog.Logger) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("internal error handling %s", method)}
+				log.Error("panic handling a request", "method", method, "panic", p, "stack", string(debug.Stack()))
+			}
+		}()
 		if uri, ok := requestURI(req); ok {
 			if err := checkURI(uri); err != nil {
 				return nil, err
 			}
 		}
-		res, err := next(ctx, method, req)
+		if req != nil {
+			if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil && string(bytes.TrimSpace(p.Arguments)) == "null" {
+				p.Arguments = nil
+			}
+		}
+		res, err = next(ctx, method, req)
 		if err != nil {
 			err = sanitizeError(req, err)
 		}

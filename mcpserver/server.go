@@ -111,7 +111,7 @@ func New(a *app.App, opts Options) (*mcp.Server, error) {
 	registerResources(r, s, enabled)
 	s.AddReceivingMiddleware(codeArgumentErrors, spacedNoteURIs)
 	// Last, so it runs first: no request may end the session.
-	s.AddReceivingMiddleware(guard)
+	s.AddReceivingMiddleware(guarded(opts.Logger))
 	return s, nil
 }
 
