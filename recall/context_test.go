@@ -442,6 +442,9 @@ func TestSeesChangesBetweenCalls(t *testing.T) {
 	a := fruitVault(t)
 	ctx := context.Background()
 	s := service(a, decay.DefaultConfig())
+	if err := s.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
 	before := build(t, s, recall.Input{Concept: "Apple", Depth: 1})
 	if before.Notes[len(before.Notes)-1].Title != "Three" {
 		t.Fatalf("notes = %+v", before.Notes)
