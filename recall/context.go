@@ -39,15 +39,21 @@ const (
 // and notes), a zero MaxEntities means DefaultMaxEntities and a nil Decay
 // means true.
 type Input struct {
-	Concept        string `json:"concept" jsonschema:"the concept: id, label or any alias" cli:"arg"`
-	Depth          int    `json:"depth,omitempty" jsonschema:"hops of co-occurring concepts to expand breadth first; 0 is the concept, its relations and notes alone (default 2, 0-4)" default:"2" minimum:"0" maximum:"4"`
-	MaxEntities    int    `json:"max_entities,omitempty" jsonschema:"how many related concepts, and how many notes, to return (default 20, max 200)" default:"20" minimum:"1" maximum:"200"`
-	IncludeContent bool   `json:"include_content,omitempty" jsonschema:"add to each note the paragraph around its first mention of the concept, at most 400 characters (default false)" default:"false"`
-	Decay          *bool  `json:"decay,omitempty" jsonschema:"weight notes by recency (default true); false weighs every note 1 and orders notes by last activity" default:"true" cli:"negate"`
+	// Concept names the concept: its id, label or any alias.
+	Concept string `json:"concept" jsonschema:"the concept: id, label or any alias" cli:"arg"`
+	// Depth is how many hops of co-occurrence to expand (0-4).
+	Depth int `json:"depth,omitempty" jsonschema:"hops of co-occurring concepts to expand breadth first; 0 is the concept, its relations and notes alone (default 2, 0-4)" default:"2" minimum:"0" maximum:"4"`
+	// MaxEntities bounds Related and, separately, Notes (1-200).
+	MaxEntities int `json:"max_entities,omitempty" jsonschema:"how many related concepts, and how many notes, to return (default 20, max 200)" default:"20" minimum:"1" maximum:"200"`
+	// IncludeContent adds each note's Excerpt.
+	IncludeContent bool `json:"include_content,omitempty" jsonschema:"add to each note the paragraph around its first mention of the concept, at most 400 characters (default false)" default:"false"`
+	// Decay weights notes by recency; nil means true.
+	Decay *bool `json:"decay,omitempty" jsonschema:"weight notes by recency (default true); false weighs every note 1 and orders notes by last activity" default:"true" cli:"negate"`
 }
 
 // Result is the context around one concept.
 type Result struct {
+	// Concept is the concept the name resolved to.
 	Concept Concept `json:"concept"`
 	// Relations are the concept's typed relations, outgoing first.
 	Relations []Relation `json:"relations"`
@@ -61,6 +67,8 @@ type Result struct {
 
 // Concept is the concept the context is built around.
 type Concept struct {
+	// ID, Label, Aliases and Description are the concept's, as
+	// get_node and list_concepts show them.
 	ID          string   `json:"id"`
 	Label       string   `json:"label"`
 	Aliases     []string `json:"aliases"`
@@ -72,7 +80,8 @@ type Concept struct {
 // Relation is one typed relation at the concept.
 type Relation struct {
 	// ID is the relation's stable id.
-	ID   string `json:"id"`
+	ID string `json:"id"`
+	// Type is the relation's type (part_of, depends_on, …).
 	Type string `json:"type"`
 	// Direction is "out" when the concept (its page) declares the
 	// relation, "in" when another node's relation points at the concept.
@@ -87,6 +96,7 @@ type Relation struct {
 // Related is a concept that co-occurs with the concept the context is
 // built around, directly (distance 1) or through others.
 type Related struct {
+	// ID and Label are the related concept's.
 	ID    string `json:"id"`
 	Label string `json:"label"`
 	// Count is the number of notes that link both this concept and Via.
@@ -106,6 +116,7 @@ type Related struct {
 
 // Note is a note that mentions the concept.
 type Note struct {
+	// URI is the note's memory:// URI; Title its title.
 	URI   string `json:"uri"`
 	Title string `json:"title"`
 	// Decay is the note's recency weight in [0, 1] (a very old note's
