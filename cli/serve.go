@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -95,41 +94,19 @@ func runMCP(ctx context.Context, c *CLI, v any) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go a.Serve(ctx)
-	// The end of the input ends the session (the SDK cancels the requests
-	// in flight); from then on the process has ExitGrace to wind down.
-	stdin := &endReader{r: c.Stdin, onEnd: func() {
+	// The end of the input ends the session once the requests read are
+	// answered (see stdio); from then on the process has ExitGrace to wind
+	// down.
+	std := newStdio(c.Stdin, c.Stdout, func() {
 		if c.Stop != nil {
 			c.Stop(ErrEndOfInput)
 		}
-	}}
-	transport := &mcp.IOTransport{Reader: stdin, Writer: nopWriteCloser{c.Stdout}}
+	})
+	transport := &mcp.IOTransport{Reader: std, Writer: nopWriteCloser{std}}
 	// Once stopping, whatever ends the session (a response that can no
 	// longer be written, say) is part of a clean stop.
 	if err := srv.Run(ctx, transport); err != nil && ctx.Err() == nil {
 		return err
-	}
-	return nil
-}
-
-// endReader calls onEnd (once) when a read of r fails: end of input, or a
-// broken pipe. Close closes r if it can be closed.
-type endReader struct {
-	r     io.Reader
-	onEnd func()
-	once  sync.Once
-}
-
-func (e *endReader) Read(p []byte) (int, error) {
-	n, err := e.r.Read(p)
-	if err != nil {
-		e.once.Do(e.onEnd)
-	}
-	return n, err
-}
-
-func (e *endReader) Close() error {
-	if c, ok := e.r.(io.Closer); ok {
-		return c.Close()
 	}
 	return nil
 }
