@@ -92,12 +92,15 @@ func Betweenness(g *Weighted, samples int, seed uint64) (bc []float64, exact boo
 type brandes struct {
 	dist  []int32
 	sigma []float64
-	delta []float64
+	coef  []float64
 	order []int32
+	// succ lists the successors in the shortest-path DAG (one hop farther
+	// from the source) of order[k] at succ[start[k]:start[k+1]].
+	succ, start []int32
 }
 
 func newBrandes(n int) *brandes {
-	b := &brandes{dist: make([]int32, n), sigma: make([]float64, n), delta: make([]float64, n), order: make([]int32, 0, n)}
+	b := &brandes{dist: make([]int32, n), sigma: make([]float64, n), coef: make([]float64, n), order: make([]int32, 0, n), start: make([]int32, 0, n+1)}
 	for i := range b.dist {
 		b.dist[i] = -1
 	}
@@ -105,43 +108,51 @@ func newBrandes(n int) *brandes {
 }
 
 // run adds the dependencies of every node on the shortest paths from src
-// to acc.
+// to acc. The dependency of w is δ(w) = σ(w)·Σ_{v successor of w}
+// (1+δ(v))/σ(v): walking the search order backwards, each node's
+// coefficient (1+δ)/σ is computed once and summed over its predecessors'
+// successor lists, which the forward search recorded contiguously.
 func (b *brandes) run(g *Weighted, src int32, acc []float64) {
-	b.order = b.order[:0]
-	b.dist[src] = 0
-	b.sigma[src] = 1
-	b.order = append(b.order, src)
-	for head := 0; head < len(b.order); head++ {
-		u := b.order[head]
-		du := b.dist[u]
-		for _, v := range g.Adj[g.Off[u]:g.Off[u+1]] {
-			if b.dist[v] < 0 {
-				b.dist[v] = du + 1
-				b.order = append(b.order, v)
+	dist, sigma, coef := b.dist, b.sigma, b.coef
+	order, succ, start := b.order[:0], b.succ[:0], b.start[:0]
+	off, adj := g.Off, g.Adj
+	dist[src] = 0
+	sigma[src] = 1
+	order = append(order, src)
+	for head := 0; head < len(order); head++ {
+		u := order[head]
+		start = append(start, int32(len(succ)))
+		du1 := dist[u] + 1
+		su := sigma[u]
+		for _, v := range adj[off[u]:off[u+1]] {
+			dv := dist[v]
+			if dv < 0 {
+				dist[v] = du1
+				dv = du1
+				order = append(order, v)
 			}
-			if b.dist[v] == du+1 {
-				b.sigma[v] += b.sigma[u]
+			if dv == du1 {
+				sigma[v] += su
+				succ = append(succ, v)
 			}
 		}
 	}
-	// Walk back from the farthest nodes; the predecessors of w are its
-	// neighbours one hop closer.
-	for k := len(b.order) - 1; k >= 0; k-- {
-		w := b.order[k]
-		dw := b.dist[w]
-		coeff := (1 + b.delta[w]) / b.sigma[w]
-		for _, v := range g.Adj[g.Off[w]:g.Off[w+1]] {
-			if b.dist[v] == dw-1 {
-				b.delta[v] += b.sigma[v] * coeff
-			}
+	start = append(start, int32(len(succ)))
+	for k := len(order) - 1; k >= 0; k-- {
+		w := order[k]
+		var s float64
+		for _, v := range succ[start[k]:start[k+1]] {
+			s += coef[v]
 		}
+		delta := sigma[w] * s
+		coef[w] = (1 + delta) / sigma[w]
 		if w != src {
-			acc[w] += b.delta[w]
+			acc[w] += delta
 		}
 	}
-	for _, v := range b.order {
-		b.dist[v] = -1
-		b.sigma[v] = 0
-		b.delta[v] = 0
+	for _, w := range order {
+		dist[w] = -1
+		sigma[w] = 0
 	}
+	b.order, b.succ, b.start = order, succ, start
 }

@@ -21,9 +21,11 @@ type LinkScore struct {
 // neighbour. Pairs come highest score first, ties by A then B (node
 // numbers; with from ≥ 0, A is always from). At most limit are returned.
 //
-// Scoring every pair costs the sum over nodes of their degree squared:
-// hubs dominate. Sums run over common neighbours in ascending order, so
-// scores equal networkx's up to floating-point rounding (≈1e-15).
+// Scoring every pair costs up to the sum over nodes of their degree
+// squared; graph-wide, nodes are taken by an upper bound of their pairs'
+// scores, and the search stops once no pair left can enter the top limit.
+// Scores are summed over common neighbours in ascending order, so they
+// equal networkx's up to floating-point rounding (≈1e-15).
 func AdamicAdar(g *Weighted, from int32, limit int) []LinkScore {
 	n := g.N()
 	if n == 0 || limit <= 0 {
@@ -37,9 +39,10 @@ func AdamicAdar(g *Weighted, from int32, limit int) []LinkScore {
 	}
 	acc := make([]float64, n)
 	adjacent := make([]bool, n)
+	done := make([]bool, n) // graph-wide: pairs with a done node were scored
 	var touched []int32
 	top := &linkHeap{}
-	score := func(u int32, onlyAbove bool) {
+	score := func(u int32) {
 		touched = touched[:0]
 		nbu := g.Adj[g.Off[u]:g.Off[u+1]]
 		for _, v := range nbu {
@@ -48,7 +51,7 @@ func AdamicAdar(g *Weighted, from int32, limit int) []LinkScore {
 		for _, w := range nbu {
 			c := inv[w]
 			for _, v := range g.Adj[g.Off[w]:g.Off[w+1]] {
-				if v == u || (onlyAbove && v < u) || adjacent[v] {
+				if v == u || done[v] || adjacent[v] {
 					continue
 				}
 				if acc[v] == 0 {
@@ -65,20 +68,72 @@ func AdamicAdar(g *Weighted, from int32, limit int) []LinkScore {
 			if from < 0 && b < a {
 				a, b = b, a
 			}
-			top.offer(LinkScore{A: a, B: b, Score: acc[v]}, limit)
+			// acc[v] is the score summed in discovery order; the kept score
+			// is summed in a fixed order (sumCommon), so it is the same
+			// whichever end found the pair.
+			if len(top.s) < limit || acc[v] >= top.s[0].Score*(1-1e-9) {
+				top.offer(LinkScore{A: a, B: b, Score: sumCommon(g, inv, a, b)}, limit)
+			}
 			acc[v] = 0
 		}
 	}
 	if from >= 0 {
-		score(from, false)
+		score(from)
 	} else {
+		// A pair's score is at most the sum of 1/log(deg) over either
+		// end's neighbours. Nodes are taken by that bound, largest first,
+		// each pairing with the nodes not taken yet; once the bound falls
+		// below the worst score kept, no pair left can enter.
+		bound := make([]float64, n)
+		order := make([]int32, n)
 		for u := range n {
-			score(int32(u), true)
+			order[u] = int32(u)
+			for _, w := range g.Adj[g.Off[u]:g.Off[u+1]] {
+				bound[u] += inv[w]
+			}
+			bound[u] *= 1 + 1e-9 // rounding: a sum in another order may come out a little higher
+		}
+		slices.SortFunc(order, func(x, y int32) int {
+			if bound[x] != bound[y] {
+				if bound[x] > bound[y] {
+					return -1
+				}
+				return 1
+			}
+			return int(x - y)
+		})
+		for _, u := range order {
+			if len(top.s) == limit && bound[u] < top.s[0].Score {
+				break
+			}
+			score(u)
+			done[u] = true
 		}
 	}
 	out := slices.Clone(top.s)
 	slices.SortFunc(out, compareLinks)
 	return out
+}
+
+// sumCommon is the Adamic–Adar score of a and b summed over their common
+// neighbours in ascending order, so a pair's score does not depend on the
+// order the pairs were found in.
+func sumCommon(g *Weighted, inv []float64, a, b int32) float64 {
+	x, y := g.Adj[g.Off[a]:g.Off[a+1]], g.Adj[g.Off[b]:g.Off[b+1]]
+	var s float64
+	for i, j := 0, 0; i < len(x) && j < len(y); {
+		switch {
+		case x[i] < y[j]:
+			i++
+		case x[i] > y[j]:
+			j++
+		default:
+			s += inv[x[i]]
+			i++
+			j++
+		}
+	}
+	return s
 }
 
 // CommonNeighbors returns the common neighbours of a and b (a and b
