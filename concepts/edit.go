@@ -138,6 +138,11 @@ func (s *Service) writePage(ctx context.Context, rel string, create bool, p page
 	if err := set("concept", p.label); err != nil {
 		return err
 	}
+	// Obsidian and its plugins read title: and aliases: (the concept's
+	// names); concept: marks the page for noema whatever the file is called.
+	if err := set("title", p.label); err != nil {
+		return err
+	}
 	// A page records its creation time, so the concept's created_at does
 	// not move with the file's mtime on every rewrite.
 	if _, ok := fm.Get("created"); !ok {

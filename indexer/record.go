@@ -104,7 +104,7 @@ func Record(n *vault.Note, info fs.FileInfo) *sqlite.NoteRecord {
 
 	if rels, err := fm.Relations(); err == nil {
 		for _, r := range rels {
-			rr := sqlite.RelationRecord{ID: r.ID, Type: r.Type, ToRef: RelationRef(r.To), Weight: r.Weight}
+			rr := sqlite.RelationRecord{ID: r.ID, Type: r.Type, ToRef: vault.RelationRef(r.To), Weight: r.Weight}
 			if len(r.Metadata) > 0 {
 				rr.Metadata = CanonicalJSON(r.Metadata)
 			}
@@ -115,23 +115,6 @@ func Record(n *vault.Note, info fs.FileInfo) *sqlite.NoteRecord {
 		}
 	}
 	return rec
-}
-
-// RelationRef turns a relation end as written in front matter into the
-// index's reference form: "note:<path>" for memory:// URIs, otherwise
-// "concept:<key>" (a surrounding [[…]] is accepted).
-func RelationRef(to string) string {
-	to = strings.TrimSpace(to)
-	if strings.HasPrefix(to, "memory://") {
-		if p, err := vault.URIToPath(to); err == nil {
-			return "note:" + p
-		}
-	}
-	to = strings.TrimSuffix(strings.TrimPrefix(to, "[["), "]]")
-	if i := strings.IndexAny(to, "|#"); i >= 0 {
-		to = to[:i]
-	}
-	return "concept:" + vault.Key(to)
 }
 
 // RelationID derives a stable id for a relation declared without one.

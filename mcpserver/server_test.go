@@ -209,7 +209,7 @@ func TestNoteLifecycle(t *testing.T) {
 	if e := call(t, cs, "write_note", map[string]any{"title": "Gradient Checkpointing", "content": "Trades compute for [[Memory]].\n\n## Notes\nold\n", "folder": "ml", "tags": []string{"ml"}}, &w); e != "" {
 		t.Fatal(e)
 	}
-	if w.URI != "memory://ml/gradient-checkpointing" || !w.Created {
+	if w.URI != "memory://ml/Gradient Checkpointing" || !w.Created {
 		t.Fatalf("write = %+v", w)
 	}
 	// Never overwrites silently.
@@ -299,7 +299,7 @@ func TestResources(t *testing.T) {
 	cs, a := connect(t, mcpserver.Options{})
 	ctx := context.Background()
 	call(t, cs, "write_note", map[string]any{"title": "Res", "content": "hello [[World]]"}, nil)
-	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "memory://res"})
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "memory://Res"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,12 +435,12 @@ func TestGraphTools(t *testing.T) {
 		Total     int
 		Neighbors []struct{ Direction string }
 	}
-	call(t, cs, "neighbors", map[string]any{"id": "memory://paper", "direction": "out"}, &page)
+	call(t, cs, "neighbors", map[string]any{"id": "memory://Paper", "direction": "out"}, &page)
 	if page.Total != 2 {
 		t.Errorf("neighbors of the note = %+v", page)
 	}
 	var sub struct{ Nodes []struct{ ID string } }
-	call(t, cs, "subgraph", map[string]any{"ids": []string{"memory://paper"}, "depth": 2}, &sub)
+	call(t, cs, "subgraph", map[string]any{"ids": []string{"memory://Paper"}, "depth": 2}, &sub)
 	if len(sub.Nodes) != 3 {
 		t.Errorf("subgraph = %+v", sub)
 	}

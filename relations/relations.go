@@ -55,7 +55,10 @@ var typePattern = regexp.MustCompile(`^[\p{L}\p{N}_][\p{L}\p{N}_ .:/-]{0,99}$`)
 func validType(t string) (string, error) {
 	t = strings.TrimSpace(t)
 	if !typePattern.MatchString(t) {
-		return "", noema.Errorf(noema.EINVALID, "relation type %q must be 1-100 letters, digits, spaces or _ . : / -", t)
+		return "", noema.Errorf(noema.EINVALID, "relation type %q must be 1-100 letters, digits, spaces or _ . : / -", t).WithParam("type")
+	}
+	if vault.ReservedKeys[t] {
+		return "", noema.Errorf(noema.EINVALID, "relation type %q is a front-matter key with a meaning of its own; choose another", t).WithParam("type")
 	}
 	return t, nil
 }
@@ -64,7 +67,7 @@ func validType(t string) (string, error) {
 type endpoint struct {
 	id   string // node id: concept id or memory:// URI
 	ref  string // index form: concept:<key> or note:<path>
-	fm   string // front-matter form: [[Label]] or memory://path
+	fm   string // front-matter form: [[Label]] or [[path.md]]
 	path string // the file holding the node's relations (note or page), "" if none yet
 	c    *noema.Concept
 }
@@ -86,13 +89,13 @@ func (s *Service) resolve(ctx context.Context, ref string) (*endpoint, error) {
 		if _, _, err := s.Vault.ReadFile(rel); err != nil {
 			return nil, err
 		}
-		return &endpoint{id: vault.PathToURI(rel), ref: "note:" + rel, fm: vault.PathToURI(rel), path: rel}, nil
+		return &endpoint{id: vault.PathToURI(rel), ref: "note:" + rel, fm: vault.LinkTo(rel), path: rel}, nil
 	}
 	c, err := s.Concepts.Get(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	e := &endpoint{id: c.ID, ref: "concept:" + c.Key, fm: "[[" + c.Label + "]]", c: c}
+	e := &endpoint{id: c.ID, ref: "concept:" + c.Key, fm: vault.LinkTo(c.Label), c: c}
 	if c.Page != "" {
 		e.path = strings.TrimPrefix(c.Page, noema.URIScheme) + ".md"
 	}
@@ -135,27 +138,14 @@ func (s *Service) create(ctx context.Context, in CreateInput) (*Relation, error)
 		from.path = strings.TrimPrefix(c.Page, noema.URIScheme) + ".md"
 	}
 	id := indexer.RelationID(from.path, typ, to.ref)
-	entry := map[string]any{"id": id, "type": typ, "to": to.fm}
-	if in.Weight != nil {
-		entry["weight"] = *in.Weight
-	}
-	if len(in.Metadata) > 0 {
-		entry["metadata"] = in.Metadata
-	}
-	err = s.rewrite(ctx, from.path, func(list []any) ([]any, error) {
-		for _, item := range list {
-			m, _ := item.(map[string]any)
-			if m == nil {
-				continue
-			}
-			t, _ := m["type"].(string)
-			tt, _ := m["to"].(string)
-			if m["id"] == id || (t == typ && indexer.RelationRef(tt) == to.ref) {
-				return nil, &noema.Error{Code: noema.ECONFLICT, Message: fmt.Sprintf("relation %s %s %s already exists", from.id, typ, to.id),
+	err = s.rewrite(ctx, from.path, func(fm *vault.FrontMatter, rels []vault.RawRelation) error {
+		for _, r := range rels {
+			if r.ID == id || (r.Type == typ && vault.RelationRef(r.To) == to.ref) {
+				return &noema.Error{Code: noema.ECONFLICT, Message: fmt.Sprintf("relation %s %s %s already exists", from.id, typ, to.id),
 					Details: map[string]any{"id": id}}
 			}
 		}
-		return append(list, entry), nil
+		return fm.AddRelation(typ, to.fm, "", in.Weight, in.Metadata)
 	})
 	if err != nil {
 		return nil, err
@@ -203,28 +193,22 @@ func (s *Service) update(ctx context.Context, in UpdateInput) (*Relation, error)
 	if err != nil {
 		return nil, err
 	}
-	err = s.rewrite(ctx, path, func(list []any) ([]any, error) {
-		for i, item := range list {
-			m, _ := item.(map[string]any)
-			if m == nil || !s.isEntry(path, m, in.ID) {
-				continue
-			}
-			m["id"] = in.ID
-			if typ != "" {
-				m["type"] = typ
-			}
-			if in.Weight != nil {
-				m["weight"] = *in.Weight
-			}
-			if len(meta) > 0 {
-				m["metadata"] = meta
-			} else {
-				delete(m, "metadata")
-			}
-			list[i] = m
-			return list, nil
+	err = s.rewrite(ctx, path, func(fm *vault.FrontMatter, rels []vault.RawRelation) error {
+		r, ok := relationIn(path, rels, in.ID)
+		if !ok {
+			return noema.Errorf(noema.ENOTFOUND, "relation %s is not in %s any more", in.ID, vault.PathToURI(path))
 		}
-		return nil, noema.Errorf(noema.ENOTFOUND, "relation %s is not in %s any more", in.ID, vault.PathToURI(path))
+		fm.RemoveRelation(r.Type, vault.RelationRef(r.To))
+		if typ == "" {
+			typ = r.Type
+		}
+		weight := r.Weight
+		if in.Weight != nil {
+			weight = in.Weight
+		}
+		// The id stays: written down, since a new type would derive another.
+		// The older `relations:` form becomes a property on the way.
+		return fm.AddRelation(typ, relationLink(r.To), in.ID, weight, meta)
 	})
 	if err != nil {
 		return nil, err
@@ -251,13 +235,12 @@ func (s *Service) delete(ctx context.Context, id string) (*Relation, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = s.rewrite(ctx, path, func(list []any) ([]any, error) {
-		for i, item := range list {
-			if m, _ := item.(map[string]any); m != nil && s.isEntry(path, m, id) {
-				return append(list[:i:i], list[i+1:]...), nil
-			}
+	err = s.rewrite(ctx, path, func(fm *vault.FrontMatter, rels []vault.RawRelation) error {
+		r, ok := relationIn(path, rels, id)
+		if !ok || !fm.RemoveRelation(r.Type, vault.RelationRef(r.To)) {
+			return noema.Errorf(noema.ENOTFOUND, "relation %s is not in %s any more", id, vault.PathToURI(path))
 		}
-		return nil, noema.Errorf(noema.ENOTFOUND, "relation %s is not in %s any more", id, vault.PathToURI(path))
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -265,19 +248,31 @@ func (s *Service) delete(ctx context.Context, id string) (*Relation, error) {
 	return cur, nil
 }
 
-// isEntry reports whether a front-matter relation item is relation id.
-func (s *Service) isEntry(path string, m map[string]any, id string) bool {
-	if v, ok := m["id"].(string); ok && v != "" {
-		return v == id
+// relationIn returns the relation id among those the file at path declares.
+func relationIn(path string, rels []vault.RawRelation, id string) (vault.RawRelation, bool) {
+	for _, r := range rels {
+		if r.ID == id || (r.ID == "" && indexer.RelationID(path, r.Type, vault.RelationRef(r.To)) == id) {
+			return r, true
+		}
 	}
-	t, _ := m["type"].(string)
-	to, _ := m["to"].(string)
-	return indexer.RelationID(path, strings.TrimSpace(t), indexer.RelationRef(to)) == id
+	return vault.RawRelation{}, false
 }
 
-// rewrite applies fn to the relations list of the file at rel, writes the
-// file atomically (failing if it changed meanwhile) and indexes it.
-func (s *Service) rewrite(ctx context.Context, rel string, fn func([]any) ([]any, error)) error {
+// relationLink is the link form of a target as a relation declares it: a
+// memory:// URI of the older form becomes [[path.md]].
+func relationLink(to string) string {
+	if strings.HasPrefix(to, noema.URIScheme) {
+		if p, err := vault.URIToPath(to); err == nil {
+			return vault.LinkTo(p)
+		}
+	}
+	return vault.LinkTo(to)
+}
+
+// rewrite applies fn to the front matter of the file at rel and the
+// relations it declares, writes the file atomically (failing if it changed
+// meanwhile) and indexes it.
+func (s *Service) rewrite(ctx context.Context, rel string, fn func(*vault.FrontMatter, []vault.RawRelation) error) error {
 	old, _, err := s.Vault.ReadFile(rel)
 	if err != nil {
 		return err
@@ -287,20 +282,11 @@ func (s *Service) rewrite(ctx context.Context, rel string, fn func([]any) ([]any
 	if err != nil {
 		return err
 	}
-	var list []any
-	if v, ok := fm.Get("relations"); ok {
-		l, ok := v.([]any)
-		if !ok {
-			return noema.Errorf(noema.EINVALID, "%s: relations is not a list", vault.PathToURI(rel))
-		}
-		list = l
-	}
-	if list, err = fn(list); err != nil {
+	rels, err := fm.Relations()
+	if err != nil {
 		return err
 	}
-	if len(list) == 0 {
-		fm.Delete("relations")
-	} else if err := fm.Set("relations", list); err != nil {
+	if err := fn(fm, rels); err != nil {
 		return err
 	}
 	content, err := vault.Join(fm, body)

@@ -43,18 +43,23 @@ type FrontMatter struct {
 	lineOffset int // added to line numbers in error messages
 }
 
-// RawRelation is one item of the `relations:` front matter list: a typed,
-// directed edge from the note (or concept page) that holds it.
+// RawRelation is a typed, directed edge from the note (or concept page)
+// whose front matter declares it (see [FrontMatter.Relations]).
 //
 // To names the target: a concept label (a "[[Label]]" wrapper is removed, as
-// are a "#heading" and a "|shown text" inside it) or a note URI
-// ("memory://path"), kept as written.
+// are a "#heading" and a "|shown text" inside it), a note by its path with
+// .md ("[[folder/Note.md]]"), or a note URI ("memory://path"), kept as
+// written; [RelationRef] gives its index form.
 type RawRelation struct {
 	ID       string         `yaml:"id,omitempty"`
 	Type     string         `yaml:"type"`
 	To       string         `yaml:"to"`
 	Weight   *float64       `yaml:"weight,omitempty"`
 	Metadata map[string]any `yaml:"metadata,omitempty"`
+	// Property is set when the relation is declared as Obsidian shows it:
+	// a "[[To]]" link in the property named by its type. Otherwise it is an
+	// entry of the `relations:` list only (the older form).
+	Property bool `yaml:"-"`
 }
 
 // NewFrontMatter returns an empty front matter, to which keys can be Set.
@@ -342,11 +347,11 @@ func (f *FrontMatter) Time(key string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-// Relations returns the `relations:` list; nil when absent. Each item is a
-// mapping with `type` and `to` (required, non-empty) and optional `id`,
+// relationsList returns the `relations:` list; nil when absent. Each item is
+// a mapping with `type` and `to` (required, non-empty) and optional `id`,
 // `weight` (a finite number) and `metadata` (a mapping). Anything else is a
 // noema.EINVALID error naming the line. Unknown keys in an item are ignored.
-func (f *FrontMatter) Relations() ([]RawRelation, error) {
+func (f *FrontMatter) relationsList() ([]RawRelation, error) {
 	n := f.value("relations")
 	if n == nil || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null") {
 		return nil, nil

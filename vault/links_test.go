@@ -196,8 +196,15 @@ func TestParseLinksLinear(t *testing.T) {
 	}
 	const n = 20_000
 	for name, gen := range inputs {
-		small, large := best([]byte(gen(n))), best([]byte(gen(4*n)))
-		if large > 12*small+20*time.Millisecond {
+		// A quadratic input fails every attempt; a machine busy with other
+		// work (parallel test packages) only spoils one now and then.
+		var small, large time.Duration
+		linear := false
+		for attempt := 0; attempt < 3 && !linear; attempt++ {
+			small, large = best([]byte(gen(n))), best([]byte(gen(4*n)))
+			linear = large <= 12*small+20*time.Millisecond
+		}
+		if !linear {
 			t.Errorf("%s: %v for n=%d but %v for 4n: not linear", name, small, n, large)
 		}
 	}
