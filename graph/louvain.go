@@ -15,7 +15,9 @@ const LouvainThreshold = 1e-7
 // with the largest positive modularity gain at the given resolution, until
 // a pass moves none), then aggregation (each community becomes one node,
 // internal edges a self-loop), repeated while a level raises the
-// modularity by more than [LouvainThreshold].
+// modularity by more than [LouvainThreshold]; then a last round of local
+// moving of single nodes on g itself, from the partition found
+// (refinement: it can only raise the modularity).
 //
 // It returns each node's community, numbered 0, 1, … in the order of the
 // communities' lowest node number, and the modularity of that partition
@@ -51,6 +53,14 @@ func Louvain(g *Weighted, resolution float64, seed uint64) ([]int32, float64) {
 		}
 		mod = newMod
 		level = level.aggregate(inner)
+	}
+	// Refinement: one more round of local moving, node by node on the
+	// graph itself, starting from the partition found. Aggregation moves
+	// whole communities; a node that ended up on the wrong side of a merge
+	// can still leave it. Every move has a positive gain, so this never
+	// lowers the modularity.
+	if refined, moved := levelOf(g).move(comm, m, resolution, &rng); moved {
+		copy(comm, refined)
 	}
 	renumber(comm)
 	return comm, Modularity(g, comm, resolution)
@@ -146,12 +156,21 @@ func levelOf(g *Weighted) *louvainLevel {
 // oneLevel runs local moving; it returns each node's community (numbered
 // densely in the order of their first node) and whether any node moved.
 func (l *louvainLevel) oneLevel(m, resolution float64, rng *splitMix) ([]int32, bool) {
+	return l.move(nil, m, resolution, rng)
+}
+
+// move runs local moving from the partition start (each node alone when
+// nil).
+func (l *louvainLevel) move(start []int32, m, resolution float64, rng *splitMix) ([]int32, bool) {
 	n := len(l.deg)
 	comm := make([]int32, n)
 	tot := make([]float64, n)
 	for i := range n {
 		comm[i] = int32(i)
-		tot[i] = l.deg[i]
+		if start != nil {
+			comm[i] = start[i]
+		}
+		tot[comm[i]] += l.deg[i]
 	}
 	order := make([]int32, n)
 	for i := range order {
