@@ -83,6 +83,7 @@ type MentionNote struct {
 	// read) tell whether the note's links may have been re-derived.
 	hash     string
 	verified int64
+	sig      string   // the row's signature (see noteSig)
 	keys     []string // the keys of its links
 }
 
@@ -193,46 +194,13 @@ func refreshMentions(ctx context.Context, tx *sql.Tx, prev *MentionGraph, concep
 		g.Concepts, g.conceptIndex, g.owner = prev.Concepts, prev.conceptIndex, prev.owner
 	}
 
-	rows, err := tx.QueryContext(ctx, `SELECT id, path, title, hash, verified_ns, modified_ns FROM notes ORDER BY id`)
-	if err != nil {
-		return nil, fmt.Errorf("list notes: %w", err)
-	}
-	defer rows.Close()
 	changed := registry || prev == nil
-	if prev != nil {
-		g.Notes = make([]MentionNote, 0, len(prev.Notes)+16)
+	notes, stale, moved, err := readNotes(ctx, tx, prev, accessed)
+	if err != nil {
+		return nil, err
 	}
-	var stale []int32 // notes whose links must be (re)read
-	for rows.Next() {
-		var n MentionNote
-		var mod int64
-		if err := rows.Scan(&n.ID, &n.Path, &n.Title, &n.hash, &n.verified, &mod); err != nil {
-			return nil, fmt.Errorf("list notes: %w", err)
-		}
-		n.Modified = timeOf(mod)
-		n.Accessed = timeOf(accessed[n.Path])
-		var old *MentionNote
-		if prev != nil {
-			if i, ok := prev.noteIndex[n.ID]; ok {
-				old = &prev.Notes[i]
-			}
-		}
-		switch {
-		case old == nil || old.hash != n.hash || old.verified != n.verified:
-			changed = true
-			stale = append(stale, int32(len(g.Notes)))
-		default:
-			n.keys, n.Concepts = old.keys, old.Concepts
-			if old.Path != n.Path || old.Title != n.Title || !old.Modified.Equal(n.Modified) || !old.Accessed.Equal(n.Accessed) {
-				changed = true
-			}
-		}
-		g.Notes = append(g.Notes, n)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list notes: %w", err)
-	}
-	rows.Close()
+	g.Notes = notes
+	changed = changed || moved
 	if !changed && len(g.Notes) == len(prev.Notes) {
 		return prev, nil // every note of prev is still there (same ids, same count)
 	}
@@ -300,6 +268,113 @@ func sameNumbering(g, prev *MentionGraph) bool {
 		}
 	}
 	return true
+}
+
+// noteSig is one text holding every column of a note row the graph
+// depends on: comparing it with the previous one tells an unchanged row
+// with one text column, where reading the six columns costs half again as
+// much (the scan of every note row is most of a refresh).
+const noteSig = `id || char(31) || hash || char(31) || verified_ns || char(31) || modified_ns || char(31) ||
+	length(CAST(path AS BLOB)) || char(31) || path || title`
+
+// readNotes reads every note row, by ascending id. A row whose signature
+// is prev's keeps prev's note (its access time refreshed); the others are
+// read in full, and those whose hash or verification time moved are
+// stale: their links must be read. moved reports whether anything
+// differs from prev (always, without prev).
+func readNotes(ctx context.Context, tx *sql.Tx, prev *MentionGraph, accessed map[string]int64) (notes []MentionNote, stale []int32, moved bool, err error) {
+	const full = `SELECT id, path, title, hash, verified_ns, modified_ns, ` + noteSig + ` FROM notes`
+	scan := func(rows *sql.Rows) (MentionNote, error) {
+		var n MentionNote
+		var mod int64
+		err := rows.Scan(&n.ID, &n.Path, &n.Title, &n.hash, &n.verified, &mod, &n.sig)
+		n.Modified = timeOf(mod)
+		n.Accessed = timeOf(accessed[n.Path])
+		return n, err
+	}
+	if prev == nil {
+		rows, err := tx.QueryContext(ctx, full+` ORDER BY id`)
+		if err != nil {
+			return nil, nil, false, fmt.Errorf("list notes: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			n, err := scan(rows)
+			if err != nil {
+				return nil, nil, false, fmt.Errorf("list notes: %w", err)
+			}
+			stale = append(stale, int32(len(notes)))
+			notes = append(notes, n)
+		}
+		if err := rows.Err(); err != nil {
+			return nil, nil, false, fmt.Errorf("list notes: %w", err)
+		}
+		return notes, stale, true, nil
+	}
+
+	rows, err := tx.QueryContext(ctx, `SELECT id, `+noteSig+` FROM notes ORDER BY id`)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("list notes: %w", err)
+	}
+	defer rows.Close()
+	notes = make([]MentionNote, 0, len(prev.Notes)+16)
+	var reread []int64      // ids of rows that changed
+	at := map[int64]int32{} // their positions in notes
+	for rows.Next() {
+		var id int64
+		var sig string
+		if err := rows.Scan(&id, &sig); err != nil {
+			return nil, nil, false, fmt.Errorf("list notes: %w", err)
+		}
+		if i, ok := prev.noteIndex[id]; ok && prev.Notes[i].sig == sig {
+			n := prev.Notes[i]
+			n.Accessed = timeOf(accessed[n.Path])
+			if !n.Accessed.Equal(prev.Notes[i].Accessed) {
+				moved = true
+			}
+			notes = append(notes, n)
+			continue
+		}
+		moved = true
+		at[id] = int32(len(notes))
+		reread = append(reread, id)
+		notes = append(notes, MentionNote{ID: id})
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, false, fmt.Errorf("list notes: %w", err)
+	}
+	rows.Close()
+	if len(notes) != len(prev.Notes) {
+		moved = true // deleted notes (every kept id was matched above)
+	}
+	if len(reread) == 0 {
+		return notes, nil, moved, nil
+	}
+	rows, err = tx.QueryContext(ctx, full+` WHERE id IN (SELECT value FROM json_each(?))`, intsArg(reread))
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("read notes: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		n, err := scan(rows)
+		if err != nil {
+			return nil, nil, false, fmt.Errorf("read notes: %w", err)
+		}
+		i, ok := at[n.ID]
+		if !ok {
+			continue
+		}
+		if j, ok := prev.noteIndex[n.ID]; ok && prev.Notes[j].hash == n.hash && prev.Notes[j].verified == n.verified {
+			n.keys, n.Concepts = prev.Notes[j].keys, prev.Notes[j].Concepts // moved or re-dated, same links
+		} else {
+			stale = append(stale, i)
+		}
+		notes[i] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, false, fmt.Errorf("read notes: %w", err)
+	}
+	return notes, stale, moved, nil
 }
 
 // readAccess reads every note's latest explicit access, by path.

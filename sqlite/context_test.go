@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -10,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/noema-mem/noema/indexer"
+	"github.com/noema-mem/noema/internal/corpus"
 	"github.com/noema-mem/noema/sqlite"
+	"github.com/noema-mem/noema/vault"
 )
 
 // dumpGraph renders a mention graph as sorted lines: each note with its
@@ -155,6 +159,20 @@ note b.md "b" 2026-01-02 -: Banana,Cherry`
 		t.Fatalf("after an access:\n%s", got)
 	}
 
+	// A renamed note keeps its id, links and access; only its path moves.
+	if err := db.Write(ctx, func(tx *sqlite.Tx) error { return sqlite.RenameNote(tx, "a.md", "z.md") }); err != nil {
+		t.Fatal(err)
+	}
+	g3 = graphOf(t, db, g3)
+	if got := dumpGraph(g3); !strings.Contains(got, `note z.md "a" 2026-01-01 2026-02-01T00:00:00Z: Apple,Banana`) ||
+		!strings.Contains(got, "concept Apple: z.md") {
+		t.Fatalf("after a rename:\n%s", got)
+	}
+	if err := db.Write(ctx, func(tx *sqlite.Tx) error { return sqlite.RenameNote(tx, "z.md", "a.md") }); err != nil {
+		t.Fatal(err)
+	}
+	g3 = graphOf(t, db, g3)
+
 	// A changed note (new hash) loses a link and gains one.
 	changed := note("b.md", 4, "Banana", "Elder")
 	changed.Hash = "h2"
@@ -215,4 +233,62 @@ func TestNoteBodiesAndRelations(t *testing.T) {
 	if err != nil || len(rels) != 0 {
 		t.Fatalf("relations = %v, %v", rels, err)
 	}
+}
+
+// BenchmarkMentionGraph measures the mention graph of a synced
+// 10,000-note vault: built from nothing (the first build_context), checked
+// when nothing changed (every call), and refreshed after a commit that
+// touched no note (an access: every note row is still compared).
+//
+//	go test -run '^$' -bench MentionGraph -benchtime 50x ./sqlite/
+func BenchmarkMentionGraph(b *testing.B) {
+	ctx := context.Background()
+	dir := filepath.Join(b.TempDir(), "vault")
+	if _, err := corpus.Generate(ctx, dir, corpus.Options{Seed: 42, Notes: 10000}); err != nil {
+		b.Fatal(err)
+	}
+	v, err := vault.Open(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	db, err := sqlite.Open(ctx, filepath.Join(dir, ".noema", "index.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := indexer.New(v, db, nil).Sync(ctx, nil); err != nil {
+		b.Fatal(err)
+	}
+	g, err := db.MentionGraph(ctx, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("build", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := db.MentionGraph(ctx, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("unchanged", func(b *testing.B) {
+		for b.Loop() {
+			if g2, err := db.MentionGraph(ctx, g); err != nil || g2 != g {
+				b.Fatal(err, g2 == g)
+			}
+		}
+	})
+	b.Run("after-access", func(b *testing.B) {
+		path := g.Notes[0].Path
+		for b.Loop() {
+			b.StopTimer()
+			db.LogAccess(ctx, path)
+			if err := db.FlushAccesses(ctx); err != nil {
+				b.Fatal(err)
+			}
+			b.StartTimer()
+			if g, err = db.MentionGraph(ctx, g); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
