@@ -12,8 +12,9 @@
 // The file, with every key and its default:
 //
 //	embedder:
-//	  backend: builtin        # builtin | ollama | openai
-//	  model: ""               # "" = the backend's default (ngram-v1, all-minilm, text-embedding-3-small)
+//	  backend: builtin        # builtin | ollama | openai | minilm
+//	  model: ""               # "" = the backend's default (ngram-v1, all-minilm, text-embedding-3-small, all-MiniLM-L6-v2)
+//	  model_dir: ""           # minilm: the model folder ("" = $XDG_DATA_HOME/noema/models/MODEL)
 //	  url: ""                 # "" = the backend's default (http://localhost:11434, https://api.openai.com)
 //	  api_key_env: ""         # openai: name of the variable holding the key ("" = OPENAI_API_KEY)
 //	  dimensions: 0           # 0 = the model's own; openai: requested size
@@ -57,10 +58,15 @@ const (
 	BackendBuiltin = "builtin"
 	BackendOllama  = "ollama"
 	BackendOpenAI  = "openai"
+	// BackendMiniLM runs a BERT sentence encoder in process (package
+	// embedding/bert).
+	BackendMiniLM = "minilm"
 )
 
 // Backends lists the valid values of [Embedder.Backend].
-func Backends() []string { return []string{BackendBuiltin, BackendOllama, BackendOpenAI} }
+func Backends() []string {
+	return []string{BackendBuiltin, BackendOllama, BackendOpenAI, BackendMiniLM}
+}
 
 // Defaults of [Default].
 const (
@@ -103,8 +109,11 @@ type Embedder struct {
 	// backend accepts only "" or "ngram-v1".
 	Model string
 	// URL is the server's base URL; "" means the backend's default. Not
-	// used by builtin.
+	// used by builtin or minilm.
 	URL string
+	// ModelDir is the minilm backend's model folder; "" means
+	// $XDG_DATA_HOME/noema/models/<Model>.
+	ModelDir string
 	// APIKeyEnv names the environment variable holding the API key (openai);
 	// "" means OPENAI_API_KEY. The key itself never appears in the
 	// configuration.
@@ -142,7 +151,7 @@ func Default() Config {
 // NOEMA_EMBEDDER=builtin works whatever model the file names for ollama.
 func (e *Embedder) SwitchBackend(backend string) {
 	if backend != e.Backend {
-		e.Model, e.URL, e.Dimensions = "", "", 0
+		e.Model, e.URL, e.ModelDir, e.Dimensions = "", "", "", 0
 	}
 	e.Backend = backend
 }
@@ -200,6 +209,13 @@ func (c Config) Validate() error {
 		if e.Dimensions != 0 && e.Dimensions != builtin.Dimension {
 			add("embedder.dimensions %d: the builtin backend has %d dimensions", e.Dimensions, builtin.Dimension)
 		}
+	case BackendMiniLM:
+		if e.URL != "" {
+			add("embedder.url %q: the minilm backend takes no URL (it runs in process; model_dir names its folder)", e.URL)
+		}
+		if e.Model != "" && (e.Model != filepath.Base(e.Model) || e.Model == "." || e.Model == "..") && e.ModelDir == "" {
+			add("embedder.model %q: a model name, not a path (give model_dir for a folder)", e.Model)
+		}
 	case BackendOllama, BackendOpenAI:
 		if e.URL != "" {
 			if err := checkURL(e.URL); err != nil {
@@ -213,6 +229,9 @@ func (c Config) Validate() error {
 	}
 	if strings.TrimSpace(e.Model) != e.Model {
 		add("embedder.model %q has leading or trailing spaces", e.Model)
+	}
+	if e.ModelDir != "" && e.Backend != BackendMiniLM {
+		add("embedder.model_dir %q: only the minilm backend reads a model folder", e.ModelDir)
 	}
 	if e.APIKeyEnv != "" && !envName.MatchString(e.APIKeyEnv) {
 		if strings.HasPrefix(e.APIKeyEnv, "sk-") {

@@ -166,7 +166,7 @@ func TestLoadErrors(t *testing.T) {
 		{"negative size", "max_note_bytes: -5\n", nil, []string{"is not a size"}},
 		{"folder grace not a mapping", "decay:\n  folder_grace: [journal]\n", nil, []string{"line 2"}},
 		{"invalid values, all reported", "embedder:\n  backend: cohere\n  batch_size: 0\ndecay:\n  function: linear\n  half_life_days: 0\n", nil,
-			[]string{`embedder.backend "cohere" is unknown (want one of builtin, ollama, openai)`, "embedder.batch_size 0", `decay function "linear" is unknown`, "half-life"}},
+			[]string{`embedder.backend "cohere" is unknown (want one of builtin, ollama, openai, minilm)`, "embedder.batch_size 0", `decay function "linear" is unknown`, "half-life"}},
 		{"env bad values, all reported", "-", map[string]string{"NOEMA_DECAY_GRACE": "two weeks", "NOEMA_EMBED_TIMEOUT": "30", "NOEMA_DECAY_DISABLED": "maybe"},
 			[]string{`NOEMA_DECAY_GRACE: "two weeks" is not a number`, `NOEMA_EMBED_TIMEOUT: "30" is not a duration`, `NOEMA_DECAY_DISABLED: "maybe"`}},
 		{"env bad folder grace", "-", map[string]string{"NOEMA_DECAY_FOLDER_GRACE": "journal/:3"}, []string{"NOEMA_DECAY_FOLDER_GRACE", "folder/=days"}},
@@ -234,6 +234,13 @@ func TestValidate(t *testing.T) {
 		{"zero note size", mod(func(c *config.Config) { c.MaxNoteBytes = 0 }), "max_note_bytes 0"},
 		{"negative debounce", mod(func(c *config.Config) { c.WatchDebounce = -time.Second }), "watch_debounce -1s"},
 		{"bad folder grace", mod(func(c *config.Config) { c.Decay.FolderGrace = map[string]float64{"/abs/": 1} }), "vault-relative"},
+		{"minilm default model", mod(func(c *config.Config) { c.Embedder.Backend = "minilm" }), ""},
+		{"minilm model and folder", mod(func(c *config.Config) {
+			c.Embedder.Backend, c.Embedder.Model, c.Embedder.ModelDir = "minilm", "bge-small-en-v1.5", "/models/bge"
+		}), ""},
+		{"minilm with URL", mod(func(c *config.Config) { c.Embedder.Backend = "minilm"; c.Embedder.URL = "http://h" }), "takes no URL"},
+		{"minilm model path", mod(func(c *config.Config) { c.Embedder.Backend = "minilm"; c.Embedder.Model = "../m" }), "not a path"},
+		{"model_dir for ollama", mod(func(c *config.Config) { c.Embedder.Backend = "ollama"; c.Embedder.ModelDir = "/m" }), "only the minilm backend"},
 	}
 	for _, sc := range scenarios {
 		t.Run(sc.Name, func(t *testing.T) {

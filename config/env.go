@@ -26,12 +26,14 @@ type envSpec struct {
 // after it.
 func envSpecs() []envSpec {
 	return []envSpec{
-		{EnvVar{"NOEMA_EMBEDDER", "embedding backend: builtin, ollama or openai (switching clears the file's model, url and dimensions)"},
+		{EnvVar{"NOEMA_EMBEDDER", "embedding backend: builtin, ollama, openai or minilm (switching clears the file's model, url, model_dir and dimensions)"},
 			func(c *Config, v string) error { c.Embedder.SwitchBackend(v); return nil }},
 		{EnvVar{"NOEMA_EMBED_MODEL", "embedding model name"},
 			func(c *Config, v string) error { c.Embedder.Model = v; return nil }},
 		{EnvVar{"NOEMA_EMBED_URL", "embedding server base URL"},
 			func(c *Config, v string) error { c.Embedder.URL = v; return nil }},
+		{EnvVar{"NOEMA_EMBED_MODEL_DIR", "minilm: the model folder (default $XDG_DATA_HOME/noema/models/MODEL)"},
+			func(c *Config, v string) error { c.Embedder.ModelDir = v; return nil }},
 		{EnvVar{"NOEMA_EMBED_KEY_ENV", "name of the variable holding the API key (openai)"},
 			func(c *Config, v string) error { c.Embedder.APIKeyEnv = v; return nil }},
 		{EnvVar{"NOEMA_EMBED_DIMENSIONS", "expected (openai: requested) vector dimension, 0 = the model's own"},

@@ -27,6 +27,7 @@ type fileEmbedder struct {
 	Backend    string   `yaml:"backend"`
 	Model      string   `yaml:"model"`
 	URL        string   `yaml:"url"`
+	ModelDir   string   `yaml:"model_dir"`
 	APIKeyEnv  string   `yaml:"api_key_env"`
 	Dimensions int      `yaml:"dimensions"`
 	BatchSize  int      `yaml:"batch_size"`
@@ -171,7 +172,7 @@ func toFile(c Config) fileConfig {
 	e := c.Embedder
 	return fileConfig{
 		Embedder: fileEmbedder{
-			Backend: e.Backend, Model: e.Model, URL: e.URL, APIKeyEnv: e.APIKeyEnv,
+			Backend: e.Backend, Model: e.Model, URL: e.URL, ModelDir: e.ModelDir, APIKeyEnv: e.APIKeyEnv,
 			Dimensions: e.Dimensions, BatchSize: e.BatchSize, Timeout: duration(e.Timeout), MaxRetries: e.MaxRetries,
 		},
 		Decay: fileDecay{
@@ -187,7 +188,7 @@ func fromFile(f fileConfig) Config {
 	e := f.Embedder
 	return Config{
 		Embedder: Embedder{
-			Backend: e.Backend, Model: e.Model, URL: e.URL, APIKeyEnv: e.APIKeyEnv,
+			Backend: e.Backend, Model: e.Model, URL: e.URL, ModelDir: e.ModelDir, APIKeyEnv: e.APIKeyEnv,
 			Dimensions: e.Dimensions, BatchSize: e.BatchSize, Timeout: time.Duration(e.Timeout), MaxRetries: e.MaxRetries,
 		},
 		Decay: decay.Config{

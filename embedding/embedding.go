@@ -9,6 +9,9 @@
 //     nomic-embed-text.
 //   - openai: the OpenAI embeddings API or any compatible server
 //     (/v1/embeddings); the key comes from an environment variable.
+//   - minilm (package bert): a BERT-family sentence encoder
+//     (all-MiniLM-L6-v2, bge-small-en-v1.5) run in pure Go from a model
+//     folder that `noema model pull` downloads.
 //
 // Every backend passes the shared conformance suite in embeddingtest.
 //
@@ -27,6 +30,7 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/config"
+	"github.com/noema-mem/noema/embedding/bert"
 	"github.com/noema-mem/noema/embedding/builtin"
 	"github.com/noema-mem/noema/embedding/ollama"
 	"github.com/noema-mem/noema/embedding/openai"
@@ -55,6 +59,7 @@ var (
 	_ Embedder = (*builtin.Embedder)(nil)
 	_ Embedder = (*ollama.Embedder)(nil)
 	_ Embedder = (*openai.Embedder)(nil)
+	_ Embedder = (*bert.Embedder)(nil)
 )
 
 // New returns the embedder cfg configures. getenv resolves the API key
@@ -98,7 +103,9 @@ func New(cfg config.Embedder, getenv func(string) string) (Embedder, error) {
 			Timeout:    cfg.Timeout,
 			MaxRetries: cfg.MaxRetries,
 		})
+	case config.BackendMiniLM:
+		return bert.Open(cfg.Model, cfg.ModelDir, cfg.Dimensions, getenv)
 	default:
-		return nil, noema.Errorf(noema.EINVALID, "unknown embedder backend %q (want builtin, ollama or openai)", cfg.Backend)
+		return nil, noema.Errorf(noema.EINVALID, "unknown embedder backend %q (want builtin, ollama, openai or minilm)", cfg.Backend)
 	}
 }

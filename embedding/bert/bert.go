@@ -27,7 +27,9 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"sync/atomic"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/embedding/bert/tokenizer"
 )
 
@@ -62,11 +64,26 @@ type Options struct {
 	Threads int
 	// BatchTokens bounds the tokens of one batch; 0 means 4096.
 	BatchTokens int
+	// Dimensions, when positive, is the dimension the model must have.
+	Dimensions int
 }
 
 // Embedder embeds texts with a BERT encoder. It is safe for concurrent use.
+// The model is read on first use (or by [Load]); until then Embed retries
+// loading at every call, so a model pulled while a server runs is picked
+// up.
 type Embedder struct {
-	name    string
+	opts Options
+	name string
+
+	mu   sync.Mutex
+	eng  *engine
+	dim  atomic.Int64
+	hint string // added to load errors: how to get the model
+}
+
+// engine is a loaded model.
+type engine struct {
 	tok     *tokenizer.Tokenizer
 	m       *model
 	pool    Pooling
@@ -76,8 +93,53 @@ type Embedder struct {
 	scratch sync.Pool
 }
 
-// Load reads a model folder. Errors name the missing or invalid file.
+// New returns an embedder that loads the model folder on first use.
+func New(o Options) *Embedder {
+	e := &Embedder{opts: o, name: o.Name}
+	if e.name == "" {
+		if abs, err := filepath.Abs(o.Dir); err == nil {
+			e.name = filepath.Base(abs)
+		} else {
+			e.name = filepath.Base(o.Dir)
+		}
+	}
+	if o.Dimensions > 0 {
+		e.dim.Store(int64(o.Dimensions))
+	} else if c, err := readConfig(filepath.Join(o.Dir, "config.json")); err == nil {
+		e.dim.Store(int64(c.HiddenSize))
+	}
+	return e
+}
+
+// Load reads a model folder now. Errors name the missing or invalid file.
 func Load(o Options) (*Embedder, error) {
+	e := New(o)
+	if _, err := e.engine(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// engine returns the loaded model, loading it if needed.
+func (e *Embedder) engine() (*engine, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.eng != nil {
+		return e.eng, nil
+	}
+	eng, err := loadEngine(e.opts)
+	if err != nil {
+		return nil, err
+	}
+	if e.opts.Dimensions > 0 && eng.m.cfg.HiddenSize != e.opts.Dimensions {
+		return nil, fmt.Errorf("minilm: the model in %s has %d dimensions, the configuration says %d", e.opts.Dir, eng.m.cfg.HiddenSize, e.opts.Dimensions)
+	}
+	e.eng = eng
+	e.dim.Store(int64(eng.m.cfg.HiddenSize))
+	return eng, nil
+}
+
+func loadEngine(o Options) (*engine, error) {
 	if o.Dir == "" {
 		return nil, errors.New("minilm: no model folder")
 	}
@@ -99,27 +161,19 @@ func Load(o Options) (*Embedder, error) {
 	if tok.VocabSize() > m.cfg.VocabSize {
 		return nil, fmt.Errorf("minilm: tokenizer has %d tokens, the model %d", tok.VocabSize(), m.cfg.VocabSize)
 	}
-	e := &Embedder{tok: tok, m: m, pool: o.Pooling, maxLen: o.MaxLength, threads: o.Threads, batch: o.BatchTokens}
-	e.name = o.Name
-	if e.name == "" {
-		abs, err := filepath.Abs(o.Dir)
-		if err != nil {
-			return nil, err
-		}
-		e.name = filepath.Base(abs)
-	}
-	st2, err := readSentenceConfig(o.Dir)
+	e := &engine{tok: tok, m: m, pool: o.Pooling, maxLen: o.MaxLength, threads: o.Threads, batch: o.BatchTokens}
+	sc, err := readSentenceConfig(o.Dir)
 	if err != nil {
 		return nil, fmt.Errorf("minilm: %w", err)
 	}
 	if e.pool == "" {
-		e.pool = st2.pooling
+		e.pool = sc.pooling
 	}
 	if e.pool != PoolMean && e.pool != PoolCLS {
 		return nil, fmt.Errorf("minilm: pooling %q is not supported (want mean or cls)", e.pool)
 	}
 	if e.maxLen <= 0 {
-		e.maxLen = st2.maxLen
+		e.maxLen = sc.maxLen
 	}
 	if e.maxLen <= 0 {
 		e.maxLen = 512
@@ -200,17 +254,31 @@ func readSentenceConfig(dir string) (sentenceConfig, error) {
 // Name returns "minilm/NAME".
 func (e *Embedder) Name() string { return Backend + "/" + e.name }
 
-// Dimension returns the model's hidden size.
-func (e *Embedder) Dimension() int { return e.m.cfg.HiddenSize }
+// Dimension returns the model's hidden size, 0 while the folder has no
+// readable config.json.
+func (e *Embedder) Dimension() int { return int(e.dim.Load()) }
 
-// MaxLength returns the maximum tokens per text, [CLS] and [SEP] included.
-func (e *Embedder) MaxLength() int { return e.maxLen }
+// Loaded returns the loaded model's maximum tokens per text ([CLS] and
+// [SEP] included), pooling and tokenizer; ok is false before the model is
+// loaded.
+func (e *Embedder) Loaded() (maxLen int, pool Pooling, tok *tokenizer.Tokenizer, ok bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.eng == nil {
+		return 0, "", nil, false
+	}
+	return e.eng.maxLen, e.eng.pool, e.eng.tok, true
+}
 
-// Pooling returns the pooling in use.
-func (e *Embedder) Pooling() Pooling { return e.pool }
+// MaxLength returns the maximum tokens per text, [CLS] and [SEP] included
+// (0 before the model is loaded).
+func (e *Embedder) MaxLength() int { n, _, _, _ := e.Loaded(); return n }
 
-// Tokenizer returns the model's tokenizer.
-func (e *Embedder) Tokenizer() *tokenizer.Tokenizer { return e.tok }
+// Pooling returns the pooling in use ("" before the model is loaded).
+func (e *Embedder) Pooling() Pooling { _, p, _, _ := e.Loaded(); return p }
+
+// Tokenizer returns the model's tokenizer (nil before the model is loaded).
+func (e *Embedder) Tokenizer() *tokenizer.Tokenizer { _, _, t, _ := e.Loaded(); return t }
 
 // Embed returns one L2-normalised vector per text.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
@@ -220,16 +288,37 @@ func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, erro
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	eng, err := e.engine()
+	if err != nil {
+		return nil, e.unavailable(err)
+	}
 	ids := make([][]int32, len(texts))
 	for i, t := range texts {
-		ids[i] = e.tok.EncodeMax(t, e.maxLen)
+		ids[i] = eng.tok.EncodeMax(t, eng.maxLen)
 	}
-	return e.EmbedIDs(ctx, ids)
+	return eng.embedIDs(ctx, ids)
 }
 
 // EmbedIDs embeds token id sequences as they are ([CLS] … [SEP] included,
 // at most the position embeddings long).
 func (e *Embedder) EmbedIDs(ctx context.Context, ids [][]int32) ([][]float32, error) {
+	eng, err := e.engine()
+	if err != nil {
+		return nil, e.unavailable(err)
+	}
+	return eng.embedIDs(ctx, ids)
+}
+
+// unavailable marks a model that cannot be loaded as noema.EUNAVAILABLE,
+// so that callers degrade to fuzzy and full-text answers.
+func (e *Embedder) unavailable(err error) error {
+	if e.hint != "" {
+		return noema.Errorf(noema.EUNAVAILABLE, "%v; %s", err, e.hint)
+	}
+	return noema.Errorf(noema.EUNAVAILABLE, "%v", err)
+}
+
+func (e *engine) embedIDs(ctx context.Context, ids [][]int32) ([][]float32, error) {
 	for i, q := range ids {
 		if len(q) == 0 || len(q) > e.m.cfg.MaxPositionEmbeddings {
 			return nil, fmt.Errorf("minilm: sequence %d has %d tokens (want 1 to %d)", i, len(q), e.m.cfg.MaxPositionEmbeddings)
@@ -316,7 +405,7 @@ func (e *Embedder) EmbedIDs(ctx context.Context, ids [][]int32) ([][]float32, er
 
 // pool1 writes the pooled, normalised vector of one sequence's hidden
 // states (n rows) into dst.
-func (e *Embedder) pool1(dst, hidden []float32, n int) {
+func (e *engine) pool1(dst, hidden []float32, n int) {
 	dim := len(dst)
 	switch e.pool {
 	case PoolCLS:

@@ -152,9 +152,15 @@ def cmd_model(a):
     m = Bert(c)
     with torch.no_grad():
         for name, t in m.named().items():
+            # Token embeddings dominate (so that unrelated texts get distant
+            # vectors, as a trained model's would); everything else is small.
             if "LayerNorm.weight" in name:
                 t.copy_(1.0 + 0.2 * torch.randn_like(t))
             elif name.endswith("bias"):
+                t.copy_(0.02 * torch.randn_like(t))
+            elif "word_embeddings" in name:
+                t.copy_(torch.randn_like(t))
+            elif "embeddings" in name:
                 t.copy_(0.1 * torch.randn_like(t))
             else:
                 t.copy_(a.std * torch.randn_like(t))
