@@ -114,7 +114,8 @@ var groups = []struct{ name, summary string }{
 	{"note", "write, read, edit, move, delete, list and recent notes"},
 	{"concept", "find, similar, list, create, show, update and delete concepts"},
 	{"relation", "create, show, update and delete typed relations"},
-	{"graph", "node, neighbors, subgraph and export of the knowledge graph"},
+	{"graph", "node, neighbors, subgraph, export and analyze the knowledge graph"},
+	{"vault", "rename-files: maintenance of the vault's files"},
 }
 
 func commands() []*command {
@@ -184,10 +185,17 @@ func (c *CLI) usage(w io.Writer) {
 
 func groupUsage(w io.Writer, group string) {
 	fmt.Fprintf(w, "Usage: noema %s COMMAND [ARGS]\n\nCommands:\n", group)
+	type line struct{ sub, summary string }
+	var lines []line
+	width := 0
 	for _, cmd := range commands() {
 		if word, sub, ok := strings.Cut(cmd.path, " "); ok && word == group {
-			fmt.Fprintf(w, "  %-9s %s\n", sub, cmd.summary)
+			lines = append(lines, line{sub, cmd.summary})
+			width = max(width, len(sub))
 		}
+	}
+	for _, l := range lines {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, l.sub, l.summary)
 	}
 	fmt.Fprintf(w, "\nRun 'noema %s COMMAND --help' for a command's flags.\n", group)
 }

@@ -1,0 +1,216 @@
+package notes
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/vault"
+)
+
+// RenameFilesInput asks for the renaming of slug-named notes.
+type RenameFilesInput struct {
+	DryRun bool `json:"dry_run,omitempty" jsonschema:"show what would be renamed and which links would change, and change nothing (default false)" default:"false"`
+}
+
+// RenamedFile is one note renamed.
+type RenamedFile struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// LinkChange is one line whose links a rename rewrote.
+type LinkChange struct {
+	URI string `json:"uri"`
+	vault.LineChange
+}
+
+// RenameFilesResult is what a rename changed, or would change.
+type RenameFilesResult struct {
+	DryRun  bool          `json:"dry_run"`
+	Renamed []RenamedFile `json:"renamed"`
+	Links   []LinkChange  `json:"links"`
+}
+
+// RenameFiles renames the notes whose file carries the name older noema
+// versions gave (vault.Slug of the title: "garbage-collection.md") to the
+// name Obsidian expects (vault.FileName: "Garbage Collection.md"), in the
+// same folder, and rewrites the links that name them by path
+// ([[folder/garbage-collection]], relation targets [[folder/garbage-collection.md]]
+// and memory:// URIs). Links by title ([[Garbage Collection]]) need no
+// change. All files change together through a changeset, so a crash leaves
+// the vault as it was or as it becomes; notes renamed meanwhile by someone
+// else stop it with checksum_mismatch. With DryRun nothing changes.
+func (s *Service) RenameFiles(ctx context.Context, in RenameFilesInput) (*RenameFilesResult, error) {
+	res := &RenameFilesResult{DryRun: in.DryRun, Renamed: []RenamedFile{}, Links: []LinkChange{}}
+	err := s.Vault.Locked(ctx, func(ctx context.Context) error {
+		files, err := s.readAll(ctx)
+		if err != nil {
+			return err
+		}
+		renames := plannedRenames(files)
+		if len(renames) == 0 {
+			return nil
+		}
+		cs := &vault.Changeset{}
+		var paths []string // changed in place
+		for _, f := range files {
+			content, changes := rewritePathLinks(f, renames)
+			for _, c := range changes {
+				res.Links = append(res.Links, LinkChange{URI: vault.PathToURI(f.rel), LineChange: c})
+			}
+			to, renamed := renames[f.rel]
+			switch {
+			case renamed:
+				cs.Create(to, content)
+				cs.Remove(f.rel, f.content)
+				res.Renamed = append(res.Renamed, RenamedFile{From: vault.PathToURI(f.rel), To: vault.PathToURI(to)})
+			case !bytes.Equal(content, f.content):
+				cs.Replace(f.rel, f.content, content)
+				paths = append(paths, f.rel)
+			}
+		}
+		if in.DryRun {
+			return nil
+		}
+		if err := s.Vault.Apply(ctx, cs); err != nil {
+			return err
+		}
+		// One rename at a time, so that each note keeps its access history.
+		for from, to := range renames {
+			if _, err := s.Indexer.SyncPaths(ctx, []string{to, from}, from); err != nil {
+				return err
+			}
+		}
+		_, err = s.Indexer.SyncPaths(ctx, paths, "")
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// noteFile is a note's file as read for a rename.
+type noteFile struct {
+	rel     string
+	content []byte
+	note    *vault.Note
+}
+
+// readAll reads and parses every note of the vault; files that do not
+// parse are left alone.
+func (s *Service) readAll(ctx context.Context) ([]noteFile, error) {
+	var files []noteFile
+	err := s.Vault.Walk(ctx, func(rel string, _ fs.FileInfo) error {
+		content, _, err := s.Vault.ReadFile(rel)
+		if err != nil {
+			return nil // gone or unreadable: not ours to rename
+		}
+		n, err := vault.Parse(rel, content)
+		if err != nil {
+			return nil
+		}
+		s.Vault.ResolvePathLinks(n)
+		files = append(files, noteFile{rel: rel, content: content, note: n})
+		return nil
+	})
+	return files, err
+}
+
+// plannedRenames maps each slug-named note to its title's file name in the
+// same folder, numbered when the name is taken (by a file that stays, or by
+// an earlier rename).
+func plannedRenames(files []noteFile) map[string]string {
+	taken := map[string]bool{}
+	for _, f := range files {
+		taken[strings.ToLower(f.rel)] = true
+	}
+	renames := map[string]string{}
+	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
+	for _, f := range files {
+		dir, base := path.Split(f.rel)
+		stem := strings.TrimSuffix(base, ".md")
+		want := vault.FileName(f.note.Title)
+		if stem != vault.Slug(f.note.Title) || stem == want {
+			continue
+		}
+		for n := 1; ; n++ {
+			to := vault.NumberedName(dir, want, n)
+			// Compared case-insensitively: macOS and Windows would see
+			// "Go.md" and "go.md" as one file.
+			if !taken[strings.ToLower(to)] {
+				taken[strings.ToLower(to)] = true
+				renames[f.rel] = to
+				break
+			}
+		}
+	}
+	return renames
+}
+
+// rewritePathLinks returns f's content with the links naming a renamed note
+// by path pointing to its new path: body links ([[folder/old]],
+// [[folder/old.md]]) and, in the front matter, relation targets
+// ("[[folder/old.md]]") and memory:// URIs.
+func rewritePathLinks(f noteFile, renames map[string]string) ([]byte, []vault.LineChange) {
+	content, changes := vault.RewriteLinks(f.content, f.note.Links, func(l noema.Link) (string, bool) {
+		to, ok := renames[l.Path]
+		if !ok {
+			return "", false
+		}
+		// Keep the form the link was written in: with or without .md.
+		inner := string(f.content[l.Offset+2 : l.End-2])
+		if i := strings.IndexAny(inner, "#|"); i >= 0 {
+			inner = inner[:i]
+		}
+		if strings.HasSuffix(strings.ToLower(strings.TrimSpace(inner)), ".md") {
+			return to, true
+		}
+		return strings.TrimSuffix(to, ".md"), true
+	})
+	if f.note.BodyOffset == 0 {
+		return content, changes
+	}
+	fm, body := content[:f.note.BodyOffset], content[f.note.BodyOffset:]
+	newHead := string(fm)
+	for from, to := range renames {
+		newHead = replaceBounded(newHead, "[["+from+"]]", "[["+to+"]]")
+		newHead = replaceBounded(newHead, noema.URIScheme+strings.TrimSuffix(from, ".md"), noema.URIScheme+strings.TrimSuffix(to, ".md"))
+	}
+	if newHead == string(fm) {
+		return content, changes
+	}
+	var head []vault.LineChange
+	newLines := strings.Split(newHead, "\n")
+	for i, line := range strings.Split(string(fm), "\n") {
+		if after := newLines[i]; after != line {
+			head = append(head, vault.LineChange{Line: i + 1, Before: strings.TrimSuffix(line, "\r"), After: strings.TrimSuffix(after, "\r")})
+		}
+	}
+	return append([]byte(newHead), body...), append(head, changes...)
+}
+
+// replaceBounded replaces old in s where the next character does not
+// continue a path (so memory://a/b does not match memory://a/bc).
+func replaceBounded(s, old, repl string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, old)
+		if i < 0 {
+			break
+		}
+		end := i + len(old)
+		if end < len(s) && !strings.ContainsRune("\"' \t\r\n,]}#|", rune(s[end])) {
+			b.WriteString(s[:end])
+		} else {
+			b.WriteString(s[:i] + repl)
+		}
+		s = s[end:]
+	}
+	return b.String() + s
+}

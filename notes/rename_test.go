@@ -1,0 +1,91 @@
+package notes_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/noema-mem/noema/notes"
+)
+
+// TestRenameFiles: slug-named notes (older noema) are renamed by title, the
+// links naming them by path follow, links by title need nothing, and a dry
+// run changes nothing.
+func TestRenameFiles(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	root := a.Vault.Root
+	files := map[string]string{
+		"ml/garbage-collection.md": "---\ntitle: Garbage Collection\n---\nAbout GC.\n",
+		"ml/go.md":                 "---\ntitle: Go\n---\nA language.\n",
+		"ml/Go.md":                 "---\ntitle: Go\n---\nThe other Go file.\n", // the name Go would take is taken
+		"Index.md": "---\ntitle: Index\nsee_also:\n  - \"[[ml/garbage-collection.md]]\"\nrelations:\n  - {type: old, to: memory://ml/garbage-collection}\n---\n" +
+			"By path [[ml/garbage-collection]], with .md ![[ml/garbage-collection.md#Part|shown]], by title [[Garbage Collection]],\n" +
+			"in code `[[ml/garbage-collection]]`, and [[ml/go]].\n",
+		"already-fine.md": "plain file whose title is its name\n",
+		"custom-name.md":  "---\ntitle: Something Else\n---\nnot a slug of its title\n",
+	}
+	for rel, content := range files {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, rel), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.Sync(ctx, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	dry, err := a.Notes.RenameFiles(ctx, notes.RenameFilesInput{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(dry.Renamed) != 2 || dry.Renamed[0].From != "memory://ml/garbage-collection" || dry.Renamed[0].To != "memory://ml/Garbage Collection" ||
+		dry.Renamed[1].To != "memory://ml/Go 2" {
+		t.Errorf("dry run renames = %+v", dry.Renamed)
+	}
+	if len(dry.Links) != 4 {
+		t.Errorf("dry run links = %+v", dry.Links)
+	}
+	if _, err := os.Stat(filepath.Join(root, "ml/garbage-collection.md")); err != nil {
+		t.Fatalf("a dry run renamed: %v", err)
+	}
+
+	res, err := a.Notes.RenameFiles(ctx, notes.RenameFilesInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Renamed) != 2 {
+		t.Fatalf("renamed = %+v", res.Renamed)
+	}
+	index, _ := os.ReadFile(filepath.Join(root, "Index.md"))
+	for _, want := range []string{
+		`"[[ml/Garbage Collection.md]]"`, "memory://ml/Garbage Collection}",
+		"By path [[ml/Garbage Collection]], with .md ![[ml/Garbage Collection.md#Part|shown]], by title [[Garbage Collection]]",
+		"`[[ml/garbage-collection]]`", "and [[ml/Go 2]].",
+	} {
+		if !strings.Contains(string(index), want) {
+			t.Errorf("Index.md lacks %q:\n%s", want, index)
+		}
+	}
+	for _, rel := range []string{"ml/Garbage Collection.md", "ml/Go 2.md", "ml/Go.md", "already-fine.md", "custom-name.md"} {
+		if _, err := os.Stat(filepath.Join(root, rel)); err != nil {
+			t.Errorf("%s: %v", rel, err)
+		}
+	}
+	// The index follows: the renamed notes are found at their new names,
+	// and the concept page of [[Garbage Collection]] is the renamed file.
+	if n, err := a.Notes.Read(ctx, "memory://ml/Garbage Collection"); err != nil || n.Title != "Garbage Collection" {
+		t.Errorf("read renamed: %+v, %v", n, err)
+	}
+	if c, err := a.Concepts.Get(ctx, "garbage collection"); err != nil || c.Page != "memory://ml/Garbage Collection" {
+		t.Errorf("concept page = %+v, %v", c, err)
+	}
+	// Running it again finds nothing to do.
+	again, err := a.Notes.RenameFiles(ctx, notes.RenameFilesInput{})
+	if err != nil || len(again.Renamed) != 0 || len(again.Links) != 0 {
+		t.Errorf("second run = %+v, %v", again, err)
+	}
+}
