@@ -89,3 +89,33 @@ func TestRenameFiles(t *testing.T) {
 		t.Errorf("second run = %+v, %v", again, err)
 	}
 }
+
+// TestFilesEndWithNewline: every file noema writes ends with a newline,
+// whatever the content given.
+func TestFilesEndWithNewline(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	w, err := a.Notes.Write(ctx, notes.WriteInput{Title: "No newline", Content: "text without a final newline"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string) {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(a.Vault.Root, w.Path))
+		if err != nil || !strings.HasSuffix(string(b), "\n") {
+			t.Errorf("%s: file %q does not end with a newline (%v)", what, b, err)
+		}
+	}
+	check("write")
+	for _, in := range []notes.EditInput{
+		{Op: notes.OpReplaceAll, Content: "---\ntitle: No newline\n---\nreplaced"},
+		{Op: notes.OpFindReplace, Find: "replaced", Replace: "found"},
+		{Op: notes.OpAppend, Content: "appended"},
+	} {
+		in.URI = w.URI
+		if _, err := a.Notes.Edit(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		check(in.Op)
+	}
+}
