@@ -2,11 +2,15 @@ package mcpserver_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/mcpserver"
 )
 
@@ -88,5 +92,41 @@ func TestNamesWhereUsersHaveNames(t *testing.T) {
 		if e := call(t, cs, name, map[string]any{"id": "Nothing Like It"}, nil); !strings.HasPrefix(e, "not_found:") || !strings.Contains(e, "Nothing Like It") {
 			t.Errorf("%s of an unknown name = %q", name, e)
 		}
+	}
+}
+
+// TestResourceNotFoundCode: a missing resource, however spelled, is JSON-RPC
+// -32002 for clients of revisions up to 2025-11-25 and -32602 (invalid
+// params, SEP-2164) from 2026-07-28.
+func TestResourceNotFoundCode(t *testing.T) {
+	ctx := context.Background()
+	a := noematest.OpenApp(t, "", app.Options{})
+	srv, err := mcpserver.New(a, mcpserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for version, want := range map[string]int64{"2025-06-18": -32002, "2025-11-25": -32002, "2026-07-28": -32602} {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
+		cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := cs.InitializeResult().ProtocolVersion; got != version {
+			t.Fatalf("negotiated %s, want %s", got, version)
+		}
+		for _, uri := range []string{"memory://No Such Note", "memory://No%20Such%20Note", "memory://Runtime Notes/nothing", "noema://nothing"} {
+			_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+			var wire *jsonrpc.Error
+			if !errors.As(err, &wire) || wire.Code != want {
+				t.Errorf("%s: resource %q: %v, want %d", version, uri, err, want)
+			}
+		}
+		cs.Close()
+		ss.Close()
 	}
 }

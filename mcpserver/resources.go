@@ -3,11 +3,13 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"strconv"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/noema-mem/noema"
@@ -96,6 +98,32 @@ func spacedNoteURIs(next mcp.MethodHandler) mcp.MethodHandler {
 		return next(ctx, method, req)
 	}
 }
+
+// codeResourceNotFound is the JSON-RPC code of a missing resource up to
+// protocol 2025-11-25; from 2026-07-28 (SEP-2164) it is invalid params
+// (-32602), which go-sdk v1.8.0 uses for every client.
+const codeResourceNotFound = -32002
+
+// resourceNotFoundCode gives a missing resource the code of the client's
+// protocol revision: -32002 before 2026-07-28 (what those clients, and
+// noema's own contract, expect), -32602 from it.
+func resourceNotFoundCode(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		var wire *jsonrpc.Error
+		if r, ok := req.(*mcp.ReadResourceRequest); ok && errors.As(err, &wire) && wire.Message == "Resource not found" {
+			if r.ProtocolVersion() >= statelessProtocol {
+				wire.Code = jsonrpc.CodeInvalidParams
+			} else {
+				wire.Code = codeResourceNotFound
+			}
+		}
+		return res, err
+	}
+}
+
+// statelessProtocol is the first revision of SEP-2575 and SEP-2164.
+const statelessProtocol = "2026-07-28"
 
 // escapeTemplateValue percent-encodes the bytes of s that a URI template's
 // reserved expansion ({+var}, RFC 6570) does not match: everything but

@@ -109,7 +109,7 @@ func New(a *app.App, opts Options) (*mcp.Server, error) {
 		}
 	}
 	registerResources(r, s, enabled)
-	s.AddReceivingMiddleware(codeArgumentErrors, spacedNoteURIs)
+	s.AddReceivingMiddleware(codeArgumentErrors, spacedNoteURIs, resourceNotFoundCode)
 	// Last, so it runs first: no request may end the session.
 	s.AddReceivingMiddleware(guarded(opts.Logger))
 	return s, nil
