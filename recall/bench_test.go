@@ -17,10 +17,12 @@ import (
 
 // BenchmarkBuildContext measures build_context at depth 2 (the default,
 // max_entities 20, decay on, no content) on a synced 10,000-note generated
-// vault (80,000 links, 2,500 concepts with Zipf-like degrees), through the
-// service: resolve the name, relations, notes, two levels of co-occurrence.
+// vault (75,792 link rows, 2,490 concepts with Zipf-like degrees), through
+// the service: resolve the name, relations, the graph check, notes, two
+// levels of co-occurrence.
 //
-//	go test -run '^$' -bench BuildContext -benchtime 2000x ./recall/
+//	go test -run '^$' -bench 'BuildContext/(all|hubs)' -benchtime 2000x ./recall/
+//	go test -run '^$' -bench 'BuildContext/after' -benchtime 200x ./recall/
 //
 // "all" cycles through every linked concept of the vocabulary in a fixed
 // scrambled order, so its p50 is that of a concept picked at random;
