@@ -511,3 +511,22 @@ func TestConcurrentCallsAndWrites(t *testing.T) {
 		t.Fatalf("after concurrent writes: notes %+v related %+v", res.Notes, res.Related)
 	}
 }
+
+func TestSameAfterReindex(t *testing.T) {
+	a := fruitVault(t)
+	ctx := context.Background()
+	s := service(a, decay.DefaultConfig())
+	in := recall.Input{Concept: "Apple", Depth: 4, IncludeContent: true}
+	before := build(t, s, in)
+	if _, err := a.Sync(ctx, true, nil); err != nil {
+		t.Fatal(err)
+	}
+	after := build(t, s, in)
+	if fmt.Sprint(before) != fmt.Sprint(after) {
+		t.Fatalf("after a reindex:\n%+v\nwant:\n%+v", after, before)
+	}
+	// A fresh service (a graph read from nothing) agrees.
+	if fresh := build(t, service(a, decay.DefaultConfig()), in); fmt.Sprint(fresh) != fmt.Sprint(before) {
+		t.Fatalf("fresh service:\n%+v\nwant:\n%+v", fresh, before)
+	}
+}
