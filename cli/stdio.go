@@ -88,7 +88,7 @@ func (s *stdio) take(line []byte) {
 			return
 		}
 	}
-	var ids []string
+	var ids, cancelled []string
 	for _, raw := range items {
 		msg, err := jsonrpc.DecodeMessage(raw)
 		if err != nil {
@@ -97,13 +97,30 @@ func (s *stdio) take(line []byte) {
 			s.reply(m.ID, -32600, fmt.Sprintf("invalid request: %v", err))
 			return
 		}
-		if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		req, ok := msg.(*jsonrpc.Request)
+		switch {
+		case ok && req.IsCall():
 			ids = append(ids, idKey(raw))
+		case ok && req.Method == "notifications/cancelled":
+			// A cancelled request may get no response (the specification
+			// says it should not): stop waiting for one.
+			var p struct {
+				Params struct {
+					RequestID any `json:"requestId"`
+				} `json:"params"`
+			}
+			if json.Unmarshal(raw, &p) == nil && p.Params.RequestID != nil {
+				b, _ := json.Marshal(p.Params.RequestID)
+				cancelled = append(cancelled, string(b))
+			}
 		}
 	}
 	s.mu.Lock()
 	for _, id := range ids {
 		s.pending[id]++
+	}
+	for _, id := range cancelled {
+		s.doneLocked(id)
 	}
 	s.mu.Unlock()
 	s.buf = append(line, '\n')
@@ -173,16 +190,24 @@ func (s *stdio) answered(p []byte) {
 		if json.Unmarshal(raw, &m) != nil || m.Method != nil || len(m.ID) == 0 {
 			continue
 		}
-		id := idKey(raw)
-		if s.pending[id] > 1 {
-			s.pending[id]--
-			continue
-		}
-		delete(s.pending, id)
-		if len(s.pending) == 0 {
-			close(s.drained)
-			s.drained = make(chan struct{})
-		}
+		s.doneLocked(idKey(raw))
+	}
+}
+
+// doneLocked notes that the request id has its answer (or will get none).
+func (s *stdio) doneLocked(id string) {
+	n, ok := s.pending[id]
+	switch {
+	case !ok:
+		return
+	case n > 1:
+		s.pending[id]--
+		return
+	}
+	delete(s.pending, id)
+	if len(s.pending) == 0 {
+		close(s.drained)
+		s.drained = make(chan struct{})
 	}
 }
 
