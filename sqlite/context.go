@@ -114,13 +114,14 @@ const maxSeen = 32
 
 // MentionGraph returns a mention graph that matches the index as of this
 // call: prev itself when nothing was committed since prev was built (the
-// cost of one PRAGMA), else a graph refreshed from prev. A refresh reads
-// every note's row (id, path, title, hash, verification and modification
-// times) and the access table; it re-reads the links of only the notes
-// whose hash or verification time moved (the indexer re-derives a note's
-// links only from a fresh read of its file, and records the time of that
-// read), and the concept registry only when its version changed. With prev nil, everything is read. Keep
-// the returned graph and pass it as prev next time.
+// cost of one PRAGMA), else a graph refreshed from prev in one read
+// transaction. A refresh compares every note row's signature (see
+// noteSig) and reads the access table; it reads in full only the rows that
+// changed, re-reads the links of only the notes whose hash or verification
+// time moved (the indexer re-derives a note's links only from a fresh read
+// of its file, and records the time of that read), and re-reads the
+// concept registry only when its version moved. With prev nil, everything
+// is read. Keep the returned graph and pass it as prev next time.
 func (db *DB) MentionGraph(ctx context.Context, prev *MentionGraph) (*MentionGraph, error) {
 	conn, err := db.read.Conn(ctx)
 	if err != nil {
