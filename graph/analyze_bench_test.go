@@ -255,7 +255,7 @@ func TestAnalyzeSpeed(t *testing.T) {
 			var out, errb bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errb
 			if err := cmd.Run(); err != nil {
-				t.Fatalf("bench_igraph.py: %v\n%s", err, errb.Bytes())
+				t.Errorf("bench_igraph.py: %v\n%s", err, errb.Bytes()) // print what it timed before failing
 			}
 			for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
 				f := strings.Fields(line) // lib op seconds [note…]
