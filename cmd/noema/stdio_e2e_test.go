@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestStdioAnswersInFlightAtEndOfInput drives the real binary: a write
+// blocked on the index (another process holds SQLite's write lock) is in
+// flight when the client closes its input; once the lock is released the
+// write completes, its reply is written, and noema mcp exits 0. A malformed
+// line before it got a parse error without ending the session.
+func TestStdioAnswersInFlightAtEndOfInput(t *testing.T) {
+	vault := filepath.Join(t.TempDir(), "vault")
+	runJSON(t, vault, 0, nil, "note", "write", "--title", "Seed", "--content", "[[Seed]]")
+	cmd, stdin, stdout, stderr := rawMCP(t, vault)
+
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status","arguments":{}}`) // truncated
+	if line, err := stdout.ReadString('\n'); err != nil || !strings.Contains(line, `"code":-32700`) {
+		t.Fatalf("malformed line: %q %v", line, err)
+	}
+
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(vault, ".noema", "index.db")+"?_pragma=busy_timeout(5000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"write_note","arguments":{"title":"In flight at EOF","content":"x [[Seed]]"}}}`)
+	time.Sleep(500 * time.Millisecond)
+	stdin.Close()
+	time.Sleep(700 * time.Millisecond)
+	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+
+	rest, _ := io.ReadAll(stdout)
+	if !strings.Contains(string(rest), `"id":3,"result"`) || !strings.Contains(string(rest), `created memory://In flight at EOF`) {
+		t.Errorf("no reply to the write in flight at the end of input: %s\nstderr: %s", rest, stderr)
+	}
+	if code, _ := waitExit(t, cmd, 10*time.Second); code != 0 {
+		t.Errorf("exit %d", code)
+	}
+	runJSON(t, vault, 0, nil, "note", "read", "In flight at EOF")
+}
