@@ -158,18 +158,66 @@ type AnalyzeResult struct {
 }
 
 // Analyzer answers analyze_graph from a Source and caches per graph
-// version: the graphs built from the export and the results that cost
-// more than a pass over the graph (PageRank vectors, partitions,
-// betweenness, graph-wide link predictions). A call while the version is
-// unchanged reuses them; the first call after a change rebuilds. Calls are
-// serialized, so concurrent callers share one computation.
+// version: the graphs and the results that cost more than a pass over the
+// graph (PageRank vectors, partitions, betweenness, graph-wide link
+// predictions). A call while the version is unchanged reuses them; the
+// first call after a change rebuilds. Concurrent callers that need the
+// same result share one computation; callers that need different ones (a
+// slow betweenness, a quick community lookup) do not wait for each other.
 type Analyzer struct {
 	src Source
 
-	mu      sync.Mutex
+	mu  sync.Mutex
+	cur *snapshot
+}
+
+// snapshot is the cache of one graph version.
+type snapshot struct {
 	version string
-	graphs  map[string]*Weighted
-	memo    map[string]any
+	mu      sync.Mutex
+	entries map[string]*entry
+}
+
+// entry is one cached result, computed once.
+type entry struct {
+	once sync.Once
+	v    any
+	err  error
+}
+
+// maxEntries bounds the results kept per version (personalised PageRank
+// has a key per set of seeds); past it, all but the graphs are dropped.
+const maxEntries = 256
+
+// do returns the result cached under key, computing it with fn on first
+// use; concurrent callers wait for the one computing. An error is not
+// kept: the next call tries again.
+func (s *snapshot) do(key string, fn func() (any, error)) (any, error) {
+	s.mu.Lock()
+	e := s.entries[key]
+	if e == nil {
+		if len(s.entries) >= maxEntries {
+			kept := map[string]*entry{}
+			for k, v := range s.entries {
+				if strings.HasPrefix(k, "graph/") {
+					kept[k] = v
+				}
+			}
+			s.entries = kept
+		}
+		e = &entry{}
+		s.entries[key] = e
+	}
+	s.mu.Unlock()
+	e.once.Do(func() { e.v, e.err = fn() })
+	if e.err != nil {
+		s.mu.Lock()
+		if s.entries[key] == e {
+			delete(s.entries, key)
+		}
+		s.mu.Unlock()
+	}
+	return e.v, e.err
 }
 
 // NewAnalyzer returns an Analyzer reading src.
@@ -204,69 +252,64 @@ func SharedAnalyzer(src Source) *Analyzer {
 	return a
 }
 
-// sync clears the caches when the version changed. a.mu is held.
-func (a *Analyzer) sync(ctx context.Context) error {
+// snapshot returns the cache of the current graph version, a new one
+// when the version changed since the last call.
+func (a *Analyzer) snapshot(ctx context.Context) (*snapshot, error) {
 	v, err := a.src.GraphVersion(ctx)
 	if err != nil {
-		return fmt.Errorf("read graph version: %w", err)
+		return nil, fmt.Errorf("read graph version: %w", err)
 	}
-	if v != a.version || a.graphs == nil {
-		a.version = v
-		a.graphs = map[string]*Weighted{}
-		a.memo = map[string]any{}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.cur == nil || a.cur.version != v {
+		a.cur = &snapshot{version: v, entries: map[string]*entry{}}
 	}
-	if len(a.memo) > 256 {
-		a.memo = map[string]any{}
-	}
-	return nil
+	return a.cur, nil
 }
 
-// graph returns the graph of the kind, built from the export once per
-// version. a.mu is held. The version is read before the export, so a
-// change racing the read can only make the cache newer than its version,
-// and the next call rebuilds.
-func (a *Analyzer) graph(ctx context.Context, kind string) (*Weighted, error) {
-	if g := a.graphs[kind]; g != nil {
-		return g, nil
-	}
-	if cl, ok := a.src.(ConceptLinker); ok && kind == AnalyzeConcepts {
-		l, err := cl.ConceptLinks(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("read concept links: %w", err)
+// graph returns the graph of the kind, built once per version: the
+// concept graph from the index's concept links when it reads them
+// ([ConceptLinker]), else from the export. The version is read before the
+// graph, so a change racing the read can only make the cache newer than
+// its version, and the next call rebuilds.
+func (a *Analyzer) graph(ctx context.Context, s *snapshot, kind string) (*Weighted, error) {
+	v, err := s.do("graph/"+kind, func() (any, error) {
+		if cl, ok := a.src.(ConceptLinker); ok && kind == AnalyzeConcepts {
+			l, err := cl.ConceptLinks(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("read concept links: %w", err)
+			}
+			return ConceptGraphOf(l), nil
 		}
-		a.graphs[kind] = ConceptGraphOf(l)
-		return a.graphs[kind], nil
-	}
-	x, err := Export(ctx, a.src)
+		x, err := Export(ctx, a.src)
+		if err != nil {
+			return nil, err
+		}
+		if kind == AnalyzeFull {
+			return FullGraph(x), nil
+		}
+		return ConceptGraph(x), nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	a.graphs[AnalyzeConcepts] = ConceptGraph(x)
-	if kind == AnalyzeFull {
-		a.graphs[AnalyzeFull] = FullGraph(x)
-	}
-	return a.graphs[kind], nil
+	return v.(*Weighted), nil
 }
 
 // Graph returns the analysed graph of a kind (AnalyzeConcepts or
 // AnalyzeFull) as the index holds it now, from the cache when the graph
 // has not changed.
 func (a *Analyzer) Graph(ctx context.Context, kind string) (*Weighted, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if err := a.sync(ctx); err != nil {
+	s, err := a.snapshot(ctx)
+	if err != nil {
 		return nil, err
 	}
-	return a.graph(ctx, kind)
+	return a.graph(ctx, s, kind)
 }
 
-func memo[T any](a *Analyzer, key string, fn func() T) T {
-	if v, ok := a.memo[key]; ok {
-		return v.(T)
-	}
-	v := fn()
-	a.memo[key] = v
-	return v
+func memo[T any](s *snapshot, key string, fn func() T) T {
+	v, _ := s.do(key, func() (any, error) { return fn(), nil })
+	return v.(T)
 }
 
 type rankedPartition struct {
@@ -277,9 +320,9 @@ type rankedPartition struct {
 
 // pagerank returns the (memoized) PageRank of g, personalised on seeds
 // (node numbers, sorted) when there are any.
-func (a *Analyzer) pagerank(g *Weighted, seeds []int32) []float64 {
+func (s *snapshot) pagerank(g *Weighted, seeds []int32) []float64 {
 	key := fmt.Sprintf("pr/%s/%v", g.Kind, seeds)
-	return memo(a, key, func() []float64 {
+	return memo(s, key, func() []float64 {
 		var p []float64
 		if len(seeds) > 0 {
 			p = make([]float64, g.N())
@@ -295,11 +338,11 @@ func (a *Analyzer) pagerank(g *Weighted, seeds []int32) []float64 {
 // partition returns the (memoized) Louvain partition with communities
 // numbered by rank (largest first; ties by highest PageRank member, then
 // lowest node number) and members ordered by PageRank.
-func (a *Analyzer) partition(g *Weighted, resolution float64, seed uint64) *rankedPartition {
+func (s *snapshot) partition(g *Weighted, resolution float64, seed uint64) *rankedPartition {
 	key := fmt.Sprintf("louvain/%s/%v/%d", g.Kind, resolution, seed)
-	return memo(a, key, func() *rankedPartition {
+	return memo(s, key, func() *rankedPartition {
 		comm, mod := Louvain(g, resolution, seed)
-		pr := a.pagerank(g, nil)
+		pr := s.pagerank(g, nil)
 		return rankPartition(comm, pr, mod)
 	})
 }
@@ -342,13 +385,13 @@ func rankPartition(comm []int32, pr []float64, mod float64) *rankedPartition {
 
 // betweenness returns the (memoized) betweenness of g and whether it is
 // exact.
-func (a *Analyzer) betweenness(g *Weighted, seed uint64) ([]float64, bool) {
+func (s *snapshot) betweenness(g *Weighted, seed uint64) ([]float64, bool) {
 	type bcResult struct {
 		bc    []float64
 		exact bool
 	}
 	key := fmt.Sprintf("bc/%s/%d", g.Kind, seed)
-	r := memo(a, key, func() bcResult {
+	r := memo(s, key, func() bcResult {
 		samples := 0
 		if g.N() > MaxExactBetweenness {
 			samples = BetweennessSamples
@@ -402,12 +445,11 @@ func (a *Analyzer) Analyze(ctx context.Context, in AnalyzeOptions) (*AnalyzeResu
 		return nil, noema.Errorf(noema.EINVALID, "paths needs from and to").WithParam("from")
 	}
 
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if err := a.sync(ctx); err != nil {
+	s, err := a.snapshot(ctx)
+	if err != nil {
 		return nil, err
 	}
-	g, err := a.graph(ctx, kind)
+	g, err := a.graph(ctx, s, kind)
 	if err != nil {
 		return nil, err
 	}
@@ -453,13 +495,13 @@ func (a *Analyzer) Analyze(ctx context.Context, in AnalyzeOptions) (*AnalyzeResu
 		}
 		slices.Sort(seeds)
 		seeds = slices.Compact(seeds)
-		pr := a.pagerank(g, seeds)
+		pr := s.pagerank(g, seeds)
 		res.Nodes = topScored(g, pr, limit)
 		res.Total = ptr(g.N())
 		res.Exact = ptr(true)
 
 	case OpCentrality:
-		bc, exact := a.betweenness(g, seed)
+		bc, exact := s.betweenness(g, seed)
 		res.Nodes = topScored(g, bc, limit)
 		res.Total = ptr(g.N())
 		res.Exact = ptr(exact)
@@ -475,8 +517,8 @@ func (a *Analyzer) Analyze(ctx context.Context, in AnalyzeOptions) (*AnalyzeResu
 				return nil, err
 			}
 		}
-		p := a.partition(g, resolution, seed)
-		pr := a.pagerank(g, nil)
+		p := s.partition(g, resolution, seed)
+		pr := s.pagerank(g, nil)
 		res.Modularity = ptr(p.modularity)
 		res.Total = ptr(len(p.members))
 		res.HasMore = ptr(len(p.members) > limit)
@@ -535,7 +577,7 @@ func (a *Analyzer) Analyze(ctx context.Context, in AnalyzeOptions) (*AnalyzeResu
 		if from < 0 {
 			// The graph-wide ranking costs the most: keep the longest list
 			// once and cut it for smaller limits.
-			all := memo(a, "aa/"+g.Kind, func() []LinkScore { return AdamicAdar(g, -1, MaxAnalyzeLimit) })
+			all := memo(s, "aa/"+g.Kind, func() []LinkScore { return AdamicAdar(g, -1, MaxAnalyzeLimit) })
 			links = all[:min(limit, len(all))]
 		} else {
 			links = AdamicAdar(g, from, limit)
@@ -568,12 +610,11 @@ func (a *Analyzer) ConceptCommunity(ctx context.Context, conceptID string, sibli
 	if err != nil {
 		return nil, err
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if err := a.sync(ctx); err != nil {
+	s, err := a.snapshot(ctx)
+	if err != nil {
 		return nil, err
 	}
-	g, err := a.graph(ctx, AnalyzeConcepts)
+	g, err := a.graph(ctx, s, AnalyzeConcepts)
 	if err != nil {
 		return nil, err
 	}
@@ -581,8 +622,8 @@ func (a *Analyzer) ConceptCommunity(ctx context.Context, conceptID string, sibli
 	if !ok {
 		return nil, noema.Errorf(noema.ENOTFOUND, "no concept %q in the concept graph", conceptID)
 	}
-	p := a.partition(g, 1, 1)
-	return conceptCommunity(g, p, a.pagerank(g, nil), i, n), nil
+	p := s.partition(g, 1, 1)
+	return conceptCommunity(g, p, s.pagerank(g, nil), i, n), nil
 }
 
 func conceptCommunity(g *Weighted, p *rankedPartition, pr []float64, i int32, n int) *ConceptCommunity {

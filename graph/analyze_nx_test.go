@@ -279,3 +279,58 @@ func TestConceptLinksMatchExport(t *testing.T) {
 		t.Errorf("analyzer pagerank %+v, want %v", res.Nodes[0], pr[i])
 	}
 }
+
+// TestAnalyzerConcurrent calls one Analyzer from many goroutines at once
+// (run it with -race): every op, the community lookup, and equal answers
+// for equal questions.
+func TestAnalyzerConcurrent(t *testing.T) {
+	db, _ := analyzeVault(t, 80, 40, 4)
+	ctx := context.Background()
+	a := graph.NewAnalyzer(db)
+	g, err := a.Graph(ctx, graph.AnalyzeConcepts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops := []graph.AnalyzeOptions{
+		{Op: graph.OpPageRank}, {Op: graph.OpCommunities}, {Op: graph.OpCentrality}, {Op: graph.OpPredictLinks},
+		{Op: graph.OpPaths, From: g.IDs[0], To: g.IDs[1]}, {Op: graph.OpPageRank, Graph: graph.AnalyzeFull},
+	}
+	want := make([]string, len(ops))
+	for i, o := range ops {
+		res, err := graph.NewAnalyzer(db).Analyze(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(res)
+		want[i] = string(b)
+	}
+	errs := make(chan error, 64)
+	done := make(chan struct{})
+	for k := range 24 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			i := k % (len(ops) + 1)
+			if i == len(ops) {
+				if _, err := a.ConceptCommunity(ctx, g.IDs[k%g.N()], 3); err != nil {
+					errs <- err
+				}
+				return
+			}
+			res, err := a.Analyze(ctx, ops[i])
+			if err != nil {
+				errs <- err
+				return
+			}
+			if b, _ := json.Marshal(res); string(b) != want[i] {
+				errs <- fmt.Errorf("%s: concurrent answer differs", ops[i].Op)
+			}
+		}()
+	}
+	for range 24 {
+		<-done
+	}
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
