@@ -373,6 +373,8 @@ func TestHelpListsEveryParameter(t *testing.T) {
 				want = "--" + strings.TrimPrefix(cliTag, "name=")
 			case cliTag == "negate":
 				want = "--no-" + name
+			case strings.HasPrefix(cliTag, "invert="):
+				want = "--" + strings.TrimPrefix(cliTag, "invert=")
 			}
 			if !strings.Contains(out, want) {
 				t.Errorf("help %s does not show %s (%s):\n%s", tool.Command, want, f.Name, out)

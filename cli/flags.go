@@ -27,9 +27,23 @@ type param struct {
 	arg      string        // the argument's name (REF, QUERY); "" for a flag
 	variadic bool          // an argument that takes all the rest
 	stdin    bool          // read from standard input when the flag is absent
-	negate   bool          // a *bool offered as --no-NAME
-	help     string
-	set      bool // given on the command line
+	negate   bool          // a *bool offered as --no-NAME, or as --INVERTNAME
+	// invertName is the flag that sets a negated *bool to false, when it
+	// is not no-NAME (cli:"invert=apply": --apply sets dry_run false).
+	invertName string
+	help       string
+	set        bool // given on the command line
+}
+
+// flagName is the flag's name without dashes.
+func (p *param) flagName() string {
+	switch {
+	case p.invertName != "":
+		return p.invertName
+	case p.negate:
+		return "no-" + p.flag
+	}
+	return p.flag
 }
 
 // name is how the command line spells p: --flag or ARG.
@@ -37,7 +51,7 @@ func (p *param) name() string {
 	if p.arg != "" {
 		return p.arg
 	}
-	return "--" + p.flag
+	return "--" + p.flagName()
 }
 
 // input is a command's input being filled from the command line.
@@ -73,11 +87,12 @@ func newInput(typ reflect.Type) (*input, error) {
 				p.flag = val
 			case "stdin":
 				p.stdin = true
-			case "negate":
+			case "negate", "invert":
 				if f.Type != reflect.TypeFor[*bool]() {
-					return nil, fmt.Errorf("cli: %s.%s: negate needs a *bool", typ, f.Name)
+					return nil, fmt.Errorf("cli: %s.%s: %s needs a *bool", typ, f.Name, key)
 				}
 				p.negate = true
+				p.invertName = val
 			default:
 				return nil, fmt.Errorf("cli: %s.%s: unknown cli tag option %q", typ, f.Name, key)
 			}
@@ -119,11 +134,7 @@ func (in *input) define(fs *flag.FlagSet) {
 		if p.arg != "" {
 			continue
 		}
-		name := p.flag
-		if p.negate {
-			name = "no-" + p.flag
-		}
-		fs.Var(&flagValue{p}, name, p.help)
+		fs.Var(&flagValue{p}, p.flagName(), p.help)
 	}
 }
 
@@ -234,14 +245,16 @@ func (in *input) usage(w io.Writer) {
 		left := p.name()
 		if p.arg == "" {
 			if p.negate {
-				left = "--no-" + p.flag
+				left = "--" + p.flagName()
 			} else if meta := metavar(p); meta != "" {
 				left += " " + meta
 			}
 		}
 		help := p.help
-		if p.negate {
+		if p.negate && p.invertName == "" {
 			help = "turn off: " + help
+		} else if p.negate {
+			help = "sets " + p.json + " to false: " + help
 		}
 		if p.field.Type.Kind() == reflect.Slice && p.arg == "" {
 			help += " (repeatable)"

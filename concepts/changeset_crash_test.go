@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/internal/treetest"
 	"github.com/noema-mem/noema/vault"
@@ -137,4 +139,81 @@ var errCrash = errors.New("simulated crash")
 func setHook(v *vault.Vault, fn func(i int) error) (remove func()) {
 	v.FaultHook = fn
 	return func() { v.FaultHook = nil }
+}
+
+// TestMergeCrashAfterEachFile stops merge_concepts after each file of its
+// changeset (8 notes rewritten, the target's page rewritten, the source's
+// page deleted) and checks that reopening finishes it: the files are those
+// of an uninterrupted merge and the index equals a clean reindex.
+func TestMergeCrashAfterEachFile(t *testing.T) {
+	ctx := context.Background()
+	mergeVault := func(t *testing.T) string {
+		dir := t.TempDir()
+		write := func(rel, content string) {
+			p := filepath.Join(dir, filepath.FromSlash(rel))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write("concepts/Target.md", "---\nconcept: Target\n---\n# Target\n")
+		write("concepts/Targt.md", "---\nconcept: Targt\naliases: [Trgt]\nrelated:\n  - \"[[Other]]\"\n---\n# Targt\n")
+		for i := range 8 {
+			write(fmt.Sprintf("notes/n%02d.md", i), fmt.Sprintf("[[Targt]] and [[Trgt|the target]] near [[Other]] %d\n", i))
+		}
+		return dir
+	}
+	force := false
+	in := concepts.MergeInput{Sources: []string{"Targt"}, Target: "Target", DryRun: &force, Force: true}
+	// Pages record when noema first wrote them: one clock for every run.
+	now := func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }
+	clean := mergeVault(t)
+	ca := openAppAt(t, clean)
+	ca.Concepts.Now = now
+	if _, err := ca.Sync(ctx, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ca.Concepts.Merge(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	ca.Close()
+	want := treetest.NotesOnly(treetest.Files(t, clean))
+	const files = 10
+	for k := 0; k <= files; k++ {
+		t.Run(fmt.Sprintf("k=%d", k), func(t *testing.T) {
+			t.Parallel()
+			dir := mergeVault(t)
+			a := openAppAt(t, dir)
+			a.Concepts.Now = now
+			if _, err := a.Sync(ctx, false, nil); err != nil {
+				t.Fatal(err)
+			}
+			remove := setHook(a.Vault, func(i int) error {
+				if i == k {
+					return errCrash
+				}
+				return nil
+			})
+			_, err := a.Concepts.Merge(ctx, in)
+			remove()
+			if !errors.Is(err, errCrash) {
+				t.Fatalf("merge: %v", err)
+			}
+			a.Close()
+			a = openAppAt(t, dir)
+			defer a.Close()
+			if got := treetest.NotesOnly(treetest.Files(t, dir)); !treetest.Same(got, want) {
+				t.Fatalf("after recovery the files are:\n%swant:\n%s", treetest.Describe(got), treetest.Describe(want))
+			}
+			got := indexDump(t, a)
+			if _, err := a.Sync(ctx, true, nil); err != nil {
+				t.Fatal(err)
+			}
+			if clean := indexDump(t, a); got != clean {
+				t.Fatalf("index after recovery:\n%s\nclean reindex:\n%s", got, clean)
+			}
+		})
+	}
 }

@@ -27,6 +27,9 @@ type Service struct {
 	DB      Index
 	Indexer *indexer.Indexer
 	Now     func() time.Time
+	// Similarity, when set, measures how close two concepts are in
+	// meaning; Merge refuses dissimilar ones with it.
+	Similarity Similarity
 
 	mu    sync.Mutex
 	cache *matcher // fuzzy choices, rebuilt when the registry changes
@@ -55,6 +58,9 @@ type Index interface {
 	ConceptsVersion(ctx context.Context) (string, error)
 	// NoteConcepts returns the concepts the note at path links.
 	NoteConcepts(ctx context.Context, path string) ([]noema.NoteConcept, error)
+	// FilesRelatingTo returns the paths of the files declaring a relation
+	// to any of refs (vault.RelationRef forms).
+	FilesRelatingTo(ctx context.Context, refs []string) ([]string, error)
 }
 
 // New returns a Service over the indexer's vault and database.

@@ -101,6 +101,33 @@ func conceptTools() []*Tool {
 		}, textConcept),
 
 		New(Def{
+			Name: "merge_concepts", Command: "concept merge", Toolset: "concepts", Title: "Merge duplicate concepts", Hints: destructiveRepeats,
+			Description: "Merge duplicate concepts (sources) into one (target). Every link to a source in every note becomes a link to the target with the text reading the same " +
+				"([[src]] -> [[Target|src]], [[src|shown]] -> [[Target|shown]], [[src#H]] -> [[Target#H]]); the sources' names become aliases of the target so old spellings keep resolving; " +
+				"relations move to the target (duplicates collapse); metadata merges (a conflicting key stops everything); source pages go. dry_run (the default) only reports every change. " +
+				"Refuses a source less similar than min_similarity (embedding) unless force. All files change together or none; merging again is a no-op. analyze_duplicates proposes merges ready to pass here.",
+		}, func(ctx context.Context, e *Env, in concepts.MergeInput) (*concepts.MergeResult, error) {
+			return e.App.Concepts.Merge(ctx, in)
+		}, func(w io.Writer, o *concepts.MergeResult) {
+			fmt.Fprintln(w, o.Message)
+			for _, s := range o.Similarities {
+				fmt.Fprintf(w, "- similarity of %s to %s: %.3f (%s)\n", s.Label, o.Target.Label, s.Similarity, o.Embedder)
+			}
+			if len(o.AliasesAdded) > 0 {
+				fmt.Fprintf(w, "aliases added: %s\n", strings.Join(o.AliasesAdded, ", "))
+			}
+			for _, p := range o.PagesDeleted {
+				fmt.Fprintf(w, "page deleted: %s\n", p)
+			}
+			for _, c := range o.Changes {
+				fmt.Fprintf(w, "  %s:%d\n    - %s\n    + %s\n", c.URI, c.Line, c.Before, c.After)
+			}
+			if o.DryRun && len(o.Sources) > 0 {
+				fmt.Fprintln(w, "dry run: nothing changed (pass dry_run=false, or --apply on the command line)")
+			}
+		}),
+
+		New(Def{
 			Name: "delete_concept", Command: "concept delete", Toolset: "concepts", Title: "Delete a concept", Hints: destructiveRepeats,
 			Description: "Delete a concept and its page. Refuses with conflict while notes link it, unless unlink=true, which turns those links into plain text.",
 		}, func(ctx context.Context, e *Env, in DeleteConceptInput) (*concepts.DeleteResult, error) {

@@ -20,6 +20,7 @@
 //	                       a []string argument takes all the rest)
 //	cli:"name=tag"         the flag's name when it differs from the parameter's
 //	cli:"negate"           a *bool defaulting to true offered as --no-name
+//	cli:"invert=apply"     the same offered as --apply (merge's dry_run)
 //	cli:"stdin"            a string read from standard input when its flag is not given
 //	cli:"-"                not offered on the command line
 //
@@ -203,7 +204,7 @@ func toolset(name string) *Toolset {
 // commands, in the order the CLI lists them.
 func All() []*Tool {
 	var all []*Tool
-	for _, family := range [][]*Tool{noteTools(), searchTools(), conceptTools(), relationTools(), graphTools(), analyzeTools(), adminTools(), vaultTools()} {
+	for _, family := range [][]*Tool{noteTools(), searchTools(), conceptTools(), duplicateTools(), relationTools(), graphTools(), analyzeTools(), adminTools(), vaultTools()} {
 		all = append(all, family...)
 	}
 	return all
