@@ -62,7 +62,7 @@ type Options struct {
 	// Threads is the number of goroutines embedding runs on; 0 means
 	// GOMAXPROCS.
 	Threads int
-	// BatchTokens bounds the tokens of one batch; 0 means 4096.
+	// BatchTokens bounds the tokens of one batch; 0 means 512.
 	BatchTokens int
 	// Dimensions, when positive, is the dimension the model must have.
 	Dimensions int
@@ -186,7 +186,7 @@ func loadEngine(o Options) (*engine, error) {
 		e.threads = runtime.GOMAXPROCS(0)
 	}
 	if e.batch <= 0 {
-		e.batch = 4096
+		e.batch = 512
 	}
 	e.scratch.New = func() any { return new(scratch) }
 	return e, nil

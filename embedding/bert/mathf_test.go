@@ -3,12 +3,14 @@ package bert
 import (
 	"math"
 	"testing"
+
+	"github.com/noema-mem/noema/embedding/bert/gemm"
 )
 
 func TestExpf(t *testing.T) {
 	worst := 0.0
 	for x := -87.0; x < 88; x += 0.0137 {
-		got := float64(expf(float32(x)))
+		got := float64(gemm.Expf(float32(x)))
 		want := math.Exp(float64(float32(x)))
 		if rel := math.Abs(got-want) / want; rel > worst {
 			worst = rel
@@ -17,15 +19,15 @@ func TestExpf(t *testing.T) {
 	if worst > 3e-7 {
 		t.Errorf("expf: worst relative error %g", worst)
 	}
-	if expf(-100) != 0 {
-		t.Errorf("expf(-100) = %g", expf(-100))
+	if gemm.Expf(-100) != 0 {
+		t.Errorf("gemm.Expf(-100) = %g", gemm.Expf(-100))
 	}
 }
 
 func TestErff(t *testing.T) {
 	worst := 0.0
 	for x := -6.0; x < 6; x += 0.001 {
-		got := float64(erff(float32(x)))
+		got := float64(gemm.Erff(float32(x)))
 		want := math.Erf(float64(float32(x)))
 		if d := math.Abs(got - want); d > worst {
 			worst = d

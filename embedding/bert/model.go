@@ -161,6 +161,14 @@ func loadModel(dir string) (*model, error) {
 			qkvW = append(qkvW, w...)
 			qkvB = append(qkvB, b...)
 		}
+		// Fold the attention scale 1/√d into the query projection.
+		scale := float32(1 / math.Sqrt(float64(h/cfg.NumAttentionHeads)))
+		for i := range qkvW[:h*h] {
+			qkvW[i] *= scale
+		}
+		for i := range qkvB[:h] {
+			qkvB[i] *= scale
+		}
 		l.qkv = linear{w: gemm.PackT(nil, qkvW, 3*h, h, h), bias: qkvB}
 		if l.attnOut, err = lin(p+"attention.output.dense", h, h); err != nil {
 			return nil, err
@@ -238,7 +246,6 @@ func (m *model) forward(seqs [][]int32, s *scratch, workers int) []float32 {
 	eps := float32(m.cfg.LayerNormEps)
 	layerNorm(x, h, m.embLNg, m.embLNb, eps)
 
-	scale := float32(1 / math.Sqrt(float64(d)))
 	act := gelu
 	if m.cfg.HiddenAct == "gelu_new" || m.cfg.HiddenAct == "gelu_pytorch_tanh" {
 		act = geluTanh
@@ -259,11 +266,7 @@ func (m *model) forward(seqs [][]int32, s *scratch, workers int) []float32 {
 				gemm.PackT(&s.kp, kh, n, d, 3*h)
 				gemm.MulAdd(sc, n, qh, 3*h, n, &s.kp)
 				for r := 0; r < n; r++ {
-					rr := sc[r*n : (r+1)*n]
-					for i := range rr {
-						rr[i] *= scale
-					}
-					softmax(rr)
+					softmax(sc[r*n : (r+1)*n])
 				}
 				ch := s.ctx[start*h+hd*d:]
 				for r := 0; r < n; r++ {

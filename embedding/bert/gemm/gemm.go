@@ -121,45 +121,60 @@ func MulAddParallel(c []float32, ldc int, a []float32, lda, m int, b *Packed, wo
 	wg.Wait()
 }
 
+// Cache blocking: a kc-deep slice of a panel (kc×NR floats, 16 KiB) stays in
+// L1, an mc×kc block of A (192 KiB) in L2 while the kernel sweeps the
+// panels, and the mc rows of C being summed stay in L2 across the k blocks.
+const (
+	kc = 384
+	mc = 192
+)
+
 func mulAddPanels(c []float32, ldc int, a []float32, lda, m int, b *Packed, p0, p1 int) {
 	k := b.K
-	if m == 0 || k == 0 {
+	if m == 0 || k == 0 || p0 >= p1 {
 		return
 	}
-	var tail []float32 // MR rows of A, zero padded, for the last partial block
 	var tmpC [MR * NR]float32
 	full := m / MR * MR
-	for p := p0; p < p1; p++ {
-		panel := b.Data[p*NR*k : (p+1)*NR*k]
-		c0 := p * NR
-		w := min(NR, b.N-c0)
-		for i := 0; i < full; i += MR {
-			if w == NR {
-				kernel(k, a[i*lda:], lda, panel, c[i*ldc+c0:], ldc)
-				continue
-			}
-			for r := 0; r < MR; r++ {
-				copy(tmpC[r*NR:r*NR+w], c[(i+r)*ldc+c0:(i+r)*ldc+c0+w])
-			}
-			kernel(k, a[i*lda:], lda, panel, tmpC[:], NR)
-			for r := 0; r < MR; r++ {
-				copy(c[(i+r)*ldc+c0:(i+r)*ldc+c0+w], tmpC[r*NR:r*NR+w])
-			}
+	rest := m - full
+	var tail []float32 // the last rest rows of A, zero padded to MR rows
+	if rest > 0 {
+		tail = make([]float32, MR*k)
+		for r := 0; r < rest; r++ {
+			copy(tail[r*k:(r+1)*k], a[(full+r)*lda:(full+r)*lda+k])
 		}
-		if rest := m - full; rest > 0 {
-			if tail == nil {
-				tail = make([]float32, MR*k)
-				for r := 0; r < rest; r++ {
-					copy(tail[r*k:(r+1)*k], a[(full+r)*lda:(full+r)*lda+k])
+	}
+	for i0 := 0; i0 < m; i0 += mc {
+		i1 := min(i0+mc, full)
+		for k0 := 0; k0 < k; k0 += kc {
+			kn := min(kc, k-k0)
+			for p := p0; p < p1; p++ {
+				panel := b.Data[p*NR*k+k0*NR : p*NR*k+(k0+kn)*NR]
+				c0 := p * NR
+				w := min(NR, b.N-c0)
+				for i := i0; i < i1; i += MR {
+					if w == NR {
+						kernel(kn, a[i*lda+k0:], lda, panel, c[i*ldc+c0:], ldc)
+						continue
+					}
+					for r := 0; r < MR; r++ {
+						copy(tmpC[r*NR:r*NR+w], c[(i+r)*ldc+c0:(i+r)*ldc+c0+w])
+					}
+					kernel(kn, a[i*lda+k0:], lda, panel, tmpC[:], NR)
+					for r := 0; r < MR; r++ {
+						copy(c[(i+r)*ldc+c0:(i+r)*ldc+c0+w], tmpC[r*NR:r*NR+w])
+					}
 				}
-			}
-			clear(tmpC[:])
-			for r := 0; r < rest; r++ {
-				copy(tmpC[r*NR:r*NR+w], c[(full+r)*ldc+c0:(full+r)*ldc+c0+w])
-			}
-			kernel(k, tail, k, panel, tmpC[:], NR)
-			for r := 0; r < rest; r++ {
-				copy(c[(full+r)*ldc+c0:(full+r)*ldc+c0+w], tmpC[r*NR:r*NR+w])
+				if rest > 0 && i0+mc >= m {
+					clear(tmpC[:])
+					for r := 0; r < rest; r++ {
+						copy(tmpC[r*NR:r*NR+w], c[(full+r)*ldc+c0:(full+r)*ldc+c0+w])
+					}
+					kernel(kn, tail[k0:], k, panel, tmpC[:], NR)
+					for r := 0; r < rest; r++ {
+						copy(c[(full+r)*ldc+c0:(full+r)*ldc+c0+w], tmpC[r*NR:r*NR+w])
+					}
+				}
 			}
 		}
 	}
