@@ -33,6 +33,8 @@ type matcher struct {
 
 	mu     sync.Mutex
 	byProc map[string]*fuzzy.Choices
+
+	dups dupState // analyze_duplicates' index, built on first use
 }
 
 // FindInput asks which concepts are spelled like a query.

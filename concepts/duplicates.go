@@ -1,0 +1,1208 @@
+package concepts
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/fuzzy"
+	"github.com/noema-mem/noema/vector"
+)
+
+// analyze_duplicates: which concepts are one concept under two names, and
+// which look alike but must stay apart. The rules, and how well they do on
+// the labelled set in testdata/duplicates.tsv, are in docs/duplicates.md.
+//
+// Candidate pairs come from every signal at once, each through an index
+// rather than by scoring all pairs:
+//
+//   - folded: the same key after case, accent, separator, singular/plural,
+//     word order and function word folding ("Injection of dependencies" /
+//     "dependency injection");
+//   - compact: the same words without spaces ("Java Script" / "JavaScript");
+//   - edit: one edit apart in the compact form (a deletion neighbourhood:
+//     typos, transpositions, a missing letter);
+//   - token: a rare word in common, scored with WRatio;
+//   - head: one name is the other plus generic head words ("Raft" / "Raft
+//     consensus algorithm");
+//   - acronym: one name is the initials of the other ("CI" / "Continuous
+//     Integration");
+//   - embedding: close vectors (random-hyperplane hashing over the semantic
+//     service's cached vectors, then the exact cosine);
+//   - neighbours: notes linking both.
+//
+// Every candidate is then judged on all the evidence: fuzzy WRatio,
+// embedding similarity, shared neighbours (notes and relations in common),
+// folded key, mention counts. Pairs that look alike but name different
+// things (opposites, siblings that differ by one word, version numbers, file
+// names and code identifiers, a compound and its head word) go to
+// do_not_merge with the reason.
+
+// Limits and thresholds of analyze_duplicates.
+const (
+	DefaultDuplicateLimit = 50
+	MaxDuplicateLimit     = 500
+	// dnmFuzzy is the WRatio from which a vetoed pair is listed in
+	// do_not_merge ("when they score high").
+	dnmFuzzy = 75
+	// embedReview is the cosine similarity from which a pair with no other
+	// evidence is proposed for review.
+	embedReview = 0.92
+	// mergeSimilarity is merge_concepts' default min_similarity.
+	mergeSimilarity = 0.7
+	// tokenBucketCap skips words shared by more concepts than this as a
+	// blocking key (a common word says little; its pairs are reached
+	// through rarer words, edits or embeddings).
+	tokenBucketCap = 64
+	// bucketCap bounds the pairs taken from one key of the exact channels.
+	bucketCap = 256
+	// maxNoteConcepts: notes linking more concepts than this do not make
+	// candidate pairs (their shared-neighbour counts still do).
+	maxNoteConcepts = 16
+)
+
+// Verdicts of a duplicate pair.
+const (
+	VerdictMerge  = "merge"
+	VerdictReview = "review"
+)
+
+// DuplicatesInput asks for likely duplicate concepts.
+type DuplicatesInput struct {
+	Concept  string  `json:"concept,omitempty" jsonschema:"only this concept's group (id, label or alias); empty: the whole vault"`
+	Limit    int     `json:"limit,omitempty" jsonschema:"groups per page (default 50, max 500)" default:"50" minimum:"0" maximum:"500"`
+	Offset   int     `json:"offset,omitempty" jsonschema:"paging offset (default 0)" default:"0" minimum:"0"`
+	MinScore float64 `json:"min_score,omitempty" jsonschema:"drop pairs scoring below this, 0-1 (default 0: every pair with a merge or review verdict)" default:"0" minimum:"0" maximum:"1"`
+}
+
+// DupRef names a concept in a duplicate report.
+type DupRef struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+}
+
+// DupMember is a concept of a duplicate group.
+type DupMember struct {
+	ID       string `json:"id"`
+	Label    string `json:"label"`
+	Mentions int    `json:"mentions"`
+	HasPage  bool   `json:"has_page"`
+}
+
+// DupPair is the evidence that two concepts are one.
+type DupPair struct {
+	A DupRef `json:"a"`
+	B DupRef `json:"b"`
+	// Score is the pair's strength, 0-1 (see docs/duplicates.md).
+	Score float64 `json:"score"`
+	// Fuzzy is the best WRatio (0-100) over the two concepts' names.
+	Fuzzy float64 `json:"fuzzy"`
+	// Similarity is the embeddings' cosine; null when either concept has
+	// no vector.
+	Similarity *float64 `json:"similarity"`
+	// SharedNeighbors counts notes and relation ends the two have in
+	// common.
+	SharedNeighbors int  `json:"shared_neighbors"`
+	FoldedKeyEqual  bool `json:"folded_key_equal"`
+	// Evidence lists what fired: folded_key, singular_plural, accents,
+	// word_order, function_words, spacing, typo, generic_head_word,
+	// abbreviation, acronym, fuzzy, embedding, shared_neighbors,
+	// and the channels that found the pair (found_by:…).
+	Evidence []string `json:"evidence"`
+	// Verdict is merge (the names are one concept) or review (plausible;
+	// look before merging).
+	Verdict string `json:"verdict"`
+	// Names are the two names (label or alias) that matched best.
+	Names [2]string `json:"names"`
+}
+
+// MergeSuggestion is ready to pass to merge_concepts.
+type MergeSuggestion struct {
+	Sources []string `json:"sources"`
+	Target  string   `json:"target"`
+}
+
+// DupGroup is a set of concepts that are likely one.
+type DupGroup struct {
+	// Target is the suggested survivor: most mentions, then has a page,
+	// then older.
+	Target  DupRef      `json:"target"`
+	Members []DupMember `json:"members"`
+	Pairs   []DupPair   `json:"pairs"`
+	// Score is the best pair's score.
+	Score   float64         `json:"score"`
+	Verdict string          `json:"verdict"`
+	Merge   MergeSuggestion `json:"merge"`
+}
+
+// DoNotMerge is a pair that looks alike but names two things.
+type DoNotMerge struct {
+	A          DupRef   `json:"a"`
+	B          DupRef   `json:"b"`
+	Reason     string   `json:"reason"`
+	Fuzzy      float64  `json:"fuzzy"`
+	Similarity *float64 `json:"similarity"`
+}
+
+// DuplicatesResult is analyze_duplicates' answer.
+type DuplicatesResult struct {
+	Groups     []DupGroup   `json:"groups"`
+	DoNotMerge []DoNotMerge `json:"do_not_merge"`
+	// Total is the number of groups; HasMore whether more follow Offset+Limit.
+	Total    int      `json:"total"`
+	Offset   int      `json:"offset"`
+	Limit    int      `json:"limit"`
+	HasMore  bool     `json:"has_more"`
+	Embedder string   `json:"embedder,omitempty"`
+	Concepts int      `json:"concepts"`
+	Warnings []string `json:"warnings"`
+}
+
+// Embeddings gives analyze_duplicates the semantic service's cached
+// concept vectors; *semantic.Service implements it.
+type Embeddings interface {
+	// ConceptVectors returns the embedder's name and each concept's
+	// normalized vector by concept id (concepts without one are absent).
+	// The error, when the vectors are incomplete or missing, is reported
+	// as a warning.
+	ConceptVectors(ctx context.Context) (embedder string, vecs map[string][]float32, err error)
+}
+
+// dupStats is what the index knows about a concept besides its names.
+type dupStats struct {
+	Mentions int
+	HasPage  bool
+	// Created is the concept's created time, Unix nanoseconds.
+	Created int64
+	// Neighbors are the notes linking it and its relations' other ends,
+	// as ids comparable across concepts, ascending.
+	Neighbors []int64
+}
+
+// duplicateIndex is what analyze_duplicates reads besides the names;
+// *sqlite.DB implements it.
+type duplicateIndex interface {
+	// DuplicateStats calls fn with the mention count, page, created time
+	// (Unix ns) and neighbours (ascending ids comparable across concepts:
+	// notes linking it, its relations' other ends) of each concept among
+	// ids, all concepts when ids is nil.
+	DuplicateStats(ctx context.Context, ids []string, fn func(id string, mentions int, hasPage bool, created int64, neighbors []int64)) error
+	// ConceptsSharingNotes calls fn with every concept linked from a note
+	// that links the concept id, with the number of such notes.
+	ConceptsSharingNotes(ctx context.Context, id string, fn func(other string, notes int)) error
+}
+
+// dupConcept is one concept as the analysis sees it.
+type dupConcept struct {
+	id, label string
+	names     []nameInfo // label first
+	dupStats
+	vec []float32
+}
+
+// dupIndex holds the blocking keys of every concept's names; built once
+// per registry version.
+type dupIndex struct {
+	names    [][]nameInfo // by concept (matcher order)
+	pos      map[string]int32
+	folded   map[string][]int32
+	compact  map[string][]int32
+	deletion map[string][]int32
+	token    map[string][]int32
+	core     map[string][]int32 // content words joined, and core words joined when shorter
+	initials map[string][]int32 // initials of names of 2+ content words
+}
+
+func buildDupIndex(m *matcher) *dupIndex {
+	x := &dupIndex{
+		names:    make([][]nameInfo, len(m.ids)),
+		pos:      make(map[string]int32, len(m.ids)),
+		folded:   map[string][]int32{},
+		compact:  map[string][]int32{},
+		deletion: map[string][]int32{},
+		token:    map[string][]int32{},
+		core:     map[string][]int32{},
+		initials: map[string][]int32{},
+	}
+	add := func(mp map[string][]int32, k string, c int32) {
+		l := mp[k]
+		if len(l) > 0 && l[len(l)-1] == c {
+			return
+		}
+		mp[k] = append(l, c)
+	}
+	for i := range m.ids {
+		c := int32(i)
+		x.pos[m.ids[i]] = c
+		texts := append([]string{m.labels[i]}, m.aliases[i]...)
+		for _, t := range texts {
+			n := analyseName(t)
+			x.names[i] = append(x.names[i], n)
+			if n.folded == "" {
+				continue
+			}
+			add(x.folded, n.folded, c)
+			add(x.compact, n.compact, c)
+			for _, d := range deletions(n.compact) {
+				add(x.deletion, d, c)
+			}
+			if n.raw != n.compact {
+				for _, d := range deletions(n.raw) {
+					add(x.deletion, d, c)
+				}
+			}
+			for _, w := range n.content {
+				if len(w) >= 2 {
+					add(x.token, w, c)
+				}
+			}
+			for _, w := range n.parts {
+				if len(w) >= 2 && !slices.Contains(n.content, w) {
+					add(x.token, w, c)
+				}
+			}
+			add(x.core, strings.Join(n.content, " "), c)
+			if len(n.core) < len(n.content) {
+				add(x.core, "\x00"+strings.Join(n.core, " "), c)
+			}
+			if len(n.content) >= 2 && len(n.content) <= 6 {
+				var b strings.Builder
+				for _, w := range n.content {
+					b.WriteString(string([]rune(w)[:1]))
+				}
+				add(x.initials, b.String(), c)
+			}
+		}
+	}
+	return x
+}
+
+// deletions returns s and every string one rune shorter (the deletion
+// neighbourhood of distance 1): two strings within one edit (or an
+// adjacent transposition) share one of them. Names shorter than 5 runes
+// or longer than 40 get none.
+func deletions(s string) []string {
+	r := []rune(s)
+	if len(r) < 5 || len(r) > 40 {
+		return nil
+	}
+	out := make([]string, 0, len(r)+1)
+	out = append(out, s)
+	buf := make([]rune, 0, len(r))
+	for i := range r {
+		if i > 0 && r[i] == r[i-1] {
+			continue // same string as the previous deletion
+		}
+		buf = append(buf[:0], r[:i]...)
+		buf = append(buf, r[i+1:]...)
+		out = append(out, string(buf))
+	}
+	return out
+}
+
+// channels that found a pair.
+const (
+	chFolded uint16 = 1 << iota
+	chCompact
+	chEdit
+	chToken
+	chHead
+	chAcronym
+	chEmbedding
+	chNeighbors
+)
+
+var channelNames = []string{"folded_key", "compact", "edit", "token", "head_word", "acronym", "embedding", "shared_notes"}
+
+func channelEvidence(ch uint16) []string {
+	var out []string
+	for i, n := range channelNames {
+		if ch&(1<<i) != 0 {
+			out = append(out, "found_by:"+n)
+		}
+	}
+	return out
+}
+
+// candidates collects candidate pairs: key a<b packed into a uint64, value
+// the channels that found it.
+type candidates struct {
+	pairs map[uint64]uint16
+	only  int32 // when >= 0, only pairs involving this concept
+}
+
+func pairKey(a, b int32) uint64 {
+	if a > b {
+		a, b = b, a
+	}
+	return uint64(uint32(a))<<32 | uint64(uint32(b))
+}
+
+func (cs *candidates) add(a, b int32, ch uint16) {
+	if a == b {
+		return
+	}
+	if cs.only >= 0 && a != cs.only && b != cs.only {
+		return
+	}
+	cs.pairs[pairKey(a, b)] |= ch
+}
+
+// bucket adds the pairs within one key's list (capped).
+func (cs *candidates) bucket(l []int32, ch uint16, limit int) {
+	if len(l) < 2 || len(l) > limit {
+		return
+	}
+	if cs.only >= 0 {
+		if slices.Contains(l, cs.only) {
+			for _, b := range l {
+				cs.add(cs.only, b, ch)
+			}
+		}
+		return
+	}
+	for i := range l {
+		for j := i + 1; j < len(l); j++ {
+			cs.add(l[i], l[j], ch)
+		}
+	}
+}
+
+// gather runs the string channels; only >= 0 restricts them to one concept.
+func (x *dupIndex) gather(cs *candidates) {
+	keysOf := func(mp map[string][]int32, keys func(n *nameInfo) []string, ch uint16, limit int) {
+		if cs.only < 0 {
+			for _, l := range mp {
+				cs.bucket(l, ch, limit)
+			}
+			return
+		}
+		for i := range x.names[cs.only] {
+			for _, k := range keys(&x.names[cs.only][i]) {
+				cs.bucket(mp[k], ch, limit)
+			}
+		}
+	}
+	keysOf(x.folded, func(n *nameInfo) []string { return []string{n.folded} }, chFolded, bucketCap)
+	keysOf(x.compact, func(n *nameInfo) []string { return []string{n.compact} }, chCompact, bucketCap)
+	keysOf(x.deletion, func(n *nameInfo) []string { return append(deletions(n.compact), deletions(n.raw)...) }, chEdit, bucketCap)
+	keysOf(x.token, func(n *nameInfo) []string { return append(slices.Clone(n.content), n.parts...) }, chToken, tokenBucketCap)
+	// Head words: a name equal to another's core ("raft" and the core
+	// "\x00raft" of "raft consensus algorithm").
+	for k, l := range x.core {
+		if strings.HasPrefix(k, "\x00") {
+			continue
+		}
+		ext := x.core["\x00"+k]
+		if len(ext) == 0 {
+			continue
+		}
+		for _, a := range l {
+			for _, b := range ext {
+				cs.add(a, b, chHead)
+			}
+		}
+	}
+	// Acronyms: a one-word name equal to the initials of another.
+	for i, names := range x.names {
+		for _, n := range names {
+			if len(n.content) != 1 {
+				continue
+			}
+			w := n.content[0]
+			if len([]rune(w)) < 2 || len([]rune(w)) > 6 {
+				continue
+			}
+			if l := x.initials[w]; len(l) == 1 {
+				// An acronym of two concepts ("CI") is left alone.
+				cs.add(int32(i), l[0], chAcronym)
+			}
+		}
+	}
+}
+
+// simhash planes for the embedding channel: tables × bits hyperplanes.
+const (
+	lshTables = 12
+	lshBits   = 12
+	lshBucket = 128
+)
+
+// embeddingCandidates adds pairs of concepts whose vectors are close: with
+// one concept, an exact scan; for the whole vault, random-hyperplane
+// hashing (lshTables tables of lshBits bits; pairs in a common bucket are
+// then compared exactly).
+func embeddingCandidates(cs *candidates, vecs [][]float32, threshold float32) {
+	var dim int
+	for _, v := range vecs {
+		if v != nil {
+			dim = len(v)
+			break
+		}
+	}
+	if dim == 0 {
+		return
+	}
+	if cs.only >= 0 {
+		q := vecs[cs.only]
+		if q == nil {
+			return
+		}
+		for i, v := range vecs {
+			if v != nil && int32(i) != cs.only && vector.Dot(q, v) >= threshold {
+				cs.add(cs.only, int32(i), chEmbedding)
+			}
+		}
+		return
+	}
+	planes := make([][]float32, lshTables*lshBits)
+	rng := uint64(0x5eed)
+	for p := range planes {
+		v := make([]float32, dim)
+		for d := range v {
+			rng += 0x9E3779B97F4A7C15
+			z := rng
+			z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+			z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+			z ^= z >> 31
+			v[d] = float32(int64(z>>11)-(1<<52)) / (1 << 52)
+		}
+		planes[p] = v
+	}
+	sigs := make([][lshTables]uint16, len(vecs))
+	for i, v := range vecs {
+		if v == nil {
+			continue
+		}
+		for t := 0; t < lshTables; t++ {
+			var h uint16
+			for b := 0; b < lshBits; b++ {
+				if vector.Dot(v, planes[t*lshBits+b]) >= 0 {
+					h |= 1 << b
+				}
+			}
+			sigs[i][t] = h
+		}
+	}
+	seen := map[uint64]bool{}
+	for t := 0; t < lshTables; t++ {
+		buckets := map[uint16][]int32{}
+		for i, v := range vecs {
+			if v != nil {
+				buckets[sigs[i][t]] = append(buckets[sigs[i][t]], int32(i))
+			}
+		}
+		for _, l := range buckets {
+			if len(l) < 2 || len(l) > lshBucket {
+				continue
+			}
+			for a := range l {
+				for b := a + 1; b < len(l); b++ {
+					k := pairKey(l[a], l[b])
+					if seen[k] {
+						continue
+					}
+					seen[k] = true
+					if vector.Dot(vecs[l[a]], vecs[l[b]]) >= threshold {
+						cs.add(l[a], l[b], chEmbedding)
+					}
+				}
+			}
+		}
+	}
+}
+
+// neighborCandidates adds pairs of concepts linked from the same notes.
+func neighborCandidates(cs *candidates, cons []dupConcept) {
+	byNote := map[int64][]int32{}
+	for i := range cons {
+		for _, n := range cons[i].Neighbors {
+			if n > 0 {
+				byNote[n] = append(byNote[n], int32(i))
+			}
+		}
+	}
+	shared := map[uint64]int{}
+	for _, l := range byNote {
+		if len(l) < 2 || len(l) > maxNoteConcepts {
+			continue
+		}
+		for a := range l {
+			for b := a + 1; b < len(l); b++ {
+				if cs.only < 0 || l[a] == cs.only || l[b] == cs.only {
+					shared[pairKey(l[a], l[b])]++
+				}
+			}
+		}
+	}
+	for k, n := range shared {
+		if n >= 2 {
+			cs.add(int32(k>>32), int32(uint32(k)), chNeighbors)
+		}
+	}
+}
+
+// judgement of one pair.
+type judgement struct {
+	score    float64
+	fuzzy    float64
+	evidence []string
+	verdict  string // merge, review, or "" (no case)
+	veto     string // do-not-merge reason
+	names    [2]string
+	folded   bool
+}
+
+// compareNames judges two names of different concepts.
+func compareNames(a, b *nameInfo) judgement {
+	j := judgement{names: [2]string{a.text, b.text}}
+	j.fuzzy = fuzzy.WRatio(a.proc, b.proc, 0)
+	if a.folded == "" || b.folded == "" {
+		return j
+	}
+	// File names and code identifiers are exact: never merged with a
+	// plain name, nor with another spelling of themselves.
+	if a.file || b.file {
+		j.veto = "file_name: a file name names that file only"
+		return j
+	}
+	if a.ident || b.ident {
+		j.veto = "code_identifier: a code identifier is exact"
+		return j
+	}
+	if !slices.Equal(a.numbers, b.numbers) {
+		j.veto = "version_number: the numbers differ (" + numberDiff(a.numbers, b.numbers) + ")"
+		return j
+	}
+	if a.folded == b.folded {
+		j.folded = true
+		j.score, j.verdict = 1, VerdictMerge
+		j.evidence = append(j.evidence, "folded_key")
+		j.evidence = append(j.evidence, foldDetails(a, b)...)
+		return j
+	}
+	if r := opposite(a.content, b.content); r != "" {
+		j.veto = r
+		return j
+	}
+	if a.compact == b.compact {
+		j.score, j.verdict = 0.98, VerdictMerge
+		j.evidence = append(j.evidence, "spacing")
+		return j
+	}
+	if d, ok := typo(a, b); ok {
+		j.score, j.verdict = math.Max(0.9, j.fuzzy/100-0.01*float64(d-1)), VerdictMerge
+		j.evidence = append(j.evidence, "typo")
+		return j
+	}
+	short, long := a, b
+	if len(short.content) > len(long.content) {
+		short, long = long, short
+	}
+	if len(short.content) < len(long.content) {
+		switch {
+		case hasPrefix(long.content, short.content) && allGeneric(long.content[len(short.content):]):
+			j.score, j.verdict = 0.9, VerdictMerge
+			j.evidence = append(j.evidence, "generic_head_word")
+			return j
+		case isAcronym(short, long):
+			j.score, j.verdict = 0.8, VerdictReview
+			j.evidence = append(j.evidence, "acronym")
+			return j
+		case hasSuffix(long.content, short.content) || hasSuffix(long.parts, short.parts):
+			j.veto = fmt.Sprintf("compound_and_head_word: %q is a kind of %q, not the same", long.text, short.text)
+			return j
+		case hasPrefix(long.content, short.content):
+			j.veto = fmt.Sprintf("more_specific: %q narrows %q", long.text, short.text)
+			return j
+		}
+	}
+	if len(a.content) == len(b.content) {
+		diff := -1
+		n := 0
+		for i := range a.content {
+			if a.content[i] != b.content[i] {
+				diff, n = i, n+1
+			}
+		}
+		if n == 1 {
+			x, y := a.content[diff], b.content[diff]
+			if len(a.content) >= 2 && abbreviates(x, y) {
+				j.score, j.verdict = 0.85, VerdictReview
+				j.evidence = append(j.evidence, "abbreviation")
+				return j
+			}
+			if len(a.content) >= 2 {
+				j.veto = fmt.Sprintf("siblings: the names differ by one word (%q / %q)", x, y)
+			} else {
+				j.veto = fmt.Sprintf("different_words: %q and %q are different words", x, y)
+			}
+			return j
+		}
+	}
+	return j
+}
+
+func numberDiff(a, b []string) string {
+	f := func(s []string) string {
+		if len(s) == 0 {
+			return "none"
+		}
+		return strings.Join(s, ",")
+	}
+	return f(a) + " / " + f(b)
+}
+
+// foldDetails says what the folding removed.
+func foldDetails(a, b *nameInfo) []string {
+	var out []string
+	la, lb := strings.ToLower(a.text), strings.ToLower(b.text)
+	if stripAccents(la) != la || stripAccents(lb) != lb {
+		out = append(out, "accents")
+	}
+	if !slices.Equal(a.all, b.all) {
+		ca, cb := slices.Clone(a.content), slices.Clone(b.content)
+		if !slices.Equal(ca, cb) {
+			slices.Sort(ca)
+			slices.Sort(cb)
+			if slices.Equal(slices.Compact(ca), slices.Compact(cb)) && !slices.Equal(a.content, b.content) {
+				out = append(out, "word_order")
+			}
+		}
+		if len(a.all) != len(a.content) || len(b.all) != len(b.content) {
+			out = append(out, "function_words")
+		}
+	}
+	wa, wb := words(a.text), words(b.text)
+	for _, w := range wa {
+		if singular(w) != w && !slices.Contains(wb, w) {
+			out = append(out, "singular_plural")
+			break
+		}
+	}
+	if !slices.Contains(out, "singular_plural") {
+		for _, w := range wb {
+			if singular(w) != w && !slices.Contains(wa, w) {
+				out = append(out, "singular_plural")
+				break
+			}
+		}
+	}
+	return out
+}
+
+// opposite reports two word lists that differ only by antonyms or a
+// negating prefix ("supervised learning" / "unsupervised learning").
+func opposite(a, b []string) string {
+	sa, sb := map[string]bool{}, map[string]bool{}
+	for _, w := range a {
+		sa[w] = true
+	}
+	for _, w := range b {
+		sb[w] = true
+	}
+	var da, db []string
+	for _, w := range a {
+		if !sb[w] {
+			da = append(da, w)
+		}
+	}
+	for _, w := range b {
+		if !sa[w] {
+			db = append(db, w)
+		}
+	}
+	for _, x := range da {
+		for _, y := range db {
+			if antonyms[[2]string{x, y}] {
+				return fmt.Sprintf("opposites: %q / %q", x, y)
+			}
+			for _, p := range negationPrefixes {
+				if (x == p+y || y == p+x) && len(x) > 3 && len(y) > 3 {
+					return fmt.Sprintf("opposites: %q / %q", x, y)
+				}
+			}
+		}
+	}
+	// One-word names spelled with a negating prefix ("nonlinear").
+	if len(a) == 1 && len(b) == 1 {
+		return ""
+	}
+	return ""
+}
+
+// typo reports names one or two edits apart in their compact form (two
+// only for longer names), no edit touching a digit.
+func typo(a, b *nameInfo) (int, bool) {
+	d, ok := typoOf(a, b, a.compact, b.compact)
+	if !ok {
+		d, ok = typoOf(a, b, a.raw, b.raw)
+	}
+	return d, ok
+}
+
+func typoOf(a, b *nameInfo, ca, cb string) (int, bool) {
+	ra, rb := []rune(ca), []rune(cb)
+	n := min(len(ra), len(rb))
+	if n < 5 {
+		return 0, false
+	}
+	limit := 1
+	if n >= 10 {
+		limit = 2
+	}
+	d := osa(ra, rb, limit)
+	if d > limit {
+		return 0, false
+	}
+	// One letter replaced in a short word is as often another word
+	// ("model"/"modal", "parser"/"parsed") as a typo.
+	if len(ra) == len(rb) && n < 8 && d == 1 && !transposed(ra, rb) {
+		return 0, false
+	}
+	// Word-level: a one-word change between multi-word names must be a
+	// typo of that word, not another word ("linear"/"linker").
+	if len(a.content) == len(b.content) && len(a.content) >= 2 {
+		for i := range a.content {
+			x, y := []rune(a.content[i]), []rune(b.content[i])
+			if string(x) != string(y) && (min(len(x), len(y)) < 4 || osa(x, y, 1) > 1 && min(len(x), len(y)) < 10) {
+				return 0, false
+			}
+		}
+	}
+	return d, true
+}
+
+// transposed reports whether equal-length a and b differ by one swap of
+// adjacent letters.
+func transposed(a, b []rune) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && string(a[i+2:]) == string(b[i+2:])
+		}
+	}
+	return false
+}
+
+// abbreviates reports whether one word is a clipped form of the other
+// ("net"/"network", "config"/"configuration").
+func abbreviates(x, y string) bool {
+	if len(x) > len(y) {
+		x, y = y, x
+	}
+	return len(x) >= 3 && len(y) > len(x)+1 && strings.HasPrefix(y, x)
+}
+
+// isAcronym reports whether short is one word made of long's initials.
+func isAcronym(short, long *nameInfo) bool {
+	if len(short.content) != 1 || len(long.content) < 2 {
+		return false
+	}
+	w := []rune(short.content[0])
+	if len(w) != len(long.content) {
+		return false
+	}
+	for i, x := range long.content {
+		if []rune(x)[0] != w[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func hasPrefix(long, short []string) bool {
+	return len(short) > 0 && len(short) < len(long) && slices.Equal(long[:len(short)], short)
+}
+
+func hasSuffix(long, short []string) bool {
+	return len(short) > 0 && len(short) < len(long) && slices.Equal(long[len(long)-len(short):], short)
+}
+
+func allGeneric(ws []string) bool {
+	for _, w := range ws {
+		if !genericHeads[w] && !functionWords[w] {
+			return false
+		}
+	}
+	return len(ws) > 0
+}
+
+// judgePair judges two concepts on every pair of their names and on the
+// pair's shared evidence.
+func judgePair(a, b *dupConcept, ch uint16) (DupPair, *DoNotMerge) {
+	var best judgement
+	var veto judgement
+	bestFuzzy := 0.0
+	for i := range a.names {
+		for k := range b.names {
+			j := compareNames(&a.names[i], &b.names[k])
+			bestFuzzy = math.Max(bestFuzzy, j.fuzzy)
+			if j.verdict != "" && (best.verdict == "" || j.score > best.score) {
+				best = j
+			}
+			if j.veto != "" && j.fuzzy > veto.fuzzy {
+				veto = j
+			}
+			if j.veto != "" && veto.veto == "" {
+				veto = j
+			}
+		}
+	}
+	var sim *float64
+	if a.vec != nil && b.vec != nil {
+		s := float64(vector.Dot(a.vec, b.vec))
+		s = math.Round(s*1e6) / 1e6
+		sim = &s
+	}
+	shared := countShared(a.Neighbors, b.Neighbors)
+	p := DupPair{A: DupRef{a.id, a.label}, B: DupRef{b.id, b.label}, Fuzzy: round2(bestFuzzy), Similarity: sim, SharedNeighbors: shared}
+	switch {
+	case best.verdict != "":
+		p.Score, p.Verdict, p.Evidence, p.Names, p.FoldedKeyEqual = best.score, best.verdict, best.evidence, best.names, best.folded
+	case veto.veto != "":
+		if veto.fuzzy >= dnmFuzzy || (sim != nil && *sim >= embedReview) {
+			return DupPair{}, &DoNotMerge{A: p.A, B: p.B, Reason: veto.veto, Fuzzy: round2(veto.fuzzy), Similarity: sim}
+		}
+		return DupPair{}, nil
+	case sim != nil && (*sim >= embedReview || *sim >= 0.85 && bestFuzzy >= 90):
+		// Close vectors (and, below embedReview, much alike spelling)
+		// but no rule says how: worth a look.
+		p.Score, p.Verdict = *sim*0.85, VerdictReview
+		p.Names = [2]string{a.label, b.label}
+		p.Evidence = append(p.Evidence, "fuzzy")
+	case shared >= 3 && bestFuzzy >= 60:
+		p.Score, p.Verdict = 0.6, VerdictReview
+		p.Names = [2]string{a.label, b.label}
+	default:
+		return DupPair{}, nil
+	}
+	if sim != nil && *sim >= 0.85 {
+		p.Evidence = append(p.Evidence, "embedding")
+	}
+	if shared > 0 {
+		p.Evidence = append(p.Evidence, "shared_neighbors")
+	}
+	if p.Verdict == VerdictReview && shared >= 2 && p.Score >= 0.75 {
+		p.Verdict = VerdictMerge // spelling evidence backed by the same notes
+	}
+	p.Score = math.Round(p.Score*1e4) / 1e4
+	p.Evidence = append(p.Evidence, channelEvidence(ch)...)
+	if sim != nil && *sim < mergeSimilarity {
+		p.Evidence = append(p.Evidence, fmt.Sprintf("similarity_below_%.1f: merge_concepts needs force=true", mergeSimilarity))
+	}
+	return p, nil
+}
+
+func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+func countShared(a, b []int64) int {
+	n, i, k := 0, 0, 0
+	for i < len(a) && k < len(b) {
+		switch {
+		case a[i] == b[k]:
+			n++
+			i++
+			k++
+		case a[i] < b[k]:
+			i++
+		default:
+			k++
+		}
+	}
+	return n
+}
+
+// analyse judges the candidate pairs of cs and groups them; with cs.only
+// set, only that concept's group.
+func analyse(cs *candidates, cons []dupConcept, minScore float64) ([]DupGroup, []DoNotMerge) {
+	only := cs.only
+
+	keys := make([]uint64, 0, len(cs.pairs))
+	for k := range cs.pairs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	type judged struct {
+		a, b int32
+		p    DupPair
+	}
+	var pairs []judged
+	var dnm []DoNotMerge
+	for _, k := range keys {
+		a, b := int32(k>>32), int32(uint32(k))
+		p, no := judgePair(&cons[a], &cons[b], cs.pairs[k])
+		if no != nil {
+			dnm = append(dnm, *no)
+			continue
+		}
+		if p.Verdict == "" || p.Score < minScore {
+			continue
+		}
+		pairs = append(pairs, judged{a, b, p})
+	}
+	// In one concept's group, also judge the pairs among its members.
+	if only >= 0 {
+		var members []int32
+		for _, j := range pairs {
+			members = append(members, j.a+j.b-only)
+		}
+		for i := range members {
+			for k := i + 1; k < len(members); k++ {
+				a, b := min(members[i], members[k]), max(members[i], members[k])
+				p, _ := judgePair(&cons[a], &cons[b], 0)
+				if p.Verdict != "" && p.Score >= minScore {
+					pairs = append(pairs, judged{a, b, p})
+				}
+			}
+		}
+	}
+	// Groups: connected components of the merge pairs. A review pair
+	// joins the group holding both its concepts, else it is a group of
+	// its own: a plausible pair never chains unrelated concepts together.
+	parent := map[int32]int32{}
+	var find func(int32) int32
+	find = func(i int32) int32 {
+		p, ok := parent[i]
+		if !ok || p == i {
+			return i
+		}
+		r := find(p)
+		parent[i] = r
+		return r
+	}
+	for _, j := range pairs {
+		if j.p.Verdict != VerdictMerge {
+			continue
+		}
+		ra, rb := find(j.a), find(j.b)
+		if ra != rb {
+			parent[max(ra, rb)] = min(ra, rb)
+		}
+	}
+	comps := map[int64]*DupGroup{}
+	memberSets := map[int64][]int32{}
+	for n, j := range pairs {
+		r := int64(find(j.a))
+		if j.p.Verdict != VerdictMerge && find(j.a) != find(j.b) {
+			r = -1 - int64(n)
+		}
+		g := comps[r]
+		if g == nil {
+			g = &DupGroup{Verdict: VerdictMerge}
+			comps[r] = g
+		}
+		g.Pairs = append(g.Pairs, j.p)
+		g.Score = math.Max(g.Score, j.p.Score)
+		if j.p.Verdict == VerdictReview && r < 0 {
+			g.Verdict = VerdictReview
+		}
+		for _, m := range []int32{j.a, j.b} {
+			if !slices.Contains(memberSets[r], m) {
+				memberSets[r] = append(memberSets[r], m)
+			}
+		}
+	}
+	groups := make([]DupGroup, 0, len(comps))
+	for r, g := range comps {
+		ms := memberSets[r]
+		slices.SortFunc(ms, func(x, y int32) int { return survivorOrder(&cons[x], &cons[y]) })
+		t := &cons[ms[0]]
+		g.Target = DupRef{t.id, t.label}
+		g.Merge = MergeSuggestion{Target: t.id, Sources: []string{}}
+		for _, m := range ms {
+			c := &cons[m]
+			g.Members = append(g.Members, DupMember{ID: c.id, Label: c.label, Mentions: c.Mentions, HasPage: c.HasPage})
+			if m != ms[0] {
+				g.Merge.Sources = append(g.Merge.Sources, c.id)
+			}
+		}
+		slices.SortStableFunc(g.Pairs, func(x, y DupPair) int {
+			if c := cmp.Compare(y.Score, x.Score); c != 0 {
+				return c
+			}
+			return cmp.Compare(x.A.Label+"\x00"+x.B.Label, y.A.Label+"\x00"+y.B.Label)
+		})
+		groups = append(groups, *g)
+	}
+	slices.SortFunc(groups, func(x, y DupGroup) int {
+		if c := cmp.Compare(y.Score, x.Score); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(y.Members[0].Mentions, x.Members[0].Mentions); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Target.Label+"\x00"+x.Target.ID, y.Target.Label+"\x00"+y.Target.ID)
+	})
+	slices.SortStableFunc(dnm, func(x, y DoNotMerge) int {
+		if c := cmp.Compare(y.Fuzzy, x.Fuzzy); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.A.Label+"\x00"+x.B.Label, y.A.Label+"\x00"+y.B.Label)
+	})
+	return groups, dnm
+}
+
+// survivorOrder orders a group's members: the suggested target first (most
+// mentions, then has a page, then older, then label and id).
+func survivorOrder(a, b *dupConcept) int {
+	if c := cmp.Compare(b.Mentions, a.Mentions); c != 0 {
+		return c
+	}
+	if a.HasPage != b.HasPage {
+		if a.HasPage {
+			return -1
+		}
+		return 1
+	}
+	if c := cmp.Compare(a.Created, b.Created); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.label, b.label); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.id, b.id)
+}
+
+// dupState is the duplicate index cached with a matcher.
+type dupState struct {
+	once sync.Once
+	x    *dupIndex
+}
+
+// Duplicates is analyze_duplicates: groups of concepts that are likely one,
+// with the evidence for each pair, the suggested survivor and a merge ready
+// for merge_concepts, and the look-alike pairs that must not be merged.
+// emb may be nil (no embedding evidence).
+func (s *Service) Duplicates(ctx context.Context, in DuplicatesInput, emb Embeddings) (*DuplicatesResult, error) {
+	if in.Offset < 0 {
+		return nil, noema.Errorf(noema.EINVALID, "offset must be >= 0").WithParam("offset")
+	}
+	if in.MinScore < 0 || in.MinScore > 1 || math.IsNaN(in.MinScore) {
+		return nil, noema.Errorf(noema.EINVALID, "min_score must be between 0 and 1").WithParam("min_score")
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = DefaultDuplicateLimit
+	}
+	limit = min(limit, MaxDuplicateLimit)
+	di, ok := s.DB.(duplicateIndex)
+	if !ok {
+		return nil, noema.Errorf(noema.EINTERNAL, "the index cannot report concept statistics")
+	}
+	m, err := s.matcher(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m.dups.once.Do(func() { m.dups.x = buildDupIndex(m) })
+	x := m.dups.x
+	res := &DuplicatesResult{Groups: []DupGroup{}, DoNotMerge: []DoNotMerge{}, Offset: in.Offset, Limit: limit, Concepts: len(m.ids), Warnings: []string{}}
+
+	only := int32(-1)
+	if c := strings.TrimSpace(in.Concept); c != "" {
+		con, err := s.Get(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		i, found := x.pos[con.ID]
+		if !found {
+			return nil, noema.Errorf(noema.ENOTFOUND, "no concept %q (try find_concepts)", c)
+		}
+		only = i
+	}
+
+	cons := make([]dupConcept, len(m.ids))
+	for i, id := range m.ids {
+		cons[i] = dupConcept{id: id, label: m.labels[i], names: x.names[i]}
+	}
+	if emb != nil {
+		name, vecs, err := emb.ConceptVectors(ctx)
+		res.Embedder = name
+		if err != nil {
+			res.Warnings = append(res.Warnings, "embedding similarity: "+noema.ErrorMessage(err))
+		}
+		missing := 0
+		for i := range cons {
+			cons[i].vec = vecs[cons[i].id]
+			if cons[i].vec == nil {
+				missing++
+			}
+		}
+		if missing > 0 && len(vecs) > 0 {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("%d of %d concepts have no vector yet: their pairs have no embedding evidence", missing, len(cons)))
+		}
+		if strings.HasPrefix(name, "builtin/") {
+			res.Warnings = append(res.Warnings, "the builtin embedder sees spelling, not meaning: synonyms spelled differently are not found; configure a model embedder for those")
+		}
+	}
+	cs := &candidates{pairs: map[uint64]uint16{}, only: only}
+	x.gather(cs)
+	vecs := make([][]float32, len(cons))
+	for i := range cons {
+		vecs[i] = cons[i].vec
+	}
+	embeddingCandidates(cs, vecs, embedReview)
+	load := func(ids []string) error {
+		return di.DuplicateStats(ctx, ids, func(id string, mentions int, hasPage bool, created int64, nb []int64) {
+			if i, ok := x.pos[id]; ok {
+				cons[i].dupStats = dupStats{Mentions: mentions, HasPage: hasPage, Created: created, Neighbors: nb}
+			}
+		})
+	}
+	if only < 0 {
+		if err := load(nil); err != nil {
+			return nil, err
+		}
+		neighborCandidates(cs, cons)
+	} else {
+		err := di.ConceptsSharingNotes(ctx, m.ids[only], func(other string, n int) {
+			if i, ok := x.pos[other]; ok && n >= 2 {
+				cs.add(only, i, chNeighbors)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		// Stats of the concept and its candidates, and of their
+		// candidates' candidates' ... is not needed: the group is the
+		// concept and the concepts judged alike to it.
+		ids := []string{m.ids[only]}
+		for k := range cs.pairs {
+			a, b := int32(k>>32), int32(uint32(k))
+			ids = append(ids, m.ids[a+b-only])
+		}
+		if err := load(ids); err != nil {
+			return nil, err
+		}
+	}
+	groups, dnm := analyse(cs, cons, in.MinScore)
+	if only >= 0 {
+		id := m.ids[only]
+		var keep []DupGroup
+		for _, g := range groups {
+			if slices.ContainsFunc(g.Members, func(mm DupMember) bool { return mm.ID == id }) {
+				keep = append(keep, g)
+			}
+		}
+		groups = keep
+	}
+	res.Total = len(groups)
+	if in.Offset < len(groups) {
+		res.Groups = groups[in.Offset:min(len(groups), in.Offset+limit)]
+	}
+	if res.Groups == nil {
+		res.Groups = []DupGroup{}
+	}
+	res.HasMore = in.Offset+len(res.Groups) < res.Total
+	if len(dnm) > MaxDuplicateLimit {
+		dnm = dnm[:MaxDuplicateLimit]
+	}
+	if dnm != nil {
+		res.DoNotMerge = dnm
+	}
+	return res, nil
+}

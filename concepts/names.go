@@ -1,0 +1,404 @@
+package concepts
+
+import (
+	"slices"
+	"strings"
+	"unicode"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/noema-mem/noema/fuzzy"
+
+	"github.com/noema-mem/noema/vault"
+)
+
+// This file analyses concept names for analyze_duplicates and for the
+// second candidate channel of find_concepts: words folded for comparison
+// (accents stripped, lowercase, English plurals singular, symbol forms such
+// as c++, c# and .net kept), function words set apart, and the shapes that
+// must never be merged with a plain name (file names, code identifiers,
+// version numbers).
+
+// functionWords are left out of folded names: "injection of dependencies"
+// and "dependency injection" fold alike.
+var functionWords = map[string]bool{
+	"a": true, "an": true, "the": true, "of": true, "for": true, "in": true, "on": true,
+	"to": true, "with": true, "by": true, "at": true, "from": true, "into": true, "via": true,
+	"as": true, "and": true, "its": true, "&": true,
+}
+
+// genericHeads are words that may follow a name without making it another
+// concept: "Raft consensus algorithm" is Raft, "Git version control system"
+// is Git, "C++ programming language" is C++.
+var genericHeads = map[string]bool{
+	"algorithm": true, "protocol": true, "system": true, "language": true, "programming": true,
+	"framework": true, "library": true, "software": true, "technique": true, "method": true,
+	"methodology": true, "approach": true, "paradigm": true, "toolkit": true, "platform": true,
+	"consensus": true, "version": true, "control": true, "vcs": true, "concept": true,
+	"lang": true, "project": true, "package": true, "engine": true, "format": true,
+}
+
+// antonyms are word pairs that make two otherwise equal names opposites.
+var antonyms = func() map[[2]string]bool {
+	pairs := [][2]string{
+		{"min", "max"}, {"minimum", "maximum"}, {"input", "output"}, {"push", "pull"},
+		{"client", "server"}, {"read", "write"}, {"left", "right"}, {"upper", "lower"},
+		{"before", "after"}, {"forward", "backward"}, {"encode", "decode"}, {"encoder", "decoder"},
+		{"encoding", "decoding"}, {"encryption", "decryption"}, {"encrypt", "decrypt"},
+		{"sync", "async"}, {"positive", "negative"}, {"static", "dynamic"}, {"internal", "external"},
+		{"import", "export"}, {"inbound", "outbound"}, {"frontend", "backend"}, {"front", "back"},
+		{"horizontal", "vertical"}, {"open", "closed"}, {"online", "offline"}, {"start", "end"},
+		{"begin", "end"}, {"first", "last"}, {"true", "false"}, {"high", "low"}, {"big", "small"},
+		{"major", "minor"}, {"local", "global"}, {"local", "remote"}, {"public", "private"},
+		{"upstream", "downstream"}, {"serialize", "deserialize"}, {"serialization", "deserialization"},
+		{"compression", "decompression"}, {"compress", "decompress"}, {"inner", "outer"},
+		{"implicit", "explicit"}, {"strong", "weak"}, {"hard", "soft"}, {"hot", "cold"},
+		{"lazy", "eager"}, {"mutable", "immutable"}, {"stateful", "stateless"}, {"blocking", "nonblocking"},
+		{"row", "column"}, {"black", "white"}, {"red", "blue"}, {"red", "black"}, {"supervised", "unsupervised"},
+		{"underfitting", "overfitting"}, {"precision", "recall"}, {"sender", "receiver"}, {"producer", "consumer"},
+		{"leader", "follower"}, {"master", "slave"}, {"primary", "secondary"}, {"primary", "replica"},
+		{"union", "intersection"}, {"ascending", "descending"}, {"increment", "decrement"},
+		{"prefix", "suffix"}, {"head", "tail"}, {"top", "bottom"}, {"in", "out"}, {"up", "down"},
+		{"on", "off"}, {"add", "remove"}, {"insert", "delete"}, {"get", "set"}, {"lock", "unlock"},
+	}
+	m := map[[2]string]bool{}
+	for _, p := range pairs {
+		m[p] = true
+		m[[2]string{p[1], p[0]}] = true
+	}
+	return m
+}()
+
+// negationPrefixes turn a word into its opposite or a sibling
+// ("supervised"/"unsupervised", "linear"/"nonlinear").
+var negationPrefixes = []string{"un", "non", "in", "im", "ir", "il", "dis", "de", "anti", "a", "counter", "semi", "multi", "sub", "super", "pre", "post", "inter", "intra", "over", "under", "mis", "re", "bi", "mono", "poly", "auto"}
+
+// fileExtensions mark a name as a file name.
+var fileExtensions = map[string]bool{
+	"cs": true, "py": true, "go": true, "js": true, "ts": true, "tsx": true, "jsx": true, "md": true,
+	"json": true, "yaml": true, "yml": true, "txt": true, "png": true, "jpg": true, "jpeg": true,
+	"gif": true, "svg": true, "pdf": true, "csv": true, "html": true, "css": true, "java": true,
+	"rb": true, "rs": true, "cpp": true, "hpp": true, "h": true, "c": true, "sh": true, "toml": true,
+	"xml": true, "sql": true, "kt": true, "swift": true, "php": true, "lock": true, "mod": true,
+	"ipynb": true, "docx": true, "xlsx": true, "zip": true, "tar": true, "gz": true, "webp": true,
+}
+
+// irregularPlurals fold to their singular.
+var irregularPlurals = map[string]string{
+	"indices": "index", "matrices": "matrix", "vertices": "vertex", "children": "child",
+	"people": "person", "analyses": "analysis", "criteria": "criterion", "phenomena": "phenomenon",
+	"hypotheses": "hypothesis", "theses": "thesis", "axes": "axis", "mice": "mouse", "men": "man",
+	"women": "woman", "geese": "goose", "feet": "foot", "teeth": "tooth", "appendices": "appendix",
+	"schemata": "schema", "corpora": "corpus", "leaves": "leaf", "lives": "life", "halves": "half",
+	"knives": "knife", "wolves": "wolf", "selves": "self",
+}
+
+// keepS are words that end in s without being plurals.
+var keepS = map[string]bool{
+	"https": true, "aws": true, "dns": true, "gps": true, "sms": true, "ios": true, "macos": true,
+	"news": true, "series": true, "species": true, "bias": true, "alias": true, "canvas": true,
+	"atlas": true, "chaos": true, "lens": true, "redis": true, "kubernetes": true, "postgres": true,
+	"pandas": true, "analysis": true, "basis": true, "thesis": true, "axis": true, "ethos": true,
+	"logos": true, "pathos": true, "gas": true, "bus": true, "plus": true, "minus": true, "nexus": true,
+	"corpus": true, "status": true, "campus": true, "virus": true, "focus": true, "census": true,
+	"consensus": true, "apparatus": true, "radius": true, "nucleus": true, "stimulus": true,
+	"linux": true, "windows": true, "jenkins": true, "mars": true, "venus": true, "paris": true,
+	"yes": true, "this": true, "is": true, "was": true, "has": true, "does": true, "always": true,
+	"perhaps": true, "less": true, "across": true, "express": true, "ajax": true,
+}
+
+// singular folds an English plural to its singular; other words are
+// returned as they are. Both names of a pair go through it, so a wrong
+// singular only matters when it makes two different words equal.
+func singular(w string) string {
+	if s, ok := irregularPlurals[w]; ok {
+		return s
+	}
+	n := len(w)
+	if n <= 3 || keepS[w] || !strings.HasSuffix(w, "s") || !isLetters(w) {
+		return w
+	}
+	switch {
+	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"),
+		strings.HasSuffix(w, "ics"), strings.HasSuffix(w, "ous"), strings.HasSuffix(w, "sis"):
+		return w
+	case strings.HasSuffix(w, "ies") && n > 4:
+		return w[:n-3] + "y"
+	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "xes"), strings.HasSuffix(w, "ches"),
+		strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "zzes"):
+		return w[:n-2]
+	}
+	return w[:n-1]
+}
+
+func isLetters(w string) bool {
+	for _, r := range w {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// stripAccents removes combining marks after canonical decomposition:
+// "Café" becomes "Cafe", "Gödel" becomes "Godel".
+func stripAccents(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return s
+	}
+	d := norm.NFD.String(s)
+	var b strings.Builder
+	b.Grow(len(d))
+	for _, r := range d {
+		if unicode.Is(unicode.Mn, r) {
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return norm.NFC.String(b.String())
+}
+
+// words splits a name into lowercase words, keeping symbol forms: a word's
+// trailing + and # ("c++", "c#", "f#") and a leading dot before letters
+// (".net"). Every other character that is not a letter or digit separates
+// words. Accents are stripped.
+func words(name string) []string {
+	s := strings.ToLower(stripAccents(name))
+	var out []string
+	rs := []rune(s)
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, string(cur))
+			cur = cur[:0]
+		}
+	}
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			cur = append(cur, r)
+		case (r == '+' || r == '#') && len(cur) > 0 && len(cur) <= 2 && unicode.IsLetter(cur[len(cur)-1]):
+			// c++, c#, f#, j#: a short word followed by its symbols.
+			for i < len(rs) && (rs[i] == '+' || rs[i] == '#') {
+				cur = append(cur, rs[i])
+				i++
+			}
+			i--
+			flush()
+		case r == '.' && len(cur) == 0 && i+1 < len(rs) && unicode.IsLetter(rs[i+1]) && (i == 0 || rs[i-1] == ' '):
+			cur = append(cur, r) // .net
+		default:
+			flush()
+		}
+	}
+	flush()
+	return out
+}
+
+// nameInfo is a concept name analysed for comparison.
+type nameInfo struct {
+	text string
+	key  string
+	// proc is the name after fuzzy.DefaultProcess (what WRatio compares).
+	proc string
+	// all are the folded words in order (singular, accents stripped),
+	// function words included; content leaves them out.
+	all, content []string
+	// folded is the sorted, de-duplicated content words joined with a
+	// space: the key after case, accent, separator, plural, word order
+	// and function word folding.
+	folded string
+	// compact is content joined without spaces ("java script" and
+	// "javascript" compact alike); raw the same before plurals are
+	// folded (typos are measured on it: "kuberentes" is one edit from
+	// "kubernetes", but its singular is not).
+	compact, raw string
+	// parts are the words split at case changes too ("GraphTools.cs":
+	// graph, tool, cs).
+	parts []string
+	// core is content without trailing generic head words.
+	core []string
+	// file and ident mark file names and code identifiers.
+	file, ident bool
+	// numbers are the digit runs and roman numerals of the name, in order.
+	numbers []string
+}
+
+func analyseName(text string) nameInfo {
+	n := nameInfo{text: text, key: vault.Key(text)}
+	n.proc = fuzzy.DefaultProcess(text)
+	var raw []string
+	for _, w := range words(text) {
+		if !functionWords[w] {
+			raw = append(raw, w)
+		}
+		w = singular(w)
+		n.all = append(n.all, w)
+		if !functionWords[w] {
+			n.content = append(n.content, w)
+		}
+	}
+	if len(n.content) == 0 {
+		n.content = n.all
+	}
+	sorted := slices.Clone(n.content)
+	slices.Sort(sorted)
+	sorted = slices.Compact(sorted)
+	n.folded = strings.Join(sorted, " ")
+	n.compact = strings.Join(n.content, "")
+	n.raw = strings.Join(raw, "")
+	n.parts = camelParts(text)
+	n.core = n.content
+	for len(n.core) > 1 && genericHeads[n.core[len(n.core)-1]] {
+		n.core = n.core[:len(n.core)-1]
+	}
+	n.file = isFileName(text)
+	n.ident = isCodeIdentifier(text)
+	n.numbers = numbersOf(text)
+	return n
+}
+
+// isFileName reports whether a name ends in a known file extension
+// ("GraphTools.cs", "README.md").
+func isFileName(s string) bool {
+	i := strings.LastIndexByte(s, '.')
+	if i <= 0 || i == len(s)-1 || strings.ContainsRune(s[i:], ' ') {
+		return false
+	}
+	return fileExtensions[strings.ToLower(s[i+1:])]
+}
+
+// isCodeIdentifier reports whether a name looks like code: a call or path
+// ("parse()", "os::path", "a->b"), snake_case, or lowerCamelCase
+// ("getUserName").
+func isCodeIdentifier(s string) bool {
+	if strings.Contains(s, "()") || strings.Contains(s, "::") || strings.Contains(s, "->") {
+		return true
+	}
+	if !strings.ContainsRune(s, ' ') && strings.Count(s, "_") >= 1 && strings.Trim(s, "_") != "" {
+		inner := strings.Trim(s, "_")
+		if strings.Contains(inner, "_") {
+			return true
+		}
+	}
+	rs := []rune(s)
+	if strings.ContainsRune(s, ' ') || len(rs) < 5 || !unicode.IsLower(rs[0]) {
+		return false
+	}
+	lowers := 0
+	for i := 0; i < len(rs); i++ {
+		if unicode.IsLower(rs[i]) {
+			lowers++
+			continue
+		}
+		if unicode.IsUpper(rs[i]) {
+			// lowerCamelCase: two or more lowercase letters, then an
+			// upper-case letter followed by a lowercase one ("getUser",
+			// not "iPhone", "macOS" or "eBPF").
+			return lowers >= 2 && i+1 < len(rs) && unicode.IsLower(rs[i+1])
+		}
+	}
+	return false
+}
+
+// romanNumerals are read as numbers when they are words of their own.
+var romanNumerals = map[string]bool{"i": true, "ii": true, "iii": true, "iv": true, "v": true, "vi": true, "vii": true, "viii": true, "ix": true, "x": true}
+
+// numbersOf returns the digit runs of a name and its roman numerals (as
+// separate words), in order.
+func numbersOf(s string) []string {
+	var out []string
+	var cur []rune
+	for _, r := range s {
+		if unicode.IsDigit(r) {
+			cur = append(cur, r)
+			continue
+		}
+		if len(cur) > 0 {
+			out = append(out, string(cur))
+			cur = nil
+		}
+	}
+	if len(cur) > 0 {
+		out = append(out, string(cur))
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if romanNumerals[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// camelParts splits a name into words at case changes as well as at
+// separators ("GraphTools.cs" → graph, tools, cs), singular.
+func camelParts(s string) []string {
+	var out []string
+	var cur []rune
+	rs := []rune(stripAccents(s))
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, singular(strings.ToLower(string(cur))))
+			cur = nil
+		}
+	}
+	for i, r := range rs {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			flush()
+			continue
+		}
+		if unicode.IsUpper(r) && len(cur) > 0 {
+			prevLower := unicode.IsLower(rs[i-1])
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if prevLower || (unicode.IsUpper(rs[i-1]) && nextLower) {
+				flush()
+			}
+		}
+		cur = append(cur, r)
+	}
+	flush()
+	return out
+}
+
+// osa is the optimal string alignment distance (Levenshtein with adjacent
+// transpositions) of a and b, or max+1 when it exceeds max.
+func osa(a, b []rune, max int) int {
+	if d := len(a) - len(b); d > max || -d > max {
+		return max + 1
+	}
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		lo := i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				v = min(v, prev2[j-2]+1)
+			}
+			cur[j] = v
+			lo = min(lo, v)
+		}
+		if lo > max {
+			return max + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}

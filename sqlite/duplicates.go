@@ -1,0 +1,163 @@
+package sqlite
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+)
+
+// This file holds the reads of analyze_duplicates (package concepts): each
+// concept's mention count, page, creation time and neighbours (the notes
+// linking it and the other ends of its relations), and the concepts that
+// share notes with one concept.
+
+// idsFilter returns the SQL condition restricting column to ids (a JSON
+// array expanded with json_each), or "1" and no argument for all.
+func idsFilter(column string, ids []string) (string, []any) {
+	if ids == nil {
+		return "1", nil
+	}
+	b, _ := json.Marshal(ids)
+	return column + " IN (SELECT value FROM json_each(?))", []any{string(b)}
+}
+
+// DuplicateStats calls fn for each concept among ids (every concept when
+// ids is nil) with how many times notes link it, whether it has a page,
+// its created time (Unix ns) and its neighbours, ascending: the row ids of
+// the notes linking it (positive) and, for its relations, a negative id per
+// other end ("concept:<key>" or "note:<path>" of targets, the declaring
+// note of relations pointing at it), numbered consistently within one call.
+func (db *DB) DuplicateStats(ctx context.Context, ids []string, fn func(id string, mentions int, hasPage bool, created int64, neighbors []int64)) error {
+	tx, err := db.read.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("read concept stats: %w", err)
+	}
+	defer tx.Rollback()
+	type stat struct {
+		mentions int
+		page     bool
+		created  int64
+		nb       []int64
+	}
+	stats := map[string]*stat{}
+	var order []string
+	cond, args := idsFilter("id", ids)
+	rows, err := tx.QueryContext(ctx, `SELECT id, page_note_id IS NOT NULL, created_ns FROM concepts WHERE `+cond, args...)
+	if err != nil {
+		return fmt.Errorf("read concept stats: %w", err)
+	}
+	for rows.Next() {
+		var id string
+		s := &stat{}
+		if err := rows.Scan(&id, &s.page, &s.created); err != nil {
+			rows.Close()
+			return fmt.Errorf("read concept stats: %w", err)
+		}
+		stats[id] = s
+		order = append(order, id)
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("read concept stats: %w", err)
+	}
+	cond, args = idsFilter("k.concept_id", ids)
+	rows, err = tx.QueryContext(ctx, `SELECT k.concept_id, l.note_id, l.count FROM concept_keys k JOIN links l ON l.key = k.key WHERE `+cond, args...)
+	if err != nil {
+		return fmt.Errorf("read concept mentions: %w", err)
+	}
+	for rows.Next() {
+		var id string
+		var note int64
+		var n int
+		if err := rows.Scan(&id, &note, &n); err != nil {
+			rows.Close()
+			return fmt.Errorf("read concept mentions: %w", err)
+		}
+		if s := stats[id]; s != nil {
+			s.mentions += n
+			s.nb = append(s.nb, note)
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("read concept mentions: %w", err)
+	}
+	// Relations: outgoing from a concept's page, and pointing at any of
+	// its keys.
+	refs := map[string]int64{}
+	refID := func(ref string) int64 {
+		if id, ok := refs[ref]; ok {
+			return id
+		}
+		id := -int64(len(refs) + 1)
+		refs[ref] = id
+		return id
+	}
+	cond, args = idsFilter("c.id", ids)
+	rows, err = tx.QueryContext(ctx, `SELECT c.id, r.to_ref FROM relations r JOIN concepts c ON c.page_note_id = r.note_id WHERE `+cond, args...)
+	if err != nil {
+		return fmt.Errorf("read concept relations: %w", err)
+	}
+	for rows.Next() {
+		var id, ref string
+		if err := rows.Scan(&id, &ref); err != nil {
+			rows.Close()
+			return fmt.Errorf("read concept relations: %w", err)
+		}
+		if s := stats[id]; s != nil {
+			s.nb = append(s.nb, refID(ref))
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("read concept relations: %w", err)
+	}
+	cond, args = idsFilter("k.concept_id", ids)
+	rows, err = tx.QueryContext(ctx, `SELECT k.concept_id, n.path FROM relations r JOIN concept_keys k ON r.to_ref = 'concept:' || k.key
+		JOIN notes n ON n.id = r.note_id WHERE `+cond, args...)
+	if err != nil {
+		return fmt.Errorf("read concept relations: %w", err)
+	}
+	for rows.Next() {
+		var id, path string
+		if err := rows.Scan(&id, &path); err != nil {
+			rows.Close()
+			return fmt.Errorf("read concept relations: %w", err)
+		}
+		if s := stats[id]; s != nil {
+			s.nb = append(s.nb, refID("from:"+path))
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("read concept relations: %w", err)
+	}
+	for _, id := range order {
+		s := stats[id]
+		slices.Sort(s.nb)
+		fn(id, s.mentions, s.page, s.created, slices.Compact(s.nb))
+	}
+	return nil
+}
+
+// ConceptsSharingNotes calls fn with each other concept linked from a note
+// that links the concept with the id, and how many such notes there are.
+func (db *DB) ConceptsSharingNotes(ctx context.Context, id string, fn func(other string, notes int)) error {
+	rows, err := db.read.QueryContext(ctx, `WITH mine AS (
+			SELECT DISTINCT l.note_id FROM concept_keys k JOIN links l ON l.key = k.key WHERE k.concept_id = ?)
+		SELECT k.concept_id, COUNT(DISTINCT l.note_id) FROM mine m JOIN links l ON l.note_id = m.note_id
+		JOIN concept_keys k ON k.key = l.key WHERE k.concept_id <> ? GROUP BY k.concept_id`, id, id)
+	if err != nil {
+		return fmt.Errorf("read concepts sharing notes: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var other string
+		var n int
+		if err := rows.Scan(&other, &n); err != nil {
+			return fmt.Errorf("read concepts sharing notes: %w", err)
+		}
+		fn(other, n)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read concepts sharing notes: %w", err)
+	}
+	return nil
+}
