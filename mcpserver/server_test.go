@@ -91,6 +91,7 @@ var inventory = map[string]hints{
 	"create_concept":        {false, false, false},
 	"update_concept":        {false, true, true},
 	"delete_concept":        {false, true, true},
+	"analyze_duplicates":    {true, false, true},
 	"merge_concepts":        {false, true, true}, // a dry run by default; merging again is a no-op
 	"create_relation":       {false, false, false},
 	"update_relation":       {false, true, true},
