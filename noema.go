@@ -51,6 +51,10 @@ type Relation struct {
 	To       string         `json:"to"`
 	Weight   *float64       `json:"weight,omitempty"`
 	Metadata map[string]any `json:"metadata,omitempty"`
+	// Dangling is set when the target does not exist (no concept has the
+	// name, or no note is at the path); To is then "concept:<key>" or the
+	// missing note's URI.
+	Dangling bool `json:"dangling,omitempty"`
 }
 
 // Concept is a node of the knowledge graph named by WikiLinks.

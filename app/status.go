@@ -56,13 +56,20 @@ func (a *App) Status(ctx context.Context) (*Status, error) {
 	} else if v != "" {
 		_ = json.Unmarshal([]byte(v), &st.Warnings)
 	}
-	// Shared titles as the index holds them now (the last sync's list may
-	// be out of date after writes).
+	// Shared titles and dangling relations as the index holds them now
+	// (the last sync's list may be out of date after writes).
 	dups, err := sqlite.DuplicateTitles(a.DB.Query(ctx), vault.Key)
 	if err != nil {
 		return nil, err
 	}
-	st.Warnings = slices.DeleteFunc(st.Warnings, func(w indexer.Warning) bool { return w.Code == indexer.CodeDuplicateTitle })
+	dangling, err := sqlite.DanglingRelations(a.DB.Query(ctx))
+	if err != nil {
+		return nil, err
+	}
+	st.Warnings = slices.DeleteFunc(st.Warnings, func(w indexer.Warning) bool {
+		return w.Code == indexer.CodeDuplicateTitle || w.Code == indexer.CodeDanglingRelation
+	})
 	st.Warnings = append(st.Warnings, indexer.DuplicateTitleWarnings(dups)...)
+	st.Warnings = append(st.Warnings, indexer.DanglingRelationWarnings(dangling)...)
 	return st, nil
 }

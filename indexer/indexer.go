@@ -450,15 +450,43 @@ func (ix *Indexer) recordSync(tx *sqlite.Tx, res *Result) error {
 	if err != nil {
 		return err
 	}
+	dangling, err := sqlite.DanglingRelations(tx.Query)
+	if err != nil {
+		return err
+	}
 	// A retried transaction runs this again: replace, never repeat.
-	res.Warnings = slices.DeleteFunc(res.Warnings, func(w Warning) bool { return w.Code == CodeDuplicateTitle })
+	res.Warnings = slices.DeleteFunc(res.Warnings, func(w Warning) bool {
+		return w.Code == CodeDuplicateTitle || w.Code == CodeDanglingRelation
+	})
 	res.Warnings = append(res.Warnings, DuplicateTitleWarnings(dups)...)
+	res.Warnings = append(res.Warnings, DanglingRelationWarnings(dangling)...)
 	w, _ := json.Marshal(res.Warnings)
 	return sqlite.SetMeta(tx, "last_sync_warnings", string(w))
 }
 
-// CodeDuplicateTitle is the warning code of notes that share a title.
-const CodeDuplicateTitle = "duplicate_title"
+// Warning codes of what a whole-vault sync finds across files.
+const (
+	// CodeDuplicateTitle: notes that share a title.
+	CodeDuplicateTitle = "duplicate_title"
+	// CodeDanglingRelation: a relation whose target does not exist.
+	CodeDanglingRelation = "dangling_relation"
+)
+
+// DanglingRelationWarnings turns relations without a target into warnings.
+func DanglingRelationWarnings(rels []sqlite.DanglingRelation) []Warning {
+	var out []Warning
+	for _, r := range rels {
+		target := r.ToRef
+		if p, ok := strings.CutPrefix(r.ToRef, "note:"); ok {
+			target = "the note " + vault.PathToURI(p)
+		} else if k, ok := strings.CutPrefix(r.ToRef, "concept:"); ok {
+			target = fmt.Sprintf("the concept %q", k)
+		}
+		out = append(out, Warning{Path: r.Path, Code: CodeDanglingRelation, Message: fmt.Sprintf(
+			"relation %s (%s) points to %s, which does not exist", r.ID, r.Type, target)})
+	}
+	return out
+}
 
 // DuplicateTitleWarnings turns groups of notes sharing a title (their
 // paths in path order) into warnings. The first path is the note the title

@@ -144,3 +144,57 @@ func mustConcept(t *testing.T, a *app.App, name string) string {
 	}
 	return c.ID
 }
+
+// TestDanglingRelations: a relation whose target is gone is marked by
+// relation show and reported by sync and status.
+func TestDanglingRelations(t *testing.T) {
+	ctx := context.Background()
+	a := noematest.OpenApp(t, "", app.Options{})
+	for _, title := range []string{"Source", "Target"} {
+		if _, err := a.Notes.Write(ctx, notes.WriteInput{Title: title, Content: "text\n"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := a.Relations.Create(ctx, relations.CreateInput{From: "memory://Source", Type: "cites", To: "memory://Target"})
+	if err != nil || r.Dangling {
+		t.Fatalf("create = %+v, %v", r, err)
+	}
+	hand := "---\nsee: \"[[Nowhere Concept]]\"\n---\nx\n"
+	if err := os.WriteFile(filepath.Join(a.Vault.Root, "Hand.md"), []byte(hand), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(a.Vault.Root, "Target.md")); err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Sync(ctx, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dangling []string
+	for _, w := range res.Warnings {
+		if w.Code == "dangling_relation" {
+			dangling = append(dangling, w.Path+": "+w.Message)
+		}
+	}
+	if len(dangling) != 2 || !strings.Contains(dangling[0], "Hand.md") || !strings.Contains(dangling[0], `"nowhere concept"`) ||
+		!strings.Contains(dangling[1], "memory://Target") {
+		t.Errorf("sync warnings: %q", dangling)
+	}
+	got, err := a.Relations.Get(ctx, r.ID)
+	if err != nil || !got.Dangling || got.To != "memory://Target" {
+		t.Errorf("relation show = %+v, %v", got, err)
+	}
+	st, err := a.Status(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, w := range st.Warnings {
+		if w.Code == "dangling_relation" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("status warnings = %+v", st.Warnings)
+	}
+}

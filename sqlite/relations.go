@@ -42,10 +42,16 @@ func (db *DB) Relation(ctx context.Context, id string) (*noema.Relation, string,
 	switch p, isNote := strings.CutPrefix(toRef, "note:"); {
 	case isNote:
 		r.To = graph.NoteURI(p)
+		var n int
+		if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM notes WHERE path = ?`, p).Scan(&n); err != nil {
+			return nil, "", fmt.Errorf("get relation %s: %w", id, err)
+		}
+		r.Dangling = n == 0
 	case target.Valid:
 		r.To = target.String
 	default:
 		r.To = toRef
+		r.Dangling = true
 	}
 	if weight.Valid {
 		w := weight.Float64
@@ -57,4 +63,35 @@ func (db *DB) Relation(ctx context.Context, id string) (*noema.Relation, string,
 		}
 	}
 	return &r, path, nil
+}
+
+// DanglingRelation is a relation whose target does not exist.
+type DanglingRelation struct {
+	ID, Path, Type, ToRef string
+}
+
+// DanglingRelations returns the relations whose target names no concept
+// or no note, by declaring file and id. query runs a query: DB.Query, or
+// Tx.Query inside a transaction.
+func DanglingRelations(query func(q string, args ...any) (*sql.Rows, error)) ([]DanglingRelation, error) {
+	rows, err := query(`SELECT r.id, n.path, r.type, r.to_ref FROM relations r JOIN notes n ON n.id = r.note_id
+		WHERE CASE WHEN substr(r.to_ref, 1, 5) = 'note:' THEN NOT EXISTS (SELECT 1 FROM notes t WHERE t.path = substr(r.to_ref, 6))
+			ELSE NOT EXISTS (SELECT 1 FROM concept_keys k WHERE k.key = substr(r.to_ref, 9)) END
+		ORDER BY n.path, r.id`)
+	if err != nil {
+		return nil, fmt.Errorf("find dangling relations: %w", err)
+	}
+	defer rows.Close()
+	var out []DanglingRelation
+	for rows.Next() {
+		var d DanglingRelation
+		if err := rows.Scan(&d.ID, &d.Path, &d.Type, &d.ToRef); err != nil {
+			return nil, fmt.Errorf("find dangling relations: %w", err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find dangling relations: %w", err)
+	}
+	return out, nil
 }
