@@ -71,7 +71,7 @@ func TestDeleteConceptCrashAfterEachFile(t *testing.T) {
 	if _, err := ca.Sync(ctx, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	res, err := ca.Concepts.Delete(ctx, "Target", true)
+	res, err := ca.Concepts.Delete(ctx, concepts.DeleteInput{Concept: "Target", Unlink: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestDeleteConceptCrashAfterEachFile(t *testing.T) {
 				}
 				return nil
 			})
-			_, err := a.Concepts.Delete(ctx, "Target", true)
+			_, err := a.Concepts.Delete(ctx, concepts.DeleteInput{Concept: "Target", Unlink: true})
 			remove()
 			if !errors.Is(err, errCrash) {
 				t.Fatalf("delete: %v", err)

@@ -225,10 +225,10 @@ func TestDeleteConcept(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, a, "Uses", "The [[GC|collector]] and [[Garbage Collection#Pauses]] and ![[gc]].\n`[[GC]]` stays.")
-	if _, err := a.Concepts.Delete(ctx, "gc", false); code(err) != noema.ECONFLICT {
+	if _, err := a.Concepts.Delete(ctx, concepts.DeleteInput{Concept: "gc"}); code(err) != noema.ECONFLICT {
 		t.Fatalf("delete while linked: %v", err)
 	}
-	res, err := a.Concepts.Delete(ctx, "gc", true)
+	res, err := a.Concepts.Delete(ctx, concepts.DeleteInput{Concept: "gc", Unlink: true})
 	if err != nil {
 		t.Fatal(err)
 	}

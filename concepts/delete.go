@@ -3,12 +3,22 @@ package concepts
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/vault"
 )
+
+// DeleteInput deletes a concept.
+type DeleteInput struct {
+	Concept string `json:"concept" jsonschema:"the concept: id, label or any alias" cli:"arg=CONCEPT"`
+	Unlink  bool   `json:"unlink,omitempty" jsonschema:"turn links to the concept into plain text instead of refusing while notes link it (default false)" default:"false"`
+	// CascadeRelations removes the relations other files declare to the
+	// concept instead of refusing.
+	CascadeRelations bool `json:"cascade_relations,omitempty" jsonschema:"remove the relations other notes and pages declare to the concept instead of refusing while there are any (default false)" default:"false"`
+}
 
 // DeleteResult says what a deletion changed.
 type DeleteResult struct {
@@ -17,25 +27,30 @@ type DeleteResult struct {
 	Deleted bool   `json:"deleted"`
 	// Unlinked lists the notes whose links to the concept became plain text.
 	Unlinked []string `json:"unlinked"`
+	// RelationsRemoved lists the files whose relations to the concept were
+	// removed (cascade_relations).
+	RelationsRemoved []string `json:"relations_removed"`
 	// PageDeleted is the page removed, if the concept had one under concepts/.
 	PageDeleted string `json:"page_deleted,omitempty"`
 }
 
 // Delete removes a concept. While notes still link it, it refuses with
-// conflict unless unlink is set; then every link to it (under any of its
+// conflict unless Unlink is set; then every link to it (under any of its
 // names) becomes plain text — the shown text when there is one, else the
-// target — and its page under concepts/ is deleted. A page that is an
-// ordinary note loses only its `concept` and `id` keys.
+// target. While other files declare relations to it, it refuses with
+// conflict unless CascadeRelations is set; then those relations go. Its
+// page under concepts/ is deleted; a page that is an ordinary note loses
+// only its `concept` and `id` keys.
 //
 // All new file contents are computed first, then applied as one
 // vault.Changeset (all files or none, across crashes too); a file changed
 // since it was read stops it with checksum_mismatch before anything is
 // written. The index is updated once at the end.
-func (s *Service) Delete(ctx context.Context, ref string, unlink bool) (*DeleteResult, error) {
+func (s *Service) Delete(ctx context.Context, in DeleteInput) (*DeleteResult, error) {
 	var out *DeleteResult
 	err := s.Vault.Locked(ctx, func(ctx context.Context) error {
 		var err error
-		out, err = s.delete(ctx, ref, unlink)
+		out, err = s.delete(ctx, in)
 		return err
 	})
 	return out, err
@@ -44,33 +59,44 @@ func (s *Service) Delete(ctx context.Context, ref string, unlink bool) (*DeleteR
 // delete is Delete with the vault's write lock held: the state it starts
 // from (the index, the files) cannot change until it has written and
 // indexed its files.
-func (s *Service) delete(ctx context.Context, ref string, unlink bool) (*DeleteResult, error) {
-	c, err := s.Get(ctx, ref)
+func (s *Service) delete(ctx context.Context, in DeleteInput) (*DeleteResult, error) {
+	c, err := s.Get(ctx, in.Concept)
 	if err != nil {
 		return nil, err
 	}
 	keys := map[string]bool{c.Key: true}
+	refs := []string{"concept:" + c.Key}
 	for _, a := range c.Aliases {
 		keys[vault.Key(a)] = true
+		refs = append(refs, "concept:"+vault.Key(a))
 	}
 	linking, err := s.DB.NotesLinking(ctx, c.ID)
 	if err != nil {
 		return nil, err
 	}
-	if len(linking) > 0 && !unlink {
-		return nil, &noema.Error{Code: noema.ECONFLICT,
+	if len(linking) > 0 && !in.Unlink {
+		return nil, &noema.Error{Code: noema.ECONFLICT, Param: "unlink",
 			Message: fmt.Sprintf("concept %q is linked from %d notes; pass unlink=true to turn those links into plain text", c.Label, len(linking)),
 			Details: map[string]any{"linked_from": uris(linking)}}
 	}
-
-	type change struct {
-		rel     string
-		old     []byte
-		content []byte // nil: delete the file
+	page := ""
+	if c.Page != "" {
+		page = strings.TrimPrefix(c.Page, noema.URIScheme) + ".md"
 	}
-	var changes []change
+	declaring, err := s.DB.FilesRelatingTo(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	declaring = slices.DeleteFunc(declaring, func(p string) bool { return p == page })
+	if len(declaring) > 0 && !in.CascadeRelations {
+		return nil, &noema.Error{Code: noema.ECONFLICT, Param: "cascade_relations",
+			Message: fmt.Sprintf("concept %q is the target of relations in %d files; pass cascade_relations=true to remove them", c.Label, len(declaring)),
+			Details: map[string]any{"related_from": uris(declaring)}}
+	}
+
+	ed := newEdits(s.Vault)
 	for _, rel := range linking {
-		old, _, err := s.Vault.ReadFile(rel)
+		old, err := ed.current(rel)
 		if err != nil {
 			return nil, err
 		}
@@ -79,66 +105,43 @@ func (s *Service) delete(ctx context.Context, ref string, unlink bool) (*DeleteR
 			return nil, err
 		}
 		s.Vault.ResolvePathLinks(n)
-		changes = append(changes, change{rel: rel, old: old, content: vault.EndLine(Unlink(old, n.Links, keys))})
+		ed.set(rel, Unlink(old, n.Links, keys), nil)
 	}
-	res := &DeleteResult{ID: c.ID, Label: c.Label, Unlinked: uris(linking)}
-	if c.Page != "" {
-		rel := strings.TrimPrefix(c.Page, noema.URIScheme) + ".md"
-		old, _, err := s.Vault.ReadFile(rel)
+	for _, rel := range declaring {
+		err := ed.editFrontMatter(rel, func(fm *vault.FrontMatter) error {
+			rels, err := fm.Relations()
+			if err != nil {
+				return err
+			}
+			for _, r := range rels {
+				if slices.Contains(refs, vault.RelationRef(r.To)) {
+					fm.RemoveRelation(r.Type, vault.RelationRef(r.To))
+				}
+			}
+			return nil
+		})
 		if err != nil {
 			return nil, err
 		}
-		if strings.HasPrefix(rel, indexer.ConceptsDir) {
-			changes = append(changes, change{rel: rel, old: old})
+	}
+	res := &DeleteResult{ID: c.ID, Label: c.Label, Unlinked: uris(linking), RelationsRemoved: uris(declaring)}
+	if page != "" {
+		if strings.HasPrefix(page, indexer.ConceptsDir) {
+			ed.remove(page)
 			res.PageDeleted = c.Page
-		} else {
-			// The page may also be a linking note already changed above.
-			base := old
-			for i := range changes {
-				if changes[i].rel == rel {
-					base = changes[i].content
-				}
-			}
-			fmSrc, body, _, _ := vault.SplitFrontMatter(base)
-			fm, err := vault.ParseFrontMatter(fmSrc)
-			if err != nil {
-				return nil, err
-			}
+		} else if err := ed.editFrontMatter(page, func(fm *vault.FrontMatter) error {
 			fm.Delete("concept")
 			fm.Delete("id")
-			content, err := vault.Join(fm, body)
-			if err != nil {
-				return nil, err
-			}
-			replaced := false
-			for i := range changes {
-				if changes[i].rel == rel {
-					changes[i].content, replaced = content, true
-				}
-			}
-			if !replaced {
-				changes = append(changes, change{rel: rel, old: old, content: content})
-			}
+			return nil
+		}); err != nil {
+			return nil, err
 		}
 	}
 	// One changeset: every note is rewritten, or none is, even if the
 	// process dies half-way (vault.Vault.Recover finishes it on the next
 	// open).
-	var cs vault.Changeset
-	for _, ch := range changes {
-		if ch.content == nil {
-			cs.Remove(ch.rel, ch.old)
-		} else {
-			cs.Replace(ch.rel, ch.old, ch.content)
-		}
-	}
-	if err := s.Vault.Apply(ctx, &cs); err != nil {
+	if err := s.apply(ctx, ed); err != nil {
 		return nil, err
-	}
-	if paths := cs.Paths(); len(paths) > 0 {
-		if _, err := s.Indexer.SyncPaths(ctx, paths, ""); err != nil {
-			return nil, err
-		}
 	}
 	res.Deleted = true
 	return res, nil

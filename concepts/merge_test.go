@@ -153,3 +153,30 @@ func TestMergeRefusals(t *testing.T) {
 		t.Errorf("unknown source: %v", err)
 	}
 }
+
+// TestDeleteCascadeRelations: a concept other files relate to is not
+// deleted silently; with cascade_relations those relations go with it.
+func TestDeleteCascadeRelations(t *testing.T) {
+	ctx := context.Background()
+	a := mergeVault(t)
+	_, err := a.Concepts.Delete(ctx, concepts.DeleteInput{Concept: "Garbage Colection", Unlink: true})
+	if noema.ErrorCode(err) != noema.ECONFLICT || !strings.Contains(err.Error(), "cascade_relations") {
+		t.Fatalf("delete with incoming relations: %v", err)
+	}
+	if !strings.Contains(read(t, a, "concepts/Rust.md"), "Garbage Colection") {
+		t.Fatal("a refused delete changed Rust's page")
+	}
+	res, err := a.Concepts.Delete(ctx, concepts.DeleteInput{Concept: "Garbage Colection", Unlink: true, CascadeRelations: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.RelationsRemoved) != 1 || res.RelationsRemoved[0] != "memory://concepts/Rust" || len(res.Unlinked) != 2 {
+		t.Errorf("delete = %+v", res)
+	}
+	if rust := read(t, a, "concepts/Rust.md"); strings.Contains(rust, "Colection") || strings.Contains(rust, "uses:") {
+		t.Errorf("Rust's page still relates to the deleted concept:\n%s", rust)
+	}
+	if _, err := a.Concepts.Get(ctx, "Garbage Colection"); noema.ErrorCode(err) != noema.ENOTFOUND {
+		t.Errorf("after delete: %v", err)
+	}
+}

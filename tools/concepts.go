@@ -16,12 +16,6 @@ type ConceptRef struct {
 	Concept string `json:"concept" jsonschema:"the concept: id, label or any alias" cli:"arg=CONCEPT"`
 }
 
-// DeleteConceptInput deletes a concept.
-type DeleteConceptInput struct {
-	Concept string `json:"concept" jsonschema:"the concept: id, label or any alias" cli:"arg=CONCEPT"`
-	Unlink  bool   `json:"unlink,omitempty" jsonschema:"turn links to the concept into plain text instead of refusing while notes link it (default false)" default:"false"`
-}
-
 func conceptTools() []*Tool {
 	return []*Tool{
 		New(Def{
@@ -129,11 +123,12 @@ func conceptTools() []*Tool {
 
 		New(Def{
 			Name: "delete_concept", Command: "concept delete", Toolset: "concepts", Title: "Delete a concept", Hints: destructiveRepeats,
-			Description: "Delete a concept and its page. Refuses with conflict while notes link it, unless unlink=true, which turns those links into plain text.",
-		}, func(ctx context.Context, e *Env, in DeleteConceptInput) (*concepts.DeleteResult, error) {
-			return e.App.Concepts.Delete(ctx, in.Concept, in.Unlink)
+			Description: "Delete a concept and its page. Refuses with conflict while notes link it, unless unlink=true, which turns those links into plain text; " +
+				"and while other notes or pages declare relations to it, unless cascade_relations=true, which removes them. All files change together or none.",
+		}, func(ctx context.Context, e *Env, in concepts.DeleteInput) (*concepts.DeleteResult, error) {
+			return e.App.Concepts.Delete(ctx, in)
 		}, func(w io.Writer, o *concepts.DeleteResult) {
-			fmt.Fprintf(w, "deleted concept %q (%s); %d notes unlinked\n", o.Label, o.ID, len(o.Unlinked))
+			fmt.Fprintf(w, "deleted concept %q (%s); %d notes unlinked, relations removed from %d files\n", o.Label, o.ID, len(o.Unlinked), len(o.RelationsRemoved))
 		}),
 	}
 }
