@@ -201,8 +201,8 @@ type candidate struct {
 	// linkKeys are the keys of the concept of a `[[X]]` query.
 	linkKeys map[string]bool
 	// order is the position in a `[[X]]` answer (freshest first).
-	order    int
-	fallback string
+	order   int
+	snippet string
 }
 
 // Search runs one search_notes request.
@@ -294,7 +294,7 @@ func (s *Service) Search(ctx context.Context, in Input) (*Result, error) {
 	}
 	for _, c := range page {
 		res.Hits = append(res.Hits, Hit{
-			URI: noteURI(c.note.Path), Title: c.note.Title, Score: round(c.score), Snippet: c.fallback,
+			URI: noteURI(c.note.Path), Title: c.note.Title, Score: round(c.score), Snippet: c.snippet,
 			Decay: round(c.decay), Ranks: c.ranks,
 		})
 	}

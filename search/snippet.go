@@ -49,7 +49,7 @@ func (s *Service) snippets(ctx context.Context, page []*candidate, p *parsed) er
 		if snip == "" {
 			snip = noteURI(c.note.Path)
 		}
-		c.fallback = snip
+		c.snippet = snip
 	}
 	return nil
 }
