@@ -59,8 +59,9 @@ if [ -d "$here/mcpremote/node_modules/mcp-remote" ]; then
   export HOME="$work/home" # mcp-remote keeps OAuth state in ~/.mcp-auth: start clean
   mkdir -p "$HOME"
   # mcp-remote-client lists the tools and resources, then exits when its
-  # input ends: keep it open long enough for the listing.
-  if ! sleep 5 | timeout 60 npx --no-install mcp-remote-client "$turl" --header "Authorization: Bearer $token" >"$work/mr-ok.log" 2>&1 ||
+  # input ends: keep its input open until the listing is out (at most 30 s).
+  if ! ( for _ in $(seq 1 300); do grep -q '"name": "write_note"' "$work/mr-ok.log" 2>/dev/null && break; sleep 0.1; done ) |
+       timeout 60 npx --no-install mcp-remote-client "$turl" --header "Authorization: Bearer $token" >"$work/mr-ok.log" 2>&1 ||
      ! grep -q '"name": "write_note"' "$work/mr-ok.log"; then
     echo "mcp-remote with the token failed:"; tail -20 "$work/mr-ok.log"; exit 1
   fi
