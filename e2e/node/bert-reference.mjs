@@ -90,13 +90,16 @@ if (cmd === 'embed') {
       const feeds = tensors(seqs);
       await s.run(feeds);
       const start = performance.now();
+      const cpu0 = process.cpuUsage();
       let done = 0;
       while (performance.now() - start < seconds * 1000) {
         await s.run(feeds);
         done += batch;
       }
       const el = (performance.now() - start) / 1000;
-      console.log(`onnxruntime threads=${threads} ${name}: ${(done / el).toFixed(1)} sentences/s`);
+      const c = process.cpuUsage(cpu0);
+      const cpu = (c.user + c.system) / 1e6;
+      console.log(`onnxruntime threads=${threads} ${name}: ${(done / el).toFixed(1)} sentences/s (${(done / cpu).toFixed(1)} per CPU-second, ${(cpu / el).toFixed(2)} cores busy)`);
     }
   }
 } else {

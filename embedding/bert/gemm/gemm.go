@@ -12,8 +12,10 @@ import (
 )
 
 const (
-	// MR is the number of rows of A one micro-kernel call covers.
-	MR = 6
+	// maxMR bounds the rows of A one micro-kernel call covers (mr: 6 for
+	// the AVX2, NEON and Go kernels, 12 for AVX-512).
+	maxMR = 12
+	goMR  = 6
 	// NR is the number of columns of B in a panel.
 	NR = 16
 )
@@ -134,12 +136,13 @@ func mulAddPanels(c []float32, ldc int, a []float32, lda, m int, b *Packed, p0, 
 	if m == 0 || k == 0 || p0 >= p1 {
 		return
 	}
-	var tmpC [MR * NR]float32
-	full := m / MR * MR
+	var tmpC [maxMR * NR]float32
+	mr := mr
+	full := m / mr * mr
 	rest := m - full
-	var tail []float32 // the last rest rows of A, zero padded to MR rows
+	var tail []float32 // the last rest rows of A, zero padded to mr rows
 	if rest > 0 {
-		tail = make([]float32, MR*k)
+		tail = make([]float32, mr*k)
 		for r := 0; r < rest; r++ {
 			copy(tail[r*k:(r+1)*k], a[(full+r)*lda:(full+r)*lda+k])
 		}
@@ -152,16 +155,16 @@ func mulAddPanels(c []float32, ldc int, a []float32, lda, m int, b *Packed, p0, 
 				panel := b.Data[p*NR*k+k0*NR : p*NR*k+(k0+kn)*NR]
 				c0 := p * NR
 				w := min(NR, b.N-c0)
-				for i := i0; i < i1; i += MR {
+				for i := i0; i < i1; i += mr {
 					if w == NR {
 						kernel(kn, a[i*lda+k0:], lda, panel, c[i*ldc+c0:], ldc)
 						continue
 					}
-					for r := 0; r < MR; r++ {
+					for r := 0; r < mr; r++ {
 						copy(tmpC[r*NR:r*NR+w], c[(i+r)*ldc+c0:(i+r)*ldc+c0+w])
 					}
 					kernel(kn, a[i*lda+k0:], lda, panel, tmpC[:], NR)
-					for r := 0; r < MR; r++ {
+					for r := 0; r < mr; r++ {
 						copy(c[(i+r)*ldc+c0:(i+r)*ldc+c0+w], tmpC[r*NR:r*NR+w])
 					}
 				}
@@ -180,15 +183,15 @@ func mulAddPanels(c []float32, ldc int, a []float32, lda, m int, b *Packed, p0, 
 	}
 }
 
-// kernelGo is the portable micro-kernel: C[MR×NR] (leading dimension ldc)
-// += A[MR×k] (leading dimension lda) · panel[k×NR].
+// kernelGo is the portable micro-kernel: C[6×NR] (leading dimension ldc)
+// += A[6×k] (leading dimension lda) · panel[k×NR].
 func kernelGo(k int, a []float32, lda int, panel []float32, c []float32, ldc int) {
-	var acc [MR][NR]float32
-	_ = a[(MR-1)*lda+k-1]
+	var acc [goMR][NR]float32
+	_ = a[(goMR-1)*lda+k-1]
 	_ = panel[k*NR-1]
 	for kk := 0; kk < k; kk++ {
 		bv := (*[NR]float32)(panel[kk*NR : kk*NR+NR])
-		for r := 0; r < MR; r++ {
+		for r := 0; r < goMR; r++ {
 			av := a[r*lda+kk]
 			row := &acc[r]
 			for j := 0; j < NR; j++ {
@@ -196,7 +199,7 @@ func kernelGo(k int, a []float32, lda int, panel []float32, c []float32, ldc int
 			}
 		}
 	}
-	for r := 0; r < MR; r++ {
+	for r := 0; r < goMR; r++ {
 		row := c[r*ldc : r*ldc+NR]
 		for j := range row {
 			row[j] += acc[r][j]

@@ -2,13 +2,15 @@
 
 package gemm
 
+var mr = goMR
+
 //go:noescape
 func kernel6x16NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int)
 
 func kernel(k int, a []float32, lda int, panel []float32, c []float32, ldc int) {
-	_ = a[(MR-1)*lda+k-1]
+	_ = a[(goMR-1)*lda+k-1]
 	_ = panel[k*NR-1]
-	_ = c[(MR-1)*ldc+NR-1]
+	_ = c[(goMR-1)*ldc+NR-1]
 	kernel6x16NEON(k, &a[0], lda, &panel[0], &c[0], ldc)
 }
 

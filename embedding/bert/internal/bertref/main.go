@@ -170,7 +170,7 @@ func bench(args []string) error {
 			if _, err := e.EmbedIDs(context.Background(), seqs); err != nil {
 				return err
 			}
-			start := time.Now()
+			start, cpu0 := time.Now(), cpuTime()
 			done := 0
 			for time.Since(start).Seconds() < *seconds {
 				if _, err := e.EmbedIDs(context.Background(), seqs); err != nil {
@@ -179,7 +179,8 @@ func bench(args []string) error {
 				done += len(seqs)
 			}
 			el := time.Since(start).Seconds()
-			fmt.Printf("go threads=%d %s: %.1f sentences/s\n", threads, shape.Name, float64(done)/el)
+			cpu := (cpuTime() - cpu0).Seconds()
+			fmt.Printf("go threads=%d %s: %.1f sentences/s (%.1f per CPU-second, %.2f cores busy)\n", threads, shape.Name, float64(done)/el, float64(done)/cpu, cpu/el)
 		}
 	}
 	return nil

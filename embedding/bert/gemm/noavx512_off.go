@@ -1,0 +1,5 @@
+//go:build !noavx512
+
+package gemm
+
+const noAVX512 = false
