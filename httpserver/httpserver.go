@@ -19,7 +19,12 @@
 //     headers, and their preflight (OPTIONS) requests are answered without
 //     authentication, as browsers send none.
 //  3. GET /healthz answers 200 "ok" without authentication and reveals
-//     nothing else.
+//     nothing else. The OAuth discovery and registration paths
+//     (/.well-known/oauth-authorization-server…, /.well-known/openid-configuration…,
+//     /.well-known/oauth-protected-resource…, /register, /authorize, /token)
+//     answer 501 "noema does not use OAuth", also without authentication:
+//     an OAuth client that gets a 401 looks there, and a 5xx stops it before
+//     it registers itself (dynamic client registration).
 //  4. Token: when [Options.Token] is set, every other request needs
 //     "Authorization: Bearer <token>" (compared in constant time), else 401
 //     with a WWW-Authenticate challenge. This comes before routing, so an
@@ -28,10 +33,10 @@
 //     [Server.Serve] refuse to start without one.
 //  5. Path: only [Options.Path] is served; anything else is 404.
 //  6. Body: a Content-Length above [Options.MaxBodyBytes] is refused with 413
-//     before reading; otherwise the body reader is capped, and the SDK answers
-//     413 when the cap is hit (set the SDK's
-//     StreamableHTTPOptions.MaxRequestBodyBytes to the same value, since the
-//     lower of the two wins).
+//     before reading; otherwise the body reader is capped, and a POST's body
+//     is read here, whole, so that one over the cap without a Content-Length
+//     gets the same 413 (set the SDK's StreamableHTTPOptions.MaxRequestBodyBytes
+//     to the same value, since the lower of the two wins).
 //  7. Sessions: when [Options.Sessions] reports the live MCP sessions (as
 //     [NewMCP] arranges), an initialize POST without an Mcp-Session-Id —
 //     which opens a session — is refused with 503 and a Retry-After header
@@ -45,8 +50,11 @@
 //     protocol revision (2026-07-28 and later, see [NewMCP]) open no session
 //     and are never refused for this.
 //
-// Every refusal is a small JSON body {"error": {"code", "message"}} and is
-// logged at warn level (never with the token).
+// Every refusal is a JSON-RPC error body — {"jsonrpc":"2.0","id":…,
+// "error":{"code":-32000,"message":"<code>: …","data":{"code","status"}}},
+// the request's id when it is one small JSON-RPC request, else null — and is
+// logged at warn level (never with the token). A 401 says how to send the
+// token.
 //
 // The SDK's handler keeps its own DNS-rebinding protection on: the checks here
 // are a superset, so they never fight. No server WriteTimeout is set by
