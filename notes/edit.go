@@ -150,11 +150,18 @@ type MoveResult struct {
 	From string `json:"from"`
 	URI  string `json:"uri"`
 	Path string `json:"path"`
+	// Links are the lines of other notes whose links followed the move.
+	Links []LinkChange `json:"links"`
 }
 
 // Move renames a note file. to is a vault path or memory:// URI (".md" is
-// added when missing). The note keeps its access history. Links to the
-// note's concept are not rewritten: concept links name concepts, not files.
+// added when missing). The note keeps its access history. As in Obsidian,
+// the links that point to it follow: links by path ([[folder/Note]]),
+// relation targets ([[folder/Note.md]], memory:// URIs), and — when the
+// note's title comes from its file name, so that the move renames it, and
+// the note is the page of the concept of its old title — links by title
+// ([[Old]] becomes [[New|Old]], the text reading the same). Everything
+// changes through one changeset.
 func (s *Service) Move(ctx context.Context, from, to string) (*MoveResult, error) {
 	src, err := s.Resolve(ctx, from)
 	if err != nil {
@@ -173,13 +180,24 @@ func (s *Service) Move(ctx context.Context, from, to string) (*MoveResult, error
 	if dst == src {
 		return nil, noema.Errorf(noema.EINVALID, "source and destination are the same note")
 	}
-	if err := s.Vault.Locked(ctx, func(context.Context) error { return s.Vault.Rename(src, dst) }); err != nil {
+	res := &MoveResult{From: vault.PathToURI(src), URI: vault.PathToURI(dst), Path: dst, Links: []LinkChange{}}
+	err = s.Vault.Locked(ctx, func(ctx context.Context) error {
+		changed, err := s.move(ctx, src, dst, res)
+		if err != nil {
+			return err
+		}
+		if _, err := s.Indexer.SyncPaths(ctx, []string{dst, src}, src); err != nil {
+			return err
+		}
+		if len(changed) > 0 {
+			_, err = s.Indexer.SyncPaths(ctx, changed, "")
+		}
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
-	if _, err := s.Indexer.SyncPaths(ctx, []string{dst, src}, src); err != nil {
-		return nil, err
-	}
-	return &MoveResult{From: vault.PathToURI(src), URI: vault.PathToURI(dst), Path: dst}, nil
+	return res, nil
 }
 
 // DeleteResult describes a deleted note.

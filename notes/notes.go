@@ -29,6 +29,13 @@ type Index interface {
 	// LogAccess records an explicit read of the note at path without
 	// waiting behind a writer.
 	LogAccess(ctx context.Context, path string)
+	// NotesLinkingKeys returns the paths of the notes linking any of keys.
+	NotesLinkingKeys(ctx context.Context, keys []string) ([]string, error)
+	// FilesRelatingTo returns the paths of the files declaring a relation
+	// to any of refs (vault.RelationRef forms).
+	FilesRelatingTo(ctx context.Context, refs []string) ([]string, error)
+	// PageOfKey returns the path of the page of the concept key names, "".
+	PageOfKey(ctx context.Context, key string) (string, error)
 }
 
 // Limits of list-style operations.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -213,4 +214,101 @@ func replaceBounded(s, old, repl string) string {
 		s = s[end:]
 	}
 	return b.String() + s
+}
+
+// move plans and applies the move of src to dst with the links that follow
+// it (see Move), and returns the other files it changed. The caller holds
+// the write lock.
+func (s *Service) move(ctx context.Context, src, dst string, res *MoveResult) ([]string, error) {
+	content, _, err := s.Vault.ReadFile(src)
+	if err != nil {
+		return nil, err
+	}
+	n, err := vault.Parse(src, content)
+	if err != nil {
+		return nil, err
+	}
+	oldStem := strings.TrimSuffix(path.Base(src), ".md")
+	newStem := strings.TrimSuffix(path.Base(dst), ".md")
+	// The title changes with the file name when the front matter has none.
+	retitle := ""
+	if n.FrontMatter.Title() == "" && vault.Key(oldStem) != vault.Key(newStem) {
+		if page, err := s.DB.PageOfKey(ctx, vault.Key(oldStem)); err != nil {
+			return nil, err
+		} else if page == src {
+			retitle = newStem
+		}
+	}
+	candidates, err := s.DB.NotesLinkingKeys(ctx, []string{vault.Key(oldStem)})
+	if err != nil {
+		return nil, err
+	}
+	relating, err := s.DB.FilesRelatingTo(ctx, []string{"note:" + src})
+	if err != nil {
+		return nil, err
+	}
+	candidates = append(append(candidates, relating...), src)
+	slices.Sort(candidates)
+	renames := map[string]string{src: dst}
+	cs := &vault.Changeset{}
+	var changed []string
+	for _, rel := range slices.Compact(candidates) {
+		old, _, err := s.Vault.ReadFile(rel)
+		if err != nil {
+			return nil, err
+		}
+		note, err := vault.Parse(rel, old)
+		if err != nil {
+			continue // not ours to fix; sync reports it
+		}
+		s.Vault.ResolvePathLinks(note)
+		out, lines := rewritePathLinks(noteFile{rel: rel, content: old, note: note}, renames)
+		if retitle != "" {
+			again, err := vault.Parse(rel, out)
+			if err == nil {
+				var more []vault.LineChange
+				out, more = vault.RewriteLinks(out, again.Links, func(l noema.Link) (string, bool) {
+					if l.Key != vault.Key(oldStem) || strings.Contains(l.Target, "/") {
+						return "", false
+					}
+					if l.Display != "" || l.Heading != "" || l.Embed {
+						return retitle, true
+					}
+					return retitle + "|" + l.Target, true
+				})
+				lines = mergeLines(lines, more)
+			}
+		}
+		uri := vault.PathToURI(rel)
+		if rel == src {
+			uri = vault.PathToURI(dst)
+		}
+		for _, c := range lines {
+			res.Links = append(res.Links, LinkChange{URI: uri, LineChange: c})
+		}
+		switch {
+		case rel == src:
+			cs.Create(dst, vault.EndLine(out))
+			cs.Remove(src, old)
+		case !bytes.Equal(out, old):
+			cs.Replace(rel, old, vault.EndLine(out))
+			changed = append(changed, rel)
+		}
+	}
+	return changed, s.Vault.Apply(ctx, cs)
+}
+
+// mergeLines merges the line changes of a second rewrite into those of a
+// first: a line changed twice keeps its first before and its last after.
+func mergeLines(first, second []vault.LineChange) []vault.LineChange {
+	out := slices.Clone(first)
+	for _, c := range second {
+		if i := slices.IndexFunc(out, func(o vault.LineChange) bool { return o.Line == c.Line }); i >= 0 {
+			out[i].After = c.After
+			continue
+		}
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b vault.LineChange) int { return a.Line - b.Line })
+	return out
 }

@@ -119,3 +119,52 @@ func TestFilesEndWithNewline(t *testing.T) {
 		check(in.Op)
 	}
 }
+
+// TestMoveRewritesLinks: moving a note rewrites the links that point to it,
+// as Obsidian does: by path, relation targets, and by title when the move
+// renames the note (its title comes from its file name).
+func TestMoveRewritesLinks(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	root := a.Vault.Root
+	files := map[string]string{
+		"drafts/Plan.md": "The plan.\n",
+		"Index.md": "---\nrefs: \"[[drafts/Plan.md]]\"\n---\n[[Plan]] and [[Plan|the plan]] and [[drafts/Plan#Goals]] and [[Planning]].\n" +
+			"`[[Plan]]` stays.\n",
+		"Titled.md": "---\ntitle: Fixed Title\n---\nbody\n",
+		"Other.md":  "[[Fixed Title]] and [[Titled]]\n",
+	}
+	for rel, content := range files {
+		os.MkdirAll(filepath.Dir(filepath.Join(root, rel)), 0o755)
+		if err := os.WriteFile(filepath.Join(root, rel), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.Sync(ctx, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Notes.Move(ctx, "drafts/Plan.md", "archive/Roadmap")
+	if err != nil {
+		t.Fatal(err)
+	}
+	index, _ := os.ReadFile(filepath.Join(root, "Index.md"))
+	want := "---\nrefs: \"[[archive/Roadmap.md]]\"\n---\n[[Roadmap|Plan]] and [[Roadmap|the plan]] and [[archive/Roadmap#Goals]] and [[Planning]].\n" +
+		"`[[Plan]]` stays.\n"
+	if string(index) != want {
+		t.Errorf("Index.md =\n%s\nwant\n%s", index, want)
+	}
+	if len(res.Links) != 2 || res.Links[0].URI != "memory://Index" {
+		t.Errorf("links = %+v", res.Links)
+	}
+	if c, err := a.Concepts.Get(ctx, "Roadmap"); err != nil || c.Page != "memory://archive/Roadmap" {
+		t.Errorf("concept Roadmap = %+v, %v", c, err)
+	}
+	// A note whose title is in its front matter keeps it: links by title
+	// stay, links by file name are not path links and stay too.
+	if _, err := a.Notes.Move(ctx, "Titled.md", "Moved.md"); err != nil {
+		t.Fatal(err)
+	}
+	if other, _ := os.ReadFile(filepath.Join(root, "Other.md")); string(other) != files["Other.md"] {
+		t.Errorf("Other.md = %q", other)
+	}
+}

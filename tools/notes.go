@@ -77,11 +77,11 @@ func noteTools() []*Tool {
 
 		New(Def{
 			Name: "move_note", Command: "note move", Toolset: "notes", Title: "Move a note", Hints: destructive,
-			Description: "Move or rename a note's file inside the vault. Its access history moves with it. Fails with conflict if the destination exists.",
+			Description: "Move or rename a note's file inside the vault. Its access history moves with it, and as in Obsidian the links that point to it follow: links by path, relation targets, and links by title when the move renames the note (its title comes from its file name). Fails with conflict if the destination exists.",
 		}, func(ctx context.Context, e *Env, in MoveNoteInput) (*notes.MoveResult, error) {
 			return e.App.Notes.Move(ctx, in.From, in.To)
 		}, func(w io.Writer, o *notes.MoveResult) {
-			fmt.Fprintf(w, "moved %s to %s\n", o.From, o.URI)
+			fmt.Fprintf(w, "moved %s to %s; %d lines of links followed\n", o.From, o.URI, len(o.Links))
 		}),
 
 		New(Def{
