@@ -372,7 +372,7 @@ func TestHelpListsEveryParameter(t *testing.T) {
 			case strings.HasPrefix(cliTag, "name="):
 				want = "--" + strings.TrimPrefix(cliTag, "name=")
 			case cliTag == "negate":
-				want = "--no-" + name
+				want = "--no-" + strings.ReplaceAll(name, "_", "-")
 			case strings.HasPrefix(cliTag, "invert="):
 				want = "--" + strings.TrimPrefix(cliTag, "invert=")
 			}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -203,6 +205,8 @@ type UpdateInput struct {
 	Metadata        map[string]any `json:"metadata,omitempty" jsonschema:"keys to merge into the metadata; a key with a different value fails with metadata_conflict unless metadata_replace"`
 	MetadataRemove  []string       `json:"metadata_remove,omitempty" jsonschema:"metadata keys to remove"`
 	MetadataReplace bool           `json:"metadata_replace,omitempty" jsonschema:"replace the whole metadata object with metadata (default false: merge)"`
+	// RewriteLinks is true when nil.
+	RewriteLinks *bool `json:"rewrite_links,omitempty" jsonschema:"with a new label: rewrite the links and relation targets that use the old label, and rename a page named by it (default true; the old label stays an alias either way)" default:"true" cli:"negate"`
 }
 
 // Update changes a concept's label, aliases, description or metadata,
@@ -271,10 +275,122 @@ func (s *Service) update(ctx context.Context, in UpdateInput) (*noema.Concept, e
 	} else {
 		rel += ".md"
 	}
+	if p.label != c.Label && (in.RewriteLinks == nil || *in.RewriteLinks) {
+		if err := s.rename(ctx, c, rel, create, p); err != nil {
+			return nil, err
+		}
+		return s.Get(ctx, c.ID)
+	}
 	if err := s.writePage(ctx, rel, create, p); err != nil {
 		return nil, err
 	}
 	return s.Get(ctx, c.ID)
+}
+
+// rename writes a renamed concept's page p, renames the page file when it
+// is named by the old label (concepts/Old.md becomes concepts/New.md, as
+// Obsidian would), and rewrites the links by the old label to the new one
+// ([[Old]] becomes [[New|Old]], the text reading the same) and the
+// relation targets naming it, all in one changeset.
+func (s *Service) rename(ctx context.Context, c *noema.Concept, rel string, create bool, p pageState) error {
+	ed := newEdits(s.Vault)
+	content := []byte(nil)
+	if !create {
+		old, err := ed.current(rel)
+		if err != nil {
+			return err
+		}
+		content = old
+	}
+	page, err := s.renderPage(content, p, nil)
+	if err != nil {
+		return err
+	}
+	dir, base := path.Split(rel)
+	newRel := rel
+	if strings.TrimSuffix(base, ".md") == vault.FileName(c.Label) {
+		for n := 1; n < 1000; n++ {
+			cand := vault.NumberedName(dir, vault.FileName(p.label), n)
+			if !s.Vault.IsNote(cand) || strings.EqualFold(cand, rel) {
+				newRel = cand
+				break
+			}
+		}
+	}
+	switch {
+	case create:
+		ed.create(newRel, page)
+	case newRel != rel:
+		ed.remove(rel)
+		ed.create(newRel, page)
+	default:
+		ed.set(rel, page, nil)
+	}
+	linking, err := s.DB.NotesLinking(ctx, c.ID)
+	if err != nil {
+		return err
+	}
+	for _, l := range linking {
+		if l == rel {
+			continue // the page was rendered above
+		}
+		content, err := ed.current(l)
+		if err != nil {
+			return err
+		}
+		n, err := vault.Parse(l, content)
+		if err != nil {
+			continue
+		}
+		out, changes := vault.RewriteLinks(content, n.Links, func(link noema.Link) (string, bool) {
+			if link.Key != c.Key || strings.Contains(link.Target, "/") {
+				return "", false
+			}
+			return retarget(content, link, p.label), true
+		})
+		ed.set(l, out, changes)
+	}
+	declaring, err := s.DB.FilesRelatingTo(ctx, []string{"concept:" + c.Key})
+	if err != nil {
+		return err
+	}
+	for _, d := range declaring {
+		if d == rel {
+			continue
+		}
+		err := ed.editFrontMatter(d, func(fm *vault.FrontMatter) error {
+			rels, err := fm.Relations()
+			if err != nil {
+				return err
+			}
+			for _, r := range rels {
+				if vault.RelationRef(r.To) == "concept:"+c.Key && r.Property {
+					fm.RemoveRelation(r.Type, "concept:"+c.Key)
+					if err := fm.AddRelation(r.Type, vault.LinkTo(p.label), r.ID, r.Weight, r.Metadata); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if err := s.Vault.Apply(ctx, ed.changeset()); err != nil {
+		return err
+	}
+	paths := ed.paths()
+	if newRel != rel && !create {
+		if _, err := s.Indexer.SyncPaths(ctx, []string{newRel, rel}, rel); err != nil {
+			return err
+		}
+		paths = slices.DeleteFunc(paths, func(x string) bool { return x == rel || x == newRel })
+	}
+	if len(paths) > 0 {
+		_, err = s.Indexer.SyncPaths(ctx, paths, "")
+	}
+	return err
 }
 
 // MergeMetadata applies an update to a metadata object: remove keys, then

@@ -180,3 +180,37 @@ func TestDeleteCascadeRelations(t *testing.T) {
 		t.Errorf("after delete: %v", err)
 	}
 }
+
+// TestRenameRewritesLinks: a new label rewrites the links and relation
+// targets that use the old one (the text reading the same) and renames a
+// page named by it; rewrite_links=false leaves them.
+func TestRenameRewritesLinks(t *testing.T) {
+	ctx := context.Background()
+	a := mergeVault(t)
+	c, err := a.Concepts.Update(ctx, concepts.UpdateInput{Concept: "Garbage Colection", Label: "Garbage Collector"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Label != "Garbage Collector" || c.Page != "memory://concepts/Garbage Collector" || !slices.Contains(c.Aliases, "Garbage Colection") {
+		t.Fatalf("renamed = %+v", c)
+	}
+	if _, err := os.Stat(filepath.Join(a.Vault.Root, "concepts", "Garbage Colection.md")); !os.IsNotExist(err) {
+		t.Errorf("old page file: %v", err)
+	}
+	wantA := "Uses [[Garbage Collector|Garbage Colection]] and [[GCol|the collector]], see [[Garbage Collector#Pauses]].\n" +
+		"Embedded: ![[Garbage Collector]]\n```\n[[Garbage Colection]] in code\n```\nAlso [[Garbage Collection]].\n"
+	if got := read(t, a, "A.md"); got != wantA {
+		t.Errorf("A.md =\n%s\nwant\n%s", got, wantA)
+	}
+	if rust := read(t, a, "concepts/Rust.md"); !strings.Contains(rust, "uses:\n  - '[[Garbage Collector]]'") {
+		t.Errorf("relation target not renamed:\n%s", rust)
+	}
+	keep := false
+	c, err = a.Concepts.Update(ctx, concepts.UpdateInput{Concept: "Garbage Collector", Label: "GC Thing", RewriteLinks: &keep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, a, "A.md"); got != wantA || c.Page != "memory://concepts/Garbage Collector" {
+		t.Errorf("rewrite_links=false changed links or the page: %s, page %s", got, c.Page)
+	}
+}
