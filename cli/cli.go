@@ -116,6 +116,7 @@ var groups = []struct{ name, summary string }{
 	{"relation", "create, show, update and delete typed relations"},
 	{"graph", "node, neighbors, subgraph, export and analyze the knowledge graph"},
 	{"vault", "rename-files: maintenance of the vault's files"},
+	{"model", "pull and list sentence-embedding models for the minilm embedder"},
 }
 
 func commands() []*command {
@@ -154,7 +155,7 @@ func (c *CLI) globalFlags(fs *flag.FlagSet) {
 const globalUsage = `Global flags (before or after the command):
   --vault DIR   the vault (else $NOEMA_VAULT, else $XDG_DATA_HOME/noema/vault)
   --json        print the structured result (errors as {"error":{"code","message"}})
-  --embedder B  builtin (default), ollama or openai (else $NOEMA_EMBEDDER, else .noema/config.yaml)
+  --embedder B  builtin (default), ollama, openai or minilm (else $NOEMA_EMBEDDER, else .noema/config.yaml)
   -v            log debug messages to stderr
   -h, --help    show help; --version prints the version
 `
