@@ -1,0 +1,135 @@
+package mcpserver_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/mcpserver"
+	"github.com/noema-mem/noema/search"
+)
+
+var recallLarge = flag.Bool("recall.large", false, "also run the search_notes/build_context benchmarks at 100,000 notes (slow to generate)")
+
+// BenchmarkRecall measures search_notes (hybrid) and build_context (depth 2)
+// end to end: the MCP SDK client calling the server over streamable HTTP,
+// on a generated vault whose note chunks are embedded (built-in embedder).
+// Next to them, fts-floor is the bare FTS5 query of the same words on the
+// same index (words OR-ed, no coverage tiers, no semantic, no snippets): the
+// floor any full-text search pays. p50-ms is the median latency.
+//
+//	go test -run '^$' -bench Recall -benchtime 200x ./mcpserver/
+//	go test -run '^$' -bench Recall -benchtime 100x -timeout 60m ./mcpserver/ -recall.large
+func BenchmarkRecall(b *testing.B) {
+	sizes := []int{10000}
+	if *recallLarge {
+		sizes = append(sizes, 100000)
+	}
+	for _, n := range sizes {
+		ctx := context.Background()
+		dir := filepath.Join(b.TempDir(), "vault")
+		m, err := corpus.Generate(ctx, dir, corpus.Options{Seed: 42, Notes: n})
+		if err != nil {
+			b.Fatal(err)
+		}
+		a, err := app.Open(ctx, dir, app.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := a.Sync(ctx, false, nil); err != nil {
+			b.Fatal(err)
+		}
+		if err := a.Semantic.RefreshChunks(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if err := a.Search.Warm(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if err := a.Recall.Refresh(ctx); err != nil {
+			b.Fatal(err)
+		}
+		var queries, concepts []string
+		for i := 0; i < 50; i++ {
+			c1 := m.Concepts[(i*37)%len(m.Concepts)].Label
+			c2 := m.Concepts[(i*101+7)%min(len(m.Concepts), 200)].Label
+			concepts = append(concepts, c1)
+			switch i % 3 {
+			case 0:
+				queries = append(queries, c1)
+			case 1:
+				queries = append(queries, c1+" "+c2)
+			default:
+				queries = append(queries, "how does "+strings.ToLower(c2)+" relate to notes")
+			}
+		}
+		srv, err := mcpserver.New(a, mcpserver.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		call := func(b *testing.B, tool string, args func(i int) map[string]any) {
+			lat := make([]time.Duration, 0, b.N)
+			i := 0
+			for b.Loop() {
+				t0 := time.Now()
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args(i)})
+				if err != nil || res.IsError {
+					b.Fatalf("%s: %v %v", tool, err, res)
+				}
+				lat = append(lat, time.Since(t0))
+				i++
+			}
+			reportP50(b, lat)
+		}
+		b.Run(fmt.Sprintf("search_notes-hybrid/N=%d", n), func(b *testing.B) {
+			call(b, "search_notes", func(i int) map[string]any { return map[string]any{"query": queries[i%len(queries)]} })
+		})
+		b.Run(fmt.Sprintf("search_notes-fulltext/N=%d", n), func(b *testing.B) {
+			call(b, "search_notes", func(i int) map[string]any {
+				return map[string]any{"query": queries[i%len(queries)], "mode": "fulltext"}
+			})
+		})
+		b.Run(fmt.Sprintf("build_context-depth2/N=%d", n), func(b *testing.B) {
+			call(b, "build_context", func(i int) map[string]any { return map[string]any{"concept": concepts[i%len(concepts)]} })
+		})
+		b.Run(fmt.Sprintf("fts-floor/N=%d", n), func(b *testing.B) {
+			lat := make([]time.Duration, 0, b.N)
+			i := 0
+			for b.Loop() {
+				t0 := time.Now()
+				if _, err := a.DB.SearchText(ctx, search.TextQuery{Match: plainOR(queries[i%len(queries)]), Weights: [3]float64{1, 1, 1}, Limit: 10}); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+				i++
+			}
+			reportP50(b, lat)
+		})
+		cs.Close()
+		ts.Close()
+		a.Close()
+	}
+}
+
+// plainOR is the floor's FTS5 expression: every word of q, quoted, OR-ed.
+func plainOR(q string) string {
+	words := strings.Fields(q)
+	for i, w := range words {
+		words[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
+	}
+	return strings.Join(words, " OR ")
+}
