@@ -85,27 +85,19 @@ func (db *DB) MentionCounts(ctx context.Context, ids []string) (map[string]int, 
 	if len(ids) == 0 {
 		return out, nil
 	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
 	// The base tables, not the mentions view: the view aggregates every
 	// link before it can be filtered.
-	rows, err := db.read.QueryContext(ctx, `SELECT k.concept_id, SUM(l.count) FROM concept_keys k JOIN links l ON l.key = k.key
-		WHERE k.concept_id IN (`+placeholders(len(ids))+`) GROUP BY k.concept_id`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("count mentions: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+	err := eachRow(ctx, db.read, `SELECT k.concept_id, SUM(l.count) FROM concept_keys k JOIN links l ON l.key = k.key
+		WHERE k.concept_id IN (`+placeholders(len(ids))+`) GROUP BY k.concept_id`, anyArgs(ids), func(rows *sql.Rows) error {
 		var id string
 		var n int
 		if err := rows.Scan(&id, &n); err != nil {
-			return nil, fmt.Errorf("count mentions: %w", err)
+			return err
 		}
 		out[id] = n
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("count mentions: %w", err)
 	}
 	return out, nil
@@ -114,15 +106,19 @@ func (db *DB) MentionCounts(ctx context.Context, ids []string) (map[string]int, 
 // EachConceptByLabel calls fn with every concept's id, label and aliases
 // (never nil), by label then id.
 func (db *DB) EachConceptByLabel(ctx context.Context, fn func(id, label string, aliases []string)) error {
-	rows, err := db.read.QueryContext(ctx, `SELECT id, label, aliases FROM concepts ORDER BY label, id`)
-	if err != nil {
+	if err := eachConceptName(ctx, db.read, `SELECT id, label, aliases FROM concepts ORDER BY label, id`, nil, fn); err != nil {
 		return fmt.Errorf("load concept names: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
+	return nil
+}
+
+// eachConceptName calls fn with the id, label and aliases (never nil) of
+// every row of query, which selects a concept's id, label and aliases.
+func eachConceptName(ctx context.Context, q querier, query string, args []any, fn func(id, label string, aliases []string)) error {
+	return eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
 		var id, label, aliases string
 		if err := rows.Scan(&id, &label, &aliases); err != nil {
-			return fmt.Errorf("load concept names: %w", err)
+			return err
 		}
 		var al []string
 		_ = json.Unmarshal([]byte(aliases), &al)
@@ -130,11 +126,8 @@ func (db *DB) EachConceptByLabel(ctx context.Context, fn func(id, label string, 
 			al = []string{}
 		}
 		fn(id, label, al)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("load concept names: %w", err)
-	}
-	return nil
+		return nil
+	})
 }
 
 // ListConcepts returns one page of concepts, newest first (by created
@@ -150,21 +143,17 @@ func (db *DB) ListConcepts(ctx context.Context, keyPattern string, offset, limit
 	if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM concepts c WHERE `+where, args...).Scan(&total); err != nil {
 		return 0, nil, fmt.Errorf("count concepts: %w", err)
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT `+conceptColumns+` FROM concepts c WHERE `+where+
-		` ORDER BY c.created_ns DESC, c.label, c.id LIMIT ? OFFSET ?`, append(args, limit, offset)...)
-	if err != nil {
-		return 0, nil, fmt.Errorf("list concepts: %w", err)
-	}
-	defer rows.Close()
 	concepts = []noema.Concept{}
-	for rows.Next() {
+	err = eachRow(ctx, db.read, `SELECT `+conceptColumns+` FROM concepts c WHERE `+where+
+		` ORDER BY c.created_ns DESC, c.label, c.id LIMIT ? OFFSET ?`, append(args, limit, offset), func(rows *sql.Rows) error {
 		c, err := scanConcept(rows)
 		if err != nil {
-			return 0, nil, fmt.Errorf("list concepts: %w", err)
+			return err
 		}
 		concepts = append(concepts, *c)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return 0, nil, fmt.Errorf("list concepts: %w", err)
 	}
 	return total, concepts, nil

@@ -36,22 +36,10 @@ func (db *DB) ConceptIDUsed(ctx context.Context, id string) (bool, error) {
 // NotesLinking returns the paths of the notes that link any key of the
 // concept, sorted.
 func (db *DB) NotesLinking(ctx context.Context, conceptID string) ([]string, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT DISTINCT n.path FROM links l
+	paths, err := queryStrings(ctx, db.read, `SELECT DISTINCT n.path FROM links l
 		JOIN notes n ON n.id = l.note_id JOIN concept_keys k ON k.key = l.key
 		WHERE k.concept_id = ? ORDER BY n.path`, conceptID)
 	if err != nil {
-		return nil, fmt.Errorf("find links to %s: %w", conceptID, err)
-	}
-	defer rows.Close()
-	var paths []string
-	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
-			return nil, fmt.Errorf("find links to %s: %w", conceptID, err)
-		}
-		paths = append(paths, p)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("find links to %s: %w", conceptID, err)
 	}
 	return paths, nil

@@ -30,21 +30,17 @@ func (db *DB) PutMeta(ctx context.Context, key, value string) error {
 // EachConcept calls fn with every concept's id, label, aliases and
 // description, by id.
 func (db *DB) EachConcept(ctx context.Context, fn func(id, label string, aliases []string, description string)) error {
-	q, err := db.read.QueryContext(ctx, `SELECT id, label, aliases, description FROM concepts ORDER BY id`)
-	if err != nil {
-		return fmt.Errorf("load concepts: %w", err)
-	}
-	defer q.Close()
-	for q.Next() {
+	err := eachRow(ctx, db.read, `SELECT id, label, aliases, description FROM concepts ORDER BY id`, nil, func(rows *sql.Rows) error {
 		var id, label, aliases, desc string
-		if err := q.Scan(&id, &label, &aliases, &desc); err != nil {
-			return fmt.Errorf("load concepts: %w", err)
+		if err := rows.Scan(&id, &label, &aliases, &desc); err != nil {
+			return err
 		}
 		var al []string
 		_ = json.Unmarshal([]byte(aliases), &al)
 		fn(id, label, al, desc)
-	}
-	if err := q.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("load concepts: %w", err)
 	}
 	return nil
@@ -55,11 +51,7 @@ func (db *DB) EachConcept(ctx context.Context, fn func(id, label string, aliases
 func (db *DB) ConceptNames(ctx context.Context, ids []string, fn func(id, label string, aliases []string)) error {
 	for i := 0; i < len(ids); i += 500 {
 		part := ids[i:min(i+500, len(ids))]
-		args := make([]any, len(part))
-		for j, id := range part {
-			args[j] = id
-		}
-		if err := db.conceptNames(ctx, args, fn); err != nil {
+		if err := db.conceptNames(ctx, anyArgs(part), fn); err != nil {
 			return err
 		}
 	}
@@ -67,21 +59,7 @@ func (db *DB) ConceptNames(ctx context.Context, ids []string, fn func(id, label 
 }
 
 func (db *DB) conceptNames(ctx context.Context, args []any, fn func(id, label string, aliases []string)) error {
-	q, err := db.read.QueryContext(ctx, `SELECT id, label, aliases FROM concepts WHERE id IN (`+placeholders(len(args))+`)`, args...)
-	if err != nil {
-		return fmt.Errorf("load concepts: %w", err)
-	}
-	defer q.Close()
-	for q.Next() {
-		var id, label, aliases string
-		if err := q.Scan(&id, &label, &aliases); err != nil {
-			return fmt.Errorf("load concepts: %w", err)
-		}
-		al := []string{}
-		_ = json.Unmarshal([]byte(aliases), &al)
-		fn(id, label, al)
-	}
-	if err := q.Err(); err != nil {
+	if err := eachConceptName(ctx, db.read, `SELECT id, label, aliases FROM concepts WHERE id IN (`+placeholders(len(args))+`)`, args, fn); err != nil {
 		return fmt.Errorf("load concepts: %w", err)
 	}
 	return nil
@@ -115,7 +93,7 @@ func (db *DB) ConceptNotes(ctx context.Context, ids []string, fn func(id, path s
 	}
 	in := placeholders(len(ids))
 	args = append(args, args...)
-	q, err := db.read.QueryContext(ctx, `
+	err := eachRow(ctx, db.read, `
 		SELECT k.concept_id, n.path, n.modified_ns, COALESCE(a.accessed_ns, 0)
 		FROM concept_keys k JOIN links l ON l.key = k.key JOIN notes n ON n.id = l.note_id
 		LEFT JOIN access a ON a.path = n.path
@@ -123,24 +101,20 @@ func (db *DB) ConceptNotes(ctx context.Context, ids []string, fn func(id, path s
 		UNION ALL
 		SELECT c.id, n.path, n.modified_ns, COALESCE(a.accessed_ns, 0)
 		FROM concepts c JOIN notes n ON n.id = c.page_note_id LEFT JOIN access a ON a.path = n.path
-		WHERE c.id IN (`+in+`)`, args...)
-	if err != nil {
-		return fmt.Errorf("load concept freshness: %w", err)
-	}
-	defer q.Close()
-	for q.Next() {
+		WHERE c.id IN (`+in+`)`, args, func(rows *sql.Rows) error {
 		var id, path string
 		var mod, acc int64
-		if err := q.Scan(&id, &path, &mod, &acc); err != nil {
-			return fmt.Errorf("load concept freshness: %w", err)
+		if err := rows.Scan(&id, &path, &mod, &acc); err != nil {
+			return err
 		}
 		var accessed time.Time
 		if acc != 0 {
 			accessed = time.Unix(0, acc)
 		}
 		fn(id, path, time.Unix(0, mod), accessed)
-	}
-	if err := q.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("load concept freshness: %w", err)
 	}
 	return nil
@@ -149,21 +123,13 @@ func (db *DB) ConceptNotes(ctx context.Context, ids []string, fn func(id, path s
 // EmbeddedHashes returns the text hashes that have a cached vector for
 // model.
 func (db *DB) EmbeddedHashes(ctx context.Context, model string) (map[string]bool, error) {
-	q, err := db.read.QueryContext(ctx, `SELECT text_hash FROM embeddings WHERE model = ?`, model)
+	hashes, err := queryStrings(ctx, db.read, `SELECT text_hash FROM embeddings WHERE model = ?`, model)
 	if err != nil {
 		return nil, fmt.Errorf("list cached embeddings: %w", err)
 	}
-	defer q.Close()
-	out := map[string]bool{}
-	for q.Next() {
-		var h string
-		if err := q.Scan(&h); err != nil {
-			return nil, fmt.Errorf("list cached embeddings: %w", err)
-		}
+	out := make(map[string]bool, len(hashes))
+	for _, h := range hashes {
 		out[h] = true
-	}
-	if err := q.Err(); err != nil {
-		return nil, fmt.Errorf("list cached embeddings: %w", err)
 	}
 	return out, nil
 }
@@ -204,23 +170,8 @@ func (db *DB) Embeddings(ctx context.Context, model string, hashes []string) (ma
 		for _, h := range hashes {
 			want[h] = true
 		}
-		q, err := db.read.QueryContext(ctx, `SELECT text_hash, vec FROM embeddings WHERE model = ?`, model)
-		if err != nil {
-			return nil, fmt.Errorf("load embeddings: %w", err)
-		}
-		defer q.Close()
-		for q.Next() {
-			var h string
-			var b []byte
-			if err := q.Scan(&h, &b); err != nil {
-				return nil, fmt.Errorf("load embeddings: %w", err)
-			}
-			if want[h] {
-				out[h] = decodeVector(b)
-			}
-		}
-		if err := q.Err(); err != nil {
-			return nil, fmt.Errorf("load embeddings: %w", err)
+		if err := db.loadVectors(ctx, `SELECT text_hash, vec FROM embeddings WHERE model = ?`, []any{model}, want, out); err != nil {
+			return nil, err
 		}
 		return out, nil
 	}
@@ -240,21 +191,25 @@ func (db *DB) embeddings(ctx context.Context, model string, hashes []string, out
 	for _, h := range hashes {
 		args = append(args, h)
 	}
-	q, err := db.read.QueryContext(ctx, `SELECT text_hash, vec FROM embeddings WHERE model = ? AND text_hash IN (`+
-		placeholders(len(hashes))+`)`, args...)
-	if err != nil {
-		return fmt.Errorf("load embeddings: %w", err)
-	}
-	defer q.Close()
-	for q.Next() {
+	return db.loadVectors(ctx, `SELECT text_hash, vec FROM embeddings WHERE model = ? AND text_hash IN (`+
+		placeholders(len(hashes))+`)`, args, nil, out)
+}
+
+// loadVectors adds to out the vectors of the (text_hash, vec) rows query
+// returns: every one when want is nil, else those of the hashes in want.
+func (db *DB) loadVectors(ctx context.Context, query string, args []any, want map[string]bool, out map[string][]float32) error {
+	err := eachRow(ctx, db.read, query, args, func(rows *sql.Rows) error {
 		var h string
 		var b []byte
-		if err := q.Scan(&h, &b); err != nil {
-			return fmt.Errorf("load embeddings: %w", err)
+		if err := rows.Scan(&h, &b); err != nil {
+			return err
 		}
-		out[h] = decodeVector(b)
-	}
-	if err := q.Err(); err != nil {
+		if want == nil || want[h] {
+			out[h] = decodeVector(b)
+		}
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("load embeddings: %w", err)
 	}
 	return nil
@@ -280,23 +235,19 @@ func decodeVector(b []byte) []float32 {
 // NotesToChunk calls fn, by note id, for every note whose chunks are
 // missing or stale, or were embedded by a model other than model.
 func (db *DB) NotesToChunk(ctx context.Context, model string, fn func(id int64, title, hash string)) error {
-	q, err := db.read.QueryContext(ctx, `SELECT n.id, n.title, n.hash FROM notes n
+	err := eachRow(ctx, db.read, `SELECT n.id, n.title, n.hash FROM notes n
 		LEFT JOIN note_chunk_state st ON st.note_id = n.id
 		WHERE st.chunked_hash IS NULL OR st.chunked_hash != n.hash OR st.model != ?
-		ORDER BY n.id`, model)
-	if err != nil {
-		return fmt.Errorf("find notes to chunk: %w", err)
-	}
-	defer q.Close()
-	for q.Next() {
+		ORDER BY n.id`, []any{model}, func(rows *sql.Rows) error {
 		var id int64
 		var title, hash string
-		if err := q.Scan(&id, &title, &hash); err != nil {
-			return fmt.Errorf("find notes to chunk: %w", err)
+		if err := rows.Scan(&id, &title, &hash); err != nil {
+			return err
 		}
 		fn(id, title, hash)
-	}
-	if err := q.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("find notes to chunk: %w", err)
 	}
 	return nil

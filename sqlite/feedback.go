@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 
 	"github.com/noema-mem/noema"
@@ -9,23 +10,19 @@ import (
 
 // NoteConcepts returns the concepts the note at path links, by label.
 func (db *DB) NoteConcepts(ctx context.Context, path string) ([]noema.NoteConcept, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT c.id, c.label, c.page_note_id IS NOT NULL,
+	var out []noema.NoteConcept
+	err := eachRow(ctx, db.read, `SELECT c.id, c.label, c.page_note_id IS NOT NULL,
 			(SELECT COUNT(DISTINCT l2.note_id) FROM concept_keys k2 JOIN links l2 ON l2.key = k2.key WHERE k2.concept_id = c.id)
 		FROM notes n JOIN links l ON l.note_id = n.id JOIN concept_keys k ON k.key = l.key JOIN concepts c ON c.id = k.concept_id
-		WHERE n.path = ? GROUP BY c.id ORDER BY c.label, c.id`, path)
-	if err != nil {
-		return nil, fmt.Errorf("concepts linked by %s: %w", path, err)
-	}
-	defer rows.Close()
-	var out []noema.NoteConcept
-	for rows.Next() {
+		WHERE n.path = ? GROUP BY c.id ORDER BY c.label, c.id`, []any{path}, func(rows *sql.Rows) error {
 		var c noema.NoteConcept
 		if err := rows.Scan(&c.ID, &c.Label, &c.HasPage, &c.Notes); err != nil {
-			return nil, fmt.Errorf("concepts linked by %s: %w", path, err)
+			return err
 		}
 		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("concepts linked by %s: %w", path, err)
 	}
 	return out, nil

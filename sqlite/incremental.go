@@ -57,17 +57,17 @@ func BeginChange(tx *Tx, paths []string, recs []*NoteRecord) (*Change, error) {
 		if pageish != 0 {
 			c.full = true
 		}
-		keys, err := column(tx, `SELECT DISTINCT key FROM links WHERE note_id = ?`, id)
+		keys, err := queryStrings(tx.ctx, tx, `SELECT DISTINCT key FROM links WHERE note_id = ?`, id)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("capture change of %s: %w", p, err)
 		}
 		for _, k := range keys {
 			c.keys[k] = true
 			c.oldKeys[k] = true
 		}
-		names, err := column(tx, `SELECT key FROM note_names WHERE note_id = ? ORDER BY key`, id)
+		names, err := queryStrings(tx.ctx, tx, `SELECT key FROM note_names WHERE note_id = ? ORDER BY key`, id)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("capture change of %s: %w", p, err)
 		}
 		oldNames[p] = names
 		for _, k := range names {
@@ -368,7 +368,7 @@ func existingIDs(tx *Tx, ids []string) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	taken, err := column(tx, `SELECT j.value FROM json_each(?) j WHERE EXISTS (SELECT 1 FROM concepts c WHERE c.id = j.value)`, arr)
+	taken, err := queryStrings(tx.ctx, tx, `SELECT j.value FROM json_each(?) j WHERE EXISTS (SELECT 1 FROM concepts c WHERE c.id = j.value)`, arr)
 	if err != nil {
 		return nil, fmt.Errorf("check concept ids: %w", err)
 	}
@@ -483,21 +483,4 @@ func execJSON[T any](tx *Tx, query string, v []T) error {
 	}
 	_, err = tx.Exec(query, arr)
 	return err
-}
-
-func column(tx *Tx, query string, args ...any) ([]string, error) {
-	rows, err := tx.Query(query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("query: %w", err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, fmt.Errorf("scan: %w", err)
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
 }

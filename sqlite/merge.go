@@ -5,34 +5,13 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // FilesRelatingTo returns the vault paths of the files that declare a
 // relation to any of refs ("concept:<key>" or "note:<path>"), in path order.
 func (db *DB) FilesRelatingTo(ctx context.Context, refs []string) ([]string, error) {
-	if len(refs) == 0 {
-		return nil, nil
-	}
-	args := make([]any, len(refs))
-	for i, r := range refs {
-		args[i] = r
-	}
-	rows, err := db.read.QueryContext(ctx, `SELECT DISTINCT n.path FROM relations r JOIN notes n ON n.id = r.note_id
-		WHERE r.to_ref IN (?`+strings.Repeat(",?", len(refs)-1)+`) ORDER BY n.path`, args...)
+	paths, err := db.notePathsWhereIn(ctx, `relations r JOIN notes n ON n.id = r.note_id`, `r.to_ref`, refs)
 	if err != nil {
-		return nil, fmt.Errorf("files relating to %v: %w", refs, err)
-	}
-	defer rows.Close()
-	var paths []string
-	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
-			return nil, fmt.Errorf("files relating to %v: %w", refs, err)
-		}
-		paths = append(paths, p)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("files relating to %v: %w", refs, err)
 	}
 	return paths, nil
@@ -41,31 +20,22 @@ func (db *DB) FilesRelatingTo(ctx context.Context, refs []string) ([]string, err
 // NotesLinkingKeys returns the paths of the notes that link any of keys,
 // in path order.
 func (db *DB) NotesLinkingKeys(ctx context.Context, keys []string) ([]string, error) {
-	if len(keys) == 0 {
-		return nil, nil
-	}
-	args := make([]any, len(keys))
-	for i, k := range keys {
-		args[i] = k
-	}
-	rows, err := db.read.QueryContext(ctx, `SELECT DISTINCT n.path FROM links l JOIN notes n ON n.id = l.note_id
-		WHERE l.key IN (?`+strings.Repeat(",?", len(keys)-1)+`) ORDER BY n.path`, args...)
+	paths, err := db.notePathsWhereIn(ctx, `links l JOIN notes n ON n.id = l.note_id`, `l.key`, keys)
 	if err != nil {
 		return nil, fmt.Errorf("notes linking %v: %w", keys, err)
 	}
-	defer rows.Close()
-	var paths []string
-	for rows.Next() {
-		var p string
-		if err := rows.Scan(&p); err != nil {
-			return nil, fmt.Errorf("notes linking %v: %w", keys, err)
-		}
-		paths = append(paths, p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("notes linking %v: %w", keys, err)
-	}
 	return paths, nil
+}
+
+// notePathsWhereIn returns, in path order, the distinct paths of the notes
+// (named n in the tables from) of the rows whose column is one of vals;
+// nil when vals is empty.
+func (db *DB) notePathsWhereIn(ctx context.Context, from, column string, vals []string) ([]string, error) {
+	if len(vals) == 0 {
+		return nil, nil
+	}
+	return queryStrings(ctx, db.read, `SELECT DISTINCT n.path FROM `+from+`
+		WHERE `+column+` IN (`+placeholders(len(vals))+`) ORDER BY n.path`, anyArgs(vals)...)
 }
 
 // PageOfKey returns the vault path of the page of the concept that key

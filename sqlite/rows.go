@@ -1,0 +1,55 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+)
+
+// querier runs a query: *sql.DB, *sql.Tx or *Tx.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// eachRow runs query on q and calls scan for every row it returns, then
+// closes the rows. It returns the first error: the query's, one from scan,
+// or the rows'. Callers wrap it with what they were doing.
+func eachRow(ctx context.Context, q querier, query string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
+
+// queryStrings returns the first (string) column of every row query
+// returns, in order; nil when there is none.
+func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
+	var out []string
+	err := eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return err
+		}
+		out = append(out, s)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// anyArgs returns vs as query arguments.
+func anyArgs[T any](vs []T) []any {
+	args := make([]any, len(vs))
+	for i, v := range vs {
+		args[i] = v
+	}
+	return args
+}
