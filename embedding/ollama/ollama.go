@@ -19,7 +19,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/embedding/internal/remote"
 )
 
@@ -86,34 +85,22 @@ func New(opts Options) (*Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Dimensions < 0 || opts.BatchSize < 0 || opts.MaxRetries < 0 {
-		return nil, noema.Errorf(noema.EINVALID, "ollama: dimensions, batch size and retries must not be negative")
+	client, err := remote.NewClient("ollama", remote.Config{Dimensions: opts.Dimensions, BatchSize: opts.BatchSize,
+		MaxRetries: opts.MaxRetries, Timeout: opts.Timeout, RetryBaseDelay: opts.RetryBaseDelay,
+		RetryMaxDelay: opts.RetryMaxDelay, HTTP: opts.HTTPClient}, nil, errorMessage)
+	if err != nil {
+		return nil, err
 	}
 	dim := opts.Dimensions
 	if dim == 0 {
 		dim = knownDims[strings.SplitN(opts.Model, ":", 2)[0]]
-	}
-	hc := opts.HTTPClient
-	if hc == nil {
-		t := opts.Timeout
-		if t <= 0 {
-			t = remote.DefaultTimeout
-		}
-		hc = &http.Client{Timeout: t}
 	}
 	return &Embedder{
 		model:    opts.Model,
 		endpoint: base + "/api/embed",
 		batch:    opts.BatchSize,
 		dim:      remote.NewDim(dim),
-		client: &remote.Client{
-			Backend:      "ollama",
-			HTTP:         hc,
-			MaxRetries:   opts.MaxRetries,
-			BaseDelay:    opts.RetryBaseDelay,
-			MaxDelay:     opts.RetryMaxDelay,
-			ErrorMessage: errorMessage,
-		},
+		client:   client,
 	}, nil
 }
 
@@ -128,10 +115,7 @@ func (e *Embedder) Dimension() int { return e.dim.Get() }
 // Embed returns one normalized vector per text, in order, or an error and no
 // vectors.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if len(texts) == 0 {
-		return [][]float32{}, nil
-	}
-	// Errors already name the backend and model.
+	// Errors already name the backend and model; no texts is no request.
 	return remote.Batch(ctx, "ollama", texts, e.batch, e.embedBatch)
 }
 
@@ -146,16 +130,12 @@ type response struct {
 }
 
 func (e *Embedder) embedBatch(ctx context.Context, batch []string) ([][]float32, error) {
-	raw, err := e.client.PostJSON(ctx, e.endpoint, request{Model: e.model, Input: batch})
-	if err != nil {
+	var resp response
+	if err := e.client.Call(ctx, e.endpoint, request{Model: e.model, Input: batch}, &resp); err != nil {
 		return nil, err
 	}
-	var resp response
-	if err := json.Unmarshal(raw, &resp); err != nil {
-		return nil, noema.Errorf(noema.EUNAVAILABLE, "ollama at %s: malformed answer: %v", e.endpoint, err)
-	}
-	if len(resp.Embeddings) != len(batch) {
-		return nil, noema.Errorf(noema.EUNAVAILABLE, "ollama model %q returned %d embeddings for %d texts", e.model, len(resp.Embeddings), len(batch))
+	if err := remote.CountError("ollama", e.model, len(resp.Embeddings), len(batch)); err != nil {
+		return nil, err
 	}
 	if err := e.dim.Check("ollama", e.model, resp.Embeddings); err != nil {
 		return nil, err

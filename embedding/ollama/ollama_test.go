@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,11 +23,7 @@ import (
 // hook answers first.
 type server struct {
 	*httptest.Server
-	mu    sync.Mutex
-	calls []wireRequest
-	// hook, when set, may answer request number n (0-based) itself and
-	// return true.
-	hook func(n int, req wireRequest, w http.ResponseWriter, r *http.Request) bool
+	embeddingtest.Recorder[wireRequest]
 }
 
 type wireRequest struct {
@@ -52,19 +47,12 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "content type "+ct)
 		return
 	}
-	var req wireRequest
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
+	req, answered, err := s.Receive(w, r)
+	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
-	s.mu.Lock()
-	n := len(s.calls)
-	s.calls = append(s.calls, req)
-	hook := s.hook
-	s.mu.Unlock()
-	if hook != nil && hook(n, req, w, r) {
+	if answered {
 		return
 	}
 	if req.Model != "all-minilm" && req.Model != "all-minilm:l6-v2" {
@@ -72,12 +60,6 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeEmbeddings(w, req.Model, vectors(req.Input))
-}
-
-func (s *server) requests() []wireRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]wireRequest(nil), s.calls...)
 }
 
 func vectors(texts []string) [][]float32 {
@@ -135,7 +117,7 @@ func TestWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reqs := s.requests()
+	reqs := s.Requests()
 	if len(reqs) != 3 || len(reqs[0].Input) != 3 || len(reqs[1].Input) != 3 || len(reqs[2].Input) != 1 {
 		t.Fatalf("requests = %+v, want batches of 3, 3, 1", reqs)
 	}
@@ -290,29 +272,16 @@ func TestErrors(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.Name, func(t *testing.T) {
 			s := newServer(t)
-			s.hook = sc.Hook
+			s.Hook = sc.Hook
 			if sc.Opts.URL == "" {
 				sc.Opts.URL = s.URL
 			}
 			e := newEmbedder(t, sc.Opts)
 			start := time.Now()
 			vecs, err := e.Embed(context.Background(), embeddingtest.Texts(max(sc.Texts, 1)))
-			if err == nil {
-				t.Fatalf("Embed succeeded with %d vectors, want an error", len(vecs))
-			}
-			if vecs != nil {
-				t.Fatalf("Embed returned %d vectors with an error", len(vecs))
-			}
-			if code := noema.ErrorCode(err); code != sc.WantCode {
-				t.Errorf("code = %q, want %q (err: %v)", code, sc.WantCode, err)
-			}
-			for _, m := range sc.WantMsg {
-				if !strings.Contains(err.Error(), m) {
-					t.Errorf("error %q does not contain %q", err, m)
-				}
-			}
-			if sc.Opts.URL == s.URL && len(s.requests()) != sc.WantCalls {
-				t.Errorf("server saw %d requests, want %d", len(s.requests()), sc.WantCalls)
+			embeddingtest.WantError(t, vecs, err, sc.WantCode, sc.WantMsg...)
+			if sc.Opts.URL == s.URL && len(s.Requests()) != sc.WantCalls {
+				t.Errorf("server saw %d requests, want %d", len(s.Requests()), sc.WantCalls)
 			}
 			if d := time.Since(start); d > 5*time.Second {
 				t.Errorf("took %v", d)
@@ -323,7 +292,7 @@ func TestErrors(t *testing.T) {
 
 func TestRetryThenSuccess(t *testing.T) {
 	s := newServer(t)
-	s.hook = func(n int, _ wireRequest, w http.ResponseWriter, _ *http.Request) bool {
+	s.Hook = func(n int, _ wireRequest, w http.ResponseWriter, _ *http.Request) bool {
 		switch n {
 		case 0:
 			writeError(w, http.StatusTooManyRequests, "too many requests")
@@ -339,7 +308,7 @@ func TestRetryThenSuccess(t *testing.T) {
 	if err != nil || len(vecs) != 2 {
 		t.Fatalf("Embed = %d, %v; want success after retries", len(vecs), err)
 	}
-	if n := len(s.requests()); n != 3 {
+	if n := len(s.Requests()); n != 3 {
 		t.Fatalf("server saw %d requests, want 3", n)
 	}
 }
@@ -347,7 +316,7 @@ func TestRetryThenSuccess(t *testing.T) {
 func TestLearnsDimension(t *testing.T) {
 	s := newServer(t)
 	dim := 12
-	s.hook = func(n int, req wireRequest, w http.ResponseWriter, _ *http.Request) bool {
+	s.Hook = func(n int, req wireRequest, w http.ResponseWriter, _ *http.Request) bool {
 		vecs := make([][]float32, len(req.Input))
 		for i := range vecs {
 			vecs[i] = builtin.Vector(req.Input[i])[:dim]
@@ -376,7 +345,7 @@ func TestLearnsDimension(t *testing.T) {
 func TestContext(t *testing.T) {
 	t.Run("cancel during back-off", func(t *testing.T) {
 		s := newServer(t)
-		s.hook = func(int, wireRequest, http.ResponseWriter, *http.Request) bool { panic(http.ErrAbortHandler) }
+		s.Hook = func(int, wireRequest, http.ResponseWriter, *http.Request) bool { panic(http.ErrAbortHandler) }
 		e := newEmbedder(t, ollama.Options{URL: s.URL, MaxRetries: 5, RetryBaseDelay: 10 * time.Second, RetryMaxDelay: 10 * time.Second})
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(100*time.Millisecond, cancel)
@@ -388,7 +357,7 @@ func TestContext(t *testing.T) {
 	})
 	t.Run("deadline before the next retry", func(t *testing.T) {
 		s := newServer(t)
-		s.hook = func(_ int, _ wireRequest, w http.ResponseWriter, _ *http.Request) bool {
+		s.Hook = func(_ int, _ wireRequest, w http.ResponseWriter, _ *http.Request) bool {
 			writeError(w, http.StatusInternalServerError, "boom")
 			return true
 		}
@@ -403,7 +372,7 @@ func TestContext(t *testing.T) {
 	})
 	t.Run("deadline during the request", func(t *testing.T) {
 		s := newServer(t)
-		s.hook = func(_ int, _ wireRequest, _ http.ResponseWriter, r *http.Request) bool {
+		s.Hook = func(_ int, _ wireRequest, _ http.ResponseWriter, r *http.Request) bool {
 			<-r.Context().Done()
 			return true
 		}

@@ -101,8 +101,15 @@ func New(opts Options) (*Embedder, error) {
 	if err != nil {
 		return nil, err
 	}
-	if opts.Dimensions < 0 || opts.BatchSize < 0 || opts.MaxRetries < 0 {
-		return nil, noema.Errorf(noema.EINVALID, "openai: dimensions, batch size and retries must not be negative")
+	header := http.Header{}
+	if opts.APIKey != "" {
+		header.Set("Authorization", "Bearer "+opts.APIKey)
+	}
+	client, err := remote.NewClient("openai", remote.Config{Dimensions: opts.Dimensions, BatchSize: opts.BatchSize,
+		MaxRetries: opts.MaxRetries, Timeout: opts.Timeout, RetryBaseDelay: opts.RetryBaseDelay,
+		RetryMaxDelay: opts.RetryMaxDelay, HTTP: opts.HTTPClient}, header, errorMessage)
+	if err != nil {
+		return nil, err
 	}
 	if u, _ := url.Parse(base); opts.APIKey == "" && strings.EqualFold(u.Hostname(), "api.openai.com") {
 		env := cmp.Or(opts.APIKeyEnv, DefaultKeyEnv)
@@ -116,33 +123,13 @@ func New(opts Options) (*Embedder, error) {
 	if strings.HasSuffix(base, "/v1") {
 		endpoint = base + "/embeddings"
 	}
-	hc := opts.HTTPClient
-	if hc == nil {
-		t := opts.Timeout
-		if t <= 0 {
-			t = remote.DefaultTimeout
-		}
-		hc = &http.Client{Timeout: t}
-	}
-	header := http.Header{}
-	if opts.APIKey != "" {
-		header.Set("Authorization", "Bearer "+opts.APIKey)
-	}
 	return &Embedder{
 		model:      opts.Model,
 		endpoint:   endpoint,
 		dimensions: opts.Dimensions,
 		batch:      opts.BatchSize,
 		dim:        remote.NewDim(dim),
-		client: &remote.Client{
-			Backend:      "openai",
-			HTTP:         hc,
-			Header:       header,
-			MaxRetries:   opts.MaxRetries,
-			BaseDelay:    opts.RetryBaseDelay,
-			MaxDelay:     opts.RetryMaxDelay,
-			ErrorMessage: errorMessage,
-		},
+		client:     client,
 	}, nil
 }
 
@@ -157,10 +144,7 @@ func (e *Embedder) Dimension() int { return e.dim.Get() }
 // Embed returns one normalized vector per text, in order, or an error and no
 // vectors.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if len(texts) == 0 {
-		return [][]float32{}, nil
-	}
-	// Errors already name the backend and model.
+	// Errors already name the backend and model; no texts is no request.
 	return remote.Batch(ctx, "openai", texts, e.batch, e.embedBatch)
 }
 
@@ -179,16 +163,12 @@ type response struct {
 }
 
 func (e *Embedder) embedBatch(ctx context.Context, batch []string) ([][]float32, error) {
-	raw, err := e.client.PostJSON(ctx, e.endpoint, request{Model: e.model, Input: batch, Dimensions: e.dimensions})
-	if err != nil {
+	var resp response
+	if err := e.client.Call(ctx, e.endpoint, request{Model: e.model, Input: batch, Dimensions: e.dimensions}, &resp); err != nil {
 		return nil, err
 	}
-	var resp response
-	if err := json.Unmarshal(raw, &resp); err != nil {
-		return nil, noema.Errorf(noema.EUNAVAILABLE, "openai at %s: malformed answer: %v", e.endpoint, err)
-	}
-	if len(resp.Data) != len(batch) {
-		return nil, noema.Errorf(noema.EUNAVAILABLE, "openai model %q returned %d embeddings for %d texts", e.model, len(resp.Data), len(batch))
+	if err := remote.CountError("openai", e.model, len(resp.Data), len(batch)); err != nil {
+		return nil, err
 	}
 	vecs := make([][]float32, len(batch))
 	for _, d := range resp.Data {

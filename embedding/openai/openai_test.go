@@ -26,11 +26,10 @@ const testKey = "sk-test-123"
 // (the client must sort by index), and lets a test's hook answer first.
 type server struct {
 	*httptest.Server
-	key   string
-	mu    sync.Mutex
-	calls []wireRequest
-	auth  []string
-	hook  func(n int, req wireRequest, w http.ResponseWriter, r *http.Request) bool
+	embeddingtest.Recorder[wireRequest]
+	key  string
+	mu   sync.Mutex
+	auth []string
 }
 
 type wireRequest struct {
@@ -65,19 +64,12 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusUnauthorized, "Incorrect API key provided: sk-wro***.", "invalid_request_error", "invalid_api_key")
 		return
 	}
-	var req wireRequest
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
+	req, answered, err := s.Receive(w, r)
+	if err != nil {
 		writeError(w, http.StatusBadRequest, "We could not parse the JSON body of your request.", "invalid_request_error", nil)
 		return
 	}
-	s.mu.Lock()
-	n := len(s.calls)
-	s.calls = append(s.calls, req)
-	hook := s.hook
-	s.mu.Unlock()
-	if hook != nil && hook(n, req, w, r) {
+	if answered {
 		return
 	}
 	for _, in := range req.Input {
@@ -89,12 +81,6 @@ func (s *server) serve(w http.ResponseWriter, r *http.Request) {
 	data := data(req.Input)
 	slices.Reverse(data)
 	writeData(w, req.Model, data)
-}
-
-func (s *server) requests() []wireRequest {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]wireRequest(nil), s.calls...)
 }
 
 func data(texts []string) []datum {
@@ -146,7 +132,7 @@ func TestWire(t *testing.T) {
 	if e.Name() != "openai/text-embedding-3-small" || e.Dimension() != 1536 {
 		t.Fatalf("Name, Dimension = %q, %d", e.Name(), e.Dimension())
 	}
-	s.hook = func(n int, req wireRequest, w http.ResponseWriter, _ *http.Request) bool {
+	s.Hook = func(n int, req wireRequest, w http.ResponseWriter, _ *http.Request) bool {
 		// Pretend to be text-embedding-3-small: 1536 dimensions.
 		d := data(req.Input)
 		for i := range d {
@@ -166,7 +152,7 @@ func TestWire(t *testing.T) {
 			t.Fatalf("vector %d is not text %d's (cosine %v): index order not restored", i, i, c)
 		}
 	}
-	reqs := s.requests()
+	reqs := s.Requests()
 	if len(reqs) != 2 || len(reqs[0].Input) != 4 || len(reqs[1].Input) != 2 {
 		t.Fatalf("requests = %+v, want batches of 4 and 2", reqs)
 	}
@@ -177,7 +163,7 @@ func TestWire(t *testing.T) {
 
 func TestDimensionsParameter(t *testing.T) {
 	s := newServer(t, testKey)
-	s.hook = func(n int, req wireRequest, w http.ResponseWriter, _ *http.Request) bool {
+	s.Hook = func(n int, req wireRequest, w http.ResponseWriter, _ *http.Request) bool {
 		d := data(req.Input)
 		for i := range d {
 			d[i].Embedding = d[i].Embedding[:*req.Dimensions]
@@ -191,7 +177,7 @@ func TestDimensionsParameter(t *testing.T) {
 	if err != nil || len(vecs[0]) != 256 || e.Dimension() != 256 {
 		t.Fatalf("Embed = %v, %v; Dimension %d", len(vecs), err, e.Dimension())
 	}
-	if d := s.requests()[0].Dimensions; d == nil || *d != 256 {
+	if d := s.Requests()[0].Dimensions; d == nil || *d != 256 {
 		t.Fatalf("dimensions sent = %v, want 256", d)
 	}
 }
@@ -334,7 +320,7 @@ func TestErrors(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.Name, func(t *testing.T) {
 			s := newServer(t, testKey)
-			s.hook = sc.Hook
+			s.Hook = sc.Hook
 			sc.Opts.URL = s.URL
 			sc.Opts.APIKey = testKey
 			if sc.Key != "" {
@@ -346,18 +332,8 @@ func TestErrors(t *testing.T) {
 			e := newEmbedder(t, sc.Opts)
 			start := time.Now()
 			vecs, err := e.Embed(context.Background(), sc.Texts)
-			if err == nil || vecs != nil {
-				t.Fatalf("Embed = %d vectors, %v; want an error and nothing else", len(vecs), err)
-			}
-			if code := noema.ErrorCode(err); code != sc.WantCode {
-				t.Errorf("code = %q, want %q (err: %v)", code, sc.WantCode, err)
-			}
-			for _, m := range sc.WantMsg {
-				if !strings.Contains(err.Error(), m) {
-					t.Errorf("error %q does not contain %q", err, m)
-				}
-			}
-			if n := len(s.requests()); n != sc.WantCalls {
+			embeddingtest.WantError(t, vecs, err, sc.WantCode, sc.WantMsg...)
+			if n := len(s.Requests()); n != sc.WantCalls {
 				t.Errorf("server saw %d requests, want %d", n, sc.WantCalls)
 			}
 			if d := time.Since(start); d > 5*time.Second {
@@ -369,7 +345,7 @@ func TestErrors(t *testing.T) {
 
 func TestRetryAfterHonoured(t *testing.T) {
 	s := newServer(t, testKey)
-	s.hook = func(n int, _ wireRequest, w http.ResponseWriter, _ *http.Request) bool {
+	s.Hook = func(n int, _ wireRequest, w http.ResponseWriter, _ *http.Request) bool {
 		if n == 0 {
 			w.Header().Set("Retry-After", "1")
 			writeError(w, http.StatusTooManyRequests, "Rate limit reached for requests", "requests", "rate_limit_exceeded")
@@ -386,14 +362,14 @@ func TestRetryAfterHonoured(t *testing.T) {
 	if d := time.Since(start); d < time.Second {
 		t.Fatalf("retried after %v, want ≥ 1s (Retry-After)", d)
 	}
-	if n := len(s.requests()); n != 2 {
+	if n := len(s.Requests()); n != 2 {
 		t.Fatalf("server saw %d requests, want 2", n)
 	}
 }
 
 func TestCancelDuringRequest(t *testing.T) {
 	s := newServer(t, testKey)
-	s.hook = func(_ int, _ wireRequest, _ http.ResponseWriter, r *http.Request) bool {
+	s.Hook = func(_ int, _ wireRequest, _ http.ResponseWriter, r *http.Request) bool {
 		<-r.Context().Done()
 		return true
 	}
