@@ -392,11 +392,7 @@ func (s *snapshot) betweenness(g *Weighted, seed uint64) ([]float64, bool) {
 	}
 	key := fmt.Sprintf("bc/%s/%d", g.Kind, seed)
 	r := memo(s, key, func() bcResult {
-		samples := 0
-		if g.N() > MaxExactBetweenness {
-			samples = BetweennessSamples
-		}
-		bc, exact := Betweenness(g, samples, seed)
+		bc, exact := Betweenness(g, BetweennessSamplesFor(g), seed)
 		return bcResult{bc, exact}
 	})
 	return r.bc, r.exact
@@ -507,7 +503,7 @@ func (a *Analyzer) Analyze(ctx context.Context, in AnalyzeOptions) (*AnalyzeResu
 		res.Exact = ptr(exact)
 		if !exact {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("betweenness estimated from %d of %d source nodes drawn with seed %d (exact up to %d nodes); scores are scaled estimates",
-				BetweennessSamples, g.N(), seed, MaxExactBetweenness))
+				BetweennessSamplesFor(g), g.N(), seed, MaxExactBetweenness))
 		}
 
 	case OpCommunities:

@@ -148,10 +148,7 @@ func speedOps(g *graph.Weighted) []speedOp {
 		}
 	}
 	other := int32(g.N() / 2)
-	samples := 0
-	if g.N() > graph.MaxExactBetweenness {
-		samples = graph.BetweennessSamples
-	}
+	samples := graph.BetweennessSamplesFor(g)
 	return []speedOp{
 		{"PageRank", func() { graph.PageRank(g, graph.PageRankAlpha, nil) }},
 		{"Louvain", func() { graph.Louvain(g, 1, 1) }},
@@ -222,9 +219,9 @@ func TestAnalyzeSpeed(t *testing.T) {
 		fmt.Fprintf(&report, "%-34s %12s\n", "go: build the concept graph", ms(buildTime))
 		fmt.Fprintf(&report, "%-34s %12s\n", "go: pagerank, cold (read+build+op)", ms(cold))
 		fmt.Fprintf(&report, "%-34s %12s\n", "go: communities, cached", ms(cached))
-		goTimes := map[string]time.Duration{}
+		goTimes, goCPU := map[string]time.Duration{}, map[string]time.Duration{}
 		for _, op := range speedOps(g) {
-			goTimes[op.name] = timeIt(3, op.run)
+			goTimes[op.name], goCPU[op.name] = timeCPU(3, op.run)
 		}
 		// The same graph for Python: one "a b weight" line per edge, by
 		// node number, self-loops included.
@@ -247,7 +244,7 @@ func TestAnalyzeSpeed(t *testing.T) {
 		}
 		py := map[string]map[string]string{}
 		if haveIgraph {
-			args := []string{filepath.Join("testdata", "bench_igraph.py"), edges}
+			args := []string{filepath.Join("testdata", "bench_igraph.py"), edges, fmt.Sprintf("--samples=%d", graph.BetweennessSamplesFor(g))}
 			if c.name == "100k" {
 				args = append(args, "--no-networkx") // minutes per op at this size
 			}
@@ -258,41 +255,59 @@ func TestAnalyzeSpeed(t *testing.T) {
 				t.Errorf("bench_igraph.py: %v\n%s", err, errb.Bytes()) // print what it timed before failing
 			}
 			for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-				f := strings.Fields(line) // lib op seconds [note…]
-				if len(f) >= 3 {
+				f := strings.Fields(line) // lib op wall-seconds cpu-seconds
+				if len(f) >= 4 {
 					if py[f[1]] == nil {
 						py[f[1]] = map[string]string{}
 					}
 					py[f[1]][f[0]] = f[2]
+					py[f[1]][f[0]+"/cpu"] = f[3]
 				}
 			}
 		}
-		fmt.Fprintf(&report, "%-18s %12s %12s %12s\n", "op (median of 3)", "noema (Go)", "igraph", "networkx")
+		fmt.Fprintf(&report, "wall time, median of 3 (networkx: 1 run); CPU time in brackets\n")
+		fmt.Fprintf(&report, "%-16s %24s %24s %24s\n", "op", "noema (Go)", "igraph", "networkx")
 		for _, op := range speedOps(g) {
-			fmt.Fprintf(&report, "%-18s %12s %12s %12s\n", op.name, ms(goTimes[op.name]), pyMs(py[op.name]["igraph"]), pyMs(py[op.name]["networkx"]))
+			fmt.Fprintf(&report, "%-16s %24s %24s %24s\n", op.name, ms(goTimes[op.name])+" ["+ms(goCPU[op.name])+"]",
+				pyMs(py[op.name]["igraph"], py[op.name]["igraph/cpu"]), pyMs(py[op.name]["networkx"], py[op.name]["networkx/cpu"]))
+		}
+		if s := graph.BetweennessSamplesFor(g); s > 0 {
+			fmt.Fprintf(&report, "Betweenness: estimated from %d sampled sources\n", s)
 		}
 		t.Log(report.String())
 	}
 }
 
+// timeIt runs fn n times and returns the median wall time.
 func timeIt(n int, fn func()) time.Duration {
-	var ds []time.Duration
+	wall, _ := timeCPU(n, fn)
+	return wall
+}
+
+// timeCPU runs fn n times and returns the median wall time and the median
+// CPU time (all threads: work spread over cores counts in full).
+func timeCPU(n int, fn func()) (wall, cpu time.Duration) {
+	var ws, cs []time.Duration
 	for range n {
+		c0 := cpuTime()
 		start := time.Now()
 		fn()
-		ds = append(ds, time.Since(start))
+		ws = append(ws, time.Since(start))
+		cs = append(cs, cpuTime()-c0)
 	}
-	slices.Sort(ds)
-	return ds[len(ds)/2]
+	slices.Sort(ws)
+	slices.Sort(cs)
+	return ws[len(ws)/2], cs[len(cs)/2]
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 
-func pyMs(s string) string {
-	if s == "" {
+func pyMs(wall, cpu string) string {
+	if wall == "" {
 		return "-"
 	}
-	var f float64
-	fmt.Sscan(s, &f)
-	return fmt.Sprintf("%.1f ms", f*1000)
+	var w, c float64
+	fmt.Sscan(wall, &w)
+	fmt.Sscan(cpu, &c)
+	return fmt.Sprintf("%.1f ms [%.1f ms]", w*1000, c*1000)
 }

@@ -11,10 +11,25 @@ const (
 	// is computed exactly, from every node. Exact betweenness costs one
 	// breadth-first search per node: O(n·m).
 	MaxExactBetweenness = 5000
-	// BetweennessSamples is the number of source nodes, drawn with the
-	// seed, from which betweenness is estimated on larger graphs.
-	BetweennessSamples = 256
+	// MaxBetweennessSamples and MinBetweennessSamples bound the number of
+	// source nodes, drawn with the seed, from which betweenness is
+	// estimated on larger graphs; within the bounds, as many as scan about
+	// BetweennessWork adjacency entries (each source scans every entry
+	// once): 42 sources on the 1.2-million-edge concept graph of a
+	// 122,000-concept vault.
+	MaxBetweennessSamples = 256
+	MinBetweennessSamples = 32
+	BetweennessWork       = 100_000_000
 )
+
+// BetweennessSamplesFor returns how many sources betweenness is estimated
+// from on g: 0 (exact, every node) up to MaxExactBetweenness nodes.
+func BetweennessSamplesFor(g *Weighted) int {
+	if g.N() <= MaxExactBetweenness {
+		return 0
+	}
+	return max(MinBetweennessSamples, min(MaxBetweennessSamples, BetweennessWork/max(1, len(g.Adj))))
+}
 
 // Betweenness returns the betweenness centrality of every node as
 // networkx's nx.betweenness_centrality(G) computes it: shortest paths by

@@ -102,9 +102,9 @@ func (db *DB) ConceptLinks(ctx context.Context) (*graph.ConceptLinks, error) {
 		}
 		last := int64(-1)
 		var cur []int32
+		var key sql.RawBytes // looked up without a string per row
 		for rows.Next() {
 			var note int64
-			var key string
 			if err := rows.Scan(&note, &key); err != nil {
 				rows.Close()
 				return fmt.Errorf("scan link: %w", err)
@@ -115,7 +115,7 @@ func (db *DB) ConceptLinks(ctx context.Context) (*graph.ConceptLinks, error) {
 				}
 				cur, last = nil, note
 			}
-			if c, ok := owner[key]; ok {
+			if c, ok := owner[string(key)]; ok {
 				cur = append(cur, c)
 			}
 		}
