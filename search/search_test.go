@@ -468,3 +468,56 @@ func sorted(s []string) []string {
 	}
 	return out
 }
+
+// TestConcurrentSearchesAndWrites runs searches in parallel with writes
+// and chunk refreshes (the chunk cache reloads under them); -race checks
+// the locking.
+func TestConcurrentSearchesAndWrites(t *testing.T) {
+	e := newEnv(t)
+	for i := range 10 {
+		e.note("", fmt.Sprintf("Seed %d", i), "", nil, fmt.Sprintf("Seed note %d about concurrency and caches.", i))
+	}
+	e.embed()
+	ctx := context.Background()
+	done := make(chan error, 4)
+	for w := range 3 {
+		go func() {
+			for i := range 15 {
+				mode := []string{"hybrid", "semantic", "fulltext"}[(w+i)%3]
+				if _, err := e.svc.Search(ctx, search.Input{Query: "concurrency caches", Mode: mode}); err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	go func() {
+		for i := range 5 {
+			if _, err := e.a.Notes.Write(ctx, notes.WriteInput{Title: fmt.Sprintf("Late %d", i), Content: "Late note about caches."}); err != nil {
+				done <- err
+				return
+			}
+			if err := e.a.Semantic.RefreshChunks(ctx); err != nil {
+				done <- err
+				return
+			}
+		}
+		done <- nil
+	}()
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := e.search(search.Input{Query: "late note caches", Mode: "semantic", Limit: 20})
+	late := 0
+	for _, h := range res.Hits {
+		if strings.HasPrefix(h.Title, "Late ") {
+			late++
+		}
+	}
+	if late != 5 {
+		t.Errorf("semantic sees %d of 5 late notes: %v", late, titles(res))
+	}
+}
