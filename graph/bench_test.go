@@ -3,45 +3,18 @@ package graph_test
 import (
 	"context"
 	"io"
-	"path/filepath"
 	"testing"
 
 	"github.com/noema-mem/noema/graph"
-	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/internal/corpus"
-	"github.com/noema-mem/noema/sqlite"
-	"github.com/noema-mem/noema/vault"
+	"github.com/noema-mem/noema/internal/noematest"
 )
-
-// benchIndex generates a seeded vault of n notes and syncs it into a fresh
-// index.
-func benchIndex(b *testing.B, n int) *sqlite.DB {
-	b.Helper()
-	ctx := context.Background()
-	dir := filepath.Join(b.TempDir(), "vault")
-	if _, err := corpus.Generate(ctx, dir, corpus.Options{Seed: 42, Notes: n}); err != nil {
-		b.Fatal(err)
-	}
-	v, err := vault.Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	db, err := sqlite.Open(ctx, filepath.Join(dir, ".noema", "index.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
-	if _, err := indexer.New(v, db, nil).Sync(ctx, nil); err != nil {
-		b.Fatal(err)
-	}
-	return db
-}
 
 // BenchmarkGraph measures the graph queries over a 10,000-note corpus:
 //
 //	go test -run '^$' -bench Graph -benchtime 5x ./graph/
 func BenchmarkGraph(b *testing.B) {
-	db := benchIndex(b, 10000)
+	db := noematest.SyncedCorpus(b, corpus.Options{Seed: 42, Notes: 10000})
 	ctx := context.Background()
 	g, err := graph.Export(ctx, db)
 	if err != nil {

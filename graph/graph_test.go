@@ -17,6 +17,7 @@ import (
 	"github.com/noema-mem/noema/graph"
 	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/sqlite"
 	"github.com/noema-mem/noema/vault"
 )
@@ -24,22 +25,10 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/*.golden files")
 
 // mustOpen opens an index in a temporary folder, closed at cleanup.
-func mustOpen(tb testing.TB) *sqlite.DB {
-	tb.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "index.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return db
-}
+func mustOpen(tb testing.TB) *sqlite.DB { return noematest.OpenIndex(tb) }
 
 // key is a simple stand-in for vault.Key.
-func key(s string) string {
-	s = strings.ToLower(strings.TrimSpace(s))
-	s = strings.NewReplacer("_", " ", "-", " ").Replace(s)
-	return strings.Join(strings.Fields(s), " ")
-}
+func key(s string) string { return noematest.Key(s) }
 
 func put(tb testing.TB, db *sqlite.DB, recs ...*sqlite.NoteRecord) {
 	tb.Helper()
@@ -350,22 +339,7 @@ func TestReindexExportsSameGraph(t *testing.T) {
 // GetNode) against the index's mentions view, on a generated vault.
 func TestMentionsMatchView(t *testing.T) {
 	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "vault")
-	if _, err := corpus.Generate(ctx, dir, corpus.Options{Seed: 3, Notes: 300}); err != nil {
-		t.Fatal(err)
-	}
-	v, err := vault.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sqlite.Open(ctx, filepath.Join(dir, ".noema", "index.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := indexer.New(v, db, nil).Sync(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
+	db := noematest.SyncedCorpus(t, corpus.Options{Seed: 3, Notes: 300})
 	rows, err := db.Read().Query(`SELECT n.path, m.concept_id, m.count FROM mentions m JOIN notes n ON n.id = m.note_id`)
 	if err != nil {
 		t.Fatal(err)

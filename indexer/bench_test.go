@@ -9,16 +9,13 @@ import (
 
 	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/internal/noematest"
 )
 
 // benchVault generates the reference vault once per benchmark:
 // 10,000 notes of about 1.5 KB with 8 links each.
 func benchVault(b *testing.B, notes int) string {
-	b.Helper()
-	dir := filepath.Join(b.TempDir(), "vault")
-	if _, err := corpus.Generate(context.Background(), dir, corpus.Options{Seed: 42, Notes: notes, LinksPerNote: 8, TargetBytes: 1500}); err != nil {
-		b.Fatal(err)
-	}
+	dir, _ := noematest.Corpus(b, corpus.Options{Seed: 42, Notes: notes, LinksPerNote: 8, TargetBytes: 1500})
 	return dir
 }
 

@@ -17,28 +17,10 @@ import (
 	"github.com/noema-mem/noema/vault"
 )
 
-func open(tb testing.TB, dir string) *indexer.Indexer {
-	tb.Helper()
-	v, err := vault.Open(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	db, err := sqlite.Open(context.Background(), filepath.Join(dir, ".noema", "index.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return indexer.New(v, db, nil)
-}
+func open(tb testing.TB, dir string) *indexer.Indexer { return noematest.OpenIndexer(tb, dir) }
 
 func generate(tb testing.TB, notes int) (string, *corpus.Manifest) {
-	tb.Helper()
-	dir := filepath.Join(tb.TempDir(), "vault")
-	m, err := corpus.Generate(context.Background(), dir, corpus.Options{Seed: 7, Notes: notes})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return dir, m
+	return noematest.Corpus(tb, corpus.Options{Seed: 7, Notes: notes})
 }
 
 // dump renders the graph the index holds, deterministically.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/notes"
 )
 
@@ -21,18 +22,7 @@ import (
 //	go test -run '^$' -bench WriteNote -benchtime 50x ./notes/
 func BenchmarkWriteNote(b *testing.B) {
 	ctx := context.Background()
-	dir := filepath.Join(b.TempDir(), "vault")
-	if _, err := corpus.Generate(ctx, dir, corpus.Options{Seed: 42, Notes: 10000}); err != nil {
-		b.Fatal(err)
-	}
-	a, err := app.Open(ctx, dir, app.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer a.Close()
-	if _, err := a.Sync(ctx, false, nil); err != nil {
-		b.Fatal(err)
-	}
+	a, _ := noematest.SyncedApp(b, corpus.Options{Seed: 42, Notes: 10000}, app.Options{})
 	i := 0
 	start := cpuTime()
 	for b.Loop() {
@@ -67,18 +57,8 @@ func BenchmarkWriteNoteManyLinks(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			ctx := context.Background()
-			dir := filepath.Join(b.TempDir(), "vault")
-			if _, err := corpus.Generate(ctx, dir, corpus.Options{Seed: 42, Notes: 100}); err != nil {
-				b.Fatal(err)
-			}
-			a, err := app.Open(ctx, dir, app.Options{MaxNoteBytes: 4 << 20})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer a.Close()
-			if _, err := a.Sync(ctx, false, nil); err != nil {
-				b.Fatal(err)
-			}
+			a, _ := noematest.SyncedApp(b, corpus.Options{Seed: 42, Notes: 100}, app.Options{MaxNoteBytes: 4 << 20})
+			dir := a.Vault.Root
 			i := 0
 			var cpu time.Duration
 			for b.Loop() {

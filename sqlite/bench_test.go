@@ -2,11 +2,10 @@ package sqlite_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
-	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/sqlite"
 	"github.com/noema-mem/noema/vault"
 )
@@ -18,22 +17,7 @@ import (
 //	go test -run '^$' -bench RecomputeConcepts -benchtime 10x ./sqlite/
 func BenchmarkRecomputeConcepts(b *testing.B) {
 	ctx := context.Background()
-	dir := filepath.Join(b.TempDir(), "vault")
-	if _, err := corpus.Generate(ctx, dir, corpus.Options{Seed: 42, Notes: 10000}); err != nil {
-		b.Fatal(err)
-	}
-	v, err := vault.Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	db, err := sqlite.Open(ctx, filepath.Join(dir, ".noema", "index.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := indexer.New(v, db, nil).Sync(ctx, nil); err != nil {
-		b.Fatal(err)
-	}
+	db := noematest.SyncedCorpus(b, corpus.Options{Seed: 42, Notes: 10000})
 	for b.Loop() {
 		if err := db.Write(ctx, func(tx *sqlite.Tx) error {
 			_, err := sqlite.RecomputeConcepts(tx, vault.Key)
@@ -51,22 +35,7 @@ func BenchmarkRecomputeConcepts(b *testing.B) {
 //	go test -run '^$' -bench RecomputeConceptsFromEmpty -benchtime 10x ./sqlite/
 func BenchmarkRecomputeConceptsFromEmpty(b *testing.B) {
 	ctx := context.Background()
-	dir := filepath.Join(b.TempDir(), "vault")
-	if _, err := corpus.Generate(ctx, dir, corpus.Options{Seed: 42, Notes: 10000}); err != nil {
-		b.Fatal(err)
-	}
-	v, err := vault.Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	db, err := sqlite.Open(ctx, filepath.Join(dir, ".noema", "index.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := indexer.New(v, db, nil).Sync(ctx, nil); err != nil {
-		b.Fatal(err)
-	}
+	db := noematest.SyncedCorpus(b, corpus.Options{Seed: 42, Notes: 10000})
 	for b.Loop() {
 		if err := db.Write(ctx, func(tx *sqlite.Tx) error {
 			if _, err := tx.Exec(`DELETE FROM concept_keys`); err != nil {

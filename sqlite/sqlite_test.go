@@ -9,25 +9,15 @@ import (
 	"time"
 
 	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/sqlite"
 )
 
 // MustOpen opens an index in a temporary folder, closed at cleanup.
-func MustOpen(tb testing.TB) *sqlite.DB {
-	tb.Helper()
-	db, err := sqlite.Open(context.Background(), filepath.Join(tb.TempDir(), "index.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return db
-}
+func MustOpen(tb testing.TB) *sqlite.DB { return noematest.OpenIndex(tb) }
 
-func key(s string) string {
-	s = strings.ToLower(strings.TrimSpace(s))
-	s = strings.NewReplacer("_", " ", "-", " ").Replace(s)
-	return strings.Join(strings.Fields(s), " ")
-}
+// key is a simple stand-in for vault.Key.
+func key(s string) string { return noematest.Key(s) }
 
 func put(t *testing.T, db *sqlite.DB, recs ...*sqlite.NoteRecord) {
 	t.Helper()
