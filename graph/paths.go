@@ -27,6 +27,12 @@ func SimplePaths(g *Weighted, a, b int32, maxLen, limit int) (paths []Path, hasM
 	if a == b || maxLen < 1 {
 		return nil, false, false
 	}
+	// The graph is undirected: walk from the end with fewer neighbours
+	// (a hub's neighbourhood is the expensive side) and reverse.
+	reversed := g.Degree(b) < g.Degree(a)
+	if reversed {
+		a, b = b, a
+	}
 	// dist[v] = hops from v to b, to prune branches that cannot arrive in time.
 	dist := bfs(g, b, maxLen)
 	if dist[a] < 0 {
@@ -40,22 +46,20 @@ func SimplePaths(g *Weighted, a, b int32, maxLen, limit int) (paths []Path, hasM
 		var layer []Path
 		var walk func(u int32, left int, w float64) bool
 		walk = func(u int32, left int, w float64) bool {
+			if left == 1 { // the last edge can only be u–b: look it up
+				if wb := g.Weight(u, b); wb > 0 && u != b {
+					layer = append(layer, Path{Nodes: append(slices.Clone(stack), b), Weight: w + wb})
+					return len(layer) < MaxPathsEnumerated
+				}
+				return true
+			}
 			adj, ws := g.Neighbors(u)
 			for k, v := range adj {
 				if onPath[v] || dist[v] < 0 || int(dist[v]) > left-1 {
 					continue
 				}
 				if v == b {
-					if left == 1 {
-						layer = append(layer, Path{Nodes: append(slices.Clone(stack), b), Weight: w + ws[k]})
-						if len(layer) >= MaxPathsEnumerated {
-							return false
-						}
-					}
-					continue // a simple path ends at b
-				}
-				if left == 1 {
-					continue
+					continue // a simple path ends at b, and this one is not long enough yet
 				}
 				onPath[v] = true
 				stack = append(stack, v)
@@ -70,6 +74,11 @@ func SimplePaths(g *Weighted, a, b int32, maxLen, limit int) (paths []Path, hasM
 		}
 		if !walk(a, length, 0) {
 			truncated = true
+		}
+		if reversed {
+			for _, p := range layer {
+				slices.Reverse(p.Nodes)
+			}
 		}
 		sortPaths(layer)
 		found = append(found, layer...)
