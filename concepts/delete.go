@@ -47,13 +47,7 @@ type DeleteResult struct {
 // since it was read stops it with checksum_mismatch before anything is
 // written. The index is updated once at the end.
 func (s *Service) Delete(ctx context.Context, in DeleteInput) (*DeleteResult, error) {
-	var out *DeleteResult
-	err := s.Vault.Locked(ctx, func(ctx context.Context) error {
-		var err error
-		out, err = s.delete(ctx, in)
-		return err
-	})
-	return out, err
+	return vault.LockedValue(ctx, s.Vault, func(ctx context.Context) (*DeleteResult, error) { return s.delete(ctx, in) })
 }
 
 // delete is Delete with the vault's write lock held: the state it starts

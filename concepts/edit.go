@@ -28,13 +28,7 @@ type CreateInput struct {
 // conflict, naming the owner, when the label or an alias is already a name
 // of a concept (implicit concepts included: give those a page with Update).
 func (s *Service) Create(ctx context.Context, in CreateInput) (*noema.Concept, error) {
-	var out *noema.Concept
-	err := s.Vault.Locked(ctx, func(ctx context.Context) error {
-		var err error
-		out, err = s.create(ctx, in)
-		return err
-	})
-	return out, err
+	return vault.LockedValue(ctx, s.Vault, func(ctx context.Context) (*noema.Concept, error) { return s.create(ctx, in) })
 }
 
 // create is Create with the vault's write lock held: the state it starts
@@ -214,13 +208,7 @@ type UpdateInput struct {
 // present on both sides with another value fails with metadata_conflict,
 // listing every such key, and nothing is written.
 func (s *Service) Update(ctx context.Context, in UpdateInput) (*noema.Concept, error) {
-	var out *noema.Concept
-	err := s.Vault.Locked(ctx, func(ctx context.Context) error {
-		var err error
-		out, err = s.update(ctx, in)
-		return err
-	})
-	return out, err
+	return vault.LockedValue(ctx, s.Vault, func(ctx context.Context) (*noema.Concept, error) { return s.update(ctx, in) })
 }
 
 // update is Update with the vault's write lock held: the state it starts

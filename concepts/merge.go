@@ -86,13 +86,7 @@ type Similarity func(ctx context.Context, a, b *noema.Concept) (float64, string,
 // All files change through one changeset: all or none, across crashes.
 // Merging again after success is a no-op that says so.
 func (s *Service) Merge(ctx context.Context, in MergeInput) (*MergeResult, error) {
-	var out *MergeResult
-	err := s.Vault.Locked(ctx, func(ctx context.Context) error {
-		var err error
-		out, err = s.merge(ctx, in)
-		return err
-	})
-	return out, err
+	return vault.LockedValue(ctx, s.Vault, func(ctx context.Context) (*MergeResult, error) { return s.merge(ctx, in) })
 }
 
 func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error) {

@@ -105,13 +105,7 @@ func (s *Service) resolve(ctx context.Context, ref string) (*endpoint, error) {
 // Create adds a relation to the source node's file. The same (from, type,
 // to) twice is a conflict.
 func (s *Service) Create(ctx context.Context, in CreateInput) (*Relation, error) {
-	var out *Relation
-	err := s.Vault.Locked(ctx, func(ctx context.Context) error {
-		var err error
-		out, err = s.create(ctx, in)
-		return err
-	})
-	return out, err
+	return vault.LockedValue(ctx, s.Vault, func(ctx context.Context) (*Relation, error) { return s.create(ctx, in) })
 }
 
 // create is Create with the vault's write lock held: the state it starts
@@ -166,13 +160,7 @@ type UpdateInput struct {
 // Update changes a relation's type, weight or metadata (merged with the
 // same policy as concept metadata). The id stays.
 func (s *Service) Update(ctx context.Context, in UpdateInput) (*Relation, error) {
-	var out *Relation
-	err := s.Vault.Locked(ctx, func(ctx context.Context) error {
-		var err error
-		out, err = s.update(ctx, in)
-		return err
-	})
-	return out, err
+	return vault.LockedValue(ctx, s.Vault, func(ctx context.Context) (*Relation, error) { return s.update(ctx, in) })
 }
 
 // update is Update with the vault's write lock held: the state it starts
@@ -193,11 +181,7 @@ func (s *Service) update(ctx context.Context, in UpdateInput) (*Relation, error)
 	if err != nil {
 		return nil, err
 	}
-	err = s.rewrite(ctx, path, func(fm *vault.FrontMatter, rels []vault.RawRelation) error {
-		r, ok := relationIn(path, rels, in.ID)
-		if !ok {
-			return noema.Errorf(noema.ENOTFOUND, "relation %s is not in %s any more", in.ID, vault.PathToURI(path))
-		}
+	err = s.rewriteRelation(ctx, path, in.ID, func(fm *vault.FrontMatter, r vault.RawRelation) error {
 		fm.RemoveRelation(r.Type, vault.RelationRef(r.To))
 		if typ == "" {
 			typ = r.Type
@@ -218,13 +202,7 @@ func (s *Service) update(ctx context.Context, in UpdateInput) (*Relation, error)
 
 // Delete removes a relation from its file.
 func (s *Service) Delete(ctx context.Context, id string) (*Relation, error) {
-	var out *Relation
-	err := s.Vault.Locked(ctx, func(ctx context.Context) error {
-		var err error
-		out, err = s.delete(ctx, id)
-		return err
-	})
-	return out, err
+	return vault.LockedValue(ctx, s.Vault, func(ctx context.Context) (*Relation, error) { return s.delete(ctx, id) })
 }
 
 // delete is Delete with the vault's write lock held: the state it starts
@@ -235,10 +213,9 @@ func (s *Service) delete(ctx context.Context, id string) (*Relation, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = s.rewrite(ctx, path, func(fm *vault.FrontMatter, rels []vault.RawRelation) error {
-		r, ok := relationIn(path, rels, id)
-		if !ok || !fm.RemoveRelation(r.Type, vault.RelationRef(r.To)) {
-			return noema.Errorf(noema.ENOTFOUND, "relation %s is not in %s any more", id, vault.PathToURI(path))
+	err = s.rewriteRelation(ctx, path, id, func(fm *vault.FrontMatter, r vault.RawRelation) error {
+		if !fm.RemoveRelation(r.Type, vault.RelationRef(r.To)) {
+			return relationGone(id, path)
 		}
 		return nil
 	})
@@ -246,6 +223,25 @@ func (s *Service) delete(ctx context.Context, id string) (*Relation, error) {
 		return nil, err
 	}
 	return cur, nil
+}
+
+// rewriteRelation rewrites the file at path (see rewrite), applying fn to
+// the relation id it declares; when it declares it no more, that is
+// not_found.
+func (s *Service) rewriteRelation(ctx context.Context, path, id string, fn func(*vault.FrontMatter, vault.RawRelation) error) error {
+	return s.rewrite(ctx, path, func(fm *vault.FrontMatter, rels []vault.RawRelation) error {
+		r, ok := relationIn(path, rels, id)
+		if !ok {
+			return relationGone(id, path)
+		}
+		return fn(fm, r)
+	})
+}
+
+// relationGone is the error for a relation id the file at path no longer
+// declares.
+func relationGone(id, path string) error {
+	return noema.Errorf(noema.ENOTFOUND, "relation %s is not in %s any more", id, vault.PathToURI(path))
 }
 
 // relationIn returns the relation id among those the file at path declares.

@@ -59,6 +59,18 @@ func (v *Vault) Locked(ctx context.Context, fn func(ctx context.Context) error) 
 	return ferr
 }
 
+// LockedValue runs fn with v's write lock held, as [Vault.Locked] does,
+// and returns what fn returned.
+func LockedValue[T any](ctx context.Context, v *Vault, fn func(ctx context.Context) (T, error)) (T, error) {
+	var out T
+	err := v.Locked(ctx, func(ctx context.Context) error {
+		var err error
+		out, err = fn(ctx)
+		return err
+	})
+	return out, err
+}
+
 // heldKey is the context key under which Locked records the root of the
 // vault whose lock the context's holder has.
 type heldKey struct{}
