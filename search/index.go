@@ -83,6 +83,9 @@ type TextIndex interface {
 	// admitted by q.Filter: those matching q.All first, then by BM25, then
 	// by path.
 	SearchText(ctx context.Context, q TextQuery) ([]TextHit, error)
+	// SearchTermDocs returns how many notes match each FTS5 expression,
+	// and how many notes there are.
+	SearchTermDocs(ctx context.Context, exprs []string) (docs []int, total int, err error)
 	// SearchBodies returns the indexed body text of each note among ids.
 	SearchBodies(ctx context.Context, ids []int64) (map[int64]string, error)
 }

@@ -72,13 +72,19 @@ func (p *parsed) empty() bool { return len(p.terms) == 0 }
 // match returns the FTS5 expression of the query: any term, plus an exact
 // phrase and a NEAR group of the words, which add to a note's BM25 when they
 // match (the phrase/proximity bonus). Empty when there is no term.
-func (p *parsed) match() string {
+func (p *parsed) match() string { return p.matchSkipping(nil) }
+
+// matchSkipping is match without the terms whose index skip holds (terms
+// too common to find partial matches by; see Service.ranked).
+func (p *parsed) matchSkipping(skip map[int]bool) string {
 	if p.empty() {
 		return ""
 	}
 	parts := make([]string, 0, len(p.terms)+2)
-	for _, t := range p.terms {
-		parts = append(parts, t.expr())
+	for i, t := range p.terms {
+		if !skip[i] {
+			parts = append(parts, t.expr())
+		}
 	}
 	if n := len(p.words); n >= 2 && n <= maxPhraseWords {
 		parts = append(parts, textColumns+" : "+quote(strings.Join(p.words, " ")))

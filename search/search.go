@@ -405,9 +405,12 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 	var text []TextHit
 	var textErr error
 	if mode != ModeSemantic && !p.empty() {
-		text, textErr = s.DB.SearchText(ctx, TextQuery{
-			Match: p.match(), All: p.all(), Weights: [3]float64{s.Tuning.TitleWeight, 1, 1}, Filter: f, Limit: Depth,
-		})
+		var match string
+		if match, textErr = s.fulltextMatch(ctx, p); textErr == nil {
+			text, textErr = s.DB.SearchText(ctx, TextQuery{
+				Match: match, All: p.all(), Weights: [3]float64{s.Tuning.TitleWeight, 1, 1}, Filter: f, Limit: Depth,
+			})
+		}
 	}
 	wg.Wait()
 	if textErr != nil {
@@ -492,6 +495,49 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 	}
 	return order, nil
 }
+
+// fulltextMatch returns the MATCH expression of p's full-text query. A
+// term found in half of the notes or more weighs nothing in FTS5's BM25
+// (its IDF is clamped to 1e-6): a note holding only such terms scores about
+// 0 and ranks below every note holding a rare term (one in at most a
+// quarter of the notes). So when a rare term alone already finds [Depth]
+// notes, the common terms are left out of the expression: the best Depth
+// notes are the same, their scores move by less than 1e-4 (which can only
+// swap near-ties), and BM25 is not computed for most of the index. The
+// common terms still decide the every-term tier (TextQuery.All).
+func (s *Service) fulltextMatch(ctx context.Context, p *parsed) (string, error) {
+	if len(p.terms) < 2 || !skipCommonTerms {
+		return p.match(), nil
+	}
+	exprs := make([]string, len(p.terms))
+	for i, t := range p.terms {
+		exprs[i] = t.expr()
+	}
+	docs, total, err := s.DB.SearchTermDocs(ctx, exprs)
+	if err != nil {
+		return "", err
+	}
+	skip := map[int]bool{}
+	rare := 0 // a lower bound of the notes the rare terms find
+	for i, n := range docs {
+		switch {
+		case 2*n >= total:
+			// log((N − n + ½)/(n + ½)) ≤ 0: FTS5 clamps the IDF to 1e-6.
+			skip[i] = true
+		case 4*n <= total:
+			// IDF ≥ log 3: any note holding the term outranks every note
+			// holding only clamped terms (at most MaxTerms × 1e-6 × 2.2).
+			rare = max(rare, n)
+		}
+	}
+	if len(skip) == 0 || rare < Depth {
+		return p.match(), nil
+	}
+	return p.matchSkipping(skip), nil
+}
+
+// skipCommonTerms turns fulltextMatch's pruning on; tests compare.
+var skipCommonTerms = true
 
 // weigh loads the candidates' notes and applies decay.
 func (s *Service) weigh(ctx context.Context, cands []*candidate, now time.Time, useDecay bool) error {

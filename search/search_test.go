@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -74,6 +76,8 @@ func titles(res *search.Result) []string {
 }
 
 func off() *bool { f := false; return &f }
+
+func off_() *bool { return off() }
 
 func TestSanitiserNeverFails(t *testing.T) {
 	e := newEnv(t)
@@ -519,5 +523,57 @@ func TestConcurrentSearchesAndWrites(t *testing.T) {
 	}
 	if late != 5 {
 		t.Errorf("semantic sees %d of 5 late notes: %v", late, titles(res))
+	}
+}
+
+// TestCommonTermPruningIsNeutral checks that leaving terms found in more
+// than half of the notes out of the partial-match expression changes
+// nothing when the rarer terms fill the candidate depth.
+func TestCommonTermPruningIsNeutral(t *testing.T) {
+	e := newEnv(t)
+	root := e.a.Vault.Root
+	for i := range 4*search.Depth + 100 {
+		body := "common words everywhere. " + strings.Repeat("filler ", i%7)
+		if i%4 == 0 {
+			body += "rare topic "
+		}
+		if i%5 == 0 {
+			body += "second "
+		}
+		if i%2 == 0 {
+			body += "half "
+		}
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("n%03d.md", i)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.a.Sync(context.Background(), false, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"common rare", "everywhere topic second", "common words rare topic", "half rare"} {
+		if !search.Pruned(e.svc, q) {
+			t.Errorf("%q: not pruned; the test needs a rare term in Depth notes", q)
+		}
+		var pages [2][]string
+		var totals [2]int
+		for k, on := range []bool{false, true} {
+			old := search.SetSkipCommonTerms(on)
+			for off := 0; off < 300; off += 100 {
+				res := e.search(search.Input{Query: q, Mode: "fulltext", Limit: 100, Offset: off, Decay: off_()})
+				for _, h := range res.Hits {
+					pages[k] = append(pages[k], fmt.Sprintf("%s %.6f", h.Title, h.Score))
+				}
+				totals[k] = res.Total
+			}
+			search.SetSkipCommonTerms(old)
+		}
+		if strings.Join(pages[0], ",") != strings.Join(pages[1], ",") || totals[0] != totals[1] {
+			t.Errorf("%q: pruning changed the answer (totals %v)", q, totals)
+			for i := range min(len(pages[0]), len(pages[1])) {
+				if pages[0][i] != pages[1][i] {
+					t.Logf("%d: %s | %s", i, pages[0][i], pages[1][i])
+				}
+			}
+		}
 	}
 }

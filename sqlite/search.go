@@ -128,6 +128,26 @@ func (db *DB) SearchText(ctx context.Context, q search.TextQuery) ([]search.Text
 	return out, nil
 }
 
+// SearchTermDocs returns how many notes match each of the FTS5
+// expressions, and how many notes there are, in one read.
+func (db *DB) SearchTermDocs(ctx context.Context, exprs []string) (docs []int, total int, err error) {
+	cols := []string{"(SELECT COUNT(*) FROM notes)"}
+	args := make([]any, len(exprs))
+	for i, e := range exprs {
+		cols = append(cols, "(SELECT COUNT(*) FROM notes_fts WHERE notes_fts MATCH ?)")
+		args[i] = e
+	}
+	docs = make([]int, len(exprs))
+	dest := []any{&total}
+	for i := range docs {
+		dest = append(dest, &docs[i])
+	}
+	if err := db.read.QueryRowContext(ctx, `SELECT `+strings.Join(cols, ", "), args...).Scan(dest...); err != nil {
+		return nil, 0, fmt.Errorf("count term documents: %w", err)
+	}
+	return docs, total, nil
+}
+
 // SearchBodies returns the indexed body of each note among ids.
 func (db *DB) SearchBodies(ctx context.Context, ids []int64) (map[int64]string, error) {
 	out := make(map[int64]string, len(ids))
