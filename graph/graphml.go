@@ -21,6 +21,18 @@ type graphmlAttr struct {
 	edge          func(e *Edge) (string, bool)
 }
 
+// value returns the attribute's value for the node n, or for the edge e
+// when n is nil; ok is false when it has none (or is of the other domain).
+func (a *graphmlAttr) value(n *Node, e *Edge) (v string, ok bool) {
+	switch {
+	case n != nil && a.node != nil:
+		return a.node(n)
+	case n == nil && a.edge != nil:
+		return a.edge(e)
+	}
+	return "", false
+}
+
 func str(s string) (string, bool) { return s, s != "" }
 
 func list(v []string) (string, bool) {
@@ -98,23 +110,23 @@ func WriteGraphML(w io.Writer, g *Graph) error {
 		bw.WriteString(`  <key id="` + a.id + `" for="` + domain + `" attr.name="` + a.name + `" attr.type="` + a.typ + `"/>` + "\n")
 	}
 	bw.WriteString(`  <graph id="noema" edgedefault="directed">` + "\n")
-	data := func(a *graphmlAttr, v string) {
-		bw.WriteString(`      <data key="` + a.id + `">`)
-		text(v)
-		bw.WriteString("</data>\n")
+	// data writes a <data> element for every attribute n (or e) has.
+	data := func(n *Node, e *Edge) {
+		for j := range graphmlAttrs {
+			a := &graphmlAttrs[j]
+			if v, ok := a.value(n, e); ok {
+				bw.WriteString(`      <data key="` + a.id + `">`)
+				text(v)
+				bw.WriteString("</data>\n")
+			}
+		}
 	}
 	for i := range g.Nodes {
 		n := &g.Nodes[i]
 		bw.WriteString(`    <node id="`)
 		esc(n.ID)
 		bw.WriteString("\">\n")
-		for j := range graphmlAttrs {
-			if a := &graphmlAttrs[j]; a.node != nil {
-				if v, ok := a.node(n); ok {
-					data(a, v)
-				}
-			}
-		}
+		data(n, nil)
 		bw.WriteString("    </node>\n")
 	}
 	for i := range g.Edges {
@@ -129,13 +141,7 @@ func WriteGraphML(w io.Writer, g *Graph) error {
 		bw.WriteString(`" target="`)
 		esc(e.Target)
 		bw.WriteString("\">\n")
-		for j := range graphmlAttrs {
-			if a := &graphmlAttrs[j]; a.edge != nil {
-				if v, ok := a.edge(e); ok {
-					data(a, v)
-				}
-			}
-		}
+		data(nil, e)
 		bw.WriteString("    </edge>\n")
 	}
 	bw.WriteString("  </graph>\n</graphml>\n")

@@ -266,15 +266,33 @@ func (v *Vault) openRoot() (*os.Root, error) {
 	return root, nil
 }
 
+// openChecked checks rel (see check) and opens the vault's root, which the
+// caller closes.
+func (v *Vault) openChecked(rel string) (string, *os.Root, error) {
+	r, err := v.check(rel)
+	if err != nil {
+		return "", nil, err
+	}
+	root, err := v.openRoot()
+	if err != nil {
+		return "", nil, err
+	}
+	return r, root, nil
+}
+
+// noteError is fsError, except that a missing note is noema.ENOTFOUND.
+func noteError(op, rel string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return noema.Errorf(noema.ENOTFOUND, "note %s not found", rel)
+	}
+	return fsError(op, rel, err)
+}
+
 // ReadFile reads a note. A missing file is noema.ENOTFOUND; a folder or
 // any other file that is not a regular file (a FIFO, a device) is
 // noema.EINVALID, and is never opened in a way that could block.
 func (v *Vault) ReadFile(rel string) ([]byte, fs.FileInfo, error) {
-	r, err := v.check(rel)
-	if err != nil {
-		return nil, nil, err
-	}
-	root, err := v.openRoot()
+	r, root, err := v.openChecked(rel)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -283,19 +301,13 @@ func (v *Vault) ReadFile(rel string) ([]byte, fs.FileInfo, error) {
 	// The type is checked before the open, which could block on a FIFO;
 	// the non-blocking open covers a FIFO put in place in between.
 	if fi, err := root.Stat(name); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, noema.Errorf(noema.ENOTFOUND, "note %s not found", r)
-		}
-		return nil, nil, fsError("read", r, err)
+		return nil, nil, noteError("read", r, err)
 	} else if err := checkRegular(r, fi); err != nil {
 		return nil, nil, err
 	}
 	f, err := root.OpenFile(name, os.O_RDONLY|openNonblock, 0)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, noema.Errorf(noema.ENOTFOUND, "note %s not found", r)
-		}
-		return nil, nil, fsError("read", r, err)
+		return nil, nil, noteError("read", r, err)
 	}
 	defer f.Close()
 	info, err := f.Stat()
@@ -361,11 +373,7 @@ func (v *Vault) WriteFile(rel string, data []byte, overwrite bool) error {
 // content is on disk and just before it replaces the file (see ReplaceFile),
 // and a non-nil error from it leaves the file alone.
 func (v *Vault) writeFile(rel string, data []byte, overwrite bool, beforeRename func() error) error {
-	r, err := v.check(rel)
-	if err != nil {
-		return err
-	}
-	root, err := v.openRoot()
+	r, root, err := v.openChecked(rel)
 	if err != nil {
 		return err
 	}
@@ -486,11 +494,7 @@ func syncDir(root *os.Root, dir string) error {
 // other file that is not a regular file is noema.EINVALID. A symbolic link
 // to a note (see [Vault]) is removed itself, not its target.
 func (v *Vault) Remove(rel string) error {
-	r, err := v.check(rel)
-	if err != nil {
-		return err
-	}
-	root, err := v.openRoot()
+	r, root, err := v.openChecked(rel)
 	if err != nil {
 		return err
 	}
@@ -498,10 +502,7 @@ func (v *Vault) Remove(rel string) error {
 	name := filepath.FromSlash(r)
 	fi, err := root.Lstat(name)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return noema.Errorf(noema.ENOTFOUND, "note %s not found", r)
-		}
-		return fsError("remove", r, err)
+		return noteError("remove", r, err)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		// a link to a note: Abs checked where it leads; it must be a note
@@ -513,10 +514,7 @@ func (v *Vault) Remove(rel string) error {
 		return err
 	}
 	if err := root.Remove(name); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return noema.Errorf(noema.ENOTFOUND, "note %s not found", r)
-		}
-		return fsError("remove", r, err)
+		return noteError("remove", r, err)
 	}
 	return syncDir(root, filepath.Dir(name))
 }
@@ -535,11 +533,7 @@ func (v *Vault) Rename(from, to string) error {
 	if err != nil {
 		return err
 	}
-	rt, err := v.check(to)
-	if err != nil {
-		return err
-	}
-	root, err := v.openRoot()
+	rt, root, err := v.openChecked(to)
 	if err != nil {
 		return err
 	}
@@ -547,10 +541,7 @@ func (v *Vault) Rename(from, to string) error {
 	src, dst := filepath.FromSlash(rf), filepath.FromSlash(rt)
 	fi, err := root.Lstat(src)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return noema.Errorf(noema.ENOTFOUND, "note %s not found", rf)
-		}
-		return fsError("rename", rf, err)
+		return noteError("rename", rf, err)
 	}
 	if err := checkRegular(rf, fi); err != nil {
 		return err
