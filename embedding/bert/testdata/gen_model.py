@@ -194,21 +194,32 @@ def cmd_model(a):
 
 
 def cmd_embed(a):
-    torch.set_num_threads(1)
+    torch.set_num_threads(a.threads)
     m, c = load(a.model)
     mode = a.pooling
     if not mode:
         pc = json.load(open(os.path.join(a.model, "1_Pooling", "config.json")))
         mode = "cls" if pc.get("pooling_mode_cls_token") else "mean"
-    out = open(a.out, "w")
+    seqs = [json.loads(line)["ids"] for line in open(a.ids)]
+    # Batches of similar length, padded, with the attention mask (as
+    # sentence-transformers runs them); results in input order.
+    order = sorted(range(len(seqs)), key=lambda i: len(seqs[i]))
+    out = [None] * len(seqs)
     with torch.no_grad():
-        for line in open(a.ids):
-            ids = json.loads(line)["ids"]
-            t = torch.tensor([ids], dtype=torch.long)
-            mask = torch.ones_like(t)
-            v = pool(m(t, mask), mask, mode)[0]
-            out.write(json.dumps({"embedding": [float(x) for x in v]}) + "\n")
-    out.close()
+        for s in range(0, len(order), a.batch):
+            idx = order[s:s + a.batch]
+            n = max(len(seqs[i]) for i in idx)
+            ids = torch.zeros((len(idx), n), dtype=torch.long)
+            mask = torch.zeros((len(idx), n), dtype=torch.long)
+            for r, i in enumerate(idx):
+                ids[r, :len(seqs[i])] = torch.tensor(seqs[i])
+                mask[r, :len(seqs[i])] = 1
+            v = pool(m(ids, mask), mask, mode)
+            for r, i in enumerate(idx):
+                out[i] = v[r]
+    with open(a.out, "w") as f:
+        for v in out:
+            f.write(json.dumps({"embedding": [float(x) for x in v]}) + "\n")
 
 
 def cmd_random_ids(a):
@@ -242,6 +253,8 @@ def main():
     e.add_argument("--ids", required=True)
     e.add_argument("--out", required=True)
     e.add_argument("--pooling", default="")
+    e.add_argument("--threads", type=int, default=2)
+    e.add_argument("--batch", type=int, default=16)
     r = sub.add_parser("random-ids")
     r.add_argument("--vocab", type=int, required=True)
     r.add_argument("--count", type=int, default=100)

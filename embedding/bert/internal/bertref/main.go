@@ -53,18 +53,18 @@ var fixed = []string{
 	"東京 is the capital of Japan", "emoji 😀 and ✓ marks", "", "a",
 }
 
-func sentences(vocab []string, n int, seed uint64) []string {
+func sentences(vocab []string, n, longEvery int, seed uint64) []string {
 	r := rand.New(rand.NewPCG(seed, 7))
 	out := append([]string(nil), fixed...)
 	for len(out) < n {
 		var k int
-		switch len(out) % 3 {
-		case 0:
-			k = 1 + r.IntN(5)
-		case 1:
-			k = 10 + r.IntN(60)
-		default:
+		switch {
+		case len(out)%longEvery == longEvery-1:
 			k = 150 + r.IntN(350)
+		case len(out)%2 == 0:
+			k = 1 + r.IntN(5)
+		default:
+			k = 10 + r.IntN(60)
 		}
 		var b strings.Builder
 		for i := 0; i < k; i++ {
@@ -126,6 +126,7 @@ func ids(args []string) error {
 	n := fs.Int("n", 600, "number of texts")
 	out := fs.String("out", "", "output file")
 	seed := fs.Uint64("seed", 1, "seed")
+	longEvery := fs.Int("long-every", 3, "one text in this many is long (150 to 500 words, past the maximum length)")
 	fs.Parse(args)
 	e, err := bert.Load(bert.Options{Dir: *dir})
 	if err != nil {
@@ -140,7 +141,7 @@ func ids(args []string) error {
 		return err
 	}
 	enc := json.NewEncoder(f)
-	for _, s := range sentences(vocab, *n, *seed) {
+	for _, s := range sentences(vocab, *n, max(*longEvery, 2), *seed) {
 		if err := enc.Encode(map[string]any{"text": s, "ids": e.Tokenizer().EncodeMax(s, e.MaxLength())}); err != nil {
 			return err
 		}
@@ -160,10 +161,17 @@ func bench(args []string) error {
 		if err != nil {
 			return err
 		}
+		t0 := time.Now()
 		e, err := bert.Load(bert.Options{Dir: *dir, Threads: threads})
 		if err != nil {
 			return err
 		}
+		load := time.Since(t0)
+		t0 = time.Now()
+		if _, err := e.Embed(context.Background(), []string{"first embedding"}); err != nil {
+			return err
+		}
+		fmt.Printf("go threads=%d: model loaded in %v, first text embedded %v later\n", threads, load.Round(time.Millisecond), time.Since(t0).Round(time.Microsecond))
 		for _, shape := range BenchShapes {
 			seqs := BenchIDs(shape.Tokens, shape.Batch)
 			// warm up
