@@ -23,6 +23,6 @@ func SetSkipCommonTerms(on bool) bool {
 // out.
 func Pruned(s *Service, q string) bool {
 	p := parse(q)
-	m, err := s.fulltextMatch(context.Background(), p)
+	m, err := s.fulltextMatch(context.Background(), p, Filter{})
 	return err == nil && m != p.match()
 }

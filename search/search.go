@@ -406,7 +406,7 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 	var textErr error
 	if mode != ModeSemantic && !p.empty() {
 		var match string
-		if match, textErr = s.fulltextMatch(ctx, p); textErr == nil {
+		if match, textErr = s.fulltextMatch(ctx, p, f); textErr == nil {
 			text, textErr = s.DB.SearchText(ctx, TextQuery{
 				Match: match, All: p.all(), Weights: [3]float64{s.Tuning.TitleWeight, 1, 1}, Filter: f, Limit: Depth,
 			})
@@ -504,9 +504,11 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 // notes, the common terms are left out of the expression: the best Depth
 // notes are the same, their scores move by less than 1e-4 (which can only
 // swap near-ties), and BM25 is not computed for most of the index. The
-// common terms still decide the every-term tier (TextQuery.All).
-func (s *Service) fulltextMatch(ctx context.Context, p *parsed) (string, error) {
-	if len(p.terms) < 2 || !skipCommonTerms {
+// common terms still decide the every-term tier (TextQuery.All). Searches
+// with a filter are not pruned.
+func (s *Service) fulltextMatch(ctx context.Context, p *parsed, f Filter) (string, error) {
+	// Under a filter the counts would have to be the filtered notes'.
+	if len(p.terms) < 2 || !skipCommonTerms || !f.IsZero() {
 		return p.match(), nil
 	}
 	exprs := make([]string, len(p.terms))
