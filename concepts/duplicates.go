@@ -216,6 +216,8 @@ type dupIndex struct {
 	token    map[string][]int32
 	core     map[string][]int32 // content words joined, and core words joined when shorter
 	initials map[string][]int32 // initials of names of 2+ content words
+	version  map[string][]int32 // content words without their digits, for names with digits
+	lsh      *lshCache
 }
 
 func buildDupIndex(m *matcher) *dupIndex {
@@ -228,6 +230,8 @@ func buildDupIndex(m *matcher) *dupIndex {
 		token:    map[string][]int32{},
 		core:     map[string][]int32{},
 		initials: map[string][]int32{},
+		version:  map[string][]int32{},
+		lsh:      &lshCache{},
 	}
 	add := func(mp map[string][]int32, k string, c int32) {
 		l := mp[k]
@@ -270,6 +274,9 @@ func buildDupIndex(m *matcher) *dupIndex {
 			if len(n.core) < len(n.content) {
 				add(x.core, "\x00"+strings.Join(n.core, " "), c)
 			}
+			if k := versionKey(&n); k != "" {
+				add(x.version, k, c)
+			}
 			if len(n.content) >= 2 && len(n.content) <= 6 {
 				var b strings.Builder
 				for _, w := range n.content {
@@ -280,6 +287,25 @@ func buildDupIndex(m *matcher) *dupIndex {
 		}
 	}
 	return x
+}
+
+// versionKey is a name's compact form without digits ("ipv" for IPv4 and
+// IPv6, "python" for Python 3), "" when it has no digit or nothing else:
+// names that differ only in numbers meet, to be kept apart.
+func versionKey(n *nameInfo) string {
+	if len(n.numbers) == 0 {
+		return ""
+	}
+	k := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return -1
+		}
+		return r
+	}, n.compact)
+	if len(k) < 1 {
+		return ""
+	}
+	return k
 }
 
 // deletions returns s and every string one rune shorter (the deletion
@@ -315,9 +341,10 @@ const (
 	chAcronym
 	chEmbedding
 	chNeighbors
+	chVersion
 )
 
-var channelNames = []string{"folded_key", "compact", "edit", "token", "head_word", "acronym", "embedding", "shared_notes"}
+var channelNames = []string{"folded_key", "compact", "edit", "token", "head_word", "acronym", "embedding", "shared_notes", "version"}
 
 func channelEvidence(ch uint16) []string {
 	var out []string
@@ -391,6 +418,7 @@ func (x *dupIndex) gather(cs *candidates) {
 	keysOf(x.folded, func(n *nameInfo) []string { return []string{n.folded} }, chFolded, bucketCap)
 	keysOf(x.compact, func(n *nameInfo) []string { return []string{n.compact} }, chCompact, bucketCap)
 	keysOf(x.deletion, func(n *nameInfo) []string { return append(deletions(n.compact), deletions(n.raw)...) }, chEdit, bucketCap)
+	keysOf(x.version, func(n *nameInfo) []string { return []string{versionKey(n)} }, chVersion, bucketCap)
 	keysOf(x.token, func(n *nameInfo) []string { return append(slices.Clone(n.content), n.parts...) }, chToken, tokenBucketCap)
 	// Head words: a name equal to another's core ("raft" and the core
 	// "\x00raft" of "raft consensus algorithm").
@@ -428,16 +456,16 @@ func (x *dupIndex) gather(cs *candidates) {
 
 // simhash planes for the embedding channel: tables × bits hyperplanes.
 const (
-	lshTables = 12
-	lshBits   = 12
-	lshBucket = 128
+	lshTables = 16
+	lshBits   = 14
+	lshBucket = 64
 )
 
 // embeddingCandidates adds pairs of concepts whose vectors are close: with
 // one concept, an exact scan; for the whole vault, random-hyperplane
 // hashing (lshTables tables of lshBits bits; pairs in a common bucket are
 // then compared exactly).
-func embeddingCandidates(cs *candidates, vecs [][]float32, threshold float32) {
+func embeddingCandidates(cs *candidates, vecs [][]float32, threshold float32, cache *lshCache) {
 	var dim int
 	for _, v := range vecs {
 		if v != nil {
@@ -460,6 +488,71 @@ func embeddingCandidates(cs *candidates, vecs [][]float32, threshold float32) {
 		}
 		return
 	}
+	var sigs [][lshTables]uint16
+	if cache != nil {
+		cache.mu.Lock()
+		defer cache.mu.Unlock()
+		if cache.n == countVecs(vecs) && len(cache.sigs) == len(vecs) {
+			sigs = cache.sigs
+		}
+	}
+	if sigs == nil {
+		sigs = simhash(vecs, dim)
+		if cache != nil {
+			cache.sigs, cache.n = sigs, countVecs(vecs)
+		}
+	}
+	buckets := map[uint16][]int32{}
+	for t := 0; t < lshTables; t++ {
+		clear(buckets)
+		for i, v := range vecs {
+			if v != nil {
+				buckets[sigs[i][t]] = append(buckets[sigs[i][t]], int32(i))
+			}
+		}
+		for _, l := range buckets {
+			if len(l) < 2 || len(l) > lshBucket {
+				continue
+			}
+			for a := range l {
+				for b := a + 1; b < len(l); b++ {
+					x, y := l[a], l[b]
+					earlier := false // compared in an earlier table
+					for e := 0; e < t && !earlier; e++ {
+						earlier = sigs[x][e] == sigs[y][e]
+					}
+					if !earlier && vector.Dot(vecs[x], vecs[y]) >= threshold {
+						cs.add(x, y, chEmbedding)
+					}
+				}
+			}
+		}
+	}
+}
+
+// lshCache keeps the signatures of one set of vectors: a dupIndex is
+// per registry version, and within one the vectors change only as
+// embedding progresses (counted by n).
+type lshCache struct {
+	mu   sync.Mutex
+	n    int
+	sigs [][lshTables]uint16
+}
+
+func countVecs(vecs [][]float32) int {
+	n := 0
+	for _, v := range vecs {
+		if v != nil {
+			n++
+		}
+	}
+	return n
+}
+
+// simhash returns each vector's lshTables signatures of lshBits
+// random-hyperplane bits (fixed planes: the same vectors always hash
+// alike).
+func simhash(vecs [][]float32, dim int) [][lshTables]uint16 {
 	planes := make([][]float32, lshTables*lshBits)
 	rng := uint64(0x5eed)
 	for p := range planes {
@@ -489,32 +582,7 @@ func embeddingCandidates(cs *candidates, vecs [][]float32, threshold float32) {
 			sigs[i][t] = h
 		}
 	}
-	seen := map[uint64]bool{}
-	for t := 0; t < lshTables; t++ {
-		buckets := map[uint16][]int32{}
-		for i, v := range vecs {
-			if v != nil {
-				buckets[sigs[i][t]] = append(buckets[sigs[i][t]], int32(i))
-			}
-		}
-		for _, l := range buckets {
-			if len(l) < 2 || len(l) > lshBucket {
-				continue
-			}
-			for a := range l {
-				for b := a + 1; b < len(l); b++ {
-					k := pairKey(l[a], l[b])
-					if seen[k] {
-						continue
-					}
-					seen[k] = true
-					if vector.Dot(vecs[l[a]], vecs[l[b]]) >= threshold {
-						cs.add(l[a], l[b], chEmbedding)
-					}
-				}
-			}
-		}
-	}
+	return sigs
 }
 
 // neighborCandidates adds pairs of concepts linked from the same notes.
@@ -637,6 +705,9 @@ func compareNames(a, b *nameInfo) judgement {
 				j.evidence = append(j.evidence, "abbreviation")
 				return j
 			}
+			if rx, ry := []rune(x), []rune(y); min(len(rx), len(ry)) >= 5 && osa(rx, ry, 2) <= 2 {
+				return j // two spellings of one word, or two words: no call
+			}
 			if len(a.content) >= 2 {
 				j.veto = fmt.Sprintf("siblings: the names differ by one word (%q / %q)", x, y)
 			} else {
@@ -699,21 +770,14 @@ func foldDetails(a, b *nameInfo) []string {
 // opposite reports two word lists that differ only by antonyms or a
 // negating prefix ("supervised learning" / "unsupervised learning").
 func opposite(a, b []string) string {
-	sa, sb := map[string]bool{}, map[string]bool{}
-	for _, w := range a {
-		sa[w] = true
-	}
-	for _, w := range b {
-		sb[w] = true
-	}
 	var da, db []string
 	for _, w := range a {
-		if !sb[w] {
+		if !slices.Contains(b, w) {
 			da = append(da, w)
 		}
 	}
 	for _, w := range b {
-		if !sa[w] {
+		if !slices.Contains(a, w) {
 			db = append(db, w)
 		}
 	}
@@ -722,10 +786,12 @@ func opposite(a, b []string) string {
 			if antonyms[[2]string{x, y}] {
 				return fmt.Sprintf("opposites: %q / %q", x, y)
 			}
-			for _, p := range negationPrefixes {
-				if (x == p+y || y == p+x) && len(x) > 3 && len(y) > 3 {
-					return fmt.Sprintf("opposites: %q / %q", x, y)
-				}
+			long, short := x, y
+			if len(long) < len(short) {
+				long, short = short, long
+			}
+			if len(short) > 3 && strings.HasSuffix(long, short) && slices.Contains(negationPrefixes, long[:len(long)-len(short)]) {
+				return fmt.Sprintf("opposites: %q / %q", x, y)
 			}
 		}
 	}
@@ -761,8 +827,15 @@ func typoOf(a, b *nameInfo, ca, cb string) (int, bool) {
 		return 0, false
 	}
 	// One letter replaced in a short word is as often another word
-	// ("model"/"modal", "parser"/"parsed") as a typo.
-	if len(ra) == len(rb) && n < 8 && d == 1 && !transposed(ra, rb) {
+	// ("model"/"modal", "parser"/"parsed") as a typo; a first letter is
+	// rarely mistyped, and changing it makes other words
+	// ("asymmetric"/"symmetric").
+	if len(ra) == len(rb) && n < 8 && d == 1 && !transposed(ra, rb) || ra[0] != rb[0] {
+		return 0, false
+	}
+	// Names split into words differently ("garbagecollection" / "garbage
+	// collector") take one edit at most.
+	if len(a.content) != len(b.content) && d > 1 {
 		return 0, false
 	}
 	// Word-level: a one-word change between multi-word names must be a
@@ -770,7 +843,7 @@ func typoOf(a, b *nameInfo, ca, cb string) (int, bool) {
 	if len(a.content) == len(b.content) && len(a.content) >= 2 {
 		for i := range a.content {
 			x, y := []rune(a.content[i]), []rune(b.content[i])
-			if string(x) != string(y) && (min(len(x), len(y)) < 4 || osa(x, y, 1) > 1 && min(len(x), len(y)) < 10) {
+			if string(x) != string(y) && (min(len(x), len(y)) < 4 || x[0] != y[0] || osa(x, y, 1) > 1 && min(len(x), len(y)) < 10) {
 				return 0, false
 			}
 		}
@@ -832,9 +905,39 @@ func allGeneric(ws []string) bool {
 	return len(ws) > 0
 }
 
+// nearWords reports whether some name of a and some name of b differ by at
+// most one content word each way, or one's words are all in the other: the
+// only pairs a shared word alone makes worth judging (abbreviations,
+// siblings, compounds and head words).
+func nearWords(a, b *dupConcept) bool {
+	for i := range a.names {
+		for k := range b.names {
+			if near(a.names[i].content, b.names[k].content) || near(a.names[i].parts, b.names[k].parts) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func near(x, y []string) bool {
+	onlyX, onlyY := 0, 0
+	for _, w := range x {
+		if !slices.Contains(y, w) {
+			onlyX++
+		}
+	}
+	for _, w := range y {
+		if !slices.Contains(x, w) {
+			onlyY++
+		}
+	}
+	return (onlyX <= 1 && onlyY <= 1) || onlyX == 0 || onlyY == 0
+}
+
 // judgePair judges two concepts on every pair of their names and on the
 // pair's shared evidence.
-func judgePair(a, b *dupConcept, ch uint16) (DupPair, *DoNotMerge) {
+func judgePair(a, b *dupConcept, ch uint16) (DupPair, *DoNotMerge, bool) {
 	var best judgement
 	var veto judgement
 	bestFuzzy := 0.0
@@ -866,9 +969,9 @@ func judgePair(a, b *dupConcept, ch uint16) (DupPair, *DoNotMerge) {
 		p.Score, p.Verdict, p.Evidence, p.Names, p.FoldedKeyEqual = best.score, best.verdict, best.evidence, best.names, best.folded
 	case veto.veto != "":
 		if veto.fuzzy >= dnmFuzzy || (sim != nil && *sim >= embedReview) {
-			return DupPair{}, &DoNotMerge{A: p.A, B: p.B, Reason: veto.veto, Fuzzy: round2(veto.fuzzy), Similarity: sim}
+			return DupPair{}, &DoNotMerge{A: p.A, B: p.B, Reason: veto.veto, Fuzzy: round2(veto.fuzzy), Similarity: sim}, true
 		}
-		return DupPair{}, nil
+		return DupPair{}, nil, true
 	case sim != nil && (*sim >= embedReview || *sim >= 0.85 && bestFuzzy >= 90):
 		// Close vectors (and, below embedReview, much alike spelling)
 		// but no rule says how: worth a look.
@@ -879,7 +982,7 @@ func judgePair(a, b *dupConcept, ch uint16) (DupPair, *DoNotMerge) {
 		p.Score, p.Verdict = 0.6, VerdictReview
 		p.Names = [2]string{a.label, b.label}
 	default:
-		return DupPair{}, nil
+		return DupPair{}, nil, false
 	}
 	if sim != nil && *sim >= 0.85 {
 		p.Evidence = append(p.Evidence, "embedding")
@@ -895,7 +998,7 @@ func judgePair(a, b *dupConcept, ch uint16) (DupPair, *DoNotMerge) {
 	if sim != nil && *sim < mergeSimilarity {
 		p.Evidence = append(p.Evidence, fmt.Sprintf("similarity_below_%.1f: merge_concepts needs force=true", mergeSimilarity))
 	}
-	return p, nil
+	return p, nil, false
 }
 
 func round2(x float64) float64 { return math.Round(x*100) / 100 }
@@ -917,6 +1020,24 @@ func countShared(a, b []int64) int {
 	return n
 }
 
+// analyseVault runs every channel over all of cons (their stats loaded)
+// and judges and groups the candidates.
+func analyseVault(x *dupIndex, cons []dupConcept, minScore float64) ([]DupGroup, []DoNotMerge) {
+	cs := &candidates{pairs: map[uint64]uint16{}, only: -1}
+	x.gather(cs)
+	embeddingCandidates(cs, vectorsOf(cons), embedReview, x.lsh)
+	neighborCandidates(cs, cons)
+	return analyse(cs, cons, minScore)
+}
+
+func vectorsOf(cons []dupConcept) [][]float32 {
+	vecs := make([][]float32, len(cons))
+	for i := range cons {
+		vecs[i] = cons[i].vec
+	}
+	return vecs
+}
+
 // analyse judges the candidate pairs of cs and groups them; with cs.only
 // set, only that concept's group.
 func analyse(cs *candidates, cons []dupConcept, minScore float64) ([]DupGroup, []DoNotMerge) {
@@ -933,11 +1054,18 @@ func analyse(cs *candidates, cons []dupConcept, minScore float64) ([]DupGroup, [
 	}
 	var pairs []judged
 	var dnm []DoNotMerge
+	apart := map[uint64]bool{} // vetoed pairs: never in one group
 	for _, k := range keys {
 		a, b := int32(k>>32), int32(uint32(k))
-		p, no := judgePair(&cons[a], &cons[b], cs.pairs[k])
+		if cs.pairs[k] == chToken && !nearWords(&cons[a], &cons[b]) {
+			continue // a word in common and nothing else
+		}
+		p, no, vetoed := judgePair(&cons[a], &cons[b], cs.pairs[k])
 		if no != nil {
 			dnm = append(dnm, *no)
+		}
+		if vetoed {
+			apart[k] = true
 			continue
 		}
 		if p.Verdict == "" || p.Score < minScore {
@@ -954,7 +1082,10 @@ func analyse(cs *candidates, cons []dupConcept, minScore float64) ([]DupGroup, [
 		for i := range members {
 			for k := i + 1; k < len(members); k++ {
 				a, b := min(members[i], members[k]), max(members[i], members[k])
-				p, _ := judgePair(&cons[a], &cons[b], 0)
+				p, _, vetoed := judgePair(&cons[a], &cons[b], 0)
+				if vetoed {
+					apart[pairKey(a, b)] = true
+				}
 				if p.Verdict != "" && p.Score >= minScore {
 					pairs = append(pairs, judged{a, b, p})
 				}
@@ -975,14 +1106,41 @@ func analyse(cs *candidates, cons []dupConcept, minScore float64) ([]DupGroup, [
 		parent[i] = r
 		return r
 	}
-	for _, j := range pairs {
+	// Strongest pairs first; a union that would put a vetoed pair in
+	// one group is refused, and its pair demoted to review.
+	slices.SortStableFunc(pairs, func(x, y judged) int { return cmp.Compare(y.p.Score, x.p.Score) })
+	comp := map[int32][]int32{}
+	membersOf := func(r int32) []int32 {
+		if l, ok := comp[r]; ok {
+			return l
+		}
+		return []int32{r}
+	}
+	for n := range pairs {
+		j := &pairs[n]
 		if j.p.Verdict != VerdictMerge {
 			continue
 		}
 		ra, rb := find(j.a), find(j.b)
-		if ra != rb {
-			parent[max(ra, rb)] = min(ra, rb)
+		if ra == rb {
+			continue
 		}
+		ma, mb := membersOf(ra), membersOf(rb)
+		conflict := false
+		for _, x := range ma {
+			for _, y := range mb {
+				conflict = conflict || apart[pairKey(x, y)]
+			}
+		}
+		if conflict {
+			j.p.Verdict = VerdictReview
+			j.p.Evidence = append(j.p.Evidence, "joins_concepts_judged_apart")
+			continue
+		}
+		root, other := min(ra, rb), max(ra, rb)
+		parent[other] = root
+		comp[root] = append(slices.Clone(ma), mb...)
+		delete(comp, other)
 	}
 	comps := map[int64]*DupGroup{}
 	memberSets := map[int64][]int32{}
@@ -1139,13 +1297,6 @@ func (s *Service) Duplicates(ctx context.Context, in DuplicatesInput, emb Embedd
 			res.Warnings = append(res.Warnings, "the builtin embedder sees spelling, not meaning: synonyms spelled differently are not found; configure a model embedder for those")
 		}
 	}
-	cs := &candidates{pairs: map[uint64]uint16{}, only: only}
-	x.gather(cs)
-	vecs := make([][]float32, len(cons))
-	for i := range cons {
-		vecs[i] = cons[i].vec
-	}
-	embeddingCandidates(cs, vecs, embedReview)
 	load := func(ids []string) error {
 		return di.DuplicateStats(ctx, ids, func(id string, mentions int, hasPage bool, created int64, nb []int64) {
 			if i, ok := x.pos[id]; ok {
@@ -1153,12 +1304,17 @@ func (s *Service) Duplicates(ctx context.Context, in DuplicatesInput, emb Embedd
 			}
 		})
 	}
+	var groups []DupGroup
+	var dnm []DoNotMerge
 	if only < 0 {
 		if err := load(nil); err != nil {
 			return nil, err
 		}
-		neighborCandidates(cs, cons)
+		groups, dnm = analyseVault(x, cons, in.MinScore)
 	} else {
+		cs := &candidates{pairs: map[uint64]uint16{}, only: only}
+		x.gather(cs)
+		embeddingCandidates(cs, vectorsOf(cons), embedReview, x.lsh)
 		err := di.ConceptsSharingNotes(ctx, m.ids[only], func(other string, n int) {
 			if i, ok := x.pos[other]; ok && n >= 2 {
 				cs.add(only, i, chNeighbors)
@@ -1178,8 +1334,8 @@ func (s *Service) Duplicates(ctx context.Context, in DuplicatesInput, emb Embedd
 		if err := load(ids); err != nil {
 			return nil, err
 		}
+		groups, dnm = analyse(cs, cons, in.MinScore)
 	}
-	groups, dnm := analyse(cs, cons, in.MinScore)
 	if only >= 0 {
 		id := m.ids[only]
 		var keep []DupGroup
