@@ -16,18 +16,22 @@ const (
 	// the AVX2, NEON and Go kernels, 12 for AVX-512).
 	maxMR = 12
 	goMR  = 6
-	// NR is the number of columns of B in a panel.
-	NR = 16
+	// NR is the number of columns of B in a panel for the AVX2, NEON and
+	// Go kernels; the AVX-512 kernel takes panels of maxNR.
+	NR    = 16
+	maxNR = 32
 )
 
 // Packed is a K×N matrix B stored as ceil(N/NR) panels; panel p holds, for
 // each k, the NR values B[k][p*NR : p*NR+NR] (zero past N).
 type Packed struct {
 	K, N int
+	// W is the panel width: NR, or maxNR for the AVX-512 kernel.
+	W    int
 	Data []float32
 }
 
-func (p *Packed) panels() int { return (p.N + NR - 1) / NR }
+func (p *Packed) panels() int { return (p.N + p.W - 1) / p.W }
 
 // PackT packs B = Wᵀ where W is N×K row-major (a linear layer's weight,
 // out×in, as PyTorch stores it). dst is reused when large enough.
@@ -35,25 +39,26 @@ func PackT(dst *Packed, w []float32, n, k, ldw int) *Packed {
 	if dst == nil {
 		dst = &Packed{}
 	}
-	dst.K, dst.N = k, n
-	size := dst.panels() * NR * k
+	nr := panelWidth
+	dst.K, dst.N, dst.W = k, n, nr
+	size := dst.panels() * nr * k
 	if cap(dst.Data) < size {
 		dst.Data = make([]float32, size)
 	}
 	dst.Data = dst.Data[:size]
 	for p := 0; p < dst.panels(); p++ {
-		panel := dst.Data[p*NR*k : (p+1)*NR*k]
-		for j := 0; j < NR; j++ {
-			col := p*NR + j
+		panel := dst.Data[p*nr*k : (p+1)*nr*k]
+		for j := 0; j < nr; j++ {
+			col := p*nr + j
 			if col >= n {
 				for kk := 0; kk < k; kk++ {
-					panel[kk*NR+j] = 0
+					panel[kk*nr+j] = 0
 				}
 				continue
 			}
 			row := w[col*ldw : col*ldw+k]
 			for kk, v := range row {
-				panel[kk*NR+j] = v
+				panel[kk*nr+j] = v
 			}
 		}
 	}
@@ -65,20 +70,21 @@ func Pack(dst *Packed, b []float32, k, n, ldb int) *Packed {
 	if dst == nil {
 		dst = &Packed{}
 	}
-	dst.K, dst.N = k, n
-	size := dst.panels() * NR * k
+	nr := panelWidth
+	dst.K, dst.N, dst.W = k, n, nr
+	size := dst.panels() * nr * k
 	if cap(dst.Data) < size {
 		dst.Data = make([]float32, size)
 	}
 	dst.Data = dst.Data[:size]
 	for p := 0; p < dst.panels(); p++ {
-		panel := dst.Data[p*NR*k : (p+1)*NR*k]
-		c0 := p * NR
-		w := min(NR, n-c0)
+		panel := dst.Data[p*nr*k : (p+1)*nr*k]
+		c0 := p * nr
+		w := min(nr, n-c0)
 		for kk := 0; kk < k; kk++ {
-			dstRow := panel[kk*NR : kk*NR+NR]
+			dstRow := panel[kk*nr : kk*nr+nr]
 			copy(dstRow, b[kk*ldb+c0:kk*ldb+c0+w])
-			for j := w; j < NR; j++ {
+			for j := w; j < nr; j++ {
 				dstRow[j] = 0
 			}
 		}
@@ -136,8 +142,8 @@ func mulAddPanels(c []float32, ldc int, a []float32, lda, m int, b *Packed, p0, 
 	if m == 0 || k == 0 || p0 >= p1 {
 		return
 	}
-	var tmpC [maxMR * NR]float32
-	mr := mr
+	var tmpC [maxMR * maxNR]float32
+	mr, nr := mr, b.W
 	full := m / mr * mr
 	rest := m - full
 	var tail []float32 // the last rest rows of A, zero padded to mr rows
@@ -152,30 +158,30 @@ func mulAddPanels(c []float32, ldc int, a []float32, lda, m int, b *Packed, p0, 
 		for k0 := 0; k0 < k; k0 += kc {
 			kn := min(kc, k-k0)
 			for p := p0; p < p1; p++ {
-				panel := b.Data[p*NR*k+k0*NR : p*NR*k+(k0+kn)*NR]
-				c0 := p * NR
-				w := min(NR, b.N-c0)
+				panel := b.Data[p*nr*k+k0*nr : p*nr*k+(k0+kn)*nr]
+				c0 := p * nr
+				w := min(nr, b.N-c0)
 				for i := i0; i < i1; i += mr {
-					if w == NR {
+					if w == nr {
 						kernel(kn, a[i*lda+k0:], lda, panel, c[i*ldc+c0:], ldc)
 						continue
 					}
 					for r := 0; r < mr; r++ {
-						copy(tmpC[r*NR:r*NR+w], c[(i+r)*ldc+c0:(i+r)*ldc+c0+w])
+						copy(tmpC[r*nr:r*nr+w], c[(i+r)*ldc+c0:(i+r)*ldc+c0+w])
 					}
-					kernel(kn, a[i*lda+k0:], lda, panel, tmpC[:], NR)
+					kernel(kn, a[i*lda+k0:], lda, panel, tmpC[:nr*maxMR], nr)
 					for r := 0; r < mr; r++ {
-						copy(c[(i+r)*ldc+c0:(i+r)*ldc+c0+w], tmpC[r*NR:r*NR+w])
+						copy(c[(i+r)*ldc+c0:(i+r)*ldc+c0+w], tmpC[r*nr:r*nr+w])
 					}
 				}
 				if rest > 0 && i0+mc >= m {
 					clear(tmpC[:])
 					for r := 0; r < rest; r++ {
-						copy(tmpC[r*NR:r*NR+w], c[(full+r)*ldc+c0:(full+r)*ldc+c0+w])
+						copy(tmpC[r*nr:r*nr+w], c[(full+r)*ldc+c0:(full+r)*ldc+c0+w])
 					}
-					kernel(kn, tail[k0:], k, panel, tmpC[:], NR)
+					kernel(kn, tail[k0:], k, panel, tmpC[:nr*maxMR], nr)
 					for r := 0; r < rest; r++ {
-						copy(c[(full+r)*ldc+c0:(full+r)*ldc+c0+w], tmpC[r*NR:r*NR+w])
+						copy(c[(full+r)*ldc+c0:(full+r)*ldc+c0+w], tmpC[r*nr:r*nr+w])
 					}
 				}
 			}

@@ -30,7 +30,7 @@ func randSlice(r *rand.Rand, n int) []float32 {
 func TestMulAdd(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, m := range []int{1, 5, 6, 7, 13, 64} {
-		for _, n := range []int{1, 15, 16, 17, 40} {
+		for _, n := range []int{1, 15, 16, 17, 31, 32, 33, 40, 70} {
 			for _, k := range []int{0, 1, 3, 32, 100} {
 				t.Run(fmt.Sprintf("m%d_n%d_k%d", m, n, k), func(t *testing.T) {
 					lda, ldb, ldc := k+3, n+2, n+5

@@ -5,14 +5,15 @@ package gemm
 import "golang.org/x/sys/cpu"
 
 var (
-	useAVX2   = cpu.X86.HasAVX2 && cpu.X86.HasFMA
-	useAVX512 = cpu.X86.HasAVX512F && useAVX2 && !noAVX512
-	mr        = goMR
+	useAVX2    = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	useAVX512  = cpu.X86.HasAVX512F && useAVX2 && !noAVX512
+	mr         = goMR
+	panelWidth = NR
 )
 
 func init() {
 	if useAVX512 {
-		mr = 12
+		mr, panelWidth = 12, maxNR
 	}
 }
 
@@ -20,15 +21,15 @@ func init() {
 func kernel6x16AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int)
 
 //go:noescape
-func kernel12x16AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int)
+func kernel12x32AVX512(k int, a *float32, lda int, b *float32, c *float32, ldc int)
 
 func kernel(k int, a []float32, lda int, panel []float32, c []float32, ldc int) {
 	switch {
 	case useAVX512:
 		_ = a[(12-1)*lda+k-1]
-		_ = panel[k*NR-1]
-		_ = c[(12-1)*ldc+NR-1]
-		kernel12x16AVX512(k, &a[0], lda, &panel[0], &c[0], ldc)
+		_ = panel[k*maxNR-1]
+		_ = c[(12-1)*ldc+maxNR-1]
+		kernel12x32AVX512(k, &a[0], lda, &panel[0], &c[0], ldc)
 	case useAVX2:
 		_ = a[(goMR-1)*lda+k-1]
 		_ = panel[k*NR-1]
@@ -46,7 +47,7 @@ func Accelerated() bool { return useAVX2 }
 func KernelName() string {
 	switch {
 	case useAVX512:
-		return "avx512 12x16"
+		return "avx512 12x32"
 	case useAVX2:
 		return "avx2-fma 6x16"
 	}

@@ -2,7 +2,10 @@
 
 package gemm
 
-var mr = goMR
+var (
+	mr         = goMR
+	panelWidth = NR
+)
 
 //go:noescape
 func kernel6x16NEON(k int, a *float32, lda int, b *float32, c *float32, ldc int)

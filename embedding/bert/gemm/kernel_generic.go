@@ -5,7 +5,10 @@ package gemm
 // KernelName names the micro-kernel in use.
 func KernelName() string { return "go" }
 
-var mr = goMR
+var (
+	mr         = goMR
+	panelWidth = NR
+)
 
 func kernel(k int, a []float32, lda int, panel []float32, c []float32, ldc int) {
 	kernelGo(k, a, lda, panel, c, ldc)
