@@ -134,7 +134,7 @@ type PredictedLink struct {
 type AnalyzeResult struct {
 	Op    string `json:"op"`
 	Graph string `json:"graph"`
-	// Nodes and Edges are the size of the graph analysed.
+	// GraphNodes and GraphEdges are the size of the graph analysed.
 	GraphNodes int `json:"graph_nodes"`
 	GraphEdges int `json:"graph_edges"`
 
