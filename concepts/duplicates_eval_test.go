@@ -28,6 +28,7 @@ import (
 // not merge (lookalikes.tsv) and meaning-level variants (meaning.tsv).
 var (
 	updateVariants = flag.Bool("update-variants", false, "regenerate testdata/duplicates/variants.tsv")
+	findRecall     = flag.Bool("find-recall", false, "run TestFindConceptsRecall (a vault of 5,500 concepts, ~10 s)")
 	variantsSeed   = flag.Uint64("variants-seed", 0, "evaluate on variants freshly generated with this seed instead of variants.tsv (a held-out check)")
 )
 
@@ -257,7 +258,7 @@ func (e *evalSet) add(name string, cluster int, kind string) bool {
 
 // openEval writes one note per name (mentioned 1 + i%3 times, so that
 // targets differ) and indexes the vault.
-func openEval(t testing.TB, names []string) *app.App {
+func openEval(t testing.TB, names []string, extra ...string) *app.App {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "vault")
 	if err := os.MkdirAll(filepath.Join(dir, "n"), 0o755); err != nil {
@@ -266,6 +267,16 @@ func openEval(t testing.TB, names []string) *app.App {
 	for i, n := range names {
 		body := strings.Repeat("[["+n+"]] ", 1+i%3)
 		if err := os.WriteFile(filepath.Join(dir, "n", fmt.Sprintf("n%04d.md", i)), []byte(body+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Extra names, 100 to a note.
+	for i := 0; i < len(extra); i += 100 {
+		var b strings.Builder
+		for _, n := range extra[i:min(i+100, len(extra))] {
+			b.WriteString("- [[" + n + "]]\n")
+		}
+		if err := os.WriteFile(filepath.Join(dir, "n", fmt.Sprintf("x%04d.md", i)), []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -413,4 +424,86 @@ func TestDuplicatesMeaning(t *testing.T) {
 	}
 	all, _, wrong := score(e, res.Groups, concepts.VerdictMerge, concepts.VerdictReview)
 	t.Logf("meaning-level, merge + review: precision %.3f recall %.3f (tp %d fp %d fn %d); false: %v", all.precision(), all.recall(), all.tp, all.fp, all.fn, wrong)
+}
+
+// TestFindConceptsRecall measures how often find_concepts puts the
+// canonical in its top 20 when queried with a string-level variant, in a
+// vault of the canonicals and the look-alikes, with and without the
+// second candidate channel.
+func TestFindConceptsRecall(t *testing.T) {
+	if !*findRecall {
+		t.Skip("indexes a vault of 5,500 concepts: run with -find-recall")
+	}
+	e := &evalSet{cluster: map[string]int{}, kind: map[string]string{}}
+	for i, row := range readLines(t, "canonical.txt") {
+		e.add(row[0], i, "")
+	}
+	for _, row := range readLines(t, "lookalikes.tsv") {
+		e.add(row[0], -1, "")
+		e.add(row[1], -1, "")
+	}
+	e.add("C++", -2, "")
+	// Distractors: 5,000 names made of the canonicals' own words, so that
+	// the top 20 is contested as in a real vocabulary.
+	var vocab []string
+	for _, row := range readLines(t, "canonical.txt") {
+		vocab = append(vocab, strings.Fields(row[0])...)
+	}
+	slices.Sort(vocab)
+	vocab = slices.Compact(vocab)
+	r := benchdata.NewSplitMix64(5)
+	var distractors []string
+	for len(distractors) < 5000 {
+		n := 1 + int(r.Below(3))
+		ws := make([]string, n)
+		for i := range ws {
+			ws[i] = vocab[r.Below(uint64(len(vocab)))]
+		}
+		name := strings.Join(ws, " ")
+		if e.add(name, -3-len(distractors), "") {
+			distractors = append(distractors, name)
+		}
+	}
+	a := openEval(t, e.names[:len(e.names)-len(distractors)], distractors...)
+	ctx := context.Background()
+	variants := readLines(t, "variants.tsv")
+	if *variantsSeed != 0 {
+		variants = generateVariants(t, *variantsSeed)
+	}
+	// The misses, which must be found with the second channel.
+	variants = append(variants,
+		[]string{"Protein Folding", "folding of proteins", "word_order"},
+		[]string{"Git", "Git version control system", "generic_word"},
+		[]string{"Raft", "Raft consensus algorithm", "generic_word"},
+		[]string{"C++", "C++ programming language", "generic_word"})
+	for _, row := range variants {
+		if _, ok := e.cluster[vault.Key(row[1])]; ok {
+			t.Fatalf("variant %q is also a concept", row[1])
+		}
+	}
+	for _, on := range []bool{false, true} {
+		restore := concepts.SetSecondChannel(on)
+		hits, n := 0, 0
+		missByKind := map[string]int{}
+		var missed []string
+		for _, row := range variants {
+			res, err := a.Concepts.Find(ctx, concepts.FindInput{Query: row[1]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+			found := slices.ContainsFunc(res.Candidates, func(c concepts.Candidate) bool { return vault.Key(c.Label) == vault.Key(row[0]) })
+			if found {
+				hits++
+			} else {
+				missByKind[row[2]]++
+				missed = append(missed, row[1]+" → "+row[0])
+			}
+		}
+		restore()
+		t.Logf("second channel %v: canonical in the top 20 for %d of %d variants (%.2f %%); misses by kind %v: %v", on, hits, n, 100*float64(hits)/float64(n), missByKind, missed)
+		if on && float64(hits) < 0.995*float64(n) {
+			t.Errorf("recall %.4f with the second channel, want >= 0.995", float64(hits)/float64(n))
+		}
+	}
 }

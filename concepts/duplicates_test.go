@@ -8,6 +8,7 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/concepts"
+	"github.com/noema-mem/noema/fuzzy"
 )
 
 func TestAnalyzeDuplicates(t *testing.T) {
@@ -133,3 +134,53 @@ func keys[V any](m map[string]V) []string {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// find_concepts' second channel: the issue's misses reach the top 20,
+// marked with the channel that found them, with WRatio's own score.
+func TestFindSecondChannel(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	var b strings.Builder
+	b.WriteString("[[Protein Folding]] [[Git]] [[C++]] [[C]] [[C#]] [[.NET]]\n")
+	// Distractors that outscore the canonicals on WRatio alone.
+	for _, w := range []string{"Folding", "Fold", "Proteins", "Protein", "System", "Version", "Control", "Language", "Programming", "Git Hub", "Version Control", "Control System", "Programming Language", "Language Model", "Programming Paradigm", "Folding Bike", "Protein Design", "Protein Structure", "Protein Synthesis", "Folding Chair"} {
+		for _, x := range []string{"", " A", " B", " C", " D"} {
+			b.WriteString("[[" + w + x + "]] ")
+		}
+	}
+	write(t, a, "N", b.String())
+	for q, want := range map[string]string{
+		"folding of proteins":        "Protein Folding",
+		"Git version control system": "Git",
+		"C++ programming language":   "C++",
+	} {
+		res, err := a.Concepts.Find(ctx, concepts.FindInput{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(res.Candidates, func(c concepts.Candidate) bool { return c.Label == want })
+		if i < 0 {
+			t.Errorf("%q: %q not in the top 20: %+v", q, want, res.Candidates)
+			continue
+		}
+		c := res.Candidates[i]
+		if slices.Equal(c.Channels, []string{"wratio"}) {
+			t.Errorf("%q: %q found by WRatio alone; the test needs harder distractors", q, want)
+		}
+		if c.Score != fuzzy.WRatio(fuzzy.DefaultProcess(q), fuzzy.DefaultProcess(c.Matched), 0) {
+			t.Errorf("%q: score %v is not WRatio's", q, c.Score)
+		}
+		for k := 1; k < len(res.Candidates); k++ {
+			if res.Candidates[k].Score > res.Candidates[k-1].Score {
+				t.Errorf("%q: not sorted by score", q)
+			}
+		}
+		if len(res.Candidates) != concepts.DefaultFindLimit {
+			t.Errorf("%q: %d candidates", q, len(res.Candidates))
+		}
+	}
+	res, err := a.Concepts.Find(ctx, concepts.FindInput{Query: "!!!"})
+	if err != nil || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], `processor "none"`) {
+		t.Errorf("empty after processing: %+v, %v", res, err)
+	}
+}

@@ -1,8 +1,10 @@
 package concepts
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -54,6 +56,12 @@ type Candidate struct {
 	Matched  string   `json:"matched"`
 	IsAlias  bool     `json:"matched_alias"`
 	Mentions int      `json:"mentions"`
+	// Channels are what found the candidate: "wratio" (the best WRatio
+	// scores), "folded" (the same words after case, accent, plural, word
+	// order and function-word folding, symbols such as c++ and c# kept),
+	// "head_word" (the same name but for generic head words: "Git
+	// version control system" and "Git"). The score is WRatio's either way.
+	Channels []string `json:"channels"`
 }
 
 // FindResult lists candidates, most similar first.
@@ -63,7 +71,8 @@ type FindResult struct {
 	Processor  string      `json:"processor"`
 	Candidates []Candidate `json:"candidates"`
 	// Total is the number of concepts scored.
-	Total int `json:"total"`
+	Total    int      `json:"total"`
+	Warnings []string `json:"warnings"`
 }
 
 // Find scores query against every concept's label and aliases with
@@ -105,13 +114,75 @@ func (s *Service) Find(ctx context.Context, in FindInput) (*FindResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fuzzy match: %w", err)
 	}
-	res := &FindResult{Query: in.Query, Scorer: "WRatio", Processor: procName, Candidates: []Candidate{}, Total: len(m.ids)}
-	ids := make([]string, len(matches))
-	for i, g := range matches {
-		ids[i] = m.ids[g.Group]
+	res := &FindResult{Query: in.Query, Scorer: "WRatio", Processor: procName, Candidates: []Candidate{}, Total: len(m.ids), Warnings: []string{}}
+	proc, _ := fuzzy.ParseProcessor(procName)
+	pq := in.Query
+	if proc != nil {
+		pq = proc(in.Query)
+	}
+	if pq == "" {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("the query %q is empty after the default processor (it keeps only letters and digits): every concept scores 0; try processor \"none\"", in.Query))
+	}
+	type found struct {
+		g, index int
+		score    float64
+		channels []string
+	}
+	var all []found
+	at := map[int]int{}
+	for _, g := range matches {
+		at[g.Group] = len(all)
+		all = append(all, found{g: g.Group, index: g.Index, score: g.Score, channels: []string{"wratio"}})
+	}
+	if secondChannel {
+		m.dups.once.Do(func() { m.dups.x = buildDupIndex(m) })
+		var extra []found
+		for _, h := range m.dups.x.channelHits(in.Query) {
+			if i, ok := at[h.g]; ok {
+				all[i].channels = append(all[i].channels, h.channel)
+				continue
+			}
+			// Its exact WRatio, over its names as find_concepts scores them.
+			f := found{g: h.g, index: -1, channels: []string{h.channel}}
+			for i, t := range m.texts {
+				if m.groups[i] != h.g {
+					continue
+				}
+				pt := t
+				if proc != nil {
+					pt = proc(t)
+				}
+				if sc := fuzzy.WRatio(pq, pt, 0); f.index < 0 || sc > f.score {
+					f.index, f.score = i, sc
+				}
+			}
+			if f.index >= 0 && f.score >= in.MinScore {
+				at[h.g] = -1
+				extra = append(extra, f)
+			}
+		}
+		// At most half the candidates come from the second channel, the
+		// best scoring; they replace the lowest WRatio-only ones.
+		slices.SortStableFunc(extra, func(a, b found) int { return cmp.Compare(b.score, a.score) })
+		extra = extra[:min(len(extra), (limit+1)/2)]
+		for len(all)+len(extra) > limit && len(all) > 0 && slices.Equal(all[len(all)-1].channels, []string{"wratio"}) {
+			all = all[:len(all)-1]
+		}
+		all = append(all, extra...)
+		slices.SortStableFunc(all, func(a, b found) int {
+			if c := cmp.Compare(b.score, a.score); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.g, b.g) // matcher order: label, then id
+		})
+		all = all[:min(len(all), limit)]
+	}
+	ids := make([]string, len(all))
+	for i, f := range all {
+		ids[i] = m.ids[f.g]
 		res.Candidates = append(res.Candidates, Candidate{
-			ID: m.ids[g.Group], Label: m.labels[g.Group], Aliases: m.aliases[g.Group],
-			Score: g.Score, Matched: m.texts[g.Index], IsAlias: m.texts[g.Index] != m.labels[g.Group],
+			ID: m.ids[f.g], Label: m.labels[f.g], Aliases: m.aliases[f.g],
+			Score: f.score, Matched: m.texts[f.index], IsAlias: m.texts[f.index] != m.labels[f.g], Channels: f.channels,
 		})
 	}
 	counts, err := s.DB.MentionCounts(ctx, ids)
@@ -122,6 +193,42 @@ func (s *Service) Find(ctx context.Context, in FindInput) (*FindResult, error) {
 		res.Candidates[i].Mentions = counts[res.Candidates[i].ID]
 	}
 	return res, nil
+}
+
+// secondChannel turns on find_concepts' second candidate channel (tests
+// measure recall without it).
+var secondChannel = true
+
+// channelHit is a concept the second channel found for a query.
+type channelHit struct {
+	g       int
+	channel string
+}
+
+// channelHits finds the concepts whose names have the query's folded key
+// (stemmed words without function words, symbol forms kept), or that are
+// the query but for generic head words, either way round.
+func (x *dupIndex) channelHits(query string) []channelHit {
+	q := analyseName(query)
+	if q.folded == "" {
+		return nil
+	}
+	var out []channelHit
+	seen := map[int32]bool{}
+	add := func(l []int32, channel string) {
+		for _, c := range l {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, channelHit{int(c), channel})
+			}
+		}
+	}
+	add(x.folded[q.folded], "folded")
+	if len(q.core) < len(q.content) {
+		add(x.core[strings.Join(q.core, " ")], "head_word")
+	}
+	add(x.core["\x00"+strings.Join(q.content, " ")], "head_word")
+	return out
 }
 
 // matcher returns the cached names, rebuilt when the registry changed.

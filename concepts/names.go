@@ -124,6 +124,8 @@ func singular(w string) string {
 		return w
 	case strings.HasSuffix(w, "ies") && n > 4:
 		return w[:n-3] + "y"
+	case n >= 5 && strings.HasSuffix(w, "ches") && strings.ContainsRune("aeiou", rune(w[n-5])):
+		return w[:n-1] // caches, niches
 	case strings.HasSuffix(w, "sses"), strings.HasSuffix(w, "xes"), strings.HasSuffix(w, "ches"),
 		strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "zzes"):
 		return w[:n-2]

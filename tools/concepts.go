@@ -22,15 +22,20 @@ func conceptTools() []*Tool {
 			Name: "find_concepts", Command: "concept find", Toolset: "concepts", Title: "Find concepts by spelling", Hints: readOnly,
 			Description: "Before you create or link a concept, ask whether it already exists under another spelling. Scores the query against every concept's label and aliases " +
 				"(rapidfuzz WRatio, 0-100), best first; each candidate says which name matched. Recall first: nothing is cut unless min_score asks. " +
+				"A second channel adds names with the same words after plural, word-order and function-word folding, or without a generic head word (\"Git version control system\" finds Git), marked in channels, with their WRatio score. " +
 				"Synonyms that share no spelling are out of its reach: browse list_concepts for those. You decide what is a duplicate.",
 		}, func(ctx context.Context, e *Env, in concepts.FindInput) (*concepts.FindResult, error) {
 			return e.App.Concepts.Find(ctx, in)
 		}, func(w io.Writer, o *concepts.FindResult) {
 			fmt.Fprintf(w, "%d candidates for %q among %d concepts\n", len(o.Candidates), o.Query, o.Total)
+			warnings(w, o.Warnings)
 			for _, c := range o.Candidates {
 				via := ""
 				if c.IsAlias {
 					via = fmt.Sprintf(" (via alias %q)", c.Matched)
+				}
+				if len(c.Channels) > 0 && c.Channels[0] != "wratio" {
+					via += " (found by " + strings.Join(c.Channels, ", ") + ")"
 				}
 				fmt.Fprintf(w, "- %.1f %s%s [%s, %d mentions]\n", c.Score, c.Label, via, c.ID, c.Mentions)
 			}
