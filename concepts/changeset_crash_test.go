@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -23,15 +21,7 @@ import (
 func conceptVault(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	write := func(rel, content string) {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, content string) { treetest.Write(t, dir, rel, content) }
 	write("concepts/Target.md", "---\nconcept: Target\naliases: [Aim]\n---\n# Target\n\nabout [[Other]]\n")
 	for i := range 19 {
 		write(fmt.Sprintf("notes/n%02d.md", i), fmt.Sprintf("# n%d\n\n[[Target]] and [[Aim|the aim]] near [[Other]] and [[Topic %d]]\n", i, i%4))
@@ -149,15 +139,7 @@ func TestMergeCrashAfterEachFile(t *testing.T) {
 	ctx := context.Background()
 	mergeVault := func(t *testing.T) string {
 		dir := t.TempDir()
-		write := func(rel, content string) {
-			p := filepath.Join(dir, filepath.FromSlash(rel))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
+		write := func(rel, content string) { treetest.Write(t, dir, rel, content) }
 		write("concepts/Target.md", "---\nconcept: Target\n---\n# Target\n")
 		write("concepts/Targt.md", "---\nconcept: Targt\naliases: [Trgt]\nrelated:\n  - \"[[Other]]\"\n---\n# Targt\n")
 		for i := range 8 {

@@ -18,6 +18,7 @@ import (
 	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/internal/corpus"
 	"github.com/noema-mem/noema/internal/noematest"
+	"github.com/noema-mem/noema/internal/treetest"
 	"github.com/noema-mem/noema/sqlite"
 	"github.com/noema-mem/noema/vault"
 )
@@ -294,14 +295,7 @@ func TestReindexExportsSameGraph(t *testing.T) {
 	}
 	mtime := time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)
 	for p, content := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(full, mtime, mtime); err != nil {
+		if err := os.Chtimes(treetest.Write(t, dir, p, content), mtime, mtime); err != nil {
 			t.Fatal(err)
 		}
 	}

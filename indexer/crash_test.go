@@ -10,6 +10,7 @@ import (
 
 	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/internal/treetest"
 	"github.com/noema-mem/noema/sqlite"
 	"github.com/noema-mem/noema/vault"
 )
@@ -116,15 +117,7 @@ func TestOpenRepairsStaleRegistry(t *testing.T) {
 func prepareChanges(t *testing.T, dir string, m *corpus.Manifest) {
 	t.Helper()
 	syncOnce(t, dir)
-	write := func(rel, content string) {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, content string) { treetest.Write(t, dir, rel, content) }
 	for i := range 10 {
 		write(m.Notes[i].Path, fmt.Sprintf("# edited %d\n\nNow about [[Edited Concept %d]] and [[Shared Edit]].\n", i, i%3))
 	}

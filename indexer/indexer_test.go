@@ -13,6 +13,7 @@ import (
 	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/internal/corpus"
 	"github.com/noema-mem/noema/internal/noematest"
+	"github.com/noema-mem/noema/internal/treetest"
 	"github.com/noema-mem/noema/sqlite"
 	"github.com/noema-mem/noema/vault"
 )
@@ -177,14 +178,7 @@ func TestSyncFollowsChanges(t *testing.T) {
 func TestBadFilesAreSkippedAndKept(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	write := func(name, content string) {
-		t.Helper()
-		p := filepath.Join(dir, name)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(name, content string) { treetest.Write(t, dir, name, content) }
 	write("good.md", "links [[Alpha]]\n")
 	write("later-bad.md", "links [[Beta]]\n")
 	ix := open(t, dir)

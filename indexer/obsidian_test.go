@@ -3,7 +3,6 @@ package indexer_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/graph"
 	"github.com/noema-mem/noema/internal/noematest"
+	"github.com/noema-mem/noema/internal/treetest"
 )
 
 // TestDuplicateTitles: two files with one title are reported by sync and
@@ -21,15 +21,7 @@ func TestDuplicateTitles(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	a := noematest.OpenApp(t, dir, app.Options{})
-	write := func(rel, content string) {
-		t.Helper()
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, content string) { treetest.Write(t, dir, rel, content) }
 	write("b/Plan.md", "first plan\n")
 	res, err := a.Sync(ctx, false, nil)
 	if err != nil {

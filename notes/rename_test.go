@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/noema-mem/noema/internal/treetest"
 	"github.com/noema-mem/noema/notes"
 )
 
@@ -27,14 +28,7 @@ func TestRenameFiles(t *testing.T) {
 		"already-fine.md": "plain file whose title is its name\n",
 		"custom-name.md":  "---\ntitle: Something Else\n---\nnot a slug of its title\n",
 	}
-	for rel, content := range files {
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(root, rel)), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(root, rel), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	treetest.WriteAll(t, root, files)
 	if _, err := a.Sync(ctx, false, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -134,12 +128,7 @@ func TestMoveRewritesLinks(t *testing.T) {
 		"Titled.md": "---\ntitle: Fixed Title\n---\nbody\n",
 		"Other.md":  "[[Fixed Title]] and [[Titled]]\n",
 	}
-	for rel, content := range files {
-		os.MkdirAll(filepath.Dir(filepath.Join(root, rel)), 0o755)
-		if err := os.WriteFile(filepath.Join(root, rel), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	treetest.WriteAll(t, root, files)
 	if _, err := a.Sync(ctx, false, nil); err != nil {
 		t.Fatal(err)
 	}

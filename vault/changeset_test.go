@@ -22,13 +22,7 @@ func twenty(t *testing.T) (dir string, plan func(v *vault.Vault) *vault.Changese
 	t.Helper()
 	dir = t.TempDir()
 	for i := range 19 {
-		p := filepath.Join(dir, fmt.Sprintf("f%d", i%2), fmt.Sprintf("n%02d.md", i))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(fmt.Sprintf("# note %d\n\nsee [[X]]\n", i)), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		treetest.Write(t, dir, fmt.Sprintf("f%d/n%02d.md", i%2, i), fmt.Sprintf("# note %d\n\nsee [[X]]\n", i))
 	}
 	plan = func(v *vault.Vault) *vault.Changeset {
 		var cs vault.Changeset

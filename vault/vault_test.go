@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/internal/treetest"
 )
 
 func mustOpen(t *testing.T) *Vault {
@@ -34,13 +35,7 @@ func symlink(t *testing.T, target, link string) {
 
 func writeRaw(t *testing.T, v *Vault, rel, data string) {
 	t.Helper()
-	p := filepath.Join(v.Root, filepath.FromSlash(rel))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	treetest.Write(t, v.Root, rel, data)
 }
 
 func wantCode(t *testing.T, what string, err error, code string) {
