@@ -184,3 +184,19 @@ func TestFindSecondChannel(t *testing.T) {
 		t.Errorf("empty after processing: %+v, %v", res, err)
 	}
 }
+
+// A concept is never created after its last change, even when a note's
+// front-matter modified is older than the file time its created falls
+// back to.
+func TestConceptCreatedNotAfterUpdated(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	write(t, a, "Old", "---\nmodified: 2020-01-02\n---\n[[Ancient Concept]]")
+	c, err := a.Concepts.Get(ctx, "Ancient Concept")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.CreatedAt.After(c.UpdatedAt) || c.UpdatedAt.Year() != 2020 {
+		t.Errorf("created %v, updated %v", c.CreatedAt, c.UpdatedAt)
+	}
+}

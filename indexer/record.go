@@ -46,6 +46,12 @@ func Record(n *vault.Note, info fs.FileInfo) *sqlite.NoteRecord {
 	} else if hasCreated && created.After(mtime) {
 		rec.Modified = created
 	}
+	// One clock: nothing is created after its last change (a front-matter
+	// modified older than the file time created falls back to), so every
+	// concept derived from notes has created <= updated.
+	if rec.Created.After(rec.Modified) {
+		rec.Created = rec.Modified
+	}
 
 	// Links, grouped by key and spelling.
 	counts := make(map[[2]string]int)
@@ -91,6 +97,9 @@ func Record(n *vault.Note, info fs.FileInfo) *sqlite.NoteRecord {
 	}
 	if hasModified {
 		page.Updated = modified
+		if hasCreated && created.After(modified) {
+			page.Created = modified
+		}
 	}
 	rec.Page = page
 	names := map[string]bool{}

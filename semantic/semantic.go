@@ -193,6 +193,7 @@ func (s *Service) Refresh(ctx context.Context) error {
 	embedErr := s.embedMissing(ctx, model, missing)
 	if embedErr != nil {
 		s.setProgress(func(p *Progress) { p.Running, p.LastError = false, noema.ErrorMessage(embedErr) })
+		s.saveState(ctx) // status, in any process, shows the error
 		if noema.ErrorCode(embedErr) != noema.EUNAVAILABLE {
 			return embedErr
 		}

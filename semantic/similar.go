@@ -44,11 +44,19 @@ type SimilarResult struct {
 	Query string `json:"query"`
 	// ConceptID is set when the query resolved to a concept (excluded from
 	// the results); otherwise the text itself was embedded.
-	ConceptID string    `json:"concept_id,omitempty"`
-	Embedder  string    `json:"embedder"`
-	Meaning   string    `json:"meaning"`
-	Results   []Similar `json:"results"`
-	Warnings  []string  `json:"warnings"`
+	ConceptID string `json:"concept_id,omitempty"`
+	// Resolved says whether the query named a concept (false: it was
+	// embedded as free text).
+	Resolved bool `json:"resolved"`
+	// Fallback is "fuzzy" when the embedder was unreachable with nothing
+	// cached and the results are find_concepts' candidates instead
+	// (similarity 0, score = WRatio / 100); the backend's error is a
+	// warning.
+	Fallback string    `json:"fallback,omitempty"`
+	Embedder string    `json:"embedder"`
+	Meaning  string    `json:"meaning"`
+	Results  []Similar `json:"results"`
+	Warnings []string  `json:"warnings"`
 }
 
 // Band names the similarity band of seed 002. What the bands mean depends
@@ -79,6 +87,19 @@ func meaning(name string) string {
 // decay, ranked by score. A name that resolves to a concept uses that
 // concept's own vector and is excluded; anything else is embedded as text.
 func (s *Service) FindSimilar(ctx context.Context, in SimilarInput) (*SimilarResult, error) {
+	return s.FindSimilarOr(ctx, in, nil)
+}
+
+// Fuzzy returns up to k candidates spelled like query (find_concepts),
+// each with its WRatio score (0-100) in Similar.Score.
+type Fuzzy func(ctx context.Context, query string, k int) ([]Similar, error)
+
+// FindSimilarOr is FindSimilar that, when the embedder is unreachable and
+// no vector is cached, answers with fuzzy's candidates marked
+// fallback "fuzzy" (DESIGN §4: an unreachable backend degrades to fuzzy
+// answers with a warning) instead of failing with unavailable. fuzzy may
+// be nil.
+func (s *Service) FindSimilarOr(ctx context.Context, in SimilarInput, fuzzy Fuzzy) (*SimilarResult, error) {
 	q := strings.TrimSpace(in.Concept)
 	if q == "" {
 		return nil, noema.Errorf(noema.EINVALID, "concept must be a non-empty name")
@@ -95,6 +116,9 @@ func (s *Service) FindSimilar(ctx context.Context, in SimilarInput) (*SimilarRes
 		s.mu.RLock()
 		cached := s.idx != nil && s.idx.Len() > 0
 		s.mu.RUnlock()
+		if noema.ErrorCode(err) == noema.EUNAVAILABLE && !cached && fuzzy != nil {
+			return s.fuzzyFallback(ctx, res, q, k, err, fuzzy)
+		}
 		if noema.ErrorCode(err) != noema.EUNAVAILABLE || !cached {
 			return nil, err
 		}
@@ -105,7 +129,7 @@ func (s *Service) FindSimilar(ctx context.Context, in SimilarInput) (*SimilarRes
 	var qv []float32
 	if id, err := s.DB.ConceptNamed(ctx, q, vault.Key(q)); err == nil && id != "" {
 		self = id
-		res.ConceptID = self
+		res.ConceptID, res.Resolved = self, true
 		s.mu.RLock()
 		if vid, ok := s.rows[self]; ok {
 			qv, _ = s.idx.Get(vid)
@@ -159,15 +183,40 @@ func (s *Service) FindSimilar(ctx context.Context, in SimilarInput) (*SimilarRes
 		}
 		fetch *= 4
 	}
-	if n := len(res.Results); n >= 10 {
-		top := res.Results[:10]
+	// Saturation: the top min(10, n) similarities, whenever there are at
+	// least three, all within saturationSpread.
+	if n := len(res.Results); n >= 3 {
+		top := res.Results[:min(10, n)]
 		lo, hi := math.Inf(1), math.Inf(-1)
 		for _, r := range top {
 			lo, hi = math.Min(lo, r.Similarity), math.Max(hi, r.Similarity)
 		}
 		if hi-lo <= saturationSpread {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("saturated neighbourhood: the top ten similarities are all %.6f; treat this as a ranking signal, not as synonyms, and check with build_context or search", hi))
+			res.Warnings = append(res.Warnings, fmt.Sprintf("saturated neighbourhood: the top %d similarities are all %.6f; treat this as a ranking signal, not as synonyms, and check with build_context or search_notes", len(top), hi))
 		}
+	}
+	return res, nil
+}
+
+// fuzzyFallback answers with find_concepts' candidates when no vector can
+// be had.
+func (s *Service) fuzzyFallback(ctx context.Context, res *SimilarResult, q string, k int, cause error, fuzzy Fuzzy) (*SimilarResult, error) {
+	res.Fallback = "fuzzy"
+	res.Warnings = append(res.Warnings, "the embedder is unavailable and nothing is cached ("+noema.ErrorMessage(cause)+"): these are find_concepts' spelling candidates (score = WRatio / 100), not neighbours in meaning")
+	if id, err := s.DB.ConceptNamed(ctx, q, vault.Key(q)); err == nil && id != "" {
+		res.ConceptID, res.Resolved = id, true
+	}
+	cands, err := fuzzy(ctx, q, k+1)
+	if err != nil {
+		return nil, err
+	}
+	for _, c := range cands {
+		if c.ID == res.ConceptID || len(res.Results) == k {
+			continue
+		}
+		c.Score /= 100
+		c.Decay, c.Similarity, c.Band = 1, 0, "fuzzy fallback"
+		res.Results = append(res.Results, c)
 	}
 	return res, nil
 }

@@ -48,9 +48,22 @@ func conceptTools() []*Tool {
 				"(≥0.90 likely synonyms, 0.75–0.90 strong, 0.60–0.75 related, else weak). The embedder is named: the built-in one sees spelling, not meaning. " +
 				"Treat it as a ranking signal; saturated or degenerate cases come back as warnings.",
 		}, func(ctx context.Context, e *Env, in semantic.SimilarInput) (*semantic.SimilarResult, error) {
-			return e.App.Semantic.FindSimilar(ctx, in)
+			return e.App.Semantic.FindSimilarOr(ctx, in, func(ctx context.Context, q string, k int) ([]semantic.Similar, error) {
+				found, err := e.App.Concepts.Find(ctx, concepts.FindInput{Query: q, Limit: k})
+				if err != nil {
+					return nil, err
+				}
+				out := make([]semantic.Similar, 0, len(found.Candidates))
+				for _, c := range found.Candidates {
+					out = append(out, semantic.Similar{ID: c.ID, Label: c.Label, Aliases: c.Aliases, Score: c.Score})
+				}
+				return out, nil
+			})
 		}, func(w io.Writer, o *semantic.SimilarResult) {
 			fmt.Fprintf(w, "%d concepts similar to %q (embedder %s: %s)\n", len(o.Results), o.Query, o.Embedder, o.Meaning)
+			if o.Fallback != "" {
+				fmt.Fprintf(w, "fallback: %s\n", o.Fallback)
+			}
 			warnings(w, o.Warnings)
 			for _, r := range o.Results {
 				fmt.Fprintf(w, "- %.3f %s [%s] similarity %.3f × decay %.3f (%s)\n", r.Score, r.Label, r.ID, r.Similarity, r.Decay, r.Band)
