@@ -90,15 +90,10 @@ func (s *Service) delete(ctx context.Context, in DeleteInput) (*DeleteResult, er
 
 	ed := newEdits(s.Vault)
 	for _, rel := range linking {
-		old, err := ed.current(rel)
+		old, n, err := ed.currentNote(rel)
 		if err != nil {
 			return nil, err
 		}
-		n, err := vault.Parse(rel, old)
-		if err != nil {
-			return nil, err
-		}
-		s.Vault.ResolvePathLinks(n)
 		ed.set(rel, Unlink(old, n.Links, keys), nil)
 	}
 	for _, rel := range declaring {

@@ -38,6 +38,21 @@ func (e *edits) current(rel string) ([]byte, error) {
 	return old, nil
 }
 
+// currentNote returns rel's content as planned so far and that content
+// parsed, its path links resolved (see vault.Vault.ResolvePathLinks).
+func (e *edits) currentNote(rel string) ([]byte, *vault.Note, error) {
+	content, err := e.current(rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err := vault.Parse(rel, content)
+	if err != nil {
+		return nil, nil, err
+	}
+	e.v.ResolvePathLinks(n)
+	return content, n, nil
+}
+
 // set plans content for rel (read with current first), with the lines it
 // changes.
 func (e *edits) set(rel string, content []byte, changes []vault.LineChange) {

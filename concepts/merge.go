@@ -192,15 +192,10 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 	}
 	slices.Sort(linking)
 	for _, rel := range slices.Compact(linking) {
-		content, err := ed.current(rel)
+		content, n, err := ed.currentNote(rel)
 		if err != nil {
 			return nil, err
 		}
-		n, err := vault.Parse(rel, content)
-		if err != nil {
-			return nil, err
-		}
-		s.Vault.ResolvePathLinks(n)
 		out, changes := vault.RewriteLinks(content, n.Links, func(l noema.Link) (string, bool) {
 			if !keys[l.Key] {
 				return "", false
