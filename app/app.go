@@ -118,6 +118,10 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 	}
 	ix := indexer.New(v, db, opts.Logger)
 	ix.MaxNoteBytes = cfg.MaxNoteBytes
+	if ix.Ignore, err = indexer.NewLinkFilter(cfg.Concepts.Ignore); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if _, err := ix.Repair(ctx); err != nil {
 		db.Close()
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/vault"
 )
 
 // Thresholds of the near-duplicate check on writes.
@@ -75,7 +76,32 @@ func (s *Service) Feedback(ctx context.Context, path string, before map[string]b
 		}
 		out = append(out, lc)
 	}
-	return out, warnings
+	return out, append(warnings, s.ignoredLinks(path)...)
+}
+
+// ignoredLinks warns about the links of the note at path that the
+// concepts.ignore list keeps from becoming concepts.
+func (s *Service) ignoredLinks(path string) []string {
+	if s.Indexer == nil || s.Indexer.Ignore == nil || path == "" {
+		return nil
+	}
+	data, _, err := s.Vault.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	n, err := vault.Parse(path, data)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range n.Links {
+		if p, ok := s.Indexer.Ignore.Match(l.Target); ok && !seen[l.Target] {
+			seen[l.Target] = true
+			out = append(out, fmt.Sprintf("[[%s]] matches concepts.ignore pattern %q: the link stays in the text but is not a concept", l.Target, p))
+		}
+	}
+	return out
 }
 
 // nearDuplicates finds existing concepts close to a new one (id, label).

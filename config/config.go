@@ -29,6 +29,8 @@
 //	    journal/: 3
 //	  disabled: false
 //	max_note_bytes: 1MiB      # bytes, or with a unit: KB KiB MB MiB GB GiB
+//	concepts:
+//	  ignore: []              # link targets that never become concepts: names (todo) and globs (*.png, *.cs)
 //	watch_debounce: 300ms
 //
 // A missing file means defaults. An unknown key is an error that names it
@@ -42,6 +44,7 @@ import (
 	"math"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -98,6 +101,18 @@ type Config struct {
 	// WatchDebounce is how long the file watcher waits for a burst of
 	// changes to settle before syncing.
 	WatchDebounce time.Duration
+	// Concepts configures the concept registry.
+	Concepts Concepts
+}
+
+// Concepts configures the concept registry.
+type Concepts struct {
+	// Ignore lists link targets that never become concepts: names,
+	// compared by concept key ("todo" ignores [[todo]], [[ToDo]] and
+	// [[TODO]]), and globs with * ? [ ] matched against the lowercased
+	// target ("*.png", "*.cs", "daily/*"). Matching links stay in the
+	// text; writes that make one say so in a warning.
+	Ignore []string
 }
 
 // Embedder configures the embedding backend. Empty strings and zero numbers
@@ -259,6 +274,13 @@ func (c Config) Validate() error {
 	}
 	if c.MaxNoteBytes <= 0 {
 		add("max_note_bytes %d: want a positive size such as 1MiB", c.MaxNoteBytes)
+	}
+	for _, p := range c.Concepts.Ignore {
+		if strings.TrimSpace(p) == "" {
+			add("concepts.ignore: an empty pattern")
+		} else if _, err := path.Match(strings.ToLower(p), ""); err != nil {
+			add("concepts.ignore %q: not a valid glob (%v)", p, err)
+		}
 	}
 	if c.WatchDebounce < 0 {
 		add("watch_debounce %v: want a duration ≥ 0 such as 300ms", c.WatchDebounce)

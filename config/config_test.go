@@ -153,7 +153,7 @@ func TestLoadErrors(t *testing.T) {
 		WantMsg []string
 	}{
 		{"unknown top-level key", "embeder:\n  backend: ollama\n", nil,
-			[]string{"unknown key embeder (line 1; valid keys here: embedder, decay, max_note_bytes, watch_debounce)"}},
+			[]string{"unknown key embeder (line 1; valid keys here: embedder, decay, max_note_bytes, watch_debounce, concepts)"}},
 		{"unknown nested keys, all reported", "embedder:\n  modle: x\ndecay:\n  grace: 3\n  halflife: 2\n", nil,
 			[]string{"unknown keys", "embedder.modle (line 2", "decay.grace (line 4", "decay.halflife (line 5", "valid keys here: function, grace_days"}},
 		{"not a mapping", "- a\n- b\n", nil, []string{"must be a mapping"}},
@@ -284,5 +284,29 @@ func TestSwitchBackend(t *testing.T) {
 	want := config.Embedder{Backend: "openai", APIKeyEnv: "K", BatchSize: 8}
 	if e != want {
 		t.Fatalf("SwitchBackend = %+v, want %+v", e, want)
+	}
+}
+
+func TestConceptsIgnore(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".noema"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(s string) {
+		if err := os.WriteFile(filepath.Join(dir, ".noema", "config.yaml"), []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("concepts:\n  ignore: [todo, \"*.png\", \"*.cs\"]\n")
+	cfg, err := config.Load(dir, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Concepts.Ignore; len(got) != 3 || got[0] != "todo" || got[2] != "*.cs" {
+		t.Errorf("ignore = %q", got)
+	}
+	write("concepts:\n  ignore: [\"[bad\"]\n")
+	if _, err := config.Load(dir, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "concepts.ignore") {
+		t.Errorf("bad glob: %v", err)
 	}
 }

@@ -21,6 +21,11 @@ type fileConfig struct {
 	Decay         fileDecay    `yaml:"decay"`
 	MaxNoteBytes  byteSize     `yaml:"max_note_bytes"`
 	WatchDebounce duration     `yaml:"watch_debounce"`
+	Concepts      fileConcepts `yaml:"concepts"`
+}
+
+type fileConcepts struct {
+	Ignore []string `yaml:"ignore"`
 }
 
 type fileEmbedder struct {
@@ -181,6 +186,7 @@ func toFile(c Config) fileConfig {
 		},
 		MaxNoteBytes:  byteSize(c.MaxNoteBytes),
 		WatchDebounce: duration(c.WatchDebounce),
+		Concepts:      fileConcepts{Ignore: c.Concepts.Ignore},
 	}
 }
 
@@ -197,5 +203,6 @@ func fromFile(f fileConfig) Config {
 		},
 		MaxNoteBytes:  int64(f.MaxNoteBytes),
 		WatchDebounce: time.Duration(f.WatchDebounce),
+		Concepts:      Concepts{Ignore: f.Concepts.Ignore},
 	}
 }

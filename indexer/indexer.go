@@ -46,6 +46,8 @@ type Indexer struct {
 	DB           *sqlite.DB
 	Logger       *slog.Logger
 	MaxNoteBytes int64
+	// Ignore is the concepts.ignore list (nil: none).
+	Ignore *LinkFilter
 
 	mu sync.Mutex // one whole-vault sync at a time in this process
 
@@ -603,7 +605,7 @@ func (ix *Indexer) parseOne(e fileEntry) parsed {
 	}
 	ix.Vault.ResolvePathLinks(n)
 	p.entry.info = info
-	p.rec = Record(n, info)
+	p.rec = ix.Ignore.apply(Record(n, info))
 	return p
 }
 
@@ -640,7 +642,7 @@ func (ix *Indexer) SyncPaths(ctx context.Context, paths []string, renamedFrom st
 			continue
 		}
 		ix.Vault.ResolvePathLinks(n)
-		items = append(items, item{rel: rel, rec: Record(n, info)})
+		items = append(items, item{rel: rel, rec: ix.Ignore.apply(Record(n, info))})
 	}
 	var recs []*sqlite.NoteRecord
 	capture := []string{}

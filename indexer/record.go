@@ -4,7 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 	"strings"
 	"time"
@@ -142,4 +144,66 @@ func CanonicalJSON(v any) string {
 		return "{}"
 	}
 	return string(b)
+}
+
+// LinkFilter is the concepts.ignore list: link targets that never become
+// concepts. A name matches a link whose key is the name's key; a glob (with
+// * ? or [ ]) matches the lowercased target as written ("*.png", "*.cs",
+// "daily/*"). Matching links stay in the note's text; they are left out of
+// its index rows, so they make no concept, no mention and no co-occurrence.
+type LinkFilter struct {
+	keys  map[string]string // key -> pattern
+	globs []string
+}
+
+// NewLinkFilter compiles patterns; nil when there are none.
+func NewLinkFilter(patterns []string) (*LinkFilter, error) {
+	if len(patterns) == 0 {
+		return nil, nil
+	}
+	f := &LinkFilter{keys: map[string]string{}}
+	for _, p := range patterns {
+		if strings.ContainsAny(p, "*?[") {
+			g := strings.ToLower(strings.TrimSpace(p))
+			if _, err := path.Match(g, ""); err != nil {
+				return nil, fmt.Errorf("concepts.ignore %q: %w", p, err)
+			}
+			f.globs = append(f.globs, g)
+		} else if k := vault.Key(p); k != "" {
+			f.keys[k] = p
+		}
+	}
+	return f, nil
+}
+
+// Match returns the pattern a link (its target as written) matches.
+func (f *LinkFilter) Match(target string) (pattern string, ok bool) {
+	if f == nil {
+		return "", false
+	}
+	if p, ok := f.keys[vault.Key(target)]; ok {
+		return p, true
+	}
+	t := strings.ToLower(strings.TrimSpace(target))
+	for _, g := range f.globs {
+		if m, _ := path.Match(g, t); m {
+			return g, true
+		}
+	}
+	return "", false
+}
+
+// apply drops the links of rec that f matches.
+func (f *LinkFilter) apply(rec *sqlite.NoteRecord) *sqlite.NoteRecord {
+	if f == nil {
+		return rec
+	}
+	kept := rec.Links[:0]
+	for _, l := range rec.Links {
+		if _, ok := f.Match(l.Target); !ok {
+			kept = append(kept, l)
+		}
+	}
+	rec.Links = kept
+	return rec
 }
