@@ -7,3 +7,11 @@ func SetSecondChannel(on bool) (restore func()) {
 	secondChannel = on
 	return func() { secondChannel = old }
 }
+
+// ResetDuplicateIndex drops the cached names, so that the next call builds
+// them again as after a registry change.
+func (s *Service) ResetDuplicateIndex() {
+	s.mu.Lock()
+	s.cache = nil
+	s.mu.Unlock()
+}

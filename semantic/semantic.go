@@ -88,6 +88,11 @@ type Service struct {
 	hashes   map[string]string
 	nextID   int64
 	progress Progress
+	// gen counts changes to the index; vecs caches ConceptVectors' copy
+	// of generation vecsGen.
+	gen     int64
+	vecs    map[string][]float32
+	vecsGen int64
 }
 
 // Progress reports embedding work for status.
@@ -326,6 +331,7 @@ func (s *Service) rebuild(ctx context.Context, model, version string, rows []con
 		s.idx = vector.New(max(1, s.Embedder.Dimension()))
 	}
 	s.version, s.model = version, model
+	s.gen++
 	s.progress.Embedded, s.progress.Concepts = s.idx.Len(), len(rows)
 	return nil
 }

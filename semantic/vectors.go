@@ -12,7 +12,8 @@ import (
 // after a refresh (analyze_duplicates compares them pairwise). Concepts
 // without a vector are absent. When the refresh fails, the vectors already
 // cached are returned with the error, so a caller can go on without the
-// missing ones and say why.
+// missing ones and say why. The map is shared between calls until the
+// index changes: callers must not modify it or its vectors.
 func (s *Service) ConceptVectors(ctx context.Context) (string, map[string][]float32, error) {
 	name := s.Embedder.Name()
 	refreshErr := s.Refresh(ctx)
@@ -20,7 +21,14 @@ func (s *Service) ConceptVectors(ctx context.Context) (string, map[string][]floa
 		return name, map[string][]float32{}, fmt.Errorf("refresh concept vectors: %w", refreshErr)
 	}
 	s.mu.RLock()
-	defer s.mu.RUnlock()
+	if s.vecs != nil && s.vecsGen == s.gen {
+		out := s.vecs
+		s.mu.RUnlock()
+		return name, out, refreshErr
+	}
+	s.mu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	out := make(map[string][]float32, len(s.rows))
 	if s.idx == nil {
 		return name, out, refreshErr
@@ -30,5 +38,6 @@ func (s *Service) ConceptVectors(ctx context.Context) (string, map[string][]floa
 			out[id] = v
 		}
 	}
+	s.vecs, s.vecsGen = out, s.gen
 	return name, out, refreshErr
 }
