@@ -16,9 +16,7 @@ import (
 
 func conceptTables(t *testing.T, db *sqlite.DB) string {
 	t.Helper()
-	return noematest.Rows(t, db.Read(),
-		`SELECT id, key, label, aliases, description, metadata, COALESCE(page_note_id, 0), created_ns, updated_ns FROM concepts ORDER BY id`,
-		`SELECT key, concept_id, text, is_label FROM concept_keys ORDER BY key`)
+	return noematest.ConceptTables(t, db)
 }
 
 // TestIncrementalRegistryMatchesFull makes random edits through SyncPaths
@@ -60,13 +58,7 @@ func TestIncrementalRegistryMatchesFull(t *testing.T) {
 			t.Fatal(err)
 		}
 		incremental := conceptTables(t, ix.DB)
-		if err := ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
-			_, err := sqlite.RecomputeConcepts(tx, vault.Key)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if full := conceptTables(t, ix.DB); full != incremental {
+		if full := noematest.Recomputed(t, ix.DB, vault.Key); full != incremental {
 			t.Fatalf("step %d (%s = %q): incremental registry differs from a full recompute:\n%s", step, rel, content, firstDiff(full, incremental))
 		}
 	}

@@ -16,9 +16,7 @@ import (
 // registry dumps the concept tables in a stable order.
 func registry(t *testing.T, db *sqlite.DB) string {
 	t.Helper()
-	return noematest.Rows(t, db.Read(),
-		`SELECT id, key, label, aliases, description, metadata, COALESCE(page_note_id, 0), created_ns, updated_ns FROM concepts ORDER BY id`,
-		`SELECT key, concept_id, text, is_label FROM concept_keys ORDER BY key`)
+	return noematest.ConceptTables(t, db)
 }
 
 // writeIncremental writes recs and deletes paths in one transaction the way
@@ -58,7 +56,6 @@ func writeIncremental(t *testing.T, db *sqlite.DB, recs []*sqlite.NoteRecord, de
 // each batch that a full recompute would change nothing.
 func TestIncrementalManyKeysMatchesFull(t *testing.T) {
 	db := MustOpen(t)
-	ctx := context.Background()
 	r := rand.New(rand.NewPCG(3, 5))
 	var pool []string
 	for i := range 150 {
@@ -94,13 +91,7 @@ func TestIncrementalManyKeysMatchesFull(t *testing.T) {
 		}
 		writeIncremental(t, db, recs, deleted)
 		incremental := registry(t, db)
-		if err := db.Write(ctx, func(tx *sqlite.Tx) error {
-			_, err := sqlite.RecomputeConcepts(tx, key)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if full := registry(t, db); full != incremental {
+		if full := noematest.Recomputed(t, db, key); full != incremental {
 			t.Fatalf("step %d: incremental registry differs from a full recompute:\nincremental:\n%.2000s\nfull:\n%.2000s", step, incremental, full)
 		}
 	}
@@ -136,7 +127,6 @@ func TestIncrementalTakenID(t *testing.T) {
 // time.
 func TestIncrementalLinkingATitle(t *testing.T) {
 	db := MustOpen(t)
-	ctx := context.Background()
 	target := note("target.md", 1, "Other")
 	target.NameKeys = []string{"target"}
 	writeIncremental(t, db, []*sqlite.NoteRecord{target}, nil)
@@ -145,13 +135,7 @@ func TestIncrementalLinkingATitle(t *testing.T) {
 		linker.NameKeys = []string{"linker"}
 		writeIncremental(t, db, []*sqlite.NoteRecord{linker}, nil)
 		incremental := registry(t, db)
-		if err := db.Write(ctx, func(tx *sqlite.Tx) error {
-			_, err := sqlite.RecomputeConcepts(tx, key)
-			return err
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if full := registry(t, db); full != incremental {
+		if full := noematest.Recomputed(t, db, key); full != incremental {
 			t.Fatalf("links %q: incremental registry differs from a full recompute:\nincremental:\n%s\nfull:\n%s", links, incremental, full)
 		}
 	}

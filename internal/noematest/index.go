@@ -28,3 +28,26 @@ func Key(s string) string {
 	s = strings.NewReplacer("_", " ", "-", " ").Replace(s)
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// ConceptTables dumps the concepts and concept_keys tables of db in a
+// stable order (see Rows).
+func ConceptTables(tb testing.TB, db *sqlite.DB) string {
+	tb.Helper()
+	return Rows(tb, db.Read(),
+		`SELECT id, key, label, aliases, description, metadata, COALESCE(page_note_id, 0), created_ns, updated_ns FROM concepts ORDER BY id`,
+		`SELECT key, concept_id, text, is_label FROM concept_keys ORDER BY key`)
+}
+
+// Recomputed recomputes db's concept registry from scratch with key (see
+// sqlite.RecomputeConcepts) and returns its tables as ConceptTables dumps
+// them: what an incrementally kept registry must equal.
+func Recomputed(tb testing.TB, db *sqlite.DB, key func(string) string) string {
+	tb.Helper()
+	if err := db.Write(context.Background(), func(tx *sqlite.Tx) error {
+		_, err := sqlite.RecomputeConcepts(tx, key)
+		return err
+	}); err != nil {
+		tb.Fatal(err)
+	}
+	return ConceptTables(tb, db)
+}
