@@ -3,9 +3,10 @@ package indexer_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,16 +68,9 @@ func indexedMentions(t *testing.T, ix *indexer.Indexer) map[string]int {
 
 func diffCounts(t *testing.T, got, want map[string]int) {
 	t.Helper()
-	var keys []string
-	for k := range want {
-		keys = append(keys, k)
-	}
-	for k := range got {
-		if _, ok := want[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
+	keys := slices.AppendSeq(slices.Collect(maps.Keys(want)), maps.Keys(got))
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
 	bad := 0
 	for _, k := range keys {
 		if got[k] != want[k] {

@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -16,6 +17,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -975,16 +977,9 @@ func soakWarnings(out []byte) []soakWarning {
 // soakDiffExports counts the nodes and edges that differ between two
 // exports, logging the first few.
 func soakDiffExports(t *testing.T, a, b map[string]map[string]any) int {
-	var ids []string
-	for id := range a {
-		ids = append(ids, id)
-	}
-	for id := range b {
-		if _, ok := a[id]; !ok {
-			ids = append(ids, id)
-		}
-	}
-	sort.Strings(ids)
+	ids := slices.AppendSeq(slices.Collect(maps.Keys(a)), maps.Keys(b))
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
 	n := 0
 	for _, id := range ids {
 		x, y := a[id], b[id]
