@@ -60,6 +60,19 @@ func serveProc(t *testing.T, vault string, args ...string) (string, *exec.Cmd) {
 	return "", nil
 }
 
+// httpSession connects an MCP client, without retries, to the streamable
+// HTTP endpoint url; the session is closed when the test ends.
+func httpSession(t *testing.T, url string, opts *mcp.ClientSessionOptions) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
 const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"0"}}}`
 
 func post(t *testing.T, url string, headers map[string]string, body []byte) int {

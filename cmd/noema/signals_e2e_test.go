@@ -19,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	_ "modernc.org/sqlite"
 )
 
@@ -109,12 +108,7 @@ func TestSignals(t *testing.T) {
 	t.Run("serve SIGTERM", func(t *testing.T) {
 		base, cmd := serveProc(t, vault)
 		// A client with an open session (and its standalone SSE stream).
-		client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil)
-		cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp", MaxRetries: -1}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cs.Close()
+		httpSession(t, base+"/mcp", nil)
 		cmd.Process.Signal(syscall.SIGTERM)
 		if code, took := waitExit(t, cmd, within); code != 0 {
 			t.Errorf("exit %d after %v, want 0", code, took)
@@ -126,12 +120,7 @@ func TestSignals(t *testing.T) {
 	// HTTP server's shutdown timeout.
 	t.Run("serve SIGTERM with a request in flight", func(t *testing.T) {
 		base, cmd := serveProc(t, vault)
-		client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil)
-		cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp", MaxRetries: -1}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cs.Close()
+		cs := httpSession(t, base+"/mcp", nil)
 		holdIndexLock(t, vault)
 		go callTool(context.Background(), cs, "write_note", map[string]any{"title": "In flight over HTTP", "content": "x"}, nil)
 		time.Sleep(700 * time.Millisecond)

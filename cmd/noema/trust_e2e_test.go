@@ -48,17 +48,10 @@ func TestStdioHostileResourceURI(t *testing.T) {
 
 func TestHTTPHostileResourceURI(t *testing.T) {
 	url := serve(t, filepath.Join(t.TempDir(), "vault")) + "/mcp"
-	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil)
 	// At an earlier revision: from 2026-07-28 the client copies the URI
 	// into an Mcp-Name header, which Go's HTTP client refuses to send with
 	// a control character, so the server would never see it.
-	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1},
-		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	readHostileURIs(t, cs)
+	readHostileURIs(t, httpSession(t, url, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}))
 }
 
 // TestHTTPSessionBounds: beyond --max-sessions a new session gets a clear
