@@ -262,13 +262,17 @@ func (m *model) forward(seqs [][]int32, s *scratch, workers int) []float32 {
 				qh := s.qkv[start*3*h+hd*d:]
 				kh := s.qkv[start*3*h+h+hd*d:]
 				vh := s.qkv[start*3*h+2*h+hd*d:]
+				ch := s.ctx[start*h+hd*d:]
+				if n <= smallAttention {
+					attendSmall(sc, ch, qh, kh, vh, n, d, 3*h, h)
+					continue
+				}
 				clear(sc)
 				gemm.PackT(&s.kp, kh, n, d, 3*h)
 				gemm.MulAdd(sc, n, qh, 3*h, n, &s.kp)
 				for r := 0; r < n; r++ {
 					softmax(sc[r*n : (r+1)*n])
 				}
-				ch := s.ctx[start*h+hd*d:]
 				for r := 0; r < n; r++ {
 					clear(ch[r*h : r*h+d])
 				}
@@ -291,6 +295,38 @@ func (m *model) forward(seqs [][]int32, s *scratch, workers int) []float32 {
 		layerNorm(x, h, l.ln2g, l.ln2b, eps)
 	}
 	return x
+}
+
+// smallAttention is the sequence length up to which attention is computed
+// with plain loops rather than packed products (packing costs more than it
+// saves on a label of a few tokens).
+const smallAttention = 16
+
+// attendSmall computes one head's attention for a short sequence: scores
+// (n×n, in sc) = q·kᵀ (q already scaled), softmax by row, ctx = scores·v.
+// q, k, v and ctx rows are d long with strides ld (q, k, v) and ldc (ctx).
+func attendSmall(sc, ctx, q, k, v []float32, n, d, ld, ldc int) {
+	for i := 0; i < n; i++ {
+		qi := q[i*ld : i*ld+d]
+		row := sc[i*n : (i+1)*n]
+		for j := 0; j < n; j++ {
+			kj := k[j*ld : j*ld+d]
+			var dot float32
+			for t, x := range qi {
+				dot += x * kj[t]
+			}
+			row[j] = dot
+		}
+		softmax(row)
+		ci := ctx[i*ldc : i*ldc+d]
+		clear(ci)
+		for j, p := range row {
+			vj := v[j*ld : j*ld+d]
+			for t, x := range vj {
+				ci[t] += p * x
+			}
+		}
+	}
 }
 
 // apply computes dst = src·Wᵀ + b for the rows of src.

@@ -148,7 +148,13 @@ func mulAddPanels(c []float32, ldc int, a []float32, lda, m int, b *Packed, p0, 
 	rest := m - full
 	var tail []float32 // the last rest rows of A, zero padded to mr rows
 	if rest > 0 {
-		tail = make([]float32, mr*k)
+		bp := tailPool.Get().(*[]float32)
+		defer tailPool.Put(bp)
+		if cap(*bp) < mr*k {
+			*bp = make([]float32, mr*k)
+		}
+		tail = (*bp)[:mr*k]
+		clear(tail)
 		for r := 0; r < rest; r++ {
 			copy(tail[r*k:(r+1)*k], a[(full+r)*lda:(full+r)*lda+k])
 		}
@@ -188,6 +194,8 @@ func mulAddPanels(c []float32, ldc int, a []float32, lda, m int, b *Packed, p0, 
 		}
 	}
 }
+
+var tailPool = sync.Pool{New: func() any { return new([]float32) }}
 
 // kernelGo is the portable micro-kernel: C[6×NR] (leading dimension ldc)
 // += A[6×k] (leading dimension lda) · panel[k×NR].
