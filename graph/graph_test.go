@@ -3,6 +3,7 @@ package graph_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"flag"
 	"maps"
@@ -334,22 +335,18 @@ func TestReindexExportsSameGraph(t *testing.T) {
 func TestMentionsMatchView(t *testing.T) {
 	ctx := context.Background()
 	db := noematest.SyncedCorpus(t, corpus.Options{Seed: 3, Notes: 300})
-	rows, err := db.Read().Query(`SELECT n.path, m.concept_id, m.count FROM mentions m JOIN notes n ON n.id = m.note_id`)
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := map[string]float64{}
 	perConcept := map[string]int{}
-	for rows.Next() {
+	noematest.EachRow(t, db.Read(), `SELECT n.path, m.concept_id, m.count FROM mentions m JOIN notes n ON n.id = m.note_id`, func(rows *sql.Rows) error {
 		var path, concept string
 		var count float64
 		if err := rows.Scan(&path, &concept, &count); err != nil {
-			t.Fatal(err)
+			return err
 		}
 		want["memory://"+strings.TrimSuffix(path, ".md")+" "+concept] = count
 		perConcept[concept]++
-	}
-	rows.Close()
+		return nil
+	})
 	if len(want) < 1000 {
 		t.Fatalf("only %d mentions in the view", len(want))
 	}

@@ -2,6 +2,7 @@ package indexer_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"maps"
 	"os"
@@ -49,20 +50,14 @@ func expected(m *corpus.Manifest) map[string]int {
 
 func indexedMentions(t *testing.T, ix *indexer.Indexer) map[string]int {
 	t.Helper()
-	rows, err := ix.DB.Read().Query(`SELECT c.key, SUM(m.count) FROM mentions m JOIN concepts c ON c.id = m.concept_id GROUP BY c.key`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	got := map[string]int{}
-	for rows.Next() {
+	noematest.EachRow(t, ix.DB.Read(), `SELECT c.key, SUM(m.count) FROM mentions m JOIN concepts c ON c.id = m.concept_id GROUP BY c.key`, func(rows *sql.Rows) error {
 		var k string
 		var n int
-		if err := rows.Scan(&k, &n); err != nil {
-			t.Fatal(err)
-		}
+		err := rows.Scan(&k, &n)
 		got[k] = n
-	}
+		return err
+	})
 	return got
 }
 

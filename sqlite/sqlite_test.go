@@ -2,6 +2,7 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -57,20 +58,14 @@ type conceptRow struct {
 
 func concepts(t *testing.T, db *sqlite.DB) map[string]conceptRow {
 	t.Helper()
-	rows, err := db.Read().Query(`SELECT c.key, c.id, c.label, COALESCE((SELECT SUM(count) FROM mentions m WHERE m.concept_id = c.id), 0) FROM concepts c`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
 	out := map[string]conceptRow{}
-	for rows.Next() {
+	noematest.EachRow(t, db.Read(), `SELECT c.key, c.id, c.label, COALESCE((SELECT SUM(count) FROM mentions m WHERE m.concept_id = c.id), 0) FROM concepts c`, func(rows *sql.Rows) error {
 		var k string
 		var c conceptRow
-		if err := rows.Scan(&k, &c.id, &c.label, &c.mentions); err != nil {
-			t.Fatal(err)
-		}
+		err := rows.Scan(&k, &c.id, &c.label, &c.mentions)
 		out[k] = c
-	}
+		return err
+	})
 	return out
 }
 

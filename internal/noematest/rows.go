@@ -40,3 +40,22 @@ func Rows(tb testing.TB, db *sql.DB, queries ...string) string {
 	}
 	return b.String()
 }
+
+// EachRow runs query on db and calls scan with every row; an error (the
+// query's, one from scan or the rows') fails the test.
+func EachRow(tb testing.TB, db *sql.DB, query string, scan func(rows *sql.Rows) error) {
+	tb.Helper()
+	rows, err := db.Query(query)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		tb.Fatal(err)
+	}
+}
