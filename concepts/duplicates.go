@@ -58,7 +58,7 @@ const (
 	// tokenBucketCap skips words shared by more concepts than this as a
 	// blocking key (a common word says little; its pairs are reached
 	// through rarer words, edits or embeddings).
-	tokenBucketCap = 64
+	tokenBucketCap = 32
 	// bucketCap bounds the pairs taken from one key of the exact channels.
 	bucketCap = 256
 	// maxNoteConcepts: notes linking more concepts than this do not make
@@ -212,7 +212,7 @@ type dupIndex struct {
 	pos      map[string]int32
 	folded   map[string][]int32
 	compact  map[string][]int32
-	deletion map[string][]int32
+	deletion map[uint64][]int32 // hashes of the deletion neighbourhoods
 	token    map[string][]int32
 	core     map[string][]int32 // content words joined, and core words joined when shorter
 	initials map[string][]int32 // initials of names of 2+ content words
@@ -226,7 +226,7 @@ func buildDupIndex(m *matcher) *dupIndex {
 		pos:      make(map[string]int32, len(m.ids)),
 		folded:   map[string][]int32{},
 		compact:  map[string][]int32{},
-		deletion: map[string][]int32{},
+		deletion: make(map[uint64][]int32, 16*len(m.ids)),
 		token:    map[string][]int32{},
 		core:     map[string][]int32{},
 		initials: map[string][]int32{},
@@ -252,12 +252,10 @@ func buildDupIndex(m *matcher) *dupIndex {
 			}
 			add(x.folded, n.folded, c)
 			add(x.compact, n.compact, c)
-			for _, d := range deletions(n.compact) {
-				add(x.deletion, d, c)
-			}
-			if n.raw != n.compact {
-				for _, d := range deletions(n.raw) {
-					add(x.deletion, d, c)
+			for _, d := range deletionHashes(n.compact, n.raw) {
+				l := x.deletion[d]
+				if len(l) == 0 || l[len(l)-1] != c {
+					x.deletion[d] = append(l, c)
 				}
 			}
 			for _, w := range n.content {
@@ -308,27 +306,43 @@ func versionKey(n *nameInfo) string {
 	return k
 }
 
-// deletions returns s and every string one rune shorter (the deletion
-// neighbourhood of distance 1): two strings within one edit (or an
-// adjacent transposition) share one of them. Names shorter than 5 runes
-// or longer than 40 get none.
-func deletions(s string) []string {
-	r := []rune(s)
-	if len(r) < 5 || len(r) > 40 {
-		return nil
-	}
-	out := make([]string, 0, len(r)+1)
-	out = append(out, s)
-	buf := make([]rune, 0, len(r))
-	for i := range r {
-		if i > 0 && r[i] == r[i-1] {
-			continue // same string as the previous deletion
+// deletionHashes returns the hashes of the deletion neighbourhoods of
+// distance 1 of each form: the form and every string one rune shorter. Two
+// strings within one edit (or an adjacent transposition) share one. Forms
+// shorter than 5 runes or longer than 40 have none; a hash collision only
+// adds a candidate, which judging then rejects.
+func deletionHashes(forms ...string) []uint64 {
+	var out []uint64
+	for k, f := range forms {
+		if k > 0 && f == forms[k-1] {
+			continue
 		}
-		buf = append(buf[:0], r[:i]...)
-		buf = append(buf, r[i+1:]...)
-		out = append(out, string(buf))
+		r := []rune(f)
+		if len(r) < 5 || len(r) > 40 {
+			continue
+		}
+		out = append(out, hashRunes(r, -1))
+		for i := range r {
+			if i > 0 && r[i] == r[i-1] {
+				continue // same string as the previous deletion
+			}
+			out = append(out, hashRunes(r, i))
+		}
 	}
 	return out
+}
+
+// hashRunes is FNV-1a over r without r[skip].
+func hashRunes(r []rune, skip int) uint64 {
+	h := uint64(14695981039346656037)
+	for i, c := range r {
+		if i == skip {
+			continue
+		}
+		h ^= uint64(c)
+		h *= 1099511628211
+	}
+	return h
 }
 
 // channels that found a pair.
@@ -417,9 +431,49 @@ func (x *dupIndex) gather(cs *candidates) {
 	}
 	keysOf(x.folded, func(n *nameInfo) []string { return []string{n.folded} }, chFolded, bucketCap)
 	keysOf(x.compact, func(n *nameInfo) []string { return []string{n.compact} }, chCompact, bucketCap)
-	keysOf(x.deletion, func(n *nameInfo) []string { return append(deletions(n.compact), deletions(n.raw)...) }, chEdit, bucketCap)
+	if cs.only < 0 {
+		for _, l := range x.deletion {
+			cs.bucket(l, chEdit, bucketCap)
+		}
+	} else {
+		for i := range x.names[cs.only] {
+			n := &x.names[cs.only][i]
+			for _, d := range deletionHashes(n.compact, n.raw) {
+				cs.bucket(x.deletion[d], chEdit, bucketCap)
+			}
+		}
+	}
 	keysOf(x.version, func(n *nameInfo) []string { return []string{versionKey(n)} }, chVersion, bucketCap)
-	keysOf(x.token, func(n *nameInfo) []string { return append(slices.Clone(n.content), n.parts...) }, chToken, tokenBucketCap)
+	// Shared words: only pairs whose names differ by at most a word each
+	// way, or one's words all in the other's, are worth judging.
+	tokenPairs := func(l []int32) {
+		if len(l) < 2 || len(l) > tokenBucketCap {
+			return
+		}
+		for i := range l {
+			for j := i + 1; j < len(l); j++ {
+				a, b := l[i], l[j]
+				if cs.only >= 0 && a != cs.only && b != cs.only {
+					continue
+				}
+				if nearNames(x.names[a], x.names[b]) {
+					cs.add(a, b, chToken)
+				}
+			}
+		}
+	}
+	if cs.only < 0 {
+		for _, l := range x.token {
+			tokenPairs(l)
+		}
+	} else {
+		for i := range x.names[cs.only] {
+			n := &x.names[cs.only][i]
+			for _, w := range append(slices.Clone(n.content), n.parts...) {
+				tokenPairs(x.token[w])
+			}
+		}
+	}
 	// Head words: a name equal to another's core ("raft" and the core
 	// "\x00raft" of "raft consensus algorithm").
 	for k, l := range x.core {
@@ -929,10 +983,12 @@ func allGeneric(ws []string) bool {
 // most one content word each way, or one's words are all in the other: the
 // only pairs a shared word alone makes worth judging (abbreviations,
 // siblings, compounds and head words).
-func nearWords(a, b *dupConcept) bool {
-	for i := range a.names {
-		for k := range b.names {
-			if near(a.names[i].content, b.names[k].content) || near(a.names[i].parts, b.names[k].parts) {
+func nearWords(a, b *dupConcept) bool { return nearNames(a.names, b.names) }
+
+func nearNames(a, b []nameInfo) bool {
+	for i := range a {
+		for k := range b {
+			if near(a[i].content, b[k].content) || near(a[i].parts, b[k].parts) {
 				return true
 			}
 		}

@@ -476,11 +476,12 @@ func TestFindConceptsRecall(t *testing.T) {
 		[]string{"Git", "Git version control system", "generic_word"},
 		[]string{"Raft", "Raft consensus algorithm", "generic_word"},
 		[]string{"C++", "C++ programming language", "generic_word"})
-	for _, row := range variants {
-		if _, ok := e.cluster[vault.Key(row[1])]; ok {
-			t.Fatalf("variant %q is also a concept", row[1])
-		}
-	}
+	// A variant that is also a concept (a distractor drawn the same) is
+	// not a query.
+	variants = slices.DeleteFunc(variants, func(row []string) bool {
+		_, ok := e.cluster[vault.Key(row[1])]
+		return ok
+	})
 	for _, on := range []bool{false, true} {
 		restore := concepts.SetSecondChannel(on)
 		hits, n := 0, 0
