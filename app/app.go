@@ -15,6 +15,7 @@ import (
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/config"
 	"github.com/noema-mem/noema/embedding"
+	"github.com/noema-mem/noema/graph"
 	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/notes"
 	"github.com/noema-mem/noema/recall"
@@ -53,6 +54,9 @@ type App struct {
 	Search *search.Service
 	// Recall builds the context around a concept (build_context).
 	Recall *recall.Service
+	// Graph analyses the concept graph (analyze_graph), caching each
+	// result until the graph changes.
+	Graph  *graph.Analyzer
 	Config config.Config
 	Logger *slog.Logger
 
@@ -137,6 +141,8 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 		Semantic: semantic.New(db, emb, cfg.Decay, opts.Logger), Search: search.New(db, emb, cfg.Decay), Recall: recall.New(db, cs, cfg.Decay),
 		Config: cfg, Logger: opts.Logger}
 	cs.Similarity = a.Semantic.Similarity
+	a.Graph = graph.NewAnalyzer(db)
+	a.Recall.Community = a.Graph.ConceptCommunity
 	return a, nil
 }
 

@@ -225,33 +225,6 @@ func NewAnalyzer(src Source) *Analyzer {
 	return &Analyzer{src: src}
 }
 
-var (
-	sharedMu sync.Mutex
-	shared   []*Analyzer
-)
-
-// maxShared bounds the analyzers SharedAnalyzer keeps (one per open index).
-const maxShared = 8
-
-// SharedAnalyzer returns the Analyzer kept for src, creating it on first
-// use, so every caller on one index (analyze_graph, build_context) shares
-// one cache. The oldest of more than a few indexes is forgotten.
-func SharedAnalyzer(src Source) *Analyzer {
-	sharedMu.Lock()
-	defer sharedMu.Unlock()
-	for _, a := range shared {
-		if a.src == src {
-			return a
-		}
-	}
-	a := NewAnalyzer(src)
-	shared = append(shared, a)
-	if len(shared) > maxShared {
-		shared = shared[1:]
-	}
-	return a
-}
-
 // snapshot returns the cache of the current graph version, a new one
 // when the version changed since the last call.
 func (a *Analyzer) snapshot(ctx context.Context) (*snapshot, error) {

@@ -61,6 +61,10 @@ type Result struct {
 	Related []Related `json:"related"`
 	// Notes mention the concept, freshest first.
 	Notes []Note `json:"notes"`
+	// Community is the concept's community in the concept graph
+	// (analyze_graph communities: Louvain, resolution 1, seed 1) and its
+	// top siblings by PageRank; absent when unknown.
+	Community *graph.ConceptCommunity `json:"community,omitempty"`
 	// Warnings say what was cut short and why.
 	Warnings []string `json:"warnings"`
 }
@@ -236,8 +240,23 @@ func (s *Service) BuildContext(ctx context.Context, in Input) (*Result, error) {
 		return nil, err
 	}
 	res.Related = k.expand(root, depth, limit, &res.Warnings)
+	if s.Community != nil {
+		cc, err := s.Community(ctx, c.ID, CommunitySiblings)
+		switch {
+		case err == nil:
+			res.Community = cc
+		case noema.ErrorCode(err) == noema.ENOTFOUND:
+			// Not in the graph's snapshot yet: no community to tell.
+		default:
+			res.Warnings = append(res.Warnings, "community unknown: "+noema.ErrorMessage(err))
+		}
+	}
 	return res, nil
 }
+
+// CommunitySiblings is how many siblings of the concept's community
+// build_context lists.
+const CommunitySiblings = 5
 
 // relations lists the concept's relations, outgoing first, then by type,
 // other end and id.

@@ -61,6 +61,9 @@ type Service struct {
 	Decay decay.Config
 	// Now returns the current time, the "now" of decay; tests replace it.
 	Now func() time.Time
+	// Community, when set, gives a concept's Louvain community and its
+	// siblings (graph.Analyzer.ConceptCommunity); build_context adds them.
+	Community func(ctx context.Context, conceptID string, siblings int) (*graph.ConceptCommunity, error)
 
 	// last is the latest mention graph read, kept current by graph.
 	last atomic.Pointer[sqlite.MentionGraph]

@@ -48,7 +48,7 @@ func analyzeTools() []*Tool {
 }
 
 // AnalyzeGraph runs analyze_graph on e's index, sharing the index's
-// analysis cache ([graph.SharedAnalyzer]).
+// analysis cache (app.App.Graph).
 func AnalyzeGraph(ctx context.Context, e *Env, in AnalyzeInput) (*graph.AnalyzeResult, error) {
 	opts := graph.AnalyzeOptions{
 		Op: in.Op, Graph: in.Graph, Seeds: in.Seeds, Concept: in.Concept, From: in.From, To: in.To,
@@ -65,7 +65,7 @@ func AnalyzeGraph(ctx context.Context, e *Env, in AnalyzeInput) (*graph.AnalyzeR
 	if in.Resolution < 0 {
 		return nil, noema.Errorf(noema.EINVALID, "resolution must be positive").WithParam("resolution")
 	}
-	return graph.SharedAnalyzer(e.App.DB).Analyze(ctx, opts)
+	return e.App.Graph.Analyze(ctx, opts)
 }
 
 // analyzeCandidates is how many find_concepts candidates a not_found

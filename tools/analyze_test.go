@@ -98,7 +98,7 @@ func TestAnalyzeGraph(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hook, err := graph.SharedAnalyzer(a.DB).ConceptCommunity(ctx, c.ID, 1)
+	hook, err := a.Graph.ConceptCommunity(ctx, c.ID, 1)
 	if err != nil || hook.Community != cc.Community || len(hook.Siblings) != 1 || hook.Siblings[0] != cc.Siblings[0] {
 		t.Errorf("ConceptCommunity = %+v, %v; want community %d, first sibling %+v", hook, err, cc.Community, cc.Siblings[0])
 	}

@@ -45,7 +45,7 @@ func searchTools() []*Tool {
 			Name: "build_context", Command: "context", Toolset: "search", Title: "Build context around a concept", Hints: readOnly,
 			Description: "What is already known around a concept (id, label or alias): its description and page, its typed relations, the concepts that co-occur with it in notes " +
 				"(count = notes linking both, weight = those notes' recency weights summed; expanded breadth first up to depth hops, with distance and the concept each came through) " +
-				"and the notes that mention it, freshest first (with include_content, the paragraph around the first mention). An unknown name is not_found, naming the closest spellings.",
+				"the notes that mention it, freshest first (with include_content, the paragraph around the first mention), and its community in the concept graph with its top siblings (analyze_graph communities). An unknown name is not_found, naming the closest spellings.",
 		}, func(ctx context.Context, e *Env, in recall.Input) (*recall.Result, error) {
 			return e.App.Recall.BuildContext(ctx, in)
 		}, func(w io.Writer, o *recall.Result) {
@@ -81,6 +81,17 @@ func searchTools() []*Tool {
 					}
 					fmt.Fprintln(w)
 				}
+			}
+			if cc := o.Community; cc != nil {
+				fmt.Fprintf(w, "community %d (%d concepts)", cc.Community, cc.Size)
+				for i, sib := range cc.Siblings {
+					sep := ", "
+					if i == 0 {
+						sep = ": "
+					}
+					fmt.Fprintf(w, "%s%s", sep, sib.Label)
+				}
+				fmt.Fprintln(w)
 			}
 			fmt.Fprintf(w, "notes (%d):\n", len(o.Notes))
 			for _, n := range o.Notes {
