@@ -126,6 +126,11 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 		db.Close()
 		return nil, err
 	}
+	// A changed concepts.ignore list makes the next sync read every note again.
+	if _, err := db.SetIgnoreList(ctx, ix.Ignore.String()); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if _, err := ix.Repair(ctx); err != nil {
 		db.Close()
 		return nil, err

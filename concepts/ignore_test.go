@@ -49,3 +49,29 @@ func TestIgnoreList(t *testing.T) {
 		t.Errorf("after reindex, todo: %v", err)
 	}
 }
+
+// Changing the list applies at the next sync to notes that did not change.
+func TestIgnoreListChanged(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "vault")
+	a := noematest.OpenApp(t, dir, app.Options{})
+	if _, err := a.Notes.Write(ctx, notes.WriteInput{Title: "Plan", Content: "[[TODO]] about [[Raft]]"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Concepts.Get(ctx, "todo"); err != nil {
+		t.Fatalf("before: %v", err)
+	}
+	a.Close()
+	cfg := config.Default()
+	cfg.Concepts.Ignore = []string{"todo"}
+	b := noematest.OpenApp(t, dir, app.Options{Config: &cfg})
+	if _, err := b.Sync(ctx, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Concepts.Get(ctx, "todo"); noema.ErrorCode(err) != noema.ENOTFOUND {
+		t.Errorf("after the list changed: %v", err)
+	}
+	if _, err := b.Concepts.Get(ctx, "Raft"); err != nil {
+		t.Errorf("Raft: %v", err)
+	}
+}

@@ -193,6 +193,20 @@ func (f *LinkFilter) Match(target string) (pattern string, ok bool) {
 	return "", false
 }
 
+// String is the list, one pattern a line, as the index records it.
+func (f *LinkFilter) String() string {
+	if f == nil {
+		return ""
+	}
+	var ps []string
+	for _, p := range f.keys {
+		ps = append(ps, p)
+	}
+	ps = append(ps, f.globs...)
+	sort.Strings(ps)
+	return strings.Join(ps, "\n")
+}
+
 // apply drops the links of rec that f matches.
 func (f *LinkFilter) apply(rec *sqlite.NoteRecord) *sqlite.NoteRecord {
 	if f == nil {
