@@ -271,7 +271,12 @@ func (t *Tokenizer) Tokens(text string) []string {
 			out = append(out, s)
 			return
 		}
-		for _, w := range preTokenize(t.normalize(s)) {
+		norm := t.normalize(s)
+		if _, ok := t.addedID[norm]; ok {
+			out = append(out, norm)
+			return
+		}
+		for _, w := range preTokenize(norm) {
 			out = t.wordPiece(out, w)
 		}
 	})
@@ -284,8 +289,15 @@ func (t *Tokenizer) appendTokens(ids []int32, text string) []int32 {
 			ids = append(ids, t.addedID[s])
 			return
 		}
+		norm := t.normalize(s)
+		// As in transformers.js: a section whose normalised text is exactly
+		// an added token is that token ("[C\u200bLS]" without lowercase).
+		if id, ok := t.addedID[norm]; ok {
+			ids = append(ids, id)
+			return
+		}
 		var pieces []string
-		for _, w := range preTokenize(t.normalize(s)) {
+		for _, w := range preTokenize(norm) {
 			pieces = t.wordPiece(pieces[:0], w)
 			for _, p := range pieces {
 				ids = append(ids, t.vocab[p])
