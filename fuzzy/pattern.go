@@ -41,12 +41,7 @@ func (p *pattern) build(s []rune, rev bool) {
 		// Fast path: one word, code points < 256 only; masks stays empty
 		// because low1 answers every lookup.
 		for i := 0; i < n; i++ {
-			var c rune
-			if rev {
-				c = s[n-1-i]
-			} else {
-				c = s[i]
-			}
+			c := nth(s, i, rev)
 			b := uint32(c) & 0xFF
 			if p.lowIdx[b] == 0 {
 				p.chars = append(p.chars, c)
@@ -71,12 +66,7 @@ func (p *pattern) build(s []rune, rev bool) {
 	}
 	nw := p.nw
 	for i := 0; i < n; i++ {
-		var c rune
-		if rev {
-			c = s[n-1-i]
-		} else {
-			c = s[i]
-		}
+		c := nth(s, i, rev)
 		id := p.index(c)
 		if id < 0 {
 			id = p.add(c)
@@ -250,4 +240,12 @@ func (p *pattern) count(S []uint64) int {
 		n += bits.OnesCount64(^S[w])
 	}
 	return n + bits.OnesCount64(^S[last]&lowMask(p.n))
+}
+
+// nth returns s[i], or s[len(s)-1-i] (s read backwards) when rev.
+func nth(s []rune, i int, rev bool) rune {
+	if rev {
+		return s[len(s)-1-i]
+	}
+	return s[i]
 }
