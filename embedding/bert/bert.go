@@ -26,6 +26,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -80,6 +81,23 @@ type Embedder struct {
 	eng  *engine
 	dim  atomic.Int64
 	hint string // added to load errors: how to get the model
+
+	loadErr   error  // the last failed load
+	loadStamp string // folderStamp when it failed
+}
+
+// folderStamp describes the model files' presence, sizes and times.
+func folderStamp(dir string) string {
+	var b strings.Builder
+	for _, f := range []string{"config.json", "tokenizer.json", "model.safetensors", "modules.json", "sentence_bert_config.json", filepath.Join("1_Pooling", "config.json")} {
+		st, err := os.Stat(filepath.Join(dir, f))
+		if err != nil {
+			b.WriteString("-;")
+			continue
+		}
+		fmt.Fprintf(&b, "%d@%d;", st.Size(), st.ModTime().UnixNano())
+	}
+	return b.String()
 }
 
 // engine is a loaded model.
@@ -127,14 +145,21 @@ func (e *Embedder) engine() (*engine, error) {
 	if e.eng != nil {
 		return e.eng, nil
 	}
+	// A folder that failed to load is not read again until one of its
+	// files changes (a server retries at every refresh).
+	stamp := folderStamp(e.opts.Dir)
+	if e.loadErr != nil && stamp == e.loadStamp {
+		return nil, e.loadErr
+	}
 	eng, err := loadEngine(e.opts)
+	if err == nil && e.opts.Dimensions > 0 && eng.m.cfg.HiddenSize != e.opts.Dimensions {
+		err = fmt.Errorf("minilm: the model in %s has %d dimensions, the configuration says %d", e.opts.Dir, eng.m.cfg.HiddenSize, e.opts.Dimensions)
+	}
 	if err != nil {
+		e.loadErr, e.loadStamp = err, stamp
 		return nil, err
 	}
-	if e.opts.Dimensions > 0 && eng.m.cfg.HiddenSize != e.opts.Dimensions {
-		return nil, fmt.Errorf("minilm: the model in %s has %d dimensions, the configuration says %d", e.opts.Dir, eng.m.cfg.HiddenSize, e.opts.Dimensions)
-	}
-	e.eng = eng
+	e.eng, e.loadErr = eng, nil
 	e.dim.Store(int64(eng.m.cfg.HiddenSize))
 	return eng, nil
 }
