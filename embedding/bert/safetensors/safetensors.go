@@ -141,28 +141,37 @@ func (f *File) Float32(name string) ([]float32, []int, error) {
 	if t == nil {
 		return nil, nil, fmt.Errorf("safetensors: no tensor %q", name)
 	}
-	buf := make([]byte, t.end-t.begin)
-	if _, err := f.f.ReadAt(buf, f.base+t.begin); err != nil {
-		return nil, nil, fmt.Errorf("safetensors: tensor %q: %w", name, err)
-	}
-	out := make([]float32, len(buf)/elemSize(t.DType))
-	switch t.DType {
-	case "F32":
-		for i := range out {
-			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:]))
+	es := elemSize(t.DType)
+	out := make([]float32, (t.end-t.begin)/int64(es))
+	// Read and convert in chunks: no second copy of the tensor in memory.
+	const chunk = 1 << 20
+	buf := make([]byte, min(chunk, t.end-t.begin))
+	for off := int64(0); off < t.end-t.begin; {
+		n := min(int64(len(buf)), t.end-t.begin-off)
+		b := buf[:n]
+		if _, err := f.f.ReadAt(b, f.base+t.begin+off); err != nil {
+			return nil, nil, fmt.Errorf("safetensors: tensor %q: %w", name, err)
 		}
-	case "F64":
-		for i := range out {
-			out[i] = float32(math.Float64frombits(binary.LittleEndian.Uint64(buf[8*i:])))
+		dst := out[off/int64(es) : (off+n)/int64(es)]
+		switch t.DType {
+		case "F32":
+			for i := range dst {
+				dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+			}
+		case "F64":
+			for i := range dst {
+				dst[i] = float32(math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])))
+			}
+		case "BF16":
+			for i := range dst {
+				dst[i] = math.Float32frombits(uint32(binary.LittleEndian.Uint16(b[2*i:])) << 16)
+			}
+		case "F16":
+			for i := range dst {
+				dst[i] = halfToFloat(binary.LittleEndian.Uint16(b[2*i:]))
+			}
 		}
-	case "BF16":
-		for i := range out {
-			out[i] = math.Float32frombits(uint32(binary.LittleEndian.Uint16(buf[2*i:])) << 16)
-		}
-	case "F16":
-		for i := range out {
-			out[i] = halfToFloat(binary.LittleEndian.Uint16(buf[2*i:]))
-		}
+		off += n
 	}
 	return out, t.Shape, nil
 }
