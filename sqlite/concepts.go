@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -167,19 +168,21 @@ func bestSpelling(sp map[string]int) string {
 }
 
 func loadLinkAggs(tx *Tx) (map[string]*linkAgg, error) {
-	rows, err := tx.Query(`SELECT l.key, l.target, SUM(l.count), MIN(n.created_ns), MAX(n.modified_ns)
+	return linkAggs(tx, `SELECT l.key, l.target, SUM(l.count), MIN(n.created_ns), MAX(n.modified_ns)
 		FROM links l JOIN notes n ON n.id = l.note_id GROUP BY l.key, l.target`)
-	if err != nil {
-		return nil, fmt.Errorf("aggregate links: %w", err)
-	}
-	defer rows.Close()
+}
+
+// linkAggs aggregates per key the rows of query, which selects a key, a
+// spelling (target), its link count and its notes' earliest creation and
+// latest modification times.
+func linkAggs(tx *Tx, query string, args ...any) (map[string]*linkAgg, error) {
 	out := make(map[string]*linkAgg)
-	for rows.Next() {
+	err := eachRow(tx.ctx, tx, query, args, func(rows *sql.Rows) error {
 		var key, target string
 		var n int
 		var created, updated int64
 		if err := rows.Scan(&key, &target, &n, &created, &updated); err != nil {
-			return nil, fmt.Errorf("scan link aggregate: %w", err)
+			return err
 		}
 		a := out[key]
 		if a == nil {
@@ -189,8 +192,12 @@ func loadLinkAggs(tx *Tx) (map[string]*linkAgg, error) {
 		a.spellings[target] += n
 		a.created = minNonZero(a.created, created)
 		a.updated = max(a.updated, updated)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("aggregate links: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 func loadPages(tx *Tx) ([]*pageRow, error) {

@@ -291,34 +291,9 @@ func updateKeys(tx *Tx, keys []string) (bool, error) {
 // loadLinkAggs does for every key: per spelling in SQL (a key linked by
 // thousands of notes is a few rows), then over spellings.
 func aggregateLinks(tx *Tx, arr string) (map[string]*linkAgg, error) {
-	rows, err := tx.Query(`SELECT l.key, l.target, SUM(l.count), MIN(n.created_ns), MAX(n.modified_ns)
+	return linkAggs(tx, `SELECT l.key, l.target, SUM(l.count), MIN(n.created_ns), MAX(n.modified_ns)
 		FROM json_each(?) j JOIN links l ON l.key = j.value JOIN notes n ON n.id = l.note_id
 		GROUP BY l.key, l.target`, arr)
-	if err != nil {
-		return nil, fmt.Errorf("aggregate links: %w", err)
-	}
-	defer rows.Close()
-	out := make(map[string]*linkAgg)
-	for rows.Next() {
-		var k, target string
-		var n int
-		var created, updated int64
-		if err := rows.Scan(&k, &target, &n, &created, &updated); err != nil {
-			return nil, fmt.Errorf("aggregate links: %w", err)
-		}
-		a := out[k]
-		if a == nil {
-			a = &linkAgg{spellings: map[string]int{}}
-			out[k] = a
-		}
-		a.spellings[target] += n
-		a.created = minNonZero(a.created, created)
-		a.updated = max(a.updated, updated)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("aggregate links: %w", err)
-	}
-	return out, nil
 }
 
 // insertImplicit creates the implicit concepts of keys (sorted), which no
