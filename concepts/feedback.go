@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/noema-mem/noema"
-	"github.com/noema-mem/noema/vault"
 )
 
 // Thresholds of the near-duplicate check on writes.
@@ -85,11 +84,7 @@ func (s *Service) ignoredLinks(path string) []string {
 	if s.Indexer == nil || s.Indexer.Ignore == nil || path == "" {
 		return nil
 	}
-	data, _, err := s.Vault.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	n, err := vault.Parse(path, data)
+	n, _, _, err := s.Vault.ReadNote(path)
 	if err != nil {
 		return nil
 	}

@@ -301,11 +301,7 @@ func (s *Service) Read(ctx context.Context, ref string) (*Note, error) {
 }
 
 func (s *Service) load(rel string) (*Note, error) {
-	content, info, err := s.Vault.ReadFile(rel)
-	if err != nil {
-		return nil, err
-	}
-	p, err := vault.Parse(rel, content)
+	p, content, info, err := s.Vault.ReadNote(rel)
 	if err != nil {
 		return nil, err
 	}

@@ -108,13 +108,9 @@ type noteFile struct {
 func (s *Service) readAll(ctx context.Context) ([]noteFile, error) {
 	var files []noteFile
 	err := s.Vault.Walk(ctx, func(rel string, _ fs.FileInfo) error {
-		content, _, err := s.Vault.ReadFile(rel)
+		n, content, _, err := s.Vault.ReadNote(rel)
 		if err != nil {
-			return nil // gone or unreadable: not ours to rename
-		}
-		n, err := vault.Parse(rel, content)
-		if err != nil {
-			return nil
+			return nil // gone, unreadable or unparsable: not ours to rename
 		}
 		s.Vault.ResolvePathLinks(n)
 		files = append(files, noteFile{rel: rel, content: content, note: n})
@@ -220,11 +216,7 @@ func replaceBounded(s, old, repl string) string {
 // it (see Move), and returns the other files it changed. The caller holds
 // the write lock.
 func (s *Service) move(ctx context.Context, src, dst string, res *MoveResult) ([]string, error) {
-	content, _, err := s.Vault.ReadFile(src)
-	if err != nil {
-		return nil, err
-	}
-	n, err := vault.Parse(src, content)
+	n, _, _, err := s.Vault.ReadNote(src)
 	if err != nil {
 		return nil, err
 	}

@@ -352,6 +352,20 @@ func fileKind(m fs.FileMode) string {
 	}
 }
 
+// ReadNote reads the note at rel (see ReadFile) and parses it (see Parse),
+// returning the note, its content and its file's information.
+func (v *Vault) ReadNote(rel string) (*Note, []byte, fs.FileInfo, error) {
+	content, info, err := v.ReadFile(rel)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	n, err := Parse(rel, content)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return n, content, info, nil
+}
+
 // WriteFile writes a note atomically: the data goes to a temporary dot-file
 // in the same folder, is synced, and then replaces the note in one rename;
 // the folder is synced after. Parent folders are created. An overwritten
