@@ -12,11 +12,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/noema-mem/noema/cli"
+	"github.com/noema-mem/noema/internal/noematest"
 )
 
 // TestReadOnlyOnMissingVault: a read-only command on a vault that does not
@@ -73,24 +73,6 @@ func TestFileAsVault(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestServeAnnouncesBoundAddress: `serve` prints its URL only once the port
 // is bound — with --addr 127.0.0.1:0 the URL names the port chosen, and it
 // answers at once.
@@ -98,7 +80,7 @@ func TestServeAnnouncesBoundAddress(t *testing.T) {
 	vault := filepath.Join(t.TempDir(), "vault")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	var stderr syncBuffer
+	var stderr noematest.Buffer
 	c := &cli.CLI{Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &stderr}
 	done := make(chan int, 1)
 	go func() { done <- c.Run(ctx, []string{"--vault", vault, "serve", "--addr", "127.0.0.1:0"}) }()

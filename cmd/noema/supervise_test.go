@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/noema-mem/noema/cli"
+	"github.com/noema-mem/noema/internal/noematest"
 )
 
 // exits records the calls of a fake os.Exit.
@@ -30,24 +31,6 @@ func (e *exits) exit(code int) {
 	e.at = append(e.at, time.Now())
 	e.mu.Unlock()
 	e.c <- code
-}
-
-// lockedBuffer is a goroutine-safe stderr.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func TestSuperviseCancelsOnSignal(t *testing.T) {
@@ -78,7 +61,7 @@ func TestSuperviseForcesExit(t *testing.T) {
 	}{{syscall.SIGTERM, 143}, {os.Interrupt, 130}} {
 		sigs := make(chan os.Signal, 2)
 		ex := newExits()
-		var stderr lockedBuffer
+		var stderr noematest.Buffer
 		release := make(chan struct{})
 		var sent time.Time
 		go supervise(sigs, 200*time.Millisecond, &stderr, ex.exit, func(ctx context.Context, _ func(error)) int {
@@ -110,7 +93,7 @@ func TestSuperviseForcesExit(t *testing.T) {
 func TestSuperviseSecondSignal(t *testing.T) {
 	sigs := make(chan os.Signal, 2)
 	ex := newExits()
-	var stderr lockedBuffer
+	var stderr noematest.Buffer
 	release := make(chan struct{})
 	defer close(release)
 	go supervise(sigs, time.Hour, &stderr, ex.exit, func(ctx context.Context, _ func(error)) int {
@@ -136,7 +119,7 @@ func TestSuperviseStop(t *testing.T) {
 	sigs := make(chan os.Signal, 2)
 	ex := newExits()
 	release := make(chan struct{})
-	var stderr lockedBuffer
+	var stderr noematest.Buffer
 	go supervise(sigs, 100*time.Millisecond, &stderr, ex.exit, func(ctx context.Context, stop func(error)) int {
 		stop(cli.ErrEndOfInput)
 		stop(errors.New("ignored: already stopping"))
