@@ -54,17 +54,10 @@ func BenchmarkFindConcepts(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("service/N=%d", n), func(b *testing.B) {
-			lat := make([]time.Duration, 0, b.N)
-			i := 0
-			for b.Loop() {
-				t0 := time.Now()
-				if _, err := a.Concepts.Find(ctx, concepts.FindInput{Query: data.Queries[i%len(data.Queries)], Limit: 20}); err != nil {
-					b.Fatal(err)
-				}
-				lat = append(lat, time.Since(t0))
-				i++
-			}
-			reportP50(b, lat)
+			benchLatency(b, func(i int) error {
+				_, err := a.Concepts.Find(ctx, concepts.FindInput{Query: data.Queries[i%len(data.Queries)], Limit: 20})
+				return err
+			})
 		})
 		srv, err := mcpserver.New(a, mcpserver.Options{})
 		if err != nil {
@@ -77,19 +70,9 @@ func BenchmarkFindConcepts(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(fmt.Sprintf("mcp-http/N=%d", n), func(b *testing.B) {
-			lat := make([]time.Duration, 0, b.N)
-			i := 0
-			for b.Loop() {
-				t0 := time.Now()
-				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "find_concepts",
-					Arguments: map[string]any{"query": data.Queries[i%len(data.Queries)], "limit": 20}})
-				if err != nil || res.IsError {
-					b.Fatalf("find_concepts: %v %v", err, res)
-				}
-				lat = append(lat, time.Since(t0))
-				i++
-			}
-			reportP50(b, lat)
+			benchTool(b, cs, "find_concepts", func(i int) map[string]any {
+				return map[string]any{"query": data.Queries[i%len(data.Queries)], "limit": 20}
+			})
 		})
 		if n == 100000 {
 			// find_similar_concepts end to end: embed all concepts first
@@ -98,24 +81,42 @@ func BenchmarkFindConcepts(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.Run(fmt.Sprintf("mcp-http-similar/N=%d", n), func(b *testing.B) {
-				lat := make([]time.Duration, 0, b.N)
-				i := 0
-				for b.Loop() {
-					t0 := time.Now()
-					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "find_similar_concepts",
-						Arguments: map[string]any{"concept": data.Labels[(i*7919)%n], "max_results": 10}})
-					if err != nil || res.IsError {
-						b.Fatalf("find_similar_concepts: %v %v", err, res)
-					}
-					lat = append(lat, time.Since(t0))
-					i++
-				}
-				reportP50(b, lat)
+				benchTool(b, cs, "find_similar_concepts", func(i int) map[string]any {
+					return map[string]any{"concept": data.Labels[(i*7919)%n], "max_results": 10}
+				})
 			})
 		}
 		cs.Close()
 		ts.Close()
 	}
+}
+
+// benchLatency runs op(i) at every iteration i, failing on its error, and
+// reports the median latency (p50-ms).
+func benchLatency(b *testing.B, op func(i int) error) {
+	lat := make([]time.Duration, 0, b.N)
+	i := 0
+	for b.Loop() {
+		t0 := time.Now()
+		if err := op(i); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(t0))
+		i++
+	}
+	reportP50(b, lat)
+}
+
+// benchTool is benchLatency of calls of tool through cs with the
+// arguments args(i); a tool error fails too.
+func benchTool(b *testing.B, cs *mcp.ClientSession, tool string, args func(i int) map[string]any) {
+	benchLatency(b, func(i int) error {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args(i)})
+		if err != nil || res.IsError {
+			return fmt.Errorf("%s: %v %v", tool, err, res)
+		}
+		return nil
+	})
 }
 
 func reportP50(b *testing.B, lat []time.Duration) {

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -81,43 +80,22 @@ func BenchmarkRecall(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		call := func(b *testing.B, tool string, args func(i int) map[string]any) {
-			lat := make([]time.Duration, 0, b.N)
-			i := 0
-			for b.Loop() {
-				t0 := time.Now()
-				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args(i)})
-				if err != nil || res.IsError {
-					b.Fatalf("%s: %v %v", tool, err, res)
-				}
-				lat = append(lat, time.Since(t0))
-				i++
-			}
-			reportP50(b, lat)
-		}
 		b.Run(fmt.Sprintf("search_notes-hybrid/N=%d", n), func(b *testing.B) {
-			call(b, "search_notes", func(i int) map[string]any { return map[string]any{"query": queries[i%len(queries)]} })
+			benchTool(b, cs, "search_notes", func(i int) map[string]any { return map[string]any{"query": queries[i%len(queries)]} })
 		})
 		b.Run(fmt.Sprintf("search_notes-fulltext/N=%d", n), func(b *testing.B) {
-			call(b, "search_notes", func(i int) map[string]any {
+			benchTool(b, cs, "search_notes", func(i int) map[string]any {
 				return map[string]any{"query": queries[i%len(queries)], "mode": "fulltext"}
 			})
 		})
 		b.Run(fmt.Sprintf("build_context-depth2/N=%d", n), func(b *testing.B) {
-			call(b, "build_context", func(i int) map[string]any { return map[string]any{"concept": concepts[i%len(concepts)]} })
+			benchTool(b, cs, "build_context", func(i int) map[string]any { return map[string]any{"concept": concepts[i%len(concepts)]} })
 		})
 		b.Run(fmt.Sprintf("fts-floor/N=%d", n), func(b *testing.B) {
-			lat := make([]time.Duration, 0, b.N)
-			i := 0
-			for b.Loop() {
-				t0 := time.Now()
-				if _, err := a.DB.SearchText(ctx, search.TextQuery{Match: plainOR(queries[i%len(queries)]), Weights: [3]float64{1, 1, 1}, Limit: 10}); err != nil {
-					b.Fatal(err)
-				}
-				lat = append(lat, time.Since(t0))
-				i++
-			}
-			reportP50(b, lat)
+			benchLatency(b, func(i int) error {
+				_, err := a.DB.SearchText(ctx, search.TextQuery{Match: plainOR(queries[i%len(queries)]), Weights: [3]float64{1, 1, 1}, Limit: 10})
+				return err
+			})
 		})
 		cs.Close()
 		ts.Close()
