@@ -123,15 +123,11 @@ func (db *DB) ConceptNotes(ctx context.Context, ids []string, fn func(id, path s
 // EmbeddedHashes returns the text hashes that have a cached vector for
 // model.
 func (db *DB) EmbeddedHashes(ctx context.Context, model string) (map[string]bool, error) {
-	hashes, err := queryStrings(ctx, db.read, `SELECT text_hash FROM embeddings WHERE model = ?`, model)
+	hashes, err := queryStringSet(ctx, db.read, `SELECT text_hash FROM embeddings WHERE model = ?`, model)
 	if err != nil {
 		return nil, fmt.Errorf("list cached embeddings: %w", err)
 	}
-	out := make(map[string]bool, len(hashes))
-	for _, h := range hashes {
-		out[h] = true
-	}
-	return out, nil
+	return hashes, nil
 }
 
 // PutEmbeddings caches vecs[i] (of dim dimensions) for the text hashes[i]

@@ -343,15 +343,11 @@ func existingIDs(tx *Tx, ids []string) (map[string]bool, error) {
 	if err != nil {
 		return nil, err
 	}
-	taken, err := queryStrings(tx.ctx, tx, `SELECT j.value FROM json_each(?) j WHERE EXISTS (SELECT 1 FROM concepts c WHERE c.id = j.value)`, arr)
+	taken, err := queryStringSet(tx.ctx, tx, `SELECT j.value FROM json_each(?) j WHERE EXISTS (SELECT 1 FROM concepts c WHERE c.id = j.value)`, arr)
 	if err != nil {
 		return nil, fmt.Errorf("check concept ids: %w", err)
 	}
-	out := make(map[string]bool, len(taken))
-	for _, id := range taken {
-		out[id] = true
-	}
-	return out, nil
+	return taken, nil
 }
 
 // updatePageTimes re-derives page concepts' created/updated times: the

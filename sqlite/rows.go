@@ -45,6 +45,20 @@ func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]
 	return out, nil
 }
 
+// queryStringSet returns the set of the first (string) column of the rows
+// query returns; empty, not nil, when there is none.
+func queryStringSet(ctx context.Context, q querier, query string, args ...any) (map[string]bool, error) {
+	vals, err := queryStrings(ctx, q, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	set := make(map[string]bool, len(vals))
+	for _, v := range vals {
+		set[v] = true
+	}
+	return set, nil
+}
+
 // anyArgs returns vs as query arguments.
 func anyArgs[T any](vs []T) []any {
 	args := make([]any, len(vs))
