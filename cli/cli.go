@@ -320,10 +320,14 @@ func (c *CLI) help(args []string) error {
 func commandUsage(w io.Writer, cmd *command, in *input) {
 	fmt.Fprintf(w, "Usage: noema %s", cmd.path)
 	for _, p := range in.args() {
-		fmt.Fprintf(w, " %s", p.arg)
+		arg := p.arg
 		if p.variadic {
-			fmt.Fprint(w, "…")
+			arg += "…"
 		}
+		if p.optional {
+			arg = "[" + arg + "]"
+		}
+		fmt.Fprintf(w, " %s", arg)
 	}
 	if len(in.params) > len(in.args()) {
 		fmt.Fprint(w, " [flags]")

@@ -367,7 +367,7 @@ func TestHelpListsEveryParameter(t *testing.T) {
 			case strings.HasPrefix(cliTag, "arg"):
 				want = strings.ToUpper(name)
 				if _, v, ok := strings.Cut(cliTag, "="); ok {
-					want = v
+					want, _, _ = strings.Cut(v, ",")
 				}
 			case strings.HasPrefix(cliTag, "name="):
 				want = "--" + strings.TrimPrefix(cliTag, "name=")
@@ -399,5 +399,17 @@ func TestServeDefaults(t *testing.T) {
 		if !strings.Contains(g.Tag.Get("jsonschema"), ts.Name) {
 			t.Errorf("--toolsets help does not name %s", ts.Name)
 		}
+	}
+}
+
+// TestOptionalArgument: a list argument declared optional may be absent.
+func TestOptionalArgument(t *testing.T) {
+	_, errb, code := runAll(t, "", "model", "pull", "--dir")
+	if code != 2 || !strings.Contains(errb, "flag needs an argument: --dir") {
+		t.Errorf("model pull --dir: exit %d, %s", code, errb)
+	}
+	_, errb, code = runAll(t, "", "note", "move", "a")
+	if code != 2 || !strings.Contains(errb, "takes FROM TO, got 1") {
+		t.Errorf("a required argument missing: exit %d, %s", code, errb)
 	}
 }

@@ -26,6 +26,7 @@ type param struct {
 	flag     string        // the flag's name without dashes; "" for an argument
 	arg      string        // the argument's name (REF, QUERY); "" for a flag
 	variadic bool          // an argument that takes all the rest
+	optional bool          // an argument that may be absent (cli:"arg=NAME,optional")
 	stdin    bool          // read from standard input when the flag is absent
 	negate   bool          // a *bool offered as --no-NAME, or as --INVERTNAME
 	// invertName is the flag that sets a negated *bool to false, when it
@@ -87,6 +88,8 @@ func newInput(typ reflect.Type) (*input, error) {
 				p.flag = val
 			case "stdin":
 				p.stdin = true
+			case "optional":
+				p.optional = true
 			case "negate", "invert":
 				if f.Type != reflect.TypeFor[*bool]() {
 					return nil, fmt.Errorf("cli: %s.%s: %s needs a *bool", typ, f.Name, key)
@@ -154,7 +157,11 @@ func (in *input) setArgs(pos []string) error {
 	params := in.args()
 	want := len(params)
 	variadic := want > 0 && params[want-1].variadic
-	if len(pos) < want || (!variadic && len(pos) > want) {
+	need := want
+	if want > 0 && params[want-1].optional {
+		need--
+	}
+	if len(pos) < need || (!variadic && len(pos) > want) {
 		var names []string
 		for _, p := range params {
 			names = append(names, p.arg+map[bool]string{true: "…"}[p.variadic])
@@ -165,6 +172,9 @@ func (in *input) setArgs(pos []string) error {
 		return usagef("takes %s, got %d argument(s)", strings.Join(names, " "), len(pos))
 	}
 	for i, p := range params {
+		if i >= len(pos) {
+			break // an optional argument not given
+		}
 		p.set = true
 		if p.variadic {
 			p.value.Set(reflect.ValueOf(slices.Clone(pos[i:])))

@@ -99,6 +99,9 @@ func textStatus(w io.Writer, s *app.Status) {
 		fmt.Fprintf(w, ", last error: %s", e.LastError)
 	}
 	fmt.Fprintln(w)
+	if strings.HasPrefix(e.Embedder, "builtin") {
+		fmt.Fprintln(w, "           sees spelling, not meaning; for meaning: noema model pull, then embedder: {backend: minilm} (91 MB, see README)")
+	}
 	if r := s.RecoveredChangeset; r != nil {
 		fmt.Fprintf(w, "recovered: an unfinished change to %d files, %s at %s\n",
 			len(r.Files), strings.ReplaceAll(r.Action, "_", " "), r.At.Local().Format(time.RFC3339))

@@ -13,7 +13,7 @@ import (
 
 // ModelPullInput names the models to download.
 type ModelPullInput struct {
-	Names []string `json:"names" jsonschema:"one or more of all-MiniLM-L6-v2 (91 MB, the minilm default) and bge-small-en-v1.5 (133 MB)" cli:"arg=NAME"`
+	Names []string `json:"names,omitempty" jsonschema:"all-MiniLM-L6-v2 (91 MB, the minilm default; pulled when no name is given) and/or bge-small-en-v1.5 (133 MB)" cli:"arg=NAME,optional"`
 	Dir   string   `json:"dir,omitempty" jsonschema:"download into this folder instead of $XDG_DATA_HOME/noema/models/NAME (then set embedder.model_dir to it); one model only"`
 }
 

@@ -17,7 +17,8 @@
 //	enum:"a,b,c"           the allowed values
 //	minimum:"N" maximum:"N" numeric bounds
 //	cli:"arg"              a positional argument instead of a flag (cli:"arg=REF" names it;
-//	                       a []string argument takes all the rest)
+//	                       a []string argument takes all the rest; ",optional" lets the
+//	                       last one be absent)
 //	cli:"name=tag"         the flag's name when it differs from the parameter's
 //	cli:"negate"           a *bool defaulting to true offered as --no-name
 //	cli:"invert=apply"     the same offered as --apply (merge's dry_run)
