@@ -29,6 +29,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -1069,7 +1070,11 @@ func (s *soakState) verify(label string) (lost, corrupt, disagree int) {
 			continue
 		}
 		for _, r := range n.Relations {
-			relIDs[r.ID] = r
+			id := r.ID
+			if id == "" { // a property relation: its id is derived
+				id = indexer.RelationID(rel, r.Type, vault.RelationRef(r.To))
+			}
+			relIDs[id] = r
 		}
 		counts[rel] = map[string]int{}
 		for _, l := range strings.Split(string(b), "\n") {
