@@ -495,21 +495,17 @@ func (db *DB) NoteBodies(ctx context.Context, ids []int64) (map[int64]string, er
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT rowid, body FROM notes_fts
-		WHERE rowid IN (SELECT value FROM json_each(?))`, intsArg(ids))
+	err := eachRow(ctx, db.read, `SELECT rowid, body FROM notes_fts WHERE rowid IN (SELECT value FROM json_each(?))`,
+		[]any{intsArg(ids)}, func(rows *sql.Rows) error {
+			var id int64
+			var body string
+			if err := rows.Scan(&id, &body); err != nil {
+				return err
+			}
+			out[id] = body
+			return nil
+		})
 	if err != nil {
-		return nil, fmt.Errorf("read note bodies: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var body string
-		if err := rows.Scan(&id, &body); err != nil {
-			return nil, fmt.Errorf("read note bodies: %w", err)
-		}
-		out[id] = body
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read note bodies: %w", err)
 	}
 	return out, nil

@@ -6,7 +6,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -36,21 +35,6 @@ func init() {
 		}
 		return search.CJKBigrams(texts...), nil
 	})
-}
-
-// searchIDs encodes row ids as one JSON array argument for json_each.
-func searchIDs(ids []int64) string {
-	var b strings.Builder
-	b.Grow(len(ids)*6 + 2)
-	b.WriteByte('[')
-	for i, id := range ids {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.FormatInt(id, 10))
-	}
-	b.WriteByte(']')
-	return b.String()
 }
 
 // searchWhere returns the SQL conditions (on notes n, with access a joined)
@@ -148,30 +132,10 @@ func (db *DB) SearchTermDocs(ctx context.Context, exprs []string) (docs []int, t
 	return docs, total, nil
 }
 
-// SearchBodies returns the indexed body of each note among ids.
+// SearchBodies returns the indexed body of each note among ids (see
+// NoteBodies).
 func (db *DB) SearchBodies(ctx context.Context, ids []int64) (map[int64]string, error) {
-	out := make(map[int64]string, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	rows, err := db.read.QueryContext(ctx, `SELECT rowid, body FROM notes_fts
-		WHERE rowid IN (SELECT value FROM json_each(?))`, searchIDs(ids))
-	if err != nil {
-		return nil, fmt.Errorf("search bodies: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var body string
-		if err := rows.Scan(&id, &body); err != nil {
-			return nil, fmt.Errorf("search bodies: %w", err)
-		}
-		out[id] = body
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search bodies: %w", err)
-	}
-	return out, nil
+	return db.NoteBodies(ctx, ids)
 }
 
 const searchNoteColumns = `n.id, n.path, n.title, n.modified_ns, COALESCE(a.accessed_ns, 0)`
@@ -197,7 +161,7 @@ func (db *DB) SearchNotes(ctx context.Context, ids []int64) (map[int64]search.No
 	}
 	rows, err := db.read.QueryContext(ctx, `SELECT `+searchNoteColumns+` FROM notes n
 		LEFT JOIN access a ON a.path = n.path
-		WHERE n.id IN (SELECT value FROM json_each(?))`, searchIDs(ids))
+		WHERE n.id IN (SELECT value FROM json_each(?))`, intsArg(ids))
 	if err != nil {
 		return nil, fmt.Errorf("search notes: %w", err)
 	}
@@ -286,7 +250,7 @@ func (db *DB) searchChunkVectors(ctx context.Context, model string, ids []int64,
 	rows, err := db.read.QueryContext(ctx, `SELECT c.note_id, c.idx, c.start, c.end, e.vec FROM note_chunks c
 		JOIN embeddings e ON e.model = ? AND e.text_hash = c.text_hash
 		WHERE c.note_id IN (SELECT value FROM json_each(?))
-		ORDER BY c.note_id, c.idx`, model, searchIDs(ids))
+		ORDER BY c.note_id, c.idx`, model, intsArg(ids))
 	if err != nil {
 		return fmt.Errorf("load chunk vectors: %w", err)
 	}
