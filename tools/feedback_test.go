@@ -14,14 +14,26 @@ import (
 	"github.com/noema-mem/noema/tools"
 )
 
+// tool is the declaration of the MCP tool name.
 func tool(t *testing.T, name string) *tools.Tool {
 	t.Helper()
+	return lookup(t, "tool "+name, func(tl *tools.Tool) bool { return tl.Name == name })
+}
+
+// command is the declaration of the CLI command.
+func command(t *testing.T, command string) *tools.Tool {
+	t.Helper()
+	return lookup(t, "command "+command, func(tl *tools.Tool) bool { return tl.Command == command })
+}
+
+func lookup(t *testing.T, what string, match func(*tools.Tool) bool) *tools.Tool {
+	t.Helper()
 	for _, tl := range tools.All() {
-		if tl.Name == name {
+		if match(tl) {
 			return tl
 		}
 	}
-	t.Fatalf("no tool %s", name)
+	t.Fatalf("no %s", what)
 	return nil
 }
 

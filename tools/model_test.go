@@ -11,17 +11,6 @@ import (
 	"github.com/noema-mem/noema/tools"
 )
 
-func command(t *testing.T, command string) *tools.Tool {
-	t.Helper()
-	for _, tl := range tools.All() {
-		if tl.Command == command {
-			return tl
-		}
-	}
-	t.Fatalf("no command %q", command)
-	return nil
-}
-
 func TestModelPull(t *testing.T) {
 	data := t.TempDir()
 	t.Setenv("XDG_DATA_HOME", data)
