@@ -13,10 +13,9 @@ import (
 	"time"
 
 	"github.com/noema-mem/noema/graph"
-	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/sqlite"
-	"github.com/noema-mem/noema/vault"
 )
 
 // The two vaults of the analyze_graph benchmarks: the default corpus of
@@ -42,18 +41,7 @@ func cachedIndex(tb testing.TB, o corpus.Options) *sqlite.DB {
 			tb.Fatal(err)
 		}
 	}
-	v, err := vault.Open(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	db, err := sqlite.Open(ctx, filepath.Join(dir, ".noema", "index.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	if _, err := indexer.New(v, db, nil).Sync(ctx, nil); err != nil {
-		tb.Fatal(err)
-	}
+	db := noematest.SyncIndex(tb, dir)
 	if err := os.WriteFile(done, nil, 0o644); err != nil {
 		tb.Fatal(err)
 	}

@@ -12,10 +12,10 @@ import (
 	"testing"
 
 	"github.com/noema-mem/noema/graph"
-	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/internal/noematest"
+	"github.com/noema-mem/noema/internal/treetest"
 	"github.com/noema-mem/noema/sqlite"
-	"github.com/noema-mem/noema/vault"
 )
 
 // analyzeVault generates a seeded vault of n notes, adds notes with typed
@@ -36,27 +36,8 @@ func analyzeVault(tb testing.TB, n, concepts, links int) (*sqlite.DB, string) {
 			"  - {type: see_also, to: \"[[No Such Concept Anywhere]]\"}\n---\nA page.\n", label(0), label(1), label(len(m.Concepts)-1), label(0)),
 		"rel-note.md": fmt.Sprintf("---\nrelations:\n  - {type: about, to: \"[[%s]]\", weight: 3}\n---\nAbout [[%s]] and [[%s]].\n", label(2), label(2), label(3)),
 	}
-	for p, content := range extra {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	v, err := vault.Open(dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	db, err := sqlite.Open(ctx, filepath.Join(dir, ".noema", "index.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	if _, err := indexer.New(v, db, nil).Sync(ctx, nil); err != nil {
-		tb.Fatal(err)
-	}
+	treetest.WriteAll(tb, dir, extra)
+	db := noematest.SyncIndex(tb, dir)
 	return db, dir
 }
 
