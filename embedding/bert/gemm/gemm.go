@@ -33,19 +33,26 @@ type Packed struct {
 
 func (p *Packed) panels() int { return (p.N + p.W - 1) / p.W }
 
+// resize makes p (allocated when nil) hold a packed K×N matrix, reusing its
+// buffer when large enough, and returns it.
+func (p *Packed) resize(k, n int) *Packed {
+	if p == nil {
+		p = &Packed{}
+	}
+	p.K, p.N, p.W = k, n, panelWidth
+	size := p.panels() * p.W * k
+	if cap(p.Data) < size {
+		p.Data = make([]float32, size)
+	}
+	p.Data = p.Data[:size]
+	return p
+}
+
 // PackT packs B = Wᵀ where W is N×K row-major (a linear layer's weight,
 // out×in, as PyTorch stores it). dst is reused when large enough.
 func PackT(dst *Packed, w []float32, n, k, ldw int) *Packed {
-	if dst == nil {
-		dst = &Packed{}
-	}
-	nr := panelWidth
-	dst.K, dst.N, dst.W = k, n, nr
-	size := dst.panels() * nr * k
-	if cap(dst.Data) < size {
-		dst.Data = make([]float32, size)
-	}
-	dst.Data = dst.Data[:size]
+	dst = dst.resize(k, n)
+	nr := dst.W
 	for p := 0; p < dst.panels(); p++ {
 		panel := dst.Data[p*nr*k : (p+1)*nr*k]
 		for j := 0; j < nr; j++ {
@@ -67,16 +74,8 @@ func PackT(dst *Packed, w []float32, n, k, ldw int) *Packed {
 
 // Pack packs B, K×N row-major with leading dimension ldb.
 func Pack(dst *Packed, b []float32, k, n, ldb int) *Packed {
-	if dst == nil {
-		dst = &Packed{}
-	}
-	nr := panelWidth
-	dst.K, dst.N, dst.W = k, n, nr
-	size := dst.panels() * nr * k
-	if cap(dst.Data) < size {
-		dst.Data = make([]float32, size)
-	}
-	dst.Data = dst.Data[:size]
+	dst = dst.resize(k, n)
+	nr := dst.W
 	for p := 0; p < dst.panels(); p++ {
 		panel := dst.Data[p*nr*k : (p+1)*nr*k]
 		c0 := p * nr
