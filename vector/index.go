@@ -12,6 +12,9 @@ import (
 // goroutines; below it the goroutine start-up costs more than it saves.
 const parallelMinRows = 8192
 
+// scanBlock is how many rows a scan scores at once before it ranks them.
+const scanBlock = 256
+
 // maxWorkers caps the goroutines of one Search. noema runs on small machines
 // next to an editor and an LLM client; two cores saturate memory bandwidth
 // for this scan on typical hardware.
@@ -168,12 +171,16 @@ func (x *Index) Search(q []float32, k int, filter func(id int64) bool) []Hit {
 func (x *Index) scan(q []float32, k int, filter func(int64) bool, lo, hi int) topK {
 	t := topK{k: k, hits: make([]Hit, 0, k)}
 	dim := x.dim
-	for r := lo; r < hi; r++ {
-		s := Dot(q, x.slab[r*dim:(r+1)*dim])
-		if len(t.hits) == k && s < t.hits[0].Score {
-			continue // cheap reject before the ID load and the filter
+	var scores [scanBlock]float32
+	for r := lo; r < hi; r += scanBlock {
+		m := min(scanBlock, hi-r)
+		dots(q, x.slab[r*dim:(r+m)*dim], scores[:m])
+		for j, s := range scores[:m] {
+			if len(t.hits) == k && s < t.hits[0].Score {
+				continue // cheap reject before the ID load and the filter
+			}
+			t.offer(Hit{ID: x.ids[r+j], Score: s}, filter)
 		}
-		t.offer(Hit{ID: x.ids[r], Score: s}, filter)
 	}
 	return t
 }
