@@ -48,15 +48,24 @@ func (p *Packed) resize(k, n int) *Packed {
 	return p
 }
 
-// PackT packs B = Wᵀ where W is N×K row-major (a linear layer's weight,
-// out×in, as PyTorch stores it). dst is reused when large enough.
-func PackT(dst *Packed, w []float32, n, k, ldw int) *Packed {
+// packPanels resizes dst (allocated when nil) to a packed K×N matrix and calls
+// fill with each panel and the column of B where the panel starts; fill writes
+// all nr·k values of the panel. It returns dst.
+func packPanels(dst *Packed, k, n int, fill func(panel []float32, c0, nr int)) *Packed {
 	dst = dst.resize(k, n)
 	nr := dst.W
 	for p := 0; p < dst.panels(); p++ {
-		panel := dst.Data[p*nr*k : (p+1)*nr*k]
+		fill(dst.Data[p*nr*k:(p+1)*nr*k], p*nr, nr)
+	}
+	return dst
+}
+
+// PackT packs B = Wᵀ where W is N×K row-major (a linear layer's weight,
+// out×in, as PyTorch stores it). dst is reused when large enough.
+func PackT(dst *Packed, w []float32, n, k, ldw int) *Packed {
+	return packPanels(dst, k, n, func(panel []float32, c0, nr int) {
 		for j := 0; j < nr; j++ {
-			col := p*nr + j
+			col := c0 + j
 			if col >= n {
 				for kk := 0; kk < k; kk++ {
 					panel[kk*nr+j] = 0
@@ -68,17 +77,12 @@ func PackT(dst *Packed, w []float32, n, k, ldw int) *Packed {
 				panel[kk*nr+j] = v
 			}
 		}
-	}
-	return dst
+	})
 }
 
 // Pack packs B, K×N row-major with leading dimension ldb.
 func Pack(dst *Packed, b []float32, k, n, ldb int) *Packed {
-	dst = dst.resize(k, n)
-	nr := dst.W
-	for p := 0; p < dst.panels(); p++ {
-		panel := dst.Data[p*nr*k : (p+1)*nr*k]
-		c0 := p * nr
+	return packPanels(dst, k, n, func(panel []float32, c0, nr int) {
 		w := min(nr, n-c0)
 		for kk := 0; kk < k; kk++ {
 			dstRow := panel[kk*nr : kk*nr+nr]
@@ -87,8 +91,7 @@ func Pack(dst *Packed, b []float32, k, n, ldb int) *Packed {
 				dstRow[j] = 0
 			}
 		}
-	}
-	return dst
+	})
 }
 
 // MulAdd computes C[m×N] += A[m×K]·B for a packed B; lda and ldc are the

@@ -37,6 +37,26 @@ DATA geluc<>+56(SB)/4, $0xbc69b6a7
 DATA geluc<>+60(SB)/4, $0x3f000000
 GLOBL geluc<>(SB), RODATA|NOPTR, $64
 
+// HORNER is one step of Horner's rule: acc = acc·x + c (Y4 holds c).
+#define HORNER(c, x, acc) \
+	VBROADCASTSS c, Y4; \
+	VFMADD213PS Y4, x, acc
+
+// POLYn sets acc to the polynomial of degree n in x whose coefficients, highest
+// first, are the floats at c(SB), c+4(SB), …, c+4n(SB).
+#define POLY4(c, x, acc) \
+	VBROADCASTSS c+0(SB), acc; \
+	HORNER(c+4(SB), x, acc); \
+	HORNER(c+8(SB), x, acc); \
+	HORNER(c+12(SB), x, acc); \
+	HORNER(c+16(SB), x, acc)
+#define POLY5(c, x, acc) \
+	POLY4(c, x, acc); \
+	HORNER(c+20(SB), x, acc)
+#define POLY6(c, x, acc) \
+	POLY5(c, x, acc); \
+	HORNER(c+24(SB), x, acc)
+
 // func expShiftSumAVX2(x *float32, n int, m float32) float32
 // x[i] = exp(x[i]-m) for n (a multiple of 8) floats; returns the sum.
 TEXT ·expShiftSumAVX2(SB), NOSPLIT, $0-28
@@ -60,17 +80,7 @@ loop:
 	VROUNDPS $1, Y1, Y1
 	VFNMADD231PS Y12, Y1, Y0
 	VFNMADD231PS Y11, Y1, Y0
-	VBROADCASTSS expc<>+16(SB), Y3
-	VBROADCASTSS expc<>+20(SB), Y4
-	VFMADD213PS Y4, Y0, Y3
-	VBROADCASTSS expc<>+24(SB), Y4
-	VFMADD213PS Y4, Y0, Y3
-	VBROADCASTSS expc<>+28(SB), Y4
-	VFMADD213PS Y4, Y0, Y3
-	VBROADCASTSS expc<>+32(SB), Y4
-	VFMADD213PS Y4, Y0, Y3
-	VBROADCASTSS expc<>+36(SB), Y4
-	VFMADD213PS Y4, Y0, Y3
+	POLY5(expc<>+16, Y0, Y3)
 	VMULPS Y0, Y0, Y4
 	VFMADD213PS Y0, Y4, Y3
 	VADDPS Y9, Y3, Y3
@@ -106,29 +116,9 @@ gloop:
 	VMINPS Y14, Y1, Y1
 	VMAXPS Y13, Y1, Y1
 	VMULPS Y1, Y1, Y2
-	VBROADCASTSS geluc<>+12(SB), Y3
-	VBROADCASTSS geluc<>+16(SB), Y4
-	VFMADD213PS Y4, Y2, Y3
-	VBROADCASTSS geluc<>+20(SB), Y4
-	VFMADD213PS Y4, Y2, Y3
-	VBROADCASTSS geluc<>+24(SB), Y4
-	VFMADD213PS Y4, Y2, Y3
-	VBROADCASTSS geluc<>+28(SB), Y4
-	VFMADD213PS Y4, Y2, Y3
-	VBROADCASTSS geluc<>+32(SB), Y4
-	VFMADD213PS Y4, Y2, Y3
-	VBROADCASTSS geluc<>+36(SB), Y4
-	VFMADD213PS Y4, Y2, Y3
+	POLY6(geluc<>+12, Y2, Y3)
 	VMULPS Y1, Y3, Y3
-	VBROADCASTSS geluc<>+40(SB), Y5
-	VBROADCASTSS geluc<>+44(SB), Y4
-	VFMADD213PS Y4, Y2, Y5
-	VBROADCASTSS geluc<>+48(SB), Y4
-	VFMADD213PS Y4, Y2, Y5
-	VBROADCASTSS geluc<>+52(SB), Y4
-	VFMADD213PS Y4, Y2, Y5
-	VBROADCASTSS geluc<>+56(SB), Y4
-	VFMADD213PS Y4, Y2, Y5
+	POLY4(geluc<>+40, Y2, Y5)
 	VDIVPS Y5, Y3, Y3
 	VFMADD213PS Y12, Y12, Y3
 	VMULPS Y3, Y0, Y0
