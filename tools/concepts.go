@@ -24,9 +24,7 @@ func conceptTools() []*Tool {
 				"(rapidfuzz WRatio, 0-100), best first; each candidate says which name matched. Recall first: nothing is cut unless min_score asks. " +
 				"A second channel adds names with the same words after plural, word-order and function-word folding, or without a generic head word (\"Git version control system\" finds Git), marked in channels, with their WRatio score. " +
 				"Synonyms that share no spelling are out of its reach: browse list_concepts for those. You decide what is a duplicate.",
-		}, func(ctx context.Context, e *Env, in concepts.FindInput) (*concepts.FindResult, error) {
-			return e.App.Concepts.Find(ctx, in)
-		}, func(w io.Writer, o *concepts.FindResult) {
+		}, calls(onConcepts, (*concepts.Service).Find), func(w io.Writer, o *concepts.FindResult) {
 			fmt.Fprintf(w, "%d candidates for %q among %d concepts\n", len(o.Candidates), o.Query, o.Total)
 			warnings(w, o.Warnings)
 			for _, c := range o.Candidates {
@@ -73,9 +71,7 @@ func conceptTools() []*Tool {
 		New(Def{
 			Name: "list_concepts", Command: "concept list", Toolset: "concepts", Title: "List concepts", Hints: readOnly,
 			Description: "Browse the concept vocabulary, newest first, optionally filtered by text on labels and aliases (contains, starts_with, ends_with; case-insensitive). Paged: offset/limit (default 50, max 500), total and has_more.",
-		}, func(ctx context.Context, e *Env, in concepts.ListInput) (*concepts.ListResult, error) {
-			return e.App.Concepts.List(ctx, in)
-		}, func(w io.Writer, o *concepts.ListResult) {
+		}, calls(onConcepts, (*concepts.Service).List), func(w io.Writer, o *concepts.ListResult) {
 			fmt.Fprintf(w, "%d of %d concepts", len(o.Concepts), o.Total)
 			if o.HasMore {
 				fmt.Fprintf(w, " (more from offset %d)", o.Offset+len(o.Concepts))
@@ -93,9 +89,7 @@ func conceptTools() []*Tool {
 		New(Def{
 			Name: "create_concept", Command: "concept create", Toolset: "concepts", Title: "Create a concept", Hints: additive,
 			Description: "Create a concept with a page under concepts/ (label, aliases, description, metadata). Fails with conflict, naming the owner, when the label or an alias already names a concept. Links to any alias resolve to the concept.",
-		}, func(ctx context.Context, e *Env, in concepts.CreateInput) (*noema.Concept, error) {
-			return e.App.Concepts.Create(ctx, in)
-		}, textConcept),
+		}, calls(onConcepts, (*concepts.Service).Create), textConcept),
 
 		New(Def{
 			Command: "concept show", Title: "Show a concept", Hints: readOnly,
@@ -108,9 +102,7 @@ func conceptTools() []*Tool {
 			Name: "update_concept", Command: "concept update", Toolset: "concepts", Title: "Update a concept", Hints: destructiveRepeats,
 			Description: "Change a concept's label (the old label stays as an alias), aliases, description or metadata. Metadata merges key by key; " +
 				"a key with a different value fails with metadata_conflict and nothing is written (use metadata_remove or metadata_replace).",
-		}, func(ctx context.Context, e *Env, in concepts.UpdateInput) (*noema.Concept, error) {
-			return e.App.Concepts.Update(ctx, in)
-		}, textConcept),
+		}, calls(onConcepts, (*concepts.Service).Update), textConcept),
 
 		New(Def{
 			Name: "merge_concepts", Command: "concept merge", Toolset: "concepts", Title: "Merge duplicate concepts", Hints: destructiveRepeats,
@@ -118,9 +110,7 @@ func conceptTools() []*Tool {
 				"([[src]] -> [[Target|src]], [[src|shown]] -> [[Target|shown]], [[src#H]] -> [[Target#H]]); the sources' names become aliases of the target so old spellings keep resolving; " +
 				"relations move to the target (duplicates collapse); metadata merges (a conflicting key stops everything); source pages go. dry_run (the default) only reports every change. " +
 				"Refuses a source less similar than min_similarity (embedding) unless force. All files change together or none; merging again is a no-op. analyze_duplicates proposes merges ready to pass here.",
-		}, func(ctx context.Context, e *Env, in concepts.MergeInput) (*concepts.MergeResult, error) {
-			return e.App.Concepts.Merge(ctx, in)
-		}, func(w io.Writer, o *concepts.MergeResult) {
+		}, calls(onConcepts, (*concepts.Service).Merge), func(w io.Writer, o *concepts.MergeResult) {
 			fmt.Fprintln(w, o.Message)
 			for _, s := range o.Similarities {
 				fmt.Fprintf(w, "- similarity of %s to %s: %.3f (%s)\n", s.Label, o.Target.Label, s.Similarity, o.Embedder)
@@ -143,9 +133,7 @@ func conceptTools() []*Tool {
 			Name: "delete_concept", Command: "concept delete", Toolset: "concepts", Title: "Delete a concept", Hints: destructiveRepeats,
 			Description: "Delete a concept and its page. Refuses with conflict while notes link it, unless unlink=true, which turns those links into plain text; " +
 				"and while other notes or pages declare relations to it, unless cascade_relations=true, which removes them. All files change together or none.",
-		}, func(ctx context.Context, e *Env, in concepts.DeleteInput) (*concepts.DeleteResult, error) {
-			return e.App.Concepts.Delete(ctx, in)
-		}, func(w io.Writer, o *concepts.DeleteResult) {
+		}, calls(onConcepts, (*concepts.Service).Delete), func(w io.Writer, o *concepts.DeleteResult) {
 			fmt.Fprintf(w, "deleted concept %q (%s); %d notes unlinked, relations removed from %d files\n", o.Label, o.ID, len(o.Unlinked), len(o.RelationsRemoved))
 		}),
 	}

@@ -71,9 +71,7 @@ func relationTools() []*Tool {
 			Name: "create_relation", Command: "relation create", Toolset: "graph", Title: "Create a relation", Hints: additive,
 			Description: "Add a typed, directed relation between concepts and/or notes (from, type, to, optional weight and metadata). " +
 				"It is written into the source's file: a note's front matter, or the concept's page (created if needed). The same (from, type, to) twice is a conflict.",
-		}, func(ctx context.Context, e *Env, in relations.CreateInput) (*relations.Relation, error) {
-			return e.App.Relations.Create(ctx, in)
-		}, textRelation),
+		}, calls(onRelations, (*relations.Service).Create), textRelation),
 
 		New(Def{
 			Command: "relation show", Title: "Show a relation", Hints: readOnly,
@@ -85,9 +83,7 @@ func relationTools() []*Tool {
 		New(Def{
 			Name: "update_relation", Command: "relation update", Toolset: "graph", Title: "Update a relation", Hints: destructiveRepeats,
 			Description: "Change a relation's type, weight or metadata (merged key by key; metadata_conflict on a different value). The id stays.",
-		}, func(ctx context.Context, e *Env, in relations.UpdateInput) (*relations.Relation, error) {
-			return e.App.Relations.Update(ctx, in)
-		}, textRelation),
+		}, calls(onRelations, (*relations.Service).Update), textRelation),
 
 		New(Def{
 			Name: "delete_relation", Command: "relation delete", Toolset: "graph", Title: "Delete a relation", Hints: destructiveRepeats,

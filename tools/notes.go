@@ -96,16 +96,12 @@ func noteTools() []*Tool {
 		New(Def{
 			Name: "list_notes", Command: "note list", Toolset: "notes", Title: "List notes", Hints: readOnly,
 			Description: "List notes by path, optionally under a folder or with a tag. Paged with offset/limit (default 50, max 500); the result has total and has_more.",
-		}, func(ctx context.Context, e *Env, in notes.ListInput) (*notes.ListResult, error) {
-			return e.App.Notes.List(ctx, in)
-		}, textNoteList),
+		}, calls(onNotes, (*notes.Service).List), textNoteList),
 
 		New(Def{
 			Name: "recent_activity", Command: "note recent", Toolset: "notes", Title: "Recent activity", Hints: readOnly,
 			Description: "Notes by their latest activity (modification or explicit read), newest first. since accepts an RFC 3339 time, a date or a duration such as 24h or 7d.",
-		}, func(ctx context.Context, e *Env, in notes.RecentInput) (*notes.ListResult, error) {
-			return e.App.Notes.Recent(ctx, in)
-		}, textNoteList),
+		}, calls(onNotes, (*notes.Service).Recent), textNoteList),
 	}
 }
 

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -18,9 +17,7 @@ func searchTools() []*Tool {
 				"and meaning (the note chunks' embeddings) by reciprocal rank, then weights by recency unless decay=false; fulltext and semantic use one list. " +
 				"[[X]] as the query returns the notes linking concept X (aliases included), freshest first. Any text is a valid query. " +
 				"Each hit has a 0-1 score, a snippet with matched terms in «», its decay and its rank in each list (why it ranks where it does). Searching does not count as reading.",
-		}, func(ctx context.Context, e *Env, in search.Input) (*search.Result, error) {
-			return e.App.Search.Search(ctx, in)
-		}, func(w io.Writer, o *search.Result) {
+		}, calls(onSearch, (*search.Service).Search), func(w io.Writer, o *search.Result) {
 			fmt.Fprintf(w, "%d of %d notes for %q (%s)", len(o.Hits), o.Total, o.Query, o.Mode)
 			if o.HasMore {
 				fmt.Fprint(w, "; more with a higher offset")
@@ -46,9 +43,7 @@ func searchTools() []*Tool {
 			Description: "What is already known around a concept (id, label or alias): its description and page, its typed relations, the concepts that co-occur with it in notes " +
 				"(count = notes linking both, weight = those notes' recency weights summed; expanded breadth first up to depth hops, with distance and the concept each came through) " +
 				"the notes that mention it, freshest first (with include_content, the paragraph around the first mention), and its community in the concept graph with its top siblings (analyze_graph communities). An unknown name is not_found, naming the closest spellings.",
-		}, func(ctx context.Context, e *Env, in recall.Input) (*recall.Result, error) {
-			return e.App.Recall.BuildContext(ctx, in)
-		}, func(w io.Writer, o *recall.Result) {
+		}, calls(onRecall, (*recall.Service).BuildContext), func(w io.Writer, o *recall.Result) {
 			c := o.Concept
 			fmt.Fprintf(w, "%s [%s]", c.Label, c.ID)
 			if len(c.Aliases) > 0 {

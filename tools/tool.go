@@ -39,6 +39,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/concepts"
+	"github.com/noema-mem/noema/notes"
+	"github.com/noema-mem/noema/recall"
+	"github.com/noema-mem/noema/relations"
+	"github.com/noema-mem/noema/search"
 )
 
 // Hints are a tool's behaviour as MCP annotations describe it.
@@ -142,6 +147,19 @@ func New[In, Out any](d Def, run func(context.Context, *Env, In) (Out, error), t
 	}
 	return t
 }
+
+// calls is the handler of a tool that only passes its input to a method of
+// one of the app's services: calls(onConcepts, (*concepts.Service).Find).
+func calls[S, In, Out any](service func(*app.App) S, method func(S, context.Context, In) (Out, error)) func(context.Context, *Env, In) (Out, error) {
+	return func(ctx context.Context, e *Env, in In) (Out, error) { return method(service(e.App), ctx, in) }
+}
+
+// The app's services, for calls.
+func onNotes(a *app.App) *notes.Service         { return a.Notes }
+func onConcepts(a *app.App) *concepts.Service   { return a.Concepts }
+func onRelations(a *app.App) *relations.Service { return a.Relations }
+func onSearch(a *app.App) *search.Service       { return a.Search }
+func onRecall(a *app.App) *recall.Service       { return a.Recall }
 
 // Terminal sets how the CLI prints the result when it is not the text
 // rendering, and returns t.

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"context"
 	"fmt"
 	"io"
 
@@ -15,9 +14,7 @@ func vaultTools() []*Tool {
 			Description: "Rename the notes older noema versions named by slug (garbage-collection.md) to their title as Obsidian names files " +
 				"(Garbage Collection.md), in the same folder, and rewrite the links that name them by path. All files change together (a crash leaves " +
 				"the vault as it was or as it becomes). With --dry-run, show the renames and the changed lines and change nothing.",
-		}, func(ctx context.Context, e *Env, in notes.RenameFilesInput) (*notes.RenameFilesResult, error) {
-			return e.App.Notes.RenameFiles(ctx, in)
-		}, func(w io.Writer, o *notes.RenameFilesResult) {
+		}, calls(onNotes, (*notes.Service).RenameFiles), func(w io.Writer, o *notes.RenameFilesResult) {
 			verb := "renamed"
 			if o.DryRun {
 				verb = "would rename"
