@@ -22,16 +22,12 @@ import (
 func TestNamesWhereUsersHaveNames(t *testing.T) {
 	cs, _ := connect(t, mcpserver.Options{})
 	ctx := context.Background()
-	if e := call(t, cs, "create_concept", map[string]any{"label": "Heap", "aliases": []string{"Managed Heap"}}, nil); e != "" {
-		t.Fatal(e)
-	}
+	mustCall(t, cs, "create_concept", map[string]any{"label": "Heap", "aliases": []string{"Managed Heap"}}, nil)
 	var w struct{ URI, Path string }
-	if e := call(t, cs, "write_note", map[string]any{
+	mustCall(t, cs, "write_note", map[string]any{
 		"title": "Garbage Collection", "folder": "Runtime Notes", "aliases": []string{"GC"},
 		"content": "Collectors reclaim the [[Heap]]; see [[Escape Analysis]].\n",
-	}, &w); e != "" {
-		t.Fatal(e)
-	}
+	}, &w)
 	if !strings.HasPrefix(w.URI, "memory://Runtime Notes/") {
 		t.Fatalf("write_note = %+v", w)
 	}
@@ -54,9 +50,7 @@ func TestNamesWhereUsersHaveNames(t *testing.T) {
 	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: twice}); err == nil {
 		t.Errorf("resource %q (encoded twice) was read", twice)
 	}
-	if e := call(t, cs, "read_note", map[string]any{"uri": twice}, nil); !strings.HasPrefix(e, "not_found:") {
-		t.Errorf("read_note %q (encoded twice) = %q", twice, e)
-	}
+	wantFailure(t, cs, "read_note", map[string]any{"uri": twice}, "not_found")
 
 	var heap struct{ ID, Kind string }
 	if e := call(t, cs, "get_node", map[string]any{"id": "Heap"}, &heap); e != "" || heap.Kind != "concept" || !strings.HasPrefix(heap.ID, "c_") {
@@ -89,7 +83,7 @@ func TestNamesWhereUsersHaveNames(t *testing.T) {
 		t.Errorf("subgraph by names = %+v %s", sub, e)
 	}
 	for _, name := range []string{"get_node", "neighbors"} {
-		if e := call(t, cs, name, map[string]any{"id": "Nothing Like It"}, nil); !strings.HasPrefix(e, "not_found:") || !strings.Contains(e, "Nothing Like It") {
+		if e := wantFailure(t, cs, name, map[string]any{"id": "Nothing Like It"}, "not_found"); !strings.Contains(e, "Nothing Like It") {
 			t.Errorf("%s of an unknown name = %q", name, e)
 		}
 	}

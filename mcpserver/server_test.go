@@ -69,6 +69,26 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any, out any) s
 	return ""
 }
 
+// mustCall invokes a tool that must succeed, decoding its result into out
+// (when not nil).
+func mustCall(t *testing.T, cs *mcp.ClientSession, name string, args any, out any) {
+	t.Helper()
+	if e := call(t, cs, name, args, out); e != "" {
+		t.Fatalf("%s: %s", name, e)
+	}
+}
+
+// wantFailure invokes a tool that must fail with the error code and returns
+// the error text.
+func wantFailure(t *testing.T, cs *mcp.ClientSession, name string, args any, code string) string {
+	t.Helper()
+	e := call(t, cs, name, args, nil)
+	if !strings.HasPrefix(e, code+":") {
+		t.Errorf("%s %v = %q, want %s", name, args, e, code)
+	}
+	return e
+}
+
 // hints are a tool's annotations: read-only, destructive, idempotent.
 type hints struct{ readOnly, destructive, idempotent bool }
 
@@ -208,24 +228,18 @@ type writeOut struct {
 func TestNoteLifecycle(t *testing.T) {
 	cs, _ := connect(t, mcpserver.Options{})
 	var w writeOut
-	if e := call(t, cs, "write_note", map[string]any{"title": "Gradient Checkpointing", "content": "Trades compute for [[Memory]].\n\n## Notes\nold\n", "folder": "ml", "tags": []string{"ml"}}, &w); e != "" {
-		t.Fatal(e)
-	}
+	mustCall(t, cs, "write_note", map[string]any{"title": "Gradient Checkpointing", "content": "Trades compute for [[Memory]].\n\n## Notes\nold\n", "folder": "ml", "tags": []string{"ml"}}, &w)
 	if w.URI != "memory://ml/Gradient Checkpointing" || !w.Created {
 		t.Fatalf("write = %+v", w)
 	}
 	// Never overwrites silently.
-	if e := call(t, cs, "write_note", map[string]any{"title": "Gradient Checkpointing", "content": "x", "folder": "ml"}, nil); !strings.HasPrefix(e, "conflict:") {
-		t.Errorf("second write = %q, want conflict", e)
-	}
+	wantFailure(t, cs, "write_note", map[string]any{"title": "Gradient Checkpointing", "content": "x", "folder": "ml"}, "conflict")
 	var n struct {
 		Content, Checksum string
 		Links             []struct{ Target string }
 		FrontMatter       map[string]any `json:"front_matter"`
 	}
-	if e := call(t, cs, "read_note", map[string]any{"uri": w.URI}, &n); e != "" {
-		t.Fatal(e)
-	}
+	mustCall(t, cs, "read_note", map[string]any{"uri": w.URI}, &n)
 	if n.Checksum != w.Checksum || len(n.Links) != 1 || n.Links[0].Target != "Memory" || n.FrontMatter["title"] != "Gradient Checkpointing" {
 		t.Errorf("read = %+v", n)
 	}
@@ -248,15 +262,11 @@ func TestNoteLifecycle(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if e := call(t, cs, "edit_note", c.args, nil); !strings.HasPrefix(e, c.code+":") {
-				t.Errorf("edit = %q, want %s", e, c.code)
-			}
+			wantFailure(t, cs, "edit_note", c.args, c.code)
 		})
 	}
 	var ed writeOut
-	if e := call(t, cs, "edit_note", map[string]any{"uri": w.URI, "op": "replace_section", "section": "Notes", "content": "new [[Compute]]", "expected_checksum": w.Checksum}, &ed); e != "" {
-		t.Fatal(e)
-	}
+	mustCall(t, cs, "edit_note", map[string]any{"uri": w.URI, "op": "replace_section", "section": "Notes", "content": "new [[Compute]]", "expected_checksum": w.Checksum}, &ed)
 	if e := call(t, cs, "read_note", map[string]any{"uri": w.URI}, &n); e != "" || !strings.Contains(n.Content, "## Notes\nnew [[Compute]]\n") || strings.Contains(n.Content, "old") {
 		t.Errorf("after replace_section: %q %s", n.Content, e)
 	}
@@ -269,9 +279,7 @@ func TestNoteLifecycle(t *testing.T) {
 	if e := call(t, cs, "move_note", map[string]any{"from": w.URI, "to": "archive/gc"}, &mv); e != "" || mv.URI != "memory://archive/gc" {
 		t.Fatalf("move = %+v %s", mv, e)
 	}
-	if e := call(t, cs, "move_note", map[string]any{"from": "memory://archive/gc", "to": "../../x"}, nil); !strings.HasPrefix(e, "invalid_argument:") {
-		t.Errorf("move outside = %q", e)
-	}
+	wantFailure(t, cs, "move_note", map[string]any{"from": "memory://archive/gc", "to": "../../x"}, "invalid_argument")
 	var list struct {
 		Total   int
 		HasMore bool `json:"has_more"`
@@ -285,12 +293,8 @@ func TestNoteLifecycle(t *testing.T) {
 	if list.Total != 1 {
 		t.Errorf("recent = %+v", list)
 	}
-	if e := call(t, cs, "delete_note", map[string]any{"uri": mv.URI}, nil); !strings.HasPrefix(e, "invalid_argument:") {
-		t.Errorf("delete without confirm = %q", e)
-	}
-	if e := call(t, cs, "delete_note", map[string]any{"uri": mv.URI, "confirm": true}, nil); e != "" {
-		t.Fatal(e)
-	}
+	wantFailure(t, cs, "delete_note", map[string]any{"uri": mv.URI}, "invalid_argument")
+	mustCall(t, cs, "delete_note", map[string]any{"uri": mv.URI, "confirm": true}, nil)
 	call(t, cs, "status", map[string]any{}, &st)
 	if st.Notes != 0 || st.Concepts != 0 {
 		t.Errorf("status after delete = %+v", st)
@@ -366,10 +370,8 @@ func TestConceptTools(t *testing.T) {
 		ID, Label string
 		Aliases   []string
 	}
-	if e := call(t, cs, "create_concept", map[string]any{"label": "Garbage Collection", "aliases": []string{"GC"}}, &c); e != "" {
-		t.Fatal(e)
-	}
-	if e := call(t, cs, "create_concept", map[string]any{"label": "Other", "aliases": []string{"gc"}}, nil); !strings.HasPrefix(e, "conflict:") || !strings.Contains(e, "Garbage Collection") {
+	mustCall(t, cs, "create_concept", map[string]any{"label": "Garbage Collection", "aliases": []string{"GC"}}, &c)
+	if e := wantFailure(t, cs, "create_concept", map[string]any{"label": "Other", "aliases": []string{"gc"}}, "conflict"); !strings.Contains(e, "Garbage Collection") {
 		t.Errorf("alias collision = %q", e)
 	}
 	call(t, cs, "write_note", map[string]any{"title": "N", "content": "[[GC]] and [[Garbage-Collector]]"}, nil)
@@ -380,18 +382,12 @@ func TestConceptTools(t *testing.T) {
 			MatchedAlias       bool `json:"matched_alias"`
 		}
 	}
-	if e := call(t, cs, "find_concepts", map[string]any{"query": "garbage colection"}, &found); e != "" {
-		t.Fatal(e)
-	}
+	mustCall(t, cs, "find_concepts", map[string]any{"query": "garbage colection"}, &found)
 	if len(found.Candidates) != 2 || found.Candidates[0].ID != c.ID {
 		t.Errorf("find = %+v", found)
 	}
-	if e := call(t, cs, "update_concept", map[string]any{"concept": "gc", "metadata": map[string]any{"k": 1}}, nil); e != "" {
-		t.Fatal(e)
-	}
-	if e := call(t, cs, "update_concept", map[string]any{"concept": "gc", "metadata": map[string]any{"k": 2}}, nil); !strings.HasPrefix(e, "metadata_conflict:") {
-		t.Errorf("metadata conflict = %q", e)
-	}
+	mustCall(t, cs, "update_concept", map[string]any{"concept": "gc", "metadata": map[string]any{"k": 1}}, nil)
+	wantFailure(t, cs, "update_concept", map[string]any{"concept": "gc", "metadata": map[string]any{"k": 2}}, "metadata_conflict")
 	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "noema://concepts?text=garbage&match=starts_with&limit=1"})
 	if err != nil {
 		t.Fatal(err)
@@ -405,12 +401,8 @@ func TestConceptTools(t *testing.T) {
 	if list.Total != 2 || !list.HasMore || len(list.Concepts) != 1 {
 		t.Errorf("concepts resource = %s", res.Contents[0].Text)
 	}
-	if e := call(t, cs, "delete_concept", map[string]any{"concept": c.ID}, nil); !strings.HasPrefix(e, "conflict:") {
-		t.Errorf("delete linked = %q", e)
-	}
-	if e := call(t, cs, "delete_concept", map[string]any{"concept": c.ID, "unlink": true}, nil); e != "" {
-		t.Fatal(e)
-	}
+	wantFailure(t, cs, "delete_concept", map[string]any{"concept": c.ID}, "conflict")
+	mustCall(t, cs, "delete_concept", map[string]any{"concept": c.ID, "unlink": true}, nil)
 }
 
 func TestGraphTools(t *testing.T) {
@@ -418,18 +410,14 @@ func TestGraphTools(t *testing.T) {
 	ctx := context.Background()
 	call(t, cs, "write_note", map[string]any{"title": "Paper", "content": "[[Rust]] and [[Go]] and [[Rust]]"}, nil)
 	var rel struct{ ID, From, To string }
-	if e := call(t, cs, "create_relation", map[string]any{"from": "rust", "type": "influenced", "to": "go"}, &rel); e != "" {
-		t.Fatal(e)
-	}
+	mustCall(t, cs, "create_relation", map[string]any{"from": "rust", "type": "influenced", "to": "go"}, &rel)
 	var node struct {
 		ID, Kind string
 		Degree   struct {
 			In, Out struct{ Mentions, Relations int }
 		}
 	}
-	if e := call(t, cs, "get_node", map[string]any{"id": rel.From}, &node); e != "" {
-		t.Fatal(e)
-	}
+	mustCall(t, cs, "get_node", map[string]any{"id": rel.From}, &node)
 	if node.Kind != "concept" || node.Degree.In.Mentions != 1 || node.Degree.Out.Relations != 1 {
 		t.Errorf("node = %+v", node)
 	}
@@ -446,9 +434,7 @@ func TestGraphTools(t *testing.T) {
 	if len(sub.Nodes) != 3 {
 		t.Errorf("subgraph = %+v", sub)
 	}
-	if e := call(t, cs, "neighbors", map[string]any{"id": "c_nope"}, nil); !strings.HasPrefix(e, "not_found:") {
-		t.Errorf("unknown node = %q", e)
-	}
+	wantFailure(t, cs, "neighbors", map[string]any{"id": "c_nope"}, "not_found")
 	var exp struct {
 		Format    string
 		NodeCount int `json:"node_count"`
