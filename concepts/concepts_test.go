@@ -10,8 +10,11 @@ import (
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/concepts"
+	"github.com/noema-mem/noema/config"
 	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/notes"
+	"github.com/noema-mem/noema/sqlite"
+	"github.com/noema-mem/noema/vault"
 )
 
 func openApp(t *testing.T) *app.App {
@@ -22,9 +25,7 @@ func openApp(t *testing.T) *app.App {
 
 func write(t *testing.T, a *app.App, title, content string) {
 	t.Helper()
-	if _, err := a.Notes.Write(context.Background(), notes.WriteInput{Title: title, Content: content}); err != nil {
-		t.Fatal(err)
-	}
+	noematest.WriteNote(t, a, notes.WriteInput{Title: title, Content: content})
 }
 
 func code(err error) string { return noema.ErrorCode(err) }
@@ -96,13 +97,12 @@ func TestUpdateRenameAndMetadata(t *testing.T) {
 	if c.Label != "Gradient Checkpointing" || len(c.Aliases) != 1 || c.Aliases[0] != "Grad Ckpt" || c.Mentions != 2 {
 		t.Fatalf("after rename: %+v", c)
 	}
-	pageBefore, _ := os.ReadFile(filepath.Join(a.Vault.Root, strings.TrimPrefix(c.Page, "memory://")+".md"))
+	pageBefore := noematest.ReadFile(t, a, c.Page)
 	_, err = a.Concepts.Update(ctx, concepts.UpdateInput{Concept: c.ID, Metadata: map[string]any{"field": "systems", "year": 2016, "other": 1}})
 	if code(err) != noema.EMETADATACONFLICT || !strings.Contains(err.Error(), "field") {
 		t.Fatalf("conflicting metadata: %v", err)
 	}
-	pageAfter, _ := os.ReadFile(filepath.Join(a.Vault.Root, strings.TrimPrefix(c.Page, "memory://")+".md"))
-	if string(pageAfter) != string(pageBefore) {
+	if pageAfter := noematest.ReadFile(t, a, c.Page); pageAfter != pageBefore {
 		t.Error("a metadata conflict wrote to the page")
 	}
 	c, err = a.Concepts.Update(ctx, concepts.UpdateInput{Concept: c.ID, Metadata: map[string]any{"other": 1}, MetadataRemove: []string{"year"}})
@@ -241,5 +241,96 @@ func TestDeleteConcept(t *testing.T) {
 	}
 	if _, err := a.Concepts.Get(ctx, "gc"); code(err) != noema.ENOTFOUND {
 		t.Errorf("concept still there: %v", err)
+	}
+}
+
+// concepts.ignore: matching links stay in the text, never become concepts,
+// and a write that makes one warns.
+func TestIgnoreList(t *testing.T) {
+	ctx := context.Background()
+	cfg := config.Default()
+	cfg.Concepts.Ignore = []string{"todo", "*.cs", "daily/*"}
+	a := noematest.OpenApp(t, "", app.Options{Config: &cfg})
+	res := noematest.WriteNote(t, a, notes.WriteInput{Title: "Plan", Content: "[[TODO]] fix [[GraphTools.cs]] from [[daily/2026-11-30]] about [[Raft]]"})
+	for _, name := range []string{"todo", "GraphTools.cs", "daily/2026-11-30"} {
+		if _, err := a.Concepts.Get(ctx, name); code(err) != noema.ENOTFOUND {
+			t.Errorf("%s is a concept: %v", name, err)
+		}
+	}
+	if _, err := a.Concepts.Get(ctx, "Raft"); err != nil {
+		t.Errorf("Raft: %v", err)
+	}
+	if data := noematest.ReadFile(t, a, res.Path); !strings.Contains(data, "[[TODO]] fix [[GraphTools.cs]]") {
+		t.Errorf("the links must stay in the text: %q", data)
+	}
+	_, warnings := a.Concepts.Feedback(ctx, res.Path, map[string]bool{}, nil)
+	if len(warnings) != 3 || !strings.Contains(strings.Join(warnings, "\n"), `"*.cs"`) {
+		t.Errorf("warnings = %q", warnings)
+	}
+	// A reindex keeps them out too.
+	if _, err := a.Sync(ctx, true, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Concepts.Get(ctx, "todo"); code(err) != noema.ENOTFOUND {
+		t.Errorf("after reindex, todo: %v", err)
+	}
+}
+
+// Changing the list applies at the next sync to notes that did not change.
+func TestIgnoreListChanged(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "vault")
+	a := noematest.OpenApp(t, dir, app.Options{})
+	write(t, a, "Plan", "[[TODO]] about [[Raft]]")
+	if _, err := a.Concepts.Get(ctx, "todo"); err != nil {
+		t.Fatalf("before: %v", err)
+	}
+	a.Close()
+	cfg := config.Default()
+	cfg.Concepts.Ignore = []string{"todo"}
+	b := noematest.OpenApp(t, dir, app.Options{Config: &cfg})
+	if _, err := b.Sync(ctx, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Concepts.Get(ctx, "todo"); code(err) != noema.ENOTFOUND {
+		t.Errorf("after the list changed: %v", err)
+	}
+	if _, err := b.Concepts.Get(ctx, "Raft"); err != nil {
+		t.Errorf("Raft: %v", err)
+	}
+}
+
+// TestPageNotDuplicatedWhenNotIndexed: a concept whose page exists on disk
+// but is missing from the index (a rebuild in progress, another process
+// not caught up) gets that page updated, not a second page concepts/x-2.md.
+func TestPageNotDuplicatedWhenNotIndexed(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	write(t, a, "Seed", "About [[Hub]].")
+	desc := "first"
+	c, err := a.Concepts.Update(ctx, concepts.UpdateInput{Concept: "Hub", Description: &desc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Drop the page from the index only.
+	if err := a.DB.Write(ctx, func(tx *sqlite.Tx) error {
+		if err := sqlite.DeleteNote(tx, "concepts/Hub.md"); err != nil {
+			return err
+		}
+		_, err := sqlite.RecomputeConcepts(tx, vault.Key)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	desc = "second"
+	c2, err := a.Concepts.Update(ctx, concepts.UpdateInput{Concept: "Hub", Description: &desc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2.ID != c.ID || c2.Page != "memory://concepts/Hub" {
+		t.Errorf("updated concept = %s page %s, want %s page memory://concepts/Hub", c2.ID, c2.Page, c.ID)
+	}
+	if _, err := os.Stat(filepath.Join(a.Vault.Root, "concepts", "Hub 2.md")); err == nil {
+		t.Error("a second page concepts/Hub 2.md was written")
 	}
 }

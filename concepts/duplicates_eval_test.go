@@ -19,6 +19,7 @@ import (
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/internal/benchdata"
 	"github.com/noema-mem/noema/internal/noematest"
+	"github.com/noema-mem/noema/internal/treetest"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -245,6 +246,18 @@ type evalSet struct {
 	kind    map[string]string
 }
 
+// canonicalSet is an evalSet of the canonicals, each its own cluster (its
+// line number), and the number of canonicals read.
+func canonicalSet(t testing.TB) (*evalSet, int) {
+	t.Helper()
+	e := &evalSet{cluster: map[string]int{}, kind: map[string]string{}}
+	canon := readLines(t, "canonical.txt")
+	for i, row := range canon {
+		e.add(row[0], i, "")
+	}
+	return e, len(canon)
+}
+
 func (e *evalSet) add(name string, cluster int, kind string) bool {
 	k := vault.Key(name)
 	if _, ok := e.cluster[k]; ok {
@@ -261,14 +274,9 @@ func (e *evalSet) add(name string, cluster int, kind string) bool {
 func openEval(t testing.TB, names []string, extra ...string) *app.App {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "vault")
-	if err := os.MkdirAll(filepath.Join(dir, "n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
 	for i, n := range names {
 		body := strings.Repeat("[["+n+"]] ", 1+i%3)
-		if err := os.WriteFile(filepath.Join(dir, "n", fmt.Sprintf("n%04d.md", i)), []byte(body+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		treetest.Write(t, dir, fmt.Sprintf("n/n%04d.md", i), body+"\n")
 	}
 	// Extra names, 100 to a note.
 	for i := 0; i < len(extra); i += 100 {
@@ -276,15 +284,9 @@ func openEval(t testing.TB, names []string, extra ...string) *app.App {
 		for _, n := range extra[i:min(i+100, len(extra))] {
 			b.WriteString("- [[" + n + "]]\n")
 		}
-		if err := os.WriteFile(filepath.Join(dir, "n", fmt.Sprintf("x%04d.md", i)), []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		treetest.Write(t, dir, fmt.Sprintf("n/x%04d.md", i), b.String())
 	}
-	a := noematest.OpenApp(t, dir, app.Options{})
-	if _, err := a.Sync(context.Background(), false, nil); err != nil {
-		t.Fatal(err)
-	}
-	return a
+	return noematest.OpenSynced(t, dir, app.Options{})
 }
 
 type prf struct{ tp, fp, fn int }
@@ -344,12 +346,7 @@ func TestDuplicatesPrecisionRecall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes a vault of ~1,200 notes")
 	}
-	e := &evalSet{cluster: map[string]int{}, kind: map[string]string{}}
-	canon := readLines(t, "canonical.txt")
-	for i, row := range canon {
-		e.add(row[0], i, "")
-	}
-	next := len(canon)
+	e, next := canonicalSet(t)
 	clusterOf := func(name string) int {
 		if c, ok := e.cluster[vault.Key(name)]; ok {
 			return c
@@ -409,11 +406,7 @@ func TestDuplicatesMeaning(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes a vault")
 	}
-	e := &evalSet{cluster: map[string]int{}, kind: map[string]string{}}
-	canon := readLines(t, "canonical.txt")
-	for i, row := range canon {
-		e.add(row[0], i, "")
-	}
+	e, _ := canonicalSet(t)
 	for _, row := range readLines(t, "meaning.tsv") {
 		e.add(row[1], e.cluster[vault.Key(row[0])], "meaning")
 	}
@@ -434,10 +427,7 @@ func TestFindConceptsRecall(t *testing.T) {
 	if !*findRecall {
 		t.Skip("indexes a vault of 5,500 concepts: run with -find-recall")
 	}
-	e := &evalSet{cluster: map[string]int{}, kind: map[string]string{}}
-	for i, row := range readLines(t, "canonical.txt") {
-		e.add(row[0], i, "")
-	}
+	e, _ := canonicalSet(t)
 	for _, row := range readLines(t, "lookalikes.tsv") {
 		e.add(row[0], -1, "")
 		e.add(row[1], -1, "")

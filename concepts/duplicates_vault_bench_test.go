@@ -23,10 +23,7 @@ func BenchmarkAnalyzeDuplicatesVault(b *testing.B) {
 	if err := benchdata.WriteVault(dir, labels, 100); err != nil {
 		b.Fatal(err)
 	}
-	a := noematest.OpenApp(b, dir, app.Options{})
-	if _, err := a.Sync(ctx, false, nil); err != nil {
-		b.Fatal(err)
-	}
+	a := noematest.OpenSynced(b, dir, app.Options{})
 	if err := a.Semantic.Refresh(ctx); err != nil {
 		b.Fatal(err)
 	}

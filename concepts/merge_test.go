@@ -12,6 +12,7 @@ import (
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/internal/noematest"
+	"github.com/noema-mem/noema/internal/treetest"
 	"github.com/noema-mem/noema/relations"
 )
 
@@ -25,12 +26,8 @@ func mergeVault(t *testing.T) *app.App {
 	a := noematest.OpenApp(t, t.TempDir(), app.Options{})
 	file := func(rel, content string) {
 		t.Helper()
-		if err := os.WriteFile(filepath.Join(a.Vault.Root, rel), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := a.Sync(ctx, false, nil); err != nil {
-			t.Fatal(err)
-		}
+		treetest.Write(t, a.Vault.Root, rel, content)
+		noematest.Sync(t, a)
 	}
 	file("B.md", "Only [[Garbage Colection]] here, and [[Rust]] and [[Garbage Collection]].\n")
 	if _, err := a.Concepts.Update(ctx, concepts.UpdateInput{Concept: "Garbage Colection", AddAliases: []string{"GCol"},
@@ -54,19 +51,10 @@ func mergeVault(t *testing.T) *app.App {
 	return a
 }
 
-func read(t *testing.T, a *app.App, rel string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(a.Vault.Root, rel))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
 func TestMergeConcepts(t *testing.T) {
 	ctx := context.Background()
 	a := mergeVault(t)
-	beforeA := read(t, a, "A.md")
+	beforeA := noematest.ReadFile(t, a, "A.md")
 
 	// A dry run (the default) reports and changes nothing.
 	dry, err := a.Concepts.Merge(ctx, concepts.MergeInput{Sources: []string{"gcol"}, Target: "Garbage Collection"})
@@ -77,7 +65,7 @@ func TestMergeConcepts(t *testing.T) {
 		!slices.Equal(dry.AliasesAdded, []string{"Garbage Colection", "GCol"}) || len(dry.PagesDeleted) != 1 || len(dry.Similarities) != 1 {
 		t.Fatalf("dry run = %+v", dry)
 	}
-	if read(t, a, "A.md") != beforeA {
+	if noematest.ReadFile(t, a, "A.md") != beforeA {
 		t.Fatal("a dry run changed A.md")
 	}
 
@@ -92,10 +80,10 @@ func TestMergeConcepts(t *testing.T) {
 	}
 	wantA := "Uses [[Garbage Collection|Garbage Colection]] and [[Garbage Collection|the collector]], see [[Garbage Collection#Pauses]].\n" +
 		"Embedded: ![[Garbage Collection]]\n```\n[[Garbage Colection]] in code\n```\nAlso [[Garbage Collection]].\n"
-	if got := read(t, a, "A.md"); got != wantA {
+	if got := noematest.ReadFile(t, a, "A.md"); got != wantA {
 		t.Errorf("A.md =\n%s\nwant\n%s", got, wantA)
 	}
-	if got := read(t, a, "B.md"); got != "Only [[Garbage Collection|Garbage Colection]] here, and [[Rust]] and [[Garbage Collection]].\n" {
+	if got := noematest.ReadFile(t, a, "B.md"); got != "Only [[Garbage Collection|Garbage Colection]] here, and [[Rust]] and [[Garbage Collection]].\n" {
 		t.Errorf("B.md = %q", got)
 	}
 	// The old spellings resolve to the target; the duplicate is gone.
@@ -109,11 +97,11 @@ func TestMergeConcepts(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(a.Vault.Root, "concepts", "Garbage Colection.md")); !os.IsNotExist(err) {
 		t.Errorf("source page still there: %v", err)
 	}
-	page := read(t, a, strings.TrimPrefix(gc.Page, "memory://")+".md")
+	page := noematest.ReadFile(t, a, gc.Page)
 	if strings.Count(page, "'[[Rust]]'") != 1 {
 		t.Errorf("target page relations (part_of Rust once):\n%s", page)
 	}
-	rust := read(t, a, "concepts/Rust.md")
+	rust := noematest.ReadFile(t, a, "concepts/Rust.md")
 	if !strings.Contains(rust, "uses:\n  - '[[Garbage Collection]]'") || strings.Contains(rust, "Colection") {
 		t.Errorf("incoming relation not moved:\n%s", rust)
 	}
@@ -141,12 +129,12 @@ func TestMergeRefusals(t *testing.T) {
 	if _, err := a.Concepts.Update(ctx, concepts.UpdateInput{Concept: "Garbage Colection", Metadata: map[string]any{"year": 1960}}); err != nil {
 		t.Fatal(err)
 	}
-	before := read(t, a, "A.md")
+	before := noematest.ReadFile(t, a, "A.md")
 	_, err = a.Concepts.Merge(ctx, concepts.MergeInput{Sources: []string{"Garbage Colection"}, Target: "Garbage Collection", DryRun: no()})
 	if noema.ErrorCode(err) != noema.EMETADATACONFLICT || !strings.Contains(err.Error(), "year") {
 		t.Errorf("metadata conflict: %v", err)
 	}
-	if read(t, a, "A.md") != before {
+	if noematest.ReadFile(t, a, "A.md") != before {
 		t.Error("a refused merge changed A.md")
 	}
 	if _, err := a.Concepts.Merge(ctx, concepts.MergeInput{Sources: []string{"Nope"}, Target: "Garbage Collection"}); noema.ErrorCode(err) != noema.ENOTFOUND {
@@ -163,7 +151,7 @@ func TestDeleteCascadeRelations(t *testing.T) {
 	if noema.ErrorCode(err) != noema.ECONFLICT || !strings.Contains(err.Error(), "cascade_relations") {
 		t.Fatalf("delete with incoming relations: %v", err)
 	}
-	if !strings.Contains(read(t, a, "concepts/Rust.md"), "Garbage Colection") {
+	if !strings.Contains(noematest.ReadFile(t, a, "concepts/Rust.md"), "Garbage Colection") {
 		t.Fatal("a refused delete changed Rust's page")
 	}
 	res, err := a.Concepts.Delete(ctx, concepts.DeleteInput{Concept: "Garbage Colection", Unlink: true, CascadeRelations: true})
@@ -173,7 +161,7 @@ func TestDeleteCascadeRelations(t *testing.T) {
 	if len(res.RelationsRemoved) != 1 || res.RelationsRemoved[0] != "memory://concepts/Rust" || len(res.Unlinked) != 2 {
 		t.Errorf("delete = %+v", res)
 	}
-	if rust := read(t, a, "concepts/Rust.md"); strings.Contains(rust, "Colection") || strings.Contains(rust, "uses:") {
+	if rust := noematest.ReadFile(t, a, "concepts/Rust.md"); strings.Contains(rust, "Colection") || strings.Contains(rust, "uses:") {
 		t.Errorf("Rust's page still relates to the deleted concept:\n%s", rust)
 	}
 	if _, err := a.Concepts.Get(ctx, "Garbage Colection"); noema.ErrorCode(err) != noema.ENOTFOUND {
@@ -199,10 +187,10 @@ func TestRenameRewritesLinks(t *testing.T) {
 	}
 	wantA := "Uses [[Garbage Collector|Garbage Colection]] and [[GCol|the collector]], see [[Garbage Collector#Pauses]].\n" +
 		"Embedded: ![[Garbage Collector]]\n```\n[[Garbage Colection]] in code\n```\nAlso [[Garbage Collection]].\n"
-	if got := read(t, a, "A.md"); got != wantA {
+	if got := noematest.ReadFile(t, a, "A.md"); got != wantA {
 		t.Errorf("A.md =\n%s\nwant\n%s", got, wantA)
 	}
-	if rust := read(t, a, "concepts/Rust.md"); !strings.Contains(rust, "uses:\n  - '[[Garbage Collector]]'") {
+	if rust := noematest.ReadFile(t, a, "concepts/Rust.md"); !strings.Contains(rust, "uses:\n  - '[[Garbage Collector]]'") {
 		t.Errorf("relation target not renamed:\n%s", rust)
 	}
 	keep := false
@@ -210,7 +198,7 @@ func TestRenameRewritesLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := read(t, a, "A.md"); got != wantA || c.Page != "memory://concepts/Garbage Collector" {
+	if got := noematest.ReadFile(t, a, "A.md"); got != wantA || c.Page != "memory://concepts/Garbage Collector" {
 		t.Errorf("rewrite_links=false changed links or the page: %s, page %s", got, c.Page)
 	}
 }

@@ -60,13 +60,9 @@ func SyncedCorpus(tb testing.TB, opts corpus.Options) *sqlite.DB {
 }
 
 // SyncedApp generates a vault with opts (see Corpus), opens it with appOpts
-// (see OpenApp) and syncs it.
+// and syncs it (see OpenSynced).
 func SyncedApp(tb testing.TB, opts corpus.Options, appOpts app.Options) (*app.App, *corpus.Manifest) {
 	tb.Helper()
 	dir, m := Corpus(tb, opts)
-	a := OpenApp(tb, dir, appOpts)
-	if _, err := a.Sync(context.Background(), false, nil); err != nil {
-		tb.Fatal(err)
-	}
-	return a, m
+	return OpenSynced(tb, dir, appOpts), m
 }
