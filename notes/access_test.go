@@ -60,10 +60,7 @@ func accessCount(t *testing.T, db *sql.DB, path string) int {
 func TestReadDoesNotWaitForWriter(t *testing.T) {
 	ctx := context.Background()
 	a := noematest.OpenApp(t, "", app.Options{})
-	w, err := a.Notes.Write(ctx, notes.WriteInput{Title: "Busy", Content: "text"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := noematest.WriteNote(t, a, notes.WriteInput{Title: "Busy", Content: "text"})
 	if _, err := a.Notes.Read(ctx, w.Path); err != nil { // recorded inline: the lock is free
 		t.Fatal(err)
 	}
@@ -101,10 +98,7 @@ func TestCloseRecordsQueuedAccess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := a.Notes.Write(ctx, notes.WriteInput{Title: "Queued", Content: "text"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := noematest.WriteNote(t, a, notes.WriteInput{Title: "Queued", Content: "text"})
 	release := holdWriteLock(t, a.DB.Path())
 	if _, err := a.Notes.Read(ctx, w.Path); err != nil {
 		t.Fatal(err)

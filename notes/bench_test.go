@@ -3,8 +3,6 @@ package notes_test
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +10,7 @@ import (
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/internal/corpus"
 	"github.com/noema-mem/noema/internal/noematest"
+	"github.com/noema-mem/noema/internal/treetest"
 	"github.com/noema-mem/noema/notes"
 )
 
@@ -21,16 +20,12 @@ import (
 //
 //	go test -run '^$' -bench WriteNote -benchtime 50x ./notes/
 func BenchmarkWriteNote(b *testing.B) {
-	ctx := context.Background()
 	a, _ := noematest.SyncedApp(b, corpus.Options{Seed: 42, Notes: 10000}, app.Options{})
 	i := 0
 	start := cpuTime()
 	for b.Loop() {
-		_, err := a.Notes.Write(ctx, notes.WriteInput{Title: fmt.Sprintf("bench note %d", i),
+		noematest.WriteNote(b, a, notes.WriteInput{Title: fmt.Sprintf("bench note %d", i),
 			Content: fmt.Sprintf("About [[Bench Concept %d]], [[Shared Bench]] and [[gradient]].\n", i%7)})
-		if err != nil {
-			b.Fatal(err)
-		}
 		i++
 	}
 	b.ReportMetric(float64((cpuTime()-start).Microseconds())/1000/float64(i), "cpu-ms/op")
@@ -72,14 +67,12 @@ func BenchmarkWriteNoteManyLinks(b *testing.B) {
 				start := cpuTime()
 				if bc.direct {
 					rel := fmt.Sprintf("many-links-%d.md", i)
-					if err := os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644); err != nil {
-						b.Fatal(err)
-					}
+					treetest.Write(b, dir, rel, content)
 					if _, err := a.Indexer.SyncPaths(ctx, []string{rel}, ""); err != nil {
 						b.Fatal(err)
 					}
-				} else if _, err := a.Notes.Write(ctx, notes.WriteInput{Title: fmt.Sprintf("many links %d", i), Content: content}); err != nil {
-					b.Fatal(err)
+				} else {
+					noematest.WriteNote(b, a, notes.WriteInput{Title: fmt.Sprintf("many links %d", i), Content: content})
 				}
 				cpu += cpuTime() - start
 				i++

@@ -31,10 +31,7 @@ func TestConcurrentSameChecksumEdits(t *testing.T) {
 				svcs = append(svcs, noematest.OpenApp(t, dir, app.Options{}).Notes)
 			}
 			ctx := context.Background()
-			w, err := a.Notes.Write(ctx, notes.WriteInput{Title: "Shared", Content: "start\n"})
-			if err != nil {
-				t.Fatal(err)
-			}
+			w := noematest.WriteNote(t, a, notes.WriteInput{Title: "Shared", Content: "start\n"})
 			const pairs = 40
 			var acked []string
 			for i := range pairs {
@@ -88,10 +85,7 @@ func TestConcurrentAppendsAllLand(t *testing.T) {
 	a := noematest.OpenApp(t, dir, app.Options{})
 	b := noematest.OpenApp(t, dir, app.Options{})
 	ctx := context.Background()
-	w, err := a.Notes.Write(ctx, notes.WriteInput{Title: "Log", Content: "start\n"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := noematest.WriteNote(t, a, notes.WriteInput{Title: "Log", Content: "start\n"})
 	const n = 60
 	var wg sync.WaitGroup
 	errs := make(chan error, n)

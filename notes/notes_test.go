@@ -2,7 +2,9 @@ package notes_test
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +14,7 @@ import (
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/notes"
+	"github.com/noema-mem/noema/vault"
 )
 
 func openApp(t *testing.T) *app.App {
@@ -43,12 +46,9 @@ func TestEditOps(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
 			a := openApp(t)
-			w, err := a.Notes.Write(ctx, notes.WriteInput{Title: "Doc", Content: body, Tags: []string{"keep"}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			w := noematest.WriteNote(t, a, notes.WriteInput{Title: "Doc", Content: body, Tags: []string{"keep"}})
 			c.in.URI = w.URI
-			_, err = a.Notes.Edit(ctx, c.in)
+			_, err := a.Notes.Edit(ctx, c.in)
 			if noema.ErrorCode(err) != c.code {
 				t.Fatalf("err = %v, want %q", err, c.code)
 			}
@@ -73,15 +73,9 @@ func TestEditOps(t *testing.T) {
 func TestWriteNamesAndResolve(t *testing.T) {
 	ctx := context.Background()
 	a := openApp(t)
-	w1, err := a.Notes.Write(ctx, notes.WriteInput{Title: "A/B", Content: "x"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w1 := noematest.WriteNote(t, a, notes.WriteInput{Title: "A/B", Content: "x"})
 	// Another title with the same slug gets its own file, never the other's.
-	w2, err := a.Notes.Write(ctx, notes.WriteInput{Title: "A-B", Content: "y"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w2 := noematest.WriteNote(t, a, notes.WriteInput{Title: "A-B", Content: "y"})
 	if w1.Path == w2.Path || !w2.Created {
 		t.Fatalf("slug collision: %s and %s", w1.Path, w2.Path)
 	}
@@ -120,5 +114,114 @@ func TestParseSince(t *testing.T) {
 		if _, err := notes.ParseSince(bad, now); noema.ErrorCode(err) != noema.EINVALID {
 			t.Errorf("ParseSince(%q): %v", bad, err)
 		}
+	}
+}
+
+// Names that would not be portable, or that the file system cannot hold,
+// are invalid_argument with a clear message, never an internal error, and
+// a folder with a leading '/' is refused rather than silently made relative.
+func TestWriteAndMoveNames(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+
+	// An over-long title is kept whole in the front matter; its file name is
+	// cut to vault.MaxTitleNameBytes.
+	long := strings.Repeat("a", 300)
+	w, err := a.Notes.Write(ctx, notes.WriteInput{Title: long, Content: "x"})
+	if err != nil {
+		t.Fatalf("write with a 300-byte title: %v", err)
+	}
+	if base := path.Base(w.Path); len(base) > vault.MaxTitleNameBytes+len(".md") || w.Title != long {
+		t.Errorf("300-byte title: path %q (%d bytes), title %d bytes", w.Path, len(base), len(w.Title))
+	}
+	if n, err := a.Notes.Read(ctx, w.URI); err != nil || n.Title != long {
+		t.Errorf("read back: %v", err)
+	}
+
+	for _, tt := range []struct{ folder, msg string }{
+		{"/abs", "relative to the vault"},
+		{"//abs/x", "relative to the vault"},
+		{" /abs", "relative to the vault"},
+		{strings.Repeat("f", 300), "too long"},
+		{"ok/" + strings.Repeat("f", 256), "too long"},
+		{"con", "reserved"},
+		{"a\tb", "control character"},
+		{"what?", "Windows"},
+		{"trailing.", "ends in"},
+	} {
+		_, err := a.Notes.Write(ctx, notes.WriteInput{Title: "In folder", Content: "x", Folder: tt.folder})
+		if noema.ErrorCode(err) != noema.EINVALID || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("write in folder %q: %v, want invalid_argument about %q", tt.folder, err, tt.msg)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(a.Vault.Root, "abs")); err == nil {
+		t.Errorf("folder /abs was created as abs")
+	}
+	if w, err := a.Notes.Write(ctx, notes.WriteInput{Title: "In folder", Content: "x", Folder: "sub/"}); err != nil || w.Path != "sub/In folder.md" {
+		t.Errorf("write in folder sub/: %+v, %v", w, err)
+	}
+
+	for _, to := range []string{"con.md", "a:b.md", "tab\there.md", strings.Repeat("m", 300) + ".md", "dir /x.md"} {
+		if _, err := a.Notes.Move(ctx, w.URI, to); noema.ErrorCode(err) != noema.EINVALID {
+			t.Errorf("move to %q: %v, want invalid_argument", to, err)
+		}
+	}
+	if _, err := a.Notes.Read(ctx, w.URI); err != nil {
+		t.Errorf("the note is gone after refused moves: %v", err)
+	}
+}
+
+// A title resolves exactly, then by key among notes whose title has the
+// key (the first by path); an alias is not a title.
+func TestResolveTitleByKey(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	deep := noematest.WriteNote(t, a, notes.WriteInput{Title: "Deep Work", Aliases: []string{"Focus Time"}, Content: "x", Folder: "b"})
+	noematest.WriteNote(t, a, notes.WriteInput{Title: "deep_work", Content: "y", Folder: "c"})
+	for ref, want := range map[string]string{"Deep Work": deep.Path, "DEEP-WORK": deep.Path, "deep  work": deep.Path} {
+		if p, err := a.Notes.Resolve(ctx, ref); err != nil || p != want {
+			t.Errorf("resolve %q = %q, %v; want %q", ref, p, err, want)
+		}
+	}
+	for _, ref := range []string{"focus time", "Focus Time", "shallow work"} {
+		if p, err := a.Notes.Resolve(ctx, ref); noema.ErrorCode(err) != noema.ENOTFOUND {
+			t.Errorf("resolve %q = %q, %v; want not_found", ref, p, err)
+		}
+	}
+}
+
+// TestTooManyLinks: write_note and edit_note refuse a note that links more
+// than notes.MaxNoteLinks distinct concepts with too_large naming the limit,
+// and leave the vault as it was; many links to few concepts are fine.
+func TestTooManyLinks(t *testing.T) {
+	ctx := context.Background()
+	a := noematest.OpenApp(t, "", app.Options{MaxNoteBytes: 4 << 20})
+	var many strings.Builder
+	for i := range notes.MaxNoteLinks + 1 {
+		fmt.Fprintf(&many, "[[c%d]] ", i)
+	}
+	_, err := a.Notes.Write(ctx, notes.WriteInput{Title: "Too many", Content: many.String()})
+	if noema.ErrorCode(err) != noema.ETOOLARGE || !strings.Contains(err.Error(), fmt.Sprint(notes.MaxNoteLinks)) {
+		t.Fatalf("write with %d distinct links: err = %v, want too_large naming the limit", notes.MaxNoteLinks+1, err)
+	}
+	if _, err := os.Stat(filepath.Join(a.Vault.Root, "too-many.md")); !os.IsNotExist(err) {
+		t.Errorf("refused note was written: %v", err)
+	}
+
+	repeated := strings.Repeat("[[same]] ", notes.MaxNoteLinks+1)
+	w, err := a.Notes.Write(ctx, notes.WriteInput{Title: "Repeated", Content: repeated})
+	if err != nil {
+		t.Fatalf("write with %d links to one concept: %v", notes.MaxNoteLinks+1, err)
+	}
+	_, err = a.Notes.Edit(ctx, notes.EditInput{URI: w.URI, Op: notes.OpAppend, Content: many.String()})
+	if noema.ErrorCode(err) != noema.ETOOLARGE {
+		t.Fatalf("append of %d distinct links: err = %v, want too_large", notes.MaxNoteLinks+1, err)
+	}
+	n, err := a.Notes.Read(ctx, w.URI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(n.Content, "[[c0]]") {
+		t.Error("refused edit was written")
 	}
 }

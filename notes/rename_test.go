@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/internal/treetest"
 	"github.com/noema-mem/noema/notes"
 )
@@ -54,13 +55,13 @@ func TestRenameFiles(t *testing.T) {
 	if len(res.Renamed) != 2 {
 		t.Fatalf("renamed = %+v", res.Renamed)
 	}
-	index, _ := os.ReadFile(filepath.Join(root, "Index.md"))
+	index := noematest.ReadFile(t, a, "Index.md")
 	for _, want := range []string{
 		`"[[ml/Garbage Collection.md]]"`, "memory://ml/Garbage Collection}",
 		"By path [[ml/Garbage Collection]], with .md ![[ml/Garbage Collection.md#Part|shown]], by title [[Garbage Collection]]",
 		"`[[ml/garbage-collection]]`", "and [[ml/Go 2]].",
 	} {
-		if !strings.Contains(string(index), want) {
+		if !strings.Contains(index, want) {
 			t.Errorf("Index.md lacks %q:\n%s", want, index)
 		}
 	}
@@ -89,15 +90,11 @@ func TestRenameFiles(t *testing.T) {
 func TestFilesEndWithNewline(t *testing.T) {
 	ctx := context.Background()
 	a := openApp(t)
-	w, err := a.Notes.Write(ctx, notes.WriteInput{Title: "No newline", Content: "text without a final newline"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := noematest.WriteNote(t, a, notes.WriteInput{Title: "No newline", Content: "text without a final newline"})
 	check := func(what string) {
 		t.Helper()
-		b, err := os.ReadFile(filepath.Join(a.Vault.Root, w.Path))
-		if err != nil || !strings.HasSuffix(string(b), "\n") {
-			t.Errorf("%s: file %q does not end with a newline (%v)", what, b, err)
+		if b := noematest.ReadFile(t, a, w.Path); !strings.HasSuffix(b, "\n") {
+			t.Errorf("%s: file %q does not end with a newline", what, b)
 		}
 	}
 	check("write")
@@ -136,10 +133,10 @@ func TestMoveRewritesLinks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	index, _ := os.ReadFile(filepath.Join(root, "Index.md"))
+	index := noematest.ReadFile(t, a, "Index.md")
 	want := "---\nrefs: \"[[archive/Roadmap.md]]\"\n---\n[[Roadmap|Plan]] and [[Roadmap|the plan]] and [[archive/Roadmap#Goals]] and [[Planning]].\n" +
 		"`[[Plan]]` stays.\n"
-	if string(index) != want {
+	if index != want {
 		t.Errorf("Index.md =\n%s\nwant\n%s", index, want)
 	}
 	if len(res.Links) != 2 || res.Links[0].URI != "memory://Index" {
@@ -153,7 +150,7 @@ func TestMoveRewritesLinks(t *testing.T) {
 	if _, err := a.Notes.Move(ctx, "Titled.md", "Moved.md"); err != nil {
 		t.Fatal(err)
 	}
-	if other, _ := os.ReadFile(filepath.Join(root, "Other.md")); string(other) != files["Other.md"] {
+	if other := noematest.ReadFile(t, a, "Other.md"); other != files["Other.md"] {
 		t.Errorf("Other.md = %q", other)
 	}
 }
