@@ -25,9 +25,7 @@ func TestConcurrentCreatesAllStored(t *testing.T) {
 	for i := range n {
 		body += fmt.Sprintf("[[Target %d]] ", i)
 	}
-	if _, err := a.Notes.Write(ctx, notes.WriteInput{Title: "Seed", Content: "[[Hub]] " + body}); err != nil {
-		t.Fatal(err)
-	}
+	noematest.WriteNote(t, a, notes.WriteInput{Title: "Seed", Content: "[[Hub]] " + body})
 	var wg sync.WaitGroup
 	ids := make([]string, n)
 	errs := make([]error, n)
