@@ -13,6 +13,7 @@
 package ollama
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -64,64 +65,33 @@ type Options struct {
 }
 
 // Embedder calls Ollama. It is safe for concurrent use.
-type Embedder struct {
-	model    string
-	endpoint string
-	batch    int
-	dim      *remote.Dim
-	client   *remote.Client
-}
+//
+// Name is "ollama/" followed by the model name. Dimension is the configured
+// one, the known one for common models, or the one learned from the first
+// answer; 0 until known. Embed returns one normalized vector per text, in
+// order, or an error and no vectors.
+type Embedder struct{ *embedder }
+
+type embedder = remote.Embedder
 
 // New returns an Embedder for opts. It does not contact the server; an
 // invalid URL is a noema.EINVALID error.
 func New(opts Options) (*Embedder, error) {
-	if opts.URL == "" {
-		opts.URL = DefaultURL
-	}
-	if opts.Model == "" {
-		opts.Model = DefaultModel
-	}
-	base, err := remote.ParseBase("ollama", opts.URL)
+	model := cmp.Or(opts.Model, DefaultModel)
+	r, err := remote.NewEmbedder(remote.Backend{
+		Name: "ollama", URL: cmp.Or(opts.URL, DefaultURL), Model: model,
+		Dim: cmp.Or(opts.Dimensions, knownDims[strings.SplitN(model, ":", 2)[0]]),
+		Config: remote.Config{Dimensions: opts.Dimensions, BatchSize: opts.BatchSize,
+			MaxRetries: opts.MaxRetries, Timeout: opts.Timeout, RetryBaseDelay: opts.RetryBaseDelay,
+			RetryMaxDelay: opts.RetryMaxDelay, HTTP: opts.HTTPClient},
+		ErrorMessage: errorMessage,
+		Endpoint:     func(base string) (string, error) { return base + "/api/embed", nil },
+		Batch:        embedBatch,
+	})
 	if err != nil {
 		return nil, err
 	}
-	client, err := remote.NewClient("ollama", remote.Config{Dimensions: opts.Dimensions, BatchSize: opts.BatchSize,
-		MaxRetries: opts.MaxRetries, Timeout: opts.Timeout, RetryBaseDelay: opts.RetryBaseDelay,
-		RetryMaxDelay: opts.RetryMaxDelay, HTTP: opts.HTTPClient}, nil, errorMessage)
-	if err != nil {
-		return nil, err
-	}
-	dim := opts.Dimensions
-	if dim == 0 {
-		dim = knownDims[strings.SplitN(opts.Model, ":", 2)[0]]
-	}
-	return &Embedder{
-		model:    opts.Model,
-		endpoint: base + "/api/embed",
-		batch:    opts.BatchSize,
-		dim:      remote.NewDim(dim),
-		client:   client,
-	}, nil
-}
-
-// Name returns "ollama/" followed by the model name.
-func (e *Embedder) Name() string { return "ollama/" + e.model }
-
-// Dimension returns the vector dimension: the configured one, the known one
-// for common models, or the one learned from the first answer; 0 until
-// known.
-func (e *Embedder) Dimension() int { return e.dim.Get() }
-
-// Embed returns one normalized vector per text, in order, or an error and no
-// vectors.
-func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	// Errors already name the backend and model; no texts is no request.
-	return remote.Batch(ctx, "ollama", texts, e.batch, e.embedBatch)
-}
-
-type request struct {
-	Model string   `json:"model"`
-	Input []string `json:"input"`
+	return &Embedder{r}, nil
 }
 
 type response struct {
@@ -129,15 +99,14 @@ type response struct {
 	Embeddings [][]float32 `json:"embeddings"`
 }
 
-func (e *Embedder) embedBatch(ctx context.Context, batch []string) ([][]float32, error) {
+func (r *response) Len() int { return len(r.Embeddings) }
+
+func embedBatch(ctx context.Context, c *remote.Conn, batch []string) ([][]float32, error) {
 	var resp response
-	if err := e.client.Call(ctx, e.endpoint, request{Model: e.model, Input: batch}, &resp); err != nil {
+	if err := c.Call(ctx, remote.Request{Model: c.Model, Input: batch}, &resp, len(batch)); err != nil {
 		return nil, err
 	}
-	if err := remote.CountError("ollama", e.model, len(resp.Embeddings), len(batch)); err != nil {
-		return nil, err
-	}
-	if err := e.dim.Check("ollama", e.model, resp.Embeddings); err != nil {
+	if err := c.Check(resp.Embeddings); err != nil {
 		return nil, err
 	}
 	return resp.Embeddings, nil

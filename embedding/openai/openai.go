@@ -79,79 +79,54 @@ type Options struct {
 
 // Embedder calls an OpenAI-compatible embeddings endpoint. It is safe for
 // concurrent use.
-type Embedder struct {
-	model      string
-	endpoint   string
-	dimensions int // sent when > 0
-	batch      int
-	dim        *remote.Dim
-	client     *remote.Client
-}
+//
+// Name is "openai/" followed by the model name. Dimension is the configured
+// one, the native one of OpenAI's models, or the one learned from the first
+// answer; 0 until known. Embed returns one normalized vector per text, in
+// order, or an error and no vectors.
+type Embedder struct{ *embedder }
+
+type embedder = remote.Embedder
 
 // New returns an Embedder for opts. It does not contact the server; an
 // invalid URL or a missing key for api.openai.com is a noema.EINVALID error.
 func New(opts Options) (*Embedder, error) {
-	if opts.URL == "" {
-		opts.URL = DefaultURL
-	}
-	if opts.Model == "" {
-		opts.Model = DefaultModel
-	}
-	base, err := remote.ParseBase("openai", opts.URL)
-	if err != nil {
-		return nil, err
-	}
 	header := http.Header{}
 	if opts.APIKey != "" {
 		header.Set("Authorization", "Bearer "+opts.APIKey)
 	}
-	client, err := remote.NewClient("openai", remote.Config{Dimensions: opts.Dimensions, BatchSize: opts.BatchSize,
-		MaxRetries: opts.MaxRetries, Timeout: opts.Timeout, RetryBaseDelay: opts.RetryBaseDelay,
-		RetryMaxDelay: opts.RetryMaxDelay, HTTP: opts.HTTPClient}, header, errorMessage)
+	model := cmp.Or(opts.Model, DefaultModel)
+	r, err := remote.NewEmbedder(remote.Backend{
+		Name: "openai", URL: cmp.Or(opts.URL, DefaultURL), Model: model,
+		Dim: cmp.Or(opts.Dimensions, knownDims[model]),
+		Config: remote.Config{Dimensions: opts.Dimensions, BatchSize: opts.BatchSize,
+			MaxRetries: opts.MaxRetries, Timeout: opts.Timeout, RetryBaseDelay: opts.RetryBaseDelay,
+			RetryMaxDelay: opts.RetryMaxDelay, HTTP: opts.HTTPClient},
+		Header:       header,
+		ErrorMessage: errorMessage,
+		Endpoint: func(base string) (string, error) {
+			if u, _ := url.Parse(base); opts.APIKey == "" && strings.EqualFold(u.Hostname(), "api.openai.com") {
+				env := cmp.Or(opts.APIKeyEnv, DefaultKeyEnv)
+				return "", noema.Errorf(noema.EINVALID, "openai: no API key for %s: environment variable %s is empty or unset", base, env)
+			}
+			if strings.HasSuffix(base, "/v1") {
+				return base + "/embeddings", nil
+			}
+			return base + "/v1/embeddings", nil
+		},
+		Batch: func(ctx context.Context, c *remote.Conn, batch []string) ([][]float32, error) {
+			return embedBatch(ctx, c, batch, opts.Dimensions)
+		},
+	})
 	if err != nil {
 		return nil, err
 	}
-	if u, _ := url.Parse(base); opts.APIKey == "" && strings.EqualFold(u.Hostname(), "api.openai.com") {
-		env := cmp.Or(opts.APIKeyEnv, DefaultKeyEnv)
-		return nil, noema.Errorf(noema.EINVALID, "openai: no API key for %s: environment variable %s is empty or unset", base, env)
-	}
-	dim := opts.Dimensions
-	if dim == 0 {
-		dim = knownDims[opts.Model]
-	}
-	endpoint := base + "/v1/embeddings"
-	if strings.HasSuffix(base, "/v1") {
-		endpoint = base + "/embeddings"
-	}
-	return &Embedder{
-		model:      opts.Model,
-		endpoint:   endpoint,
-		dimensions: opts.Dimensions,
-		batch:      opts.BatchSize,
-		dim:        remote.NewDim(dim),
-		client:     client,
-	}, nil
-}
-
-// Name returns "openai/" followed by the model name.
-func (e *Embedder) Name() string { return "openai/" + e.model }
-
-// Dimension returns the vector dimension: the configured one, the native one
-// of OpenAI's models, or the one learned from the first answer; 0 until
-// known.
-func (e *Embedder) Dimension() int { return e.dim.Get() }
-
-// Embed returns one normalized vector per text, in order, or an error and no
-// vectors.
-func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	// Errors already name the backend and model; no texts is no request.
-	return remote.Batch(ctx, "openai", texts, e.batch, e.embedBatch)
+	return &Embedder{r}, nil
 }
 
 type request struct {
-	Model      string   `json:"model"`
-	Input      []string `json:"input"`
-	Dimensions int      `json:"dimensions,omitempty"`
+	remote.Request
+	Dimensions int `json:"dimensions,omitempty"` // sent when > 0
 }
 
 type response struct {
@@ -162,29 +137,28 @@ type response struct {
 	Model string `json:"model"`
 }
 
-func (e *Embedder) embedBatch(ctx context.Context, batch []string) ([][]float32, error) {
+func (r *response) Len() int { return len(r.Data) }
+
+func embedBatch(ctx context.Context, c *remote.Conn, batch []string, dimensions int) ([][]float32, error) {
 	var resp response
-	if err := e.client.Call(ctx, e.endpoint, request{Model: e.model, Input: batch, Dimensions: e.dimensions}, &resp); err != nil {
-		return nil, err
-	}
-	if err := remote.CountError("openai", e.model, len(resp.Data), len(batch)); err != nil {
+	if err := c.Call(ctx, request{remote.Request{Model: c.Model, Input: batch}, dimensions}, &resp, len(batch)); err != nil {
 		return nil, err
 	}
 	vecs := make([][]float32, len(batch))
 	for _, d := range resp.Data {
 		if d.Index == nil {
-			return nil, noema.Errorf(noema.EUNAVAILABLE, "openai model %q returned an embedding without an index", e.model)
+			return nil, noema.Errorf(noema.EUNAVAILABLE, "openai model %q returned an embedding without an index", c.Model)
 		}
 		i := *d.Index
 		if i < 0 || i >= len(batch) || vecs[i] != nil {
-			return nil, noema.Errorf(noema.EUNAVAILABLE, "openai model %q returned an out-of-range or repeated index %d for %d texts", e.model, i, len(batch))
+			return nil, noema.Errorf(noema.EUNAVAILABLE, "openai model %q returned an out-of-range or repeated index %d for %d texts", c.Model, i, len(batch))
 		}
 		if d.Embedding == nil {
 			d.Embedding = []float32{} // let Check report the empty vector
 		}
 		vecs[i] = d.Embedding
 	}
-	if err := e.dim.Check("openai", e.model, vecs); err != nil {
+	if err := c.Check(vecs); err != nil {
 		return nil, err
 	}
 	return vecs, nil
