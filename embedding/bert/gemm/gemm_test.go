@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/noema-mem/noema/internal/cputime"
 )
 
 func naive(c []float32, ldc int, a []float32, lda, m int, b []float32, ldb, k, n int) {
@@ -82,7 +84,7 @@ func BenchmarkMulAdd(b *testing.B) {
 			p := PackT(nil, w, s.n, s.k, s.k)
 			c := make([]float32, s.m*s.n)
 			b.ResetTimer()
-			cpu0 := cpuTime()
+			cpu0 := cputime.Process()
 			for b.Loop() {
 				MulAddParallel(c, s.n, a, s.k, s.m, p, s.workers)
 			}
@@ -90,7 +92,7 @@ func BenchmarkMulAdd(b *testing.B) {
 			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 			// Per CPU-second: what the kernel does when it has the core, on a
 			// machine shared with other work.
-			if cpu := (cpuTime() - cpu0).Seconds(); cpu > 0 {
+			if cpu := (cputime.Process() - cpu0).Seconds(); cpu > 0 {
 				b.ReportMetric(flops/cpu/1e9, "GFLOP/cpu-s")
 			}
 		})

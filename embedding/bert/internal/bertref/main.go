@@ -25,6 +25,7 @@ import (
 
 	"github.com/noema-mem/noema/embedding/bert"
 	"github.com/noema-mem/noema/embedding/bert/gemm"
+	"github.com/noema-mem/noema/internal/cputime"
 )
 
 func main() {
@@ -178,7 +179,7 @@ func bench(args []string) error {
 			if _, err := e.EmbedIDs(context.Background(), seqs); err != nil {
 				return err
 			}
-			start, cpu0 := time.Now(), cpuTime()
+			start, cpu0 := time.Now(), cputime.Process()
 			done := 0
 			for time.Since(start).Seconds() < *seconds {
 				if _, err := e.EmbedIDs(context.Background(), seqs); err != nil {
@@ -187,7 +188,7 @@ func bench(args []string) error {
 				done += len(seqs)
 			}
 			el := time.Since(start).Seconds()
-			cpu := (cpuTime() - cpu0).Seconds()
+			cpu := (cputime.Process() - cpu0).Seconds()
 			fmt.Printf("go threads=%d %s: %.1f sentences/s (%.1f per CPU-second, %.2f cores busy)\n", threads, shape.Name, float64(done)/el, float64(done)/cpu, cpu/el)
 		}
 	}
