@@ -9,6 +9,7 @@ import (
 
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/internal/benchdata"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/semantic"
 )
 
@@ -27,14 +28,7 @@ func BenchmarkFindSimilar(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	a, err := app.Open(ctx, dir, app.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer a.Close()
-	if _, err := a.Sync(ctx, false, nil); err != nil {
-		b.Fatal(err)
-	}
+	a := noematest.OpenSynced(b, dir, app.Options{})
 	t0 := time.Now()
 	if err := a.Semantic.Refresh(ctx); err != nil {
 		b.Fatal(err)

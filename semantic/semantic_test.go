@@ -32,9 +32,7 @@ func write(t *testing.T, a *app.App, title, modified, content string) {
 	if modified != "" {
 		fm = "---\nmodified: " + modified + "\n---\n"
 	}
-	if _, err := a.Notes.Write(context.Background(), notes.WriteInput{Title: title, Content: fm + content}); err != nil {
-		t.Fatal(err)
-	}
+	noematest.WriteNote(t, a, notes.WriteInput{Title: title, Content: fm + content})
 }
 
 func find(t *testing.T, a *app.App, q string, k int) *semantic.SimilarResult {
@@ -175,20 +173,25 @@ func TestDecayConfigApplies(t *testing.T) {
 	}
 }
 
-// failing is a backend that cannot be reached.
-type failing struct{}
+// unreachable is an embedder whose backend cannot be reached: every Embed
+// fails with unavailable and the message msg.
+type unreachable struct {
+	name string
+	dim  int
+	msg  string
+}
 
-func (failing) Name() string   { return "ollama/all-minilm" }
-func (failing) Dimension() int { return 384 }
-func (failing) Embed(context.Context, []string) ([][]float32, error) {
-	return nil, noema.Errorf(noema.EUNAVAILABLE, "ollama at http://localhost:11434 is unreachable")
+func (u unreachable) Name() string   { return u.name }
+func (u unreachable) Dimension() int { return u.dim }
+func (u unreachable) Embed(context.Context, []string) ([][]float32, error) {
+	return nil, noema.Errorf(noema.EUNAVAILABLE, "%s", u.msg)
 }
 
 func TestUnreachableBackendDegrades(t *testing.T) {
 	ctx := context.Background()
 	a := openApp(t)
 	write(t, a, "N", "", "[[Gradient Checkpointing]] [[Gradient Descent]]")
-	a.Semantic.Embedder = failing{}
+	a.Semantic.Embedder = unreachable{"ollama/all-minilm", 384, "ollama at http://localhost:11434 is unreachable"}
 	_, err := a.Semantic.FindSimilar(ctx, semantic.SimilarInput{Concept: "gradient"})
 	if noema.ErrorCode(err) != noema.EUNAVAILABLE || !strings.Contains(err.Error(), "unreachable") {
 		t.Fatalf("find_similar with the backend down: %v", err)
@@ -252,5 +255,101 @@ func TestBackendDownServesCachedVectors(t *testing.T) {
 	down = false
 	if res := find(t, a, "alpha", 5); len(res.Results) != 3 {
 		t.Errorf("backend back: %+v", res)
+	}
+}
+
+func TestRefreshChunksReembedsOnlyChangedChunks(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	section := func(name, word string) string {
+		return "## " + name + "\n" + strings.Repeat(word+" text here. ", 100) + "\n\n"
+	}
+	body := section("One", "alpha") + section("Two", "bravo") + section("Three", "charlie")
+	w := noematest.WriteNote(t, a, notes.WriteInput{Title: "Long", Content: body})
+	write(t, a, "Short", "", "just [[One Concept]]")
+	if err := a.Semantic.RefreshChunks(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p := a.Semantic.Progress()
+	if p.Chunks < 4 || p.ChunksEmbedded != p.Chunks || p.ChunkNotesPending != 0 {
+		t.Fatalf("progress = %+v", p)
+	}
+	count := func() int {
+		var n int
+		a.DB.Read().QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings`).Scan(&n)
+		return n
+	}
+	before := count()
+	// Edit one section: only its chunk is new.
+	if _, err := a.Notes.Edit(ctx, notes.EditInput{URI: w.URI, Op: notes.OpReplaceSection, Section: "Two", Content: strings.Repeat("delta text. ", 100)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Semantic.RefreshChunks(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if added := count() - before; added != 1 {
+		t.Errorf("an edit of one section embedded %d new chunks, want 1", added)
+	}
+	// A no-op refresh embeds nothing.
+	before = count()
+	if err := a.Semantic.RefreshChunks(ctx); err != nil || count() != before {
+		t.Errorf("no-op refresh: %v, %d new", err, count()-before)
+	}
+	// Another model re-embeds every chunk, without touching the old vectors.
+	a.Semantic.Embedder = constant{dim: 8}
+	if err := a.Semantic.RefreshChunks(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p := a.Semantic.Progress(); p.ChunksEmbedded != p.Chunks {
+		t.Errorf("after switching models: %+v", p)
+	}
+}
+
+// Seed details: saturation is checked on the top min(10, n) once n >= 3,
+// its warning names tools that exist, and free text says resolved: false.
+func TestSaturationOfFewAndResolved(t *testing.T) {
+	a := openApp(t)
+	write(t, a, "Topics", "", "[[Topic Alpha]] [[Topic Bravo]] [[Topic Charlie]] [[Topic Delta]] [[Topic Echo]] [[Topic Foxtrot]]")
+	a.Semantic.Embedder = constant{dim: 4}
+	res := find(t, a, "Topic Alpha", 5)
+	if len(res.Results) != 5 || len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], "saturated") {
+		t.Fatalf("five identical results: %+v", res)
+	}
+	if !strings.Contains(res.Warnings[0], "build_context or search_notes") || !res.Resolved {
+		t.Errorf("warning %q, resolved %v", res.Warnings[0], res.Resolved)
+	}
+	if res := find(t, a, "Topic", 2); len(res.Warnings) != 0 {
+		t.Errorf("two results are never saturated: %v", res.Warnings)
+	}
+	if res := find(t, a, "something else entirely", 3); res.Resolved || res.ConceptID != "" {
+		t.Errorf("free text: resolved %v concept %q", res.Resolved, res.ConceptID)
+	}
+}
+
+// With the embedder unreachable and nothing cached, find_similar_concepts
+// answers with fuzzy candidates marked as such, and status shows the error.
+func TestFuzzyFallback(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	write(t, a, "Topics", "", "[[Gradient Descent]] [[Gradient Boosting]] [[Zebra]]")
+	a.Semantic.Embedder = unreachable{"test/down", 4, "connection refused"}
+	if _, err := a.Semantic.FindSimilar(ctx, semantic.SimilarInput{Concept: "Gradient Descent"}); noema.ErrorCode(err) != noema.EUNAVAILABLE {
+		t.Fatalf("without a fallback: %v", err)
+	}
+	fuzzy := func(ctx context.Context, q string, k int) ([]semantic.Similar, error) {
+		return []semantic.Similar{{ID: "x1", Label: "Gradient Descent", Score: 100}, {ID: "x2", Label: "Gradient Boosting", Score: 70}}, nil
+	}
+	res, err := a.Semantic.FindSimilarOr(ctx, semantic.SimilarInput{Concept: "gradient descnt"}, fuzzy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Fallback != "fuzzy" || len(res.Results) != 2 || res.Results[0].Score != 1 || res.Results[1].Band != "fuzzy fallback" {
+		t.Errorf("fallback: %+v", res)
+	}
+	if len(res.Warnings) == 0 || !strings.Contains(res.Warnings[0], "connection refused") {
+		t.Errorf("warnings: %v", res.Warnings)
+	}
+	if st := a.Semantic.Status(ctx); !strings.Contains(st.LastError, "connection refused") {
+		t.Errorf("status: %+v", st)
 	}
 }
