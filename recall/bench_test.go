@@ -3,7 +3,6 @@ package recall_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -11,6 +10,7 @@ import (
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/config"
 	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/notes"
 	"github.com/noema-mem/noema/recall"
 )
@@ -33,21 +33,11 @@ import (
 // milliseconds next to ns/op.
 func BenchmarkBuildContext(b *testing.B) {
 	ctx := context.Background()
-	dir := filepath.Join(b.TempDir(), "vault")
-	m, err := corpus.Generate(ctx, dir, corpus.Options{Seed: 42, Notes: 10000})
-	if err != nil {
-		b.Fatal(err)
-	}
+	dir, m := noematest.Corpus(b, corpus.Options{Seed: 42, Notes: 10000})
 	cfg := config.Default()
-	a, err := app.Open(ctx, dir, app.Options{Config: &cfg})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer a.Close()
+	a := noematest.OpenApp(b, dir, app.Options{Config: &cfg})
 	t0 := time.Now()
-	if _, err := a.Sync(ctx, false, nil); err != nil {
-		b.Fatal(err)
-	}
+	noematest.Sync(b, a)
 	b.Logf("indexed %d notes in %v", len(m.Notes), time.Since(t0))
 	s := recall.New(a.DB, a.Concepts, cfg.Decay)
 	t0 = time.Now()

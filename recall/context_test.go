@@ -51,9 +51,7 @@ func service(a *app.App, d decay.Config) *recall.Service {
 func write(t *testing.T, a *app.App, folder, title string, age int, body string) {
 	t.Helper()
 	content := "---\nmodified: " + daysAgo(age) + "\n---\n" + body
-	if _, err := a.Notes.Write(context.Background(), notes.WriteInput{Title: title, Folder: folder, Content: content}); err != nil {
-		t.Fatal(err)
-	}
+	noematest.WriteNote(t, a, notes.WriteInput{Title: title, Folder: folder, Content: content})
 }
 
 // fruitVault builds the hand-made vault most tests share:

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"math"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 	"github.com/noema-mem/noema/config"
 	"github.com/noema-mem/noema/decay"
 	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/recall"
 	"github.com/noema-mem/noema/vault"
 )
@@ -21,20 +21,8 @@ import (
 // manifest (the links it wrote, by concept key, and each note's date).
 func TestAgainstCorpusManifest(t *testing.T) {
 	ctx := context.Background()
-	dir := filepath.Join(t.TempDir(), "vault")
-	m, err := corpus.Generate(ctx, dir, corpus.Options{Seed: 11, Notes: 400, Concepts: 600})
-	if err != nil {
-		t.Fatal(err)
-	}
 	cfg := config.Default()
-	a, err := app.Open(ctx, dir, app.Options{Config: &cfg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	if _, err := a.Sync(ctx, false, nil); err != nil {
-		t.Fatal(err)
-	}
+	a, m := noematest.SyncedApp(t, corpus.Options{Seed: 11, Notes: 400, Concepts: 600}, app.Options{Config: &cfg})
 	now := corpus.BaseTime().AddDate(2, 3, 0)
 	d := decay.DefaultConfig()
 	s := recall.New(a.DB, a.Concepts, d)
