@@ -8,7 +8,7 @@ func PlainOR(q string) string { return parse(q).plainOR(q) }
 // TextQueryOf is the full-text query the service sends for q.
 func TextQueryOf(q string, limit int) TextQuery {
 	p := parse(q)
-	return TextQuery{Match: p.match(), All: p.all(), Weights: [3]float64{DefaultTuning.TitleWeight, 1, 1}, Limit: limit}
+	return TextQuery{Match: p.match(), Bonus: p.bonus(), All: p.all(), Weights: [3]float64{DefaultTuning.TitleWeight, 1, 1}, Limit: limit}
 }
 
 // SetSkipCommonTerms turns the common-term pruning on or off and returns

@@ -27,6 +27,12 @@ func (f Filter) IsZero() bool { return f.Folder == "" && len(f.Tags) == 0 && f.S
 type TextQuery struct {
 	// Match is the FTS5 expression a note must match.
 	Match string
+	// Bonus is an FTS5 expression whose matches add their bm25 to the
+	// note's (the phrase and proximity bonus); notes matching only Bonus
+	// are hits too. BM25 is a sum over the expression's phrases, so the
+	// score is that of "Match OR Bonus", but the phrase and NEAR checks run
+	// only where their terms meet rather than on every note matching Match.
+	Bonus string
 	// All is the FTS5 expression of every term together ("" when the query
 	// has one term): notes matching it rank above the rest, then BM25
 	// decides.
@@ -79,8 +85,8 @@ type Concept struct {
 
 // TextIndex is the full-text side of the index.
 type TextIndex interface {
-	// SearchText returns the best q.Limit notes matching q.Match and
-	// admitted by q.Filter: those matching q.All first, then by BM25, then
+	// SearchText returns the best q.Limit notes matching q.Match or
+	// q.Bonus and admitted by q.Filter: those matching q.All first, then by BM25, then
 	// by path.
 	SearchText(ctx context.Context, q TextQuery) ([]TextHit, error)
 	// SearchTermDocs returns how many notes match each FTS5 expression,

@@ -69,23 +69,32 @@ type parsed struct {
 // empty reports whether the query has nothing to search for.
 func (p *parsed) empty() bool { return len(p.terms) == 0 }
 
-// match returns the FTS5 expression of the query: any term, plus an exact
-// phrase and a NEAR group of the words, which add to a note's BM25 when they
-// match (the phrase/proximity bonus). Empty when there is no term.
+// match returns the FTS5 expression of the query's terms, any of them
+// (empty when there is no term). The phrase and proximity bonus is
+// [parsed.bonus], searched beside it.
 func (p *parsed) match() string { return p.matchSkipping(nil) }
 
 // matchSkipping is match without the terms whose index skip holds (terms
 // too common to find partial matches by; see Service.ranked).
 func (p *parsed) matchSkipping(skip map[int]bool) string {
-	if p.empty() {
-		return ""
-	}
-	parts := make([]string, 0, len(p.terms)+2)
+	parts := make([]string, 0, len(p.terms))
 	for i, t := range p.terms {
 		if !skip[i] {
 			parts = append(parts, t.expr())
 		}
 	}
+	return strings.Join(parts, " OR ")
+}
+
+// bonus returns the FTS5 expression of the phrase and proximity bonus: the
+// exact phrase of the words, and their terms within [nearDistance] tokens
+// of each other (NEAR). A note matching it adds its BM25 to that of the
+// terms (TextQuery.Bonus). Empty when the query has fewer than two words.
+func (p *parsed) bonus() string {
+	if p.empty() {
+		return ""
+	}
+	var parts []string
 	if n := len(p.words); n >= 2 && n <= maxPhraseWords {
 		parts = append(parts, textColumns+" : "+quote(strings.Join(p.words, " ")))
 	}

@@ -2,8 +2,10 @@ package search_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +17,7 @@ import (
 	"github.com/noema-mem/noema/decay"
 	"github.com/noema-mem/noema/embedding"
 	"github.com/noema-mem/noema/embedding/builtin"
+	"github.com/noema-mem/noema/internal/corpus"
 	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/notes"
 	"github.com/noema-mem/noema/search"
@@ -575,5 +578,75 @@ func TestCommonTermPruningIsNeutral(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestBonusSearchedApartIsExact checks that searching the phrase and NEAR
+// bonus apart from the terms (TextQuery.Bonus) ranks and scores exactly as
+// the single expression "terms OR bonus" does, on a generated vault: BM25
+// is a sum over the expression's phrases.
+func TestBonusSearchedApartIsExact(t *testing.T) {
+	db := noematest.SyncedCorpus(t, corpus.Options{Seed: 7, Notes: 800})
+	ctx := context.Background()
+	var labels []string
+	noematest.EachRow(t, db.Read(), `SELECT label FROM concepts ORDER BY id LIMIT 40`, func(r *sql.Rows) error {
+		var l string
+		labels = append(labels, l)
+		return r.Scan(&labels[len(labels)-1])
+	})
+	var queries []string
+	for i, l := range labels {
+		next := labels[(i*7+3)%len(labels)]
+		queries = append(queries, l, l+" "+next, "how does "+strings.ToLower(next)+" relate to notes", `"`+l+`" design`)
+	}
+	compared := 0
+	for _, q := range queries {
+		for _, limit := range []int{5, search.Depth} {
+			split := search.TextQueryOf(q, limit)
+			if split.Bonus == "" {
+				continue
+			}
+			one := split
+			one.Match, one.Bonus = "("+split.Match+") OR "+split.Bonus, ""
+			got, err := db.SearchText(ctx, split)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := db.SearchText(ctx, one)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%q limit %d: %d hits apart, %d together", q, limit, len(got), len(want))
+			}
+			// Position by position the tier and score agree; notes tied
+			// on score (within rounding) may come in either order, so the
+			// notes are compared as a set, leaving out those tied with the
+			// last hit (which of them the limit keeps is a tie-break).
+			near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+			last := want[len(want)-1]
+			ids := map[int64]int{}
+			for i := range got {
+				g, w := got[i], want[i]
+				if g.All != w.All || !near(g.BM25, w.BM25) {
+					t.Fatalf("%q limit %d, hit %d: apart %s all=%v %.12f, together %s all=%v %.12f",
+						q, limit, i, g.Note.Path, g.All, g.BM25, w.Note.Path, w.All, w.BM25)
+				}
+				for _, h := range []search.TextHit{g, w} {
+					if h.All != last.All || !near(h.BM25, last.BM25) {
+						ids[h.ID]++
+					}
+				}
+			}
+			for id, n := range ids {
+				if n != 2 {
+					t.Fatalf("%q limit %d: note %d is among the hits of only one way", q, limit, id)
+				}
+			}
+			compared++
+		}
+	}
+	if compared < 100 {
+		t.Errorf("only %d queries had a bonus to compare", compared)
 	}
 }

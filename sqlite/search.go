@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -57,59 +58,119 @@ func searchWhere(f search.Filter) (string, []any) {
 	return strings.Join(where, " AND "), args
 }
 
-// SearchText returns the best q.Limit notes matching q.Match that q.Filter
-// admits: the notes matching q.All (every term) first, then by bm25() with
-// q.Weights (title, body, cjk), then by row id (the outer order then breaks
-// ties by path). The ranking runs on the FTS table alone and only the kept
-// rows are joined to their notes: joining every match before sorting cost
-// a fifth more.
+// SearchText returns the best q.Limit notes matching q.Match or q.Bonus
+// that q.Filter admits: the notes matching q.All (every term) first, then
+// by bm25() with q.Weights (title, body, cjk), then by path.
+//
+// bm25() is a sum over the phrases of the MATCH expression, so a note's
+// score is its bm25 under q.Match plus its bm25 under q.Bonus, and the two
+// are queried apart: the bonus (an exact phrase, a NEAR group) walks only
+// the notes where its terms meet, instead of checking positions on every
+// note that holds one term (half the cost of a search on the 10k vault).
+// The best q.Limit notes are then the best q.Limit under q.Match alone
+// plus the notes the bonus finds: a note the bonus does not touch keeps its
+// q.Match score, so it cannot overtake any of those. The ranking runs on
+// the FTS table alone and only the kept rows are joined to their notes.
 func (db *DB) SearchText(ctx context.Context, q search.TextQuery) ([]search.TextHit, error) {
-	if q.Match == "" || q.Limit <= 0 {
+	if (q.Match == "" && q.Bonus == "") || q.Limit <= 0 {
 		return nil, nil
 	}
-	args := []any{q.Weights[0], q.Weights[1], q.Weights[2]}
-	all := "1"
-	if q.All != "" {
-		// One FTS5 AND query (it intersects doclists, skipping) rather
-		// than a subquery per term: half the cost of counting terms.
-		all = "(rowid IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?))"
-		args = append(args, q.All)
-	}
-	args = append(args, q.Match)
-	filter := ""
+	filter, fargs := "", []any(nil)
 	if !q.Filter.IsZero() {
 		where, wargs := searchWhere(q.Filter)
-		filter = " AND rowid IN (SELECT n.id FROM notes n WHERE " + where + ")"
-		args = append(args, wargs...)
+		filter, fargs = " AND rowid IN (SELECT n.id FROM notes n WHERE "+where+")", wargs
 	}
-	args = append(args, q.Limit)
-	rows, err := db.read.QueryContext(ctx, `SELECT f.score, f.every, `+searchNoteColumns+` FROM
-		(SELECT rowid, bm25(notes_fts, ?, ?, ?) AS score, `+all+` AS every FROM notes_fts
-		 WHERE notes_fts MATCH ?`+filter+` ORDER BY every DESC, score, rowid LIMIT ?) f
-		JOIN notes n ON n.id = f.rowid LEFT JOIN access a ON a.path = n.path
-		ORDER BY f.every DESC, f.score, n.path`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("search text: %w", err)
+	type ranked struct {
+		id    int64
+		score float64
+		every bool
 	}
-	defer rows.Close()
-	var out []search.TextHit
-	for rows.Next() {
-		var h search.TextHit
-		var mod, acc int64
-		if err := rows.Scan(&h.BM25, &h.All, &h.Note.ID, &h.Note.Path, &h.Note.Title, &mod, &acc); err != nil {
+	byID := map[int64]*ranked{}
+	var list []*ranked
+	// rank runs one ranking query: rowid, bm25 and the every-term flag of
+	// the notes matching expr, extra adding a condition or an order.
+	rank := func(expr, extra string, extraArgs []any, add func(id int64, score float64, every bool)) error {
+		args := []any{q.Weights[0], q.Weights[1], q.Weights[2]}
+		every := "1"
+		if q.All != "" {
+			// One FTS5 AND query (it intersects doclists, skipping)
+			// rather than a subquery per term.
+			every = "(rowid IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?))"
+			args = append(args, q.All)
+		}
+		args = append(args, expr)
+		args = append(args, fargs...)
+		args = append(args, extraArgs...)
+		return eachRow(ctx, db.read, `SELECT rowid, bm25(notes_fts, ?, ?, ?) AS score, `+every+` AS every FROM notes_fts
+			WHERE notes_fts MATCH ?`+filter+extra, args, func(r *sql.Rows) error {
+			var id int64
+			var score float64
+			var all bool
+			if err := r.Scan(&id, &score, &all); err != nil {
+				return err
+			}
+			add(id, score, all)
+			return nil
+		})
+	}
+	keep := func(id int64, score float64, every bool) {
+		r := &ranked{id: id, score: score, every: every}
+		byID[id] = r
+		list = append(list, r)
+	}
+	if q.Match != "" {
+		if err := rank(q.Match, ` ORDER BY every DESC, score, rowid LIMIT ?`, []any{q.Limit}, keep); err != nil {
 			return nil, fmt.Errorf("search text: %w", err)
 		}
-		h.ID = h.Note.ID
-		h.Note.Modified = time.Unix(0, mod).UTC()
-		if acc != 0 {
-			h.Note.Accessed = time.Unix(0, acc).UTC()
+	}
+	if q.Bonus != "" {
+		var outside []int64
+		err := rank(q.Bonus, "", nil, func(id int64, score float64, every bool) {
+			if r, ok := byID[id]; ok {
+				r.score += score
+				return
+			}
+			keep(id, score, every)
+			outside = append(outside, id)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("search text bonus: %w", err)
 		}
-		out = append(out, h)
+		// The bonus notes beyond the q.Match ranking's cut still have a
+		// q.Match score (none when they hold no term).
+		if len(outside) > 0 && q.Match != "" {
+			err := rank(q.Match, " AND rowid IN (SELECT value FROM json_each(?))", []any{intsArg(outside)},
+				func(id int64, score float64, _ bool) { byID[id].score += score })
+			if err != nil {
+				return nil, fmt.Errorf("search text: %w", err)
+			}
+		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("search text: %w", err)
+	ids := make([]int64, len(list))
+	for i, r := range list {
+		ids[i] = r.id
 	}
-	return out, nil
+	notes, err := db.SearchNotes(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]search.TextHit, 0, len(list))
+	for _, r := range list {
+		if n, ok := notes[r.id]; ok {
+			out = append(out, search.TextHit{ID: r.id, All: r.every, BM25: r.score, Note: n})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.All != b.All {
+			return a.All
+		}
+		if a.BM25 != b.BM25 {
+			return a.BM25 < b.BM25
+		}
+		return a.Note.Path < b.Note.Path
+	})
+	return out[:min(len(out), q.Limit)], nil
 }
 
 // SearchTermDocs returns how many notes match each of the FTS5
