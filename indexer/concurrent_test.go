@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/noema-mem/noema/internal/treetest"
 )
 
 // TestSyncAfterAnotherProcessIndexed: while a sync runs, another process
@@ -14,13 +16,8 @@ import (
 func TestSyncAfterAnotherProcessIndexed(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "vault")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	for _, n := range []string{"a.md", "b.md"} {
-		if err := os.WriteFile(filepath.Join(dir, n), []byte("about [["+n+" concept]]\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		treetest.Write(t, dir, n, "about [["+n+" concept]]\n")
 	}
 	ix := open(t, dir)
 	other := open(t, dir)
@@ -48,12 +45,7 @@ func TestSyncAfterAnotherProcessIndexed(t *testing.T) {
 func TestSyncKeepsNoteIndexedAfterItsWalk(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "vault")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "old.md"), []byte("old\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	treetest.Write(t, dir, "old.md", "old\n")
 	ix := open(t, dir)
 	other := open(t, dir)
 	ix.SetAfterWalk(func() {

@@ -8,11 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/internal/corpus"
 	"github.com/noema-mem/noema/internal/treetest"
-	"github.com/noema-mem/noema/sqlite"
-	"github.com/noema-mem/noema/vault"
 )
 
 var errKilled = errors.New("killed at a commit point")
@@ -141,16 +138,9 @@ func prepareChanges(t *testing.T, dir string, m *corpus.Manifest) {
 
 func syncOnce(t *testing.T, dir string) {
 	t.Helper()
-	v, err := vault.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := sqlite.Open(context.Background(), filepath.Join(dir, ".noema", "index.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := indexer.New(v, db, nil).Sync(context.Background(), nil); err != nil {
+	ix := open(t, dir)
+	defer ix.DB.Close()
+	if _, err := ix.Sync(context.Background(), nil); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -10,14 +10,9 @@ import (
 	"testing"
 
 	"github.com/noema-mem/noema/internal/noematest"
-	"github.com/noema-mem/noema/sqlite"
+	"github.com/noema-mem/noema/internal/treetest"
 	"github.com/noema-mem/noema/vault"
 )
-
-func conceptTables(t *testing.T, db *sqlite.DB) string {
-	t.Helper()
-	return noematest.ConceptTables(t, db)
-}
 
 // TestIncrementalRegistryMatchesFull makes random edits through SyncPaths
 // (the path note operations take) and checks after each one that a full
@@ -50,14 +45,12 @@ func TestIncrementalRegistryMatchesFull(t *testing.T) {
 			content = strings.Join(links, " ") + "\n"
 		}
 		if content != "" {
-			if err := os.WriteFile(filepath.Join(dir, rel), []byte(content), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			treetest.Write(t, dir, rel, content)
 		}
 		if _, err := ix.SyncPaths(ctx, []string{rel}, ""); err != nil {
 			t.Fatal(err)
 		}
-		incremental := conceptTables(t, ix.DB)
+		incremental := noematest.ConceptTables(t, ix.DB)
 		if full := noematest.Recomputed(t, ix.DB, vault.Key); full != incremental {
 			t.Fatalf("step %d (%s = %q): incremental registry differs from a full recompute:\n%s", step, rel, content, firstDiff(full, incremental))
 		}

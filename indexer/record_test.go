@@ -2,10 +2,10 @@ package indexer_test
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/noema-mem/noema/indexer"
+	"github.com/noema-mem/noema/internal/treetest"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -29,11 +29,7 @@ func TestCanonicalJSON(t *testing.T) {
 func TestRecordMetadataJSON(t *testing.T) {
 	src := "---\nconcept: X\nmetadata:\n  b: 1\n  a: [x, 2024-03-01, 1.5, true]\n  c: {d: null, e: \"q\"}\n  1: one\n" +
 		"relations:\n  - type: t\n    to: Y\n    metadata: {w: 2, k: [a]}\n---\nbody\n"
-	p := filepath.Join(t.TempDir(), "x.md")
-	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	info, err := os.Stat(p)
+	info, err := os.Stat(treetest.Write(t, t.TempDir(), "x.md", src))
 	if err != nil {
 		t.Fatal(err)
 	}
