@@ -123,17 +123,7 @@ func TestChangesetCrashAfterEachFile(t *testing.T) {
 				v, _ := vault.Open(dir)
 				before := treetest.NotesOnly(treetest.Files(t, dir))
 				cs := plan(v)
-				remove := setHook(v, func(i int) error {
-					if i == k {
-						return errCrash
-					}
-					return nil
-				})
-				err := apply(ctx, v, cs)
-				remove()
-				if !errors.Is(err, errCrash) {
-					t.Fatalf("apply: %v", err)
-				}
+				crashAt(ctx, t, v, cs, k)
 				if lostTemps {
 					for p := range treetest.Files(t, dir) {
 						if strings.Contains(filepath.Base(p), ".tmp-") {
@@ -256,17 +246,7 @@ func TestChangesetConflictAfterCrash(t *testing.T) {
 	dir, plan := twenty(t)
 	v, _ := vault.Open(dir)
 	cs := plan(v)
-	remove := setHook(v, func(i int) error {
-		if i == 5 {
-			return errCrash
-		}
-		return nil
-	})
-	err := apply(ctx, v, cs)
-	remove()
-	if !errors.Is(err, errCrash) {
-		t.Fatal(err)
-	}
+	crashAt(ctx, t, v, cs, 5)
 	other := cs.Changes[12].Path
 	os.WriteFile(filepath.Join(dir, filepath.FromSlash(other)), []byte("changed after the crash\n"), 0o644)
 	rec, err := v.Recover(ctx)
@@ -297,12 +277,7 @@ func TestChangesetTruncatedJournal(t *testing.T) {
 			dir, plan := twenty(t)
 			v, _ := vault.Open(dir)
 			before := treetest.NotesOnly(treetest.Files(t, dir))
-			remove := setHook(v, func(i int) error { return errCrash }) // i == 0
-			err := apply(ctx, v, plan(v))
-			remove()
-			if !errors.Is(err, errCrash) {
-				t.Fatal(err)
-			}
+			crashAt(ctx, t, v, plan(v), 0)
 			jp := filepath.Join(dir, ".noema", vault.JournalFile)
 			data, err := os.ReadFile(jp)
 			if err != nil {
@@ -358,12 +333,7 @@ func TestChangesetJournalOutsideVault(t *testing.T) {
 	ctx := context.Background()
 	dir, plan := twenty(t)
 	v, _ := vault.Open(dir)
-	remove := setHook(v, func(i int) error { return errCrash })
-	err := apply(ctx, v, plan(v))
-	remove()
-	if !errors.Is(err, errCrash) {
-		t.Fatal(err)
-	}
+	crashAt(ctx, t, v, plan(v), 0)
 	jp := filepath.Join(dir, ".noema", vault.JournalFile)
 	data, _ := os.ReadFile(jp)
 	tampered := strings.Replace(string(data), `"path":"f0/n00.md"`, `"path":"../outside.md"`, 1)
@@ -381,6 +351,23 @@ func TestChangesetJournalOutsideVault(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(dir), "outside.md")); err == nil {
 		t.Error("wrote outside the vault")
+	}
+}
+
+// crashAt applies cs to v with a crash (the fault hook fails) at its
+// change k, and fails the test unless the apply reports that crash.
+func crashAt(ctx context.Context, t *testing.T, v *vault.Vault, cs *vault.Changeset, k int) {
+	t.Helper()
+	remove := setHook(v, func(i int) error {
+		if i == k {
+			return errCrash
+		}
+		return nil
+	})
+	err := apply(ctx, v, cs)
+	remove()
+	if !errors.Is(err, errCrash) {
+		t.Fatalf("apply: %v", err)
 	}
 }
 

@@ -285,29 +285,28 @@ func TestFrontMatterAccessors(t *testing.T) {
 		t.Errorf("Get(nope) found")
 	}
 
-	tagTests := []struct{ src, want string }{
-		{"tags: a, b c,#d", "a|b|c|d"},
-		{"tags: single", "single"},
-		{"tags: [x, '#y', x, '']", "x|y"},
-		{"tags:\n  - ' spaced '\n  - 7", "spaced|7"},
-		{"tags: ~", ""},
-		{"tags: {a: 1}", ""},
-		{"tag: ignored", ""},
+	tags, aliases := (*FrontMatter).Tags, (*FrontMatter).Aliases
+	listTests := []struct {
+		name string
+		get  func(*FrontMatter) []string
+		src  string
+		want string
+	}{
+		{"Tags", tags, "tags: a, b c,#d", "a|b|c|d"},
+		{"Tags", tags, "tags: single", "single"},
+		{"Tags", tags, "tags: [x, '#y', x, '']", "x|y"},
+		{"Tags", tags, "tags:\n  - ' spaced '\n  - 7", "spaced|7"},
+		{"Tags", tags, "tags: ~", ""},
+		{"Tags", tags, "tags: {a: 1}", ""},
+		{"Tags", tags, "tag: ignored", ""},
+		{"Aliases", aliases, "aliases: Smith, John", "Smith, John"},
+		{"Aliases", aliases, "aliases: [a, '', b]", "a|b"},
+		{"Aliases", aliases, "aliases:\n  - x", "x"},
+		{"Aliases", aliases, "aliases: ''", ""},
 	}
-	for _, tt := range tagTests {
-		if got := strings.Join(mustFM(t, tt.src).Tags(), "|"); got != tt.want {
-			t.Errorf("Tags() of %q = %q, want %q", tt.src, got, tt.want)
-		}
-	}
-	aliasTests := []struct{ src, want string }{
-		{"aliases: Smith, John", "Smith, John"},
-		{"aliases: [a, '', b]", "a|b"},
-		{"aliases:\n  - x", "x"},
-		{"aliases: ''", ""},
-	}
-	for _, tt := range aliasTests {
-		if got := strings.Join(mustFM(t, tt.src).Aliases(), "|"); got != tt.want {
-			t.Errorf("Aliases() of %q = %q, want %q", tt.src, got, tt.want)
+	for _, tt := range listTests {
+		if got := strings.Join(tt.get(mustFM(t, tt.src)), "|"); got != tt.want {
+			t.Errorf("%s() of %q = %q, want %q", tt.name, tt.src, got, tt.want)
 		}
 	}
 	scalarTests := []struct{ src, concept, id, title string }{
