@@ -273,11 +273,22 @@ func (a *Analyzer) graph(ctx context.Context, s *snapshot, kind string) (*Weight
 // AnalyzeFull) as the index holds it now, from the cache when the graph
 // has not changed.
 func (a *Analyzer) Graph(ctx context.Context, kind string) (*Weighted, error) {
+	_, g, err := a.current(ctx, kind)
+	return g, err
+}
+
+// current returns the snapshot of the index's version now and its graph of
+// the kind.
+func (a *Analyzer) current(ctx context.Context, kind string) (*snapshot, *Weighted, error) {
 	s, err := a.snapshot(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return a.graph(ctx, s, kind)
+	g, err := a.graph(ctx, s, kind)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, g, nil
 }
 
 func memo[T any](s *snapshot, key string, fn func() T) T {
@@ -321,14 +332,7 @@ func (s *snapshot) partition(g *Weighted, resolution float64, seed uint64) *rank
 }
 
 func rankPartition(comm []int32, pr []float64, mod float64) *rankedPartition {
-	k := 0
-	for _, c := range comm {
-		k = max(k, int(c)+1)
-	}
-	members := make([][]int32, k)
-	for i, c := range comm {
-		members[c] = append(members[c], int32(i))
-	}
+	members := groupMembers(comm)
 	byRank := func(x, y int32) int {
 		if pr[x] != pr[y] {
 			if pr[x] > pr[y] {
@@ -414,11 +418,7 @@ func (a *Analyzer) Analyze(ctx context.Context, in AnalyzeOptions) (*AnalyzeResu
 		return nil, noema.Errorf(noema.EINVALID, "paths needs from and to").WithParam("from")
 	}
 
-	s, err := a.snapshot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	g, err := a.graph(ctx, s, kind)
+	s, g, err := a.current(ctx, kind)
 	if err != nil {
 		return nil, err
 	}
@@ -579,11 +579,7 @@ func (a *Analyzer) ConceptCommunity(ctx context.Context, conceptID string, sibli
 	if err != nil {
 		return nil, err
 	}
-	s, err := a.snapshot(ctx)
-	if err != nil {
-		return nil, err
-	}
-	g, err := a.graph(ctx, s, AnalyzeConcepts)
+	s, g, err := a.current(ctx, AnalyzeConcepts)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"container/heap"
+	"iter"
 	"math"
 	"slices"
 )
@@ -119,21 +120,31 @@ func AdamicAdar(g *Weighted, from int32, limit int) []LinkScore {
 // neighbours in ascending order, so a pair's score does not depend on the
 // order the pairs were found in.
 func sumCommon(g *Weighted, inv []float64, a, b int32) float64 {
-	x, y := g.Adj[g.Off[a]:g.Off[a+1]], g.Adj[g.Off[b]:g.Off[b+1]]
 	var s float64
-	for i, j := 0, 0; i < len(x) && j < len(y); {
-		switch {
-		case x[i] < y[j]:
-			i++
-		case x[i] > y[j]:
-			j++
-		default:
-			s += inv[x[i]]
-			i++
-			j++
-		}
+	for w := range common(g.Adj[g.Off[a]:g.Off[a+1]], g.Adj[g.Off[b]:g.Off[b+1]]) {
+		s += inv[w]
 	}
 	return s
+}
+
+// common yields the values two ascending lists share, in ascending order.
+func common(x, y []int32) iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		for i, j := 0, 0; i < len(x) && j < len(y); {
+			switch {
+			case x[i] < y[j]:
+				i++
+			case x[i] > y[j]:
+				j++
+			default:
+				if !yield(x[i]) {
+					return
+				}
+				i++
+				j++
+			}
+		}
+	}
 }
 
 // CommonNeighbors returns the common neighbours of a and b (a and b
@@ -143,18 +154,9 @@ func CommonNeighbors(g *Weighted, a, b int32) []int32 {
 	x, _ := g.Neighbors(a)
 	y, _ := g.Neighbors(b)
 	var out []int32
-	for i, j := 0, 0; i < len(x) && j < len(y); {
-		switch {
-		case x[i] < y[j]:
-			i++
-		case x[i] > y[j]:
-			j++
-		default:
-			if x[i] != a && x[i] != b {
-				out = append(out, x[i])
-			}
-			i++
-			j++
+	for w := range common(x, y) {
+		if w != a && w != b {
+			out = append(out, w)
 		}
 	}
 	slices.SortStableFunc(out, func(u, v int32) int { return g.Degree(u) - g.Degree(v) })

@@ -228,9 +228,9 @@ func (l *louvainLevel) move(start []int32, m, resolution float64, rng *splitMix)
 	return comm, moved
 }
 
-// aggregate builds the next level: one node per community of comm, the
-// edges between communities summed, the edges inside one a self-loop.
-func (l *louvainLevel) aggregate(comm []int32) *louvainLevel {
+// groupMembers lists the nodes of each community of comm (numbered from 0),
+// in ascending order.
+func groupMembers(comm []int32) [][]int32 {
 	k := 0
 	for _, c := range comm {
 		k = max(k, int(c)+1)
@@ -239,6 +239,14 @@ func (l *louvainLevel) aggregate(comm []int32) *louvainLevel {
 	for i, c := range comm {
 		members[c] = append(members[c], int32(i))
 	}
+	return members
+}
+
+// aggregate builds the next level: one node per community of comm, the
+// edges between communities summed, the edges inside one a self-loop.
+func (l *louvainLevel) aggregate(comm []int32) *louvainLevel {
+	members := groupMembers(comm)
+	k := len(members)
 	next := &louvainLevel{off: make([]int32, k+1), self: make([]float64, k), deg: make([]float64, k)}
 	acc := make([]float64, k)
 	seen := make([]bool, k)
