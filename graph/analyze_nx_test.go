@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -143,16 +142,7 @@ func answers(t *testing.T, g *graph.Weighted, pairs [][2]int32) nxAnswers {
 // seeds on both sides. The interpreter is $NOEMA_PYTHON (default python3).
 // Without networkx the test is skipped, unless NOEMA_REQUIRE_NETWORKX=1.
 func TestAnalyzeNetworkx(t *testing.T) {
-	python := os.Getenv("NOEMA_PYTHON")
-	if python == "" {
-		python = "python3"
-	}
-	if err := exec.Command(python, "-c", "import networkx").Run(); err != nil {
-		if os.Getenv("NOEMA_REQUIRE_NETWORKX") == "1" {
-			t.Fatalf("%s cannot import networkx: %v", python, err)
-		}
-		t.Skip("python3 with networkx not available (set NOEMA_PYTHON to an interpreter that has it):", err)
-	}
+	python := networkx(t)
 	db, _ := analyzeVault(t, 300, 150, 4)
 	x, err := graph.Export(context.Background(), db)
 	if err != nil {
@@ -199,13 +189,7 @@ func TestAnalyzeNetworkx(t *testing.T) {
 	if err := os.WriteFile(answersPath, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(python, filepath.Join("testdata", "check_analyze.py"), exportPath, answersPath)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("check_analyze.py: %v\n%s", err, out.Bytes())
-	}
-	t.Log(out.String())
+	runCheck(t, python, "check_analyze.py", exportPath, answersPath)
 }
 
 // TestConceptLinksMatchExport checks the index's fast path (ConceptLinks)

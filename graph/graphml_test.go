@@ -108,6 +108,29 @@ func TestGraphMLParses(t *testing.T) {
 // Without networkx the test is skipped, unless NOEMA_REQUIRE_NETWORKX=1
 // (CI sets it after installing Debian's python3-networkx): then it fails.
 func TestGraphMLNetworkx(t *testing.T) {
+	python := networkx(t)
+	_, _, gml := export(t, fixture(t))
+	path := filepath.Join(t.TempDir(), "export.graphml")
+	if err := os.WriteFile(path, gml, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// 7 nodes; 12 edges less 2 dangling. notes/a → Rust is both a mention and
+	// an "about" relation, so networkx must return a multigraph to count 10.
+	runCheck(t, python, "check_graphml.py", path, "7", "10",
+		idB, "label", `B & <Friends> "quoted"`,
+		idB, "tags", `["lang","x<y"]`,
+		idGC, "metadata", `{"field":"cs","year":1959}`,
+		idGC, "kind", "concept",
+		idA, "created", "2026-01-02T09:30:00Z",
+	)
+}
+
+// networkx returns the Python interpreter the networkx checks run:
+// $NOEMA_PYTHON (default python3). Without networkx the test is skipped,
+// unless NOEMA_REQUIRE_NETWORKX=1 (CI sets it after installing Debian's
+// python3-networkx): then it fails.
+func networkx(t *testing.T) string {
+	t.Helper()
 	python := os.Getenv("NOEMA_PYTHON")
 	if python == "" {
 		python = "python3"
@@ -116,26 +139,20 @@ func TestGraphMLNetworkx(t *testing.T) {
 		if os.Getenv("NOEMA_REQUIRE_NETWORKX") == "1" {
 			t.Fatalf("%s cannot import networkx: %v", python, err)
 		}
-		t.Skip("python3 with networkx not available:", err)
+		t.Skip("python3 with networkx not available (set NOEMA_PYTHON to an interpreter that has it):", err)
 	}
-	_, _, gml := export(t, fixture(t))
-	path := filepath.Join(t.TempDir(), "export.graphml")
-	if err := os.WriteFile(path, gml, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// 7 nodes; 12 edges less 2 dangling. notes/a → Rust is both a mention and
-	// an "about" relation, so networkx must return a multigraph to count 10.
-	cmd := exec.Command(python, filepath.Join("testdata", "check_graphml.py"), path, "7", "10",
-		idB, "label", `B & <Friends> "quoted"`,
-		idB, "tags", `["lang","x<y"]`,
-		idGC, "metadata", `{"field":"cs","year":1959}`,
-		idGC, "kind", "concept",
-		idA, "created", "2026-01-02T09:30:00Z",
-	)
+	return python
+}
+
+// runCheck runs testdata/script with python and args, failing the test with
+// the script's output when it fails and logging it when it passes.
+func runCheck(t *testing.T, python, script string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(python, append([]string{filepath.Join("testdata", script)}, args...)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("check_graphml.py: %v\n%s", err, out.Bytes())
+		t.Fatalf("%s: %v\n%s", script, err, out.Bytes())
 	}
 	t.Log(out.String())
 }
