@@ -70,52 +70,22 @@ func BenchmarkAnalyze(b *testing.B) {
 			}
 			g := graph.ConceptGraph(x)
 			b.Logf("concept graph: %d nodes, %d edges", g.N(), g.Edges())
-			b.Run("Export", func(b *testing.B) {
-				for b.Loop() {
-					if _, err := graph.Export(ctx, db); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-			b.Run("ConceptGraph", func(b *testing.B) {
-				for b.Loop() {
-					graph.ConceptGraph(x)
-				}
-			})
-			b.Run("ConceptLinks", func(b *testing.B) {
-				for b.Loop() {
-					if _, err := db.ConceptLinks(ctx); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
+			noematest.Bench(b, "Export", func() error { _, err := graph.Export(ctx, db); return err })
+			noematest.Bench(b, "ConceptGraph", func() error { graph.ConceptGraph(x); return nil })
+			noematest.Bench(b, "ConceptLinks", func() error { _, err := db.ConceptLinks(ctx); return err })
 			l, err := db.ConceptLinks(ctx)
 			if err != nil {
 				b.Fatal(err)
 			}
-			b.Run("ConceptGraphOf", func(b *testing.B) {
-				for b.Loop() {
-					graph.ConceptGraphOf(l)
-				}
-			})
+			noematest.Bench(b, "ConceptGraphOf", func() error { graph.ConceptGraphOf(l); return nil })
 			for _, op := range speedOps(g) {
-				b.Run(op.name, func(b *testing.B) {
-					for b.Loop() {
-						op.run()
-					}
-				})
+				noematest.Bench(b, op.name, func() error { op.run(); return nil })
 			}
 			a := graph.NewAnalyzer(db)
 			if _, err := a.Analyze(ctx, graph.AnalyzeOptions{Op: graph.OpCommunities}); err != nil {
 				b.Fatal(err)
 			}
-			b.Run("CachedCommunities", func(b *testing.B) {
-				for b.Loop() {
-					if _, err := a.Analyze(ctx, graph.AnalyzeOptions{Op: graph.OpCommunities}); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
+			noematest.Bench(b, "CachedCommunities", func() error { _, err := a.Analyze(ctx, graph.AnalyzeOptions{Op: graph.OpCommunities}); return err })
 		})
 	}
 }

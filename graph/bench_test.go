@@ -33,54 +33,12 @@ func BenchmarkGraph(b *testing.B) {
 	}
 	b.Logf("%d nodes, %d edges; top concept %s with %d mentioning notes", len(g.Nodes), len(g.Edges), top, most)
 
-	b.Run("Export", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := graph.Export(ctx, db); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("WriteJSON", func(b *testing.B) {
-		for b.Loop() {
-			if err := graph.WriteJSON(io.Discard, g); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("WriteGraphML", func(b *testing.B) {
-		for b.Loop() {
-			if err := graph.WriteGraphML(io.Discard, g); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("NeighborsTopConcept", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := graph.Neighbors(ctx, db, top, graph.NeighborOptions{}); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	noematest.Bench(b, "Export", func() error { _, err := graph.Export(ctx, db); return err })
+	noematest.Bench(b, "WriteJSON", func() error { return graph.WriteJSON(io.Discard, g) })
+	noematest.Bench(b, "WriteGraphML", func() error { return graph.WriteGraphML(io.Discard, g) })
+	noematest.Bench(b, "NeighborsTopConcept", func() error { _, err := graph.Neighbors(ctx, db, top, graph.NeighborOptions{}); return err })
 	note := g.Nodes[len(g.Nodes)-1].ID
-	b.Run("NeighborsNote", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := graph.Neighbors(ctx, db, note, graph.NeighborOptions{}); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("GetNodeTopConcept", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := graph.GetNode(ctx, db, top); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("SubgraphNoteDepth2", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := graph.Subgraph(ctx, db, []string{note}, 2, ""); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	noematest.Bench(b, "NeighborsNote", func() error { _, err := graph.Neighbors(ctx, db, note, graph.NeighborOptions{}); return err })
+	noematest.Bench(b, "GetNodeTopConcept", func() error { _, err := graph.GetNode(ctx, db, top); return err })
+	noematest.Bench(b, "SubgraphNoteDepth2", func() error { _, err := graph.Subgraph(ctx, db, []string{note}, 2, ""); return err })
 }

@@ -58,14 +58,7 @@ func note(path string, day int, links ...string) *sqlite.NoteRecord {
 	r := &sqlite.NoteRecord{Path: path, Title: strings.TrimSuffix(filepath.Base(path), ".md"), Hash: "h:" + path,
 		Created: ts, Modified: ts.Add(time.Hour), Body: strings.Join(links, " "), Tags: []string{}}
 	r.Page.Label = r.Title
-	counts := map[[2]string]int{}
-	for _, l := range links {
-		counts[[2]string{key(l), l}]++
-	}
-	for k, c := range counts {
-		r.Links = append(r.Links, sqlite.LinkCount{Key: k[0], Target: k[1], Count: c})
-	}
-	slices.SortFunc(r.Links, func(a, b sqlite.LinkCount) int { return strings.Compare(a.Key+a.Target, b.Key+b.Target) })
+	r.Links = noematest.LinkCounts(links...)
 	return r
 }
 

@@ -3,7 +3,6 @@ package sqlite_test
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -11,10 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/sqlite"
-	"github.com/noema-mem/noema/vault"
 )
 
 // dumpGraph renders a mention graph as sorted lines: each note with its
@@ -243,33 +241,12 @@ func TestNoteBodiesAndRelations(t *testing.T) {
 //	go test -run '^$' -bench MentionGraph -benchtime 50x ./sqlite/
 func BenchmarkMentionGraph(b *testing.B) {
 	ctx := context.Background()
-	dir := filepath.Join(b.TempDir(), "vault")
-	if _, err := corpus.Generate(ctx, dir, corpus.Options{Seed: 42, Notes: 10000}); err != nil {
-		b.Fatal(err)
-	}
-	v, err := vault.Open(dir)
-	if err != nil {
-		b.Fatal(err)
-	}
-	db, err := sqlite.Open(ctx, filepath.Join(dir, ".noema", "index.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := indexer.New(v, db, nil).Sync(ctx, nil); err != nil {
-		b.Fatal(err)
-	}
+	db := noematest.SyncedCorpus(b, corpus.Options{Seed: 42, Notes: 10000})
 	g, err := db.MentionGraph(ctx, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run("build", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := db.MentionGraph(ctx, nil); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	noematest.Bench(b, "build", func() error { _, err := db.MentionGraph(ctx, nil); return err })
 	b.Run("unchanged", func(b *testing.B) {
 		for b.Loop() {
 			if g2, err := db.MentionGraph(ctx, g); err != nil || g2 != g {

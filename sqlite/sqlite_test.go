@@ -41,13 +41,7 @@ func note(path string, day int, links ...string) *sqlite.NoteRecord {
 	r := &sqlite.NoteRecord{Path: path, Title: strings.TrimSuffix(filepath.Base(path), ".md"), Hash: "h" + path,
 		Created: ts, Modified: ts, Body: strings.Join(links, " ")}
 	r.Page.Label = r.Title
-	counts := map[[2]string]int{}
-	for _, l := range links {
-		counts[[2]string{key(l), l}]++
-	}
-	for k, c := range counts {
-		r.Links = append(r.Links, sqlite.LinkCount{Key: k[0], Target: k[1], Count: c})
-	}
+	r.Links = noematest.LinkCounts(links...)
 	return r
 }
 
