@@ -3,8 +3,6 @@ package sqlite_test
 import (
 	"context"
 	"testing"
-
-	"github.com/noema-mem/noema/sqlite"
 )
 
 // TestGraphVersion: the fingerprint is stable while nothing changes, and
@@ -34,15 +32,7 @@ func TestGraphVersion(t *testing.T) {
 	if v2 == v1 {
 		t.Error("a note's new links left the version unchanged")
 	}
-	if err := db.Write(ctx, func(tx *sqlite.Tx) error {
-		if err := sqlite.DeleteNote(tx, "a.md"); err != nil {
-			return err
-		}
-		_, err := sqlite.RecomputeConcepts(tx, key)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	remove(t, db, "a.md")
 	if v3 := version(); v3 == v2 {
 		t.Error("a deleted note left the version unchanged")
 	}

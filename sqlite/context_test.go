@@ -182,15 +182,7 @@ note b.md "b" 2026-01-02 -: Banana,Cherry`
 	}
 
 	// A deleted note disappears, and with it a concept nothing links.
-	if err := db.Write(ctx, func(tx *sqlite.Tx) error {
-		if err := sqlite.DeleteNote(tx, "c.md"); err != nil {
-			return err
-		}
-		_, err := sqlite.RecomputeConcepts(tx, key)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	remove(t, db, "c.md")
 	g5 := graphOf(t, db, g4)
 	// Cherry is a concept no longer: nothing links it.
 	want5 := `concept Apple: a.md

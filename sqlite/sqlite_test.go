@@ -36,6 +36,24 @@ func put(t *testing.T, db *sqlite.DB, recs ...*sqlite.NoteRecord) {
 	}
 }
 
+// remove deletes the notes at paths and recomputes the concepts, in one
+// transaction.
+func remove(t *testing.T, db *sqlite.DB, paths ...string) {
+	t.Helper()
+	err := db.Write(context.Background(), func(tx *sqlite.Tx) error {
+		for _, p := range paths {
+			if err := sqlite.DeleteNote(tx, p); err != nil {
+				return err
+			}
+		}
+		_, err := sqlite.RecomputeConcepts(tx, key)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 func note(path string, day int, links ...string) *sqlite.NoteRecord {
 	ts := time.Date(2026, 1, day, 0, 0, 0, 0, time.UTC)
 	r := &sqlite.NoteRecord{Path: path, Title: strings.TrimSuffix(filepath.Base(path), ".md"), Hash: "h" + path,
@@ -82,18 +100,7 @@ func TestImplicitConceptsAndLabels(t *testing.T) {
 		t.Errorf("zeta = %+v", z)
 	}
 	// Removing the only linking note removes the concept.
-	if err := db.Write(context.Background(), func(tx *sqlite.Tx) error {
-		if err := sqlite.DeleteNote(tx, "b.md"); err != nil {
-			return err
-		}
-		if err := sqlite.DeleteNote(tx, "a.md"); err != nil {
-			return err
-		}
-		_, err := sqlite.RecomputeConcepts(tx, key)
-		return err
-	}); err != nil {
-		t.Fatal(err)
-	}
+	remove(t, db, "b.md", "a.md")
 	if got := concepts(t, db); len(got) != 0 {
 		t.Errorf("after delete: %v", got)
 	}
