@@ -17,12 +17,6 @@ import (
 	"github.com/noema-mem/noema/vault"
 )
 
-func openApp(t *testing.T) *app.App {
-	t.Helper()
-	a := noematest.OpenApp(t, "", app.Options{})
-	return a
-}
-
 func write(t *testing.T, a *app.App, title, content string) {
 	t.Helper()
 	noematest.WriteNote(t, a, notes.WriteInput{Title: title, Content: content})
@@ -32,7 +26,7 @@ func code(err error) string { return noema.ErrorCode(err) }
 
 func TestAliasResolvesLinks(t *testing.T) {
 	ctx := context.Background()
-	a := openApp(t)
+	a := noematest.App(t)
 	c, err := a.Concepts.Create(ctx, concepts.CreateInput{Label: "Garbage Collection", Aliases: []string{"GC"}, Description: "automatic memory management"})
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +47,7 @@ func TestAliasResolvesLinks(t *testing.T) {
 
 func TestCreateConflicts(t *testing.T) {
 	ctx := context.Background()
-	a := openApp(t)
+	a := noematest.App(t)
 	write(t, a, "N", "[[Memory]]")
 	if _, err := a.Concepts.Create(ctx, concepts.CreateInput{Label: "Garbage Collection", Aliases: []string{"GC"}}); err != nil {
 		t.Fatal(err)
@@ -88,7 +82,7 @@ func TestCreateConflicts(t *testing.T) {
 
 func TestUpdateRenameAndMetadata(t *testing.T) {
 	ctx := context.Background()
-	a := openApp(t)
+	a := noematest.App(t)
 	write(t, a, "N", "[[Grad Ckpt]] and [[grad ckpt]]")
 	c, err := a.Concepts.Update(ctx, concepts.UpdateInput{Concept: "grad ckpt", Label: "Gradient Checkpointing", Metadata: map[string]any{"field": "ml", "year": 2016}})
 	if err != nil {
@@ -124,7 +118,7 @@ func TestUpdateRenameAndMetadata(t *testing.T) {
 
 func TestReindexKeepsIDs(t *testing.T) {
 	ctx := context.Background()
-	a := openApp(t)
+	a := noematest.App(t)
 	write(t, a, "A", "[[Alpha]] [[Beta]] [[Gamma Ray]]")
 	if _, err := a.Concepts.Create(ctx, concepts.CreateInput{Label: "Delta", Aliases: []string{"Δ"}}); err != nil {
 		t.Fatal(err)
@@ -155,7 +149,7 @@ func TestReindexKeepsIDs(t *testing.T) {
 
 func TestFindConcepts(t *testing.T) {
 	ctx := context.Background()
-	a := openApp(t)
+	a := noematest.App(t)
 	write(t, a, "A", "[[Gradient Checkpointing]] [[Gradient Descent]] [[Activation Checkpointing]] [[Zebra]]")
 	if _, err := a.Concepts.Update(ctx, concepts.UpdateInput{Concept: "Zebra", AddAliases: []string{"gradient check-pointing"}}); err != nil {
 		t.Fatal(err)
@@ -196,7 +190,7 @@ func TestFindConcepts(t *testing.T) {
 
 func TestListConcepts(t *testing.T) {
 	ctx := context.Background()
-	a := openApp(t)
+	a := noematest.App(t)
 	write(t, a, "A", "[[Alpha Beta]] [[Beta_Gamma]] [[Delta]]")
 	for _, c := range []struct {
 		text, match string
@@ -220,7 +214,7 @@ func TestListConcepts(t *testing.T) {
 
 func TestDeleteConcept(t *testing.T) {
 	ctx := context.Background()
-	a := openApp(t)
+	a := noematest.App(t)
 	if _, err := a.Concepts.Create(ctx, concepts.CreateInput{Label: "Garbage Collection", Aliases: []string{"GC"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +299,7 @@ func TestIgnoreListChanged(t *testing.T) {
 // not caught up) gets that page updated, not a second page concepts/x-2.md.
 func TestPageNotDuplicatedWhenNotIndexed(t *testing.T) {
 	ctx := context.Background()
-	a := openApp(t)
+	a := noematest.App(t)
 	write(t, a, "Seed", "About [[Hub]].")
 	desc := "first"
 	c, err := a.Concepts.Update(ctx, concepts.UpdateInput{Concept: "Hub", Description: &desc})

@@ -9,11 +9,12 @@ import (
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/fuzzy"
+	"github.com/noema-mem/noema/internal/noematest"
 )
 
 func TestAnalyzeDuplicates(t *testing.T) {
 	ctx := context.Background()
-	a := openApp(t)
+	a := noematest.App(t)
 	// Mentions decide the survivor: Kubernetes is linked three times.
 	write(t, a, "A", "[[Kubernetes]] [[Kubernetes]] [[Kubernetes]] [[Dependency Injection]] [[Raft]] [[Supervised learning]] [[IPv4]] [[L1 regularization]] [[tools]] [[Python 3]]")
 	write(t, a, "B", "[[Kuberentes]] [[injection of dependencies]] [[Raft consensus algorithm]] [[Unsupervised learning]] [[IPv6]] [[L2 regularization]] [[GraphTools.cs]] [[Python 2]] [[Neural networks]]")
@@ -107,7 +108,7 @@ func TestAnalyzeDuplicates(t *testing.T) {
 // The survivor is the concept with a page when mentions tie.
 func TestAnalyzeDuplicatesTargetHasPage(t *testing.T) {
 	ctx := context.Background()
-	a := openApp(t)
+	a := noematest.App(t)
 	write(t, a, "A", "[[Gradient Descent]] [[Gradient Descents]]")
 	if _, err := a.Concepts.Update(ctx, concepts.UpdateInput{Concept: "Gradient Descents", Description: ptr("the plural one has a page")}); err != nil {
 		t.Fatal(err)
@@ -139,7 +140,7 @@ func ptr[T any](v T) *T { return &v }
 // marked with the channel that found them, with WRatio's own score.
 func TestFindSecondChannel(t *testing.T) {
 	ctx := context.Background()
-	a := openApp(t)
+	a := noematest.App(t)
 	var b strings.Builder
 	b.WriteString("[[Protein Folding]] [[Git]] [[C++]] [[C]] [[C#]] [[.NET]]\n")
 	// Distractors that outscore the canonicals on WRatio alone.
@@ -190,7 +191,7 @@ func TestFindSecondChannel(t *testing.T) {
 // back to.
 func TestConceptCreatedNotAfterUpdated(t *testing.T) {
 	ctx := context.Background()
-	a := openApp(t)
+	a := noematest.App(t)
 	write(t, a, "Old", "---\nmodified: 2020-01-02\n---\n[[Ancient Concept]]")
 	c, err := a.Concepts.Get(ctx, "Ancient Concept")
 	if err != nil {

@@ -23,18 +23,12 @@ func TestDuplicateTitles(t *testing.T) {
 	a := noematest.OpenApp(t, dir, app.Options{})
 	write := func(rel, content string) { treetest.Write(t, dir, rel, content) }
 	write("b/Plan.md", "first plan\n")
-	res, err := a.Sync(ctx, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := noematest.Sync(t, a)
 	if len(res.Warnings) != 0 {
 		t.Fatalf("one plan: warnings %+v", res.Warnings)
 	}
 	write("a/Plan.md", "second plan\n")
-	res, err = a.Sync(ctx, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res = noematest.Sync(t, a)
 	if len(res.Warnings) != 1 || res.Warnings[0].Code != "duplicate_title" || res.Warnings[0].Path != "a/Plan.md" ||
 		!strings.Contains(res.Warnings[0].Message, "a/Plan.md, b/Plan.md") {
 		t.Fatalf("two plans: warnings %+v", res.Warnings)
@@ -50,9 +44,7 @@ func TestDuplicateTitles(t *testing.T) {
 		t.Errorf("Plan resolves to %q, %v; want a/Plan.md (first by path)", path, err)
 	}
 	write("Links.md", "see [[Plan]]\n")
-	if _, err := a.Sync(ctx, false, nil); err != nil {
-		t.Fatal(err)
-	}
+	noematest.Sync(t, a)
 	if c, err := a.Concepts.Get(ctx, "Plan"); err != nil || c.Page != "memory://a/Plan" {
 		t.Errorf("the page of [[Plan]] = %+v, %v; want memory://a/Plan", c, err)
 	}
@@ -76,10 +68,7 @@ func TestObsidianVault(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := noematest.OpenApp(t, dir, app.Options{})
-	res, err := a.Sync(ctx, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := noematest.Sync(t, a)
 	if res.Added != 3 || len(res.Warnings) != 0 {
 		t.Fatalf("sync = %+v", res)
 	}

@@ -59,7 +59,7 @@ func accessCount(t *testing.T, db *sql.DB, path string) int {
 // and the access is recorded once the lock is released.
 func TestReadDoesNotWaitForWriter(t *testing.T) {
 	ctx := context.Background()
-	a := noematest.OpenApp(t, "", app.Options{})
+	a := noematest.App(t)
 	w := noematest.WriteNote(t, a, notes.WriteInput{Title: "Busy", Content: "text"})
 	if _, err := a.Notes.Read(ctx, w.Path); err != nil { // recorded inline: the lock is free
 		t.Fatal(err)

@@ -17,12 +17,6 @@ import (
 	"github.com/noema-mem/noema/vault"
 )
 
-func openApp(t *testing.T) *app.App {
-	t.Helper()
-	a := noematest.OpenApp(t, "", app.Options{})
-	return a
-}
-
 func TestEditOps(t *testing.T) {
 	const body = "intro\n\n## One\nfirst\n\n## Two\nsecond\n"
 	cases := []struct {
@@ -45,7 +39,7 @@ func TestEditOps(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
-			a := openApp(t)
+			a := noematest.App(t)
 			w := noematest.WriteNote(t, a, notes.WriteInput{Title: "Doc", Content: body, Tags: []string{"keep"}})
 			c.in.URI = w.URI
 			_, err := a.Notes.Edit(ctx, c.in)
@@ -72,7 +66,7 @@ func TestEditOps(t *testing.T) {
 
 func TestWriteNamesAndResolve(t *testing.T) {
 	ctx := context.Background()
-	a := openApp(t)
+	a := noematest.App(t)
 	w1 := noematest.WriteNote(t, a, notes.WriteInput{Title: "A/B", Content: "x"})
 	// Another title with the same slug gets its own file, never the other's.
 	w2 := noematest.WriteNote(t, a, notes.WriteInput{Title: "A-B", Content: "y"})
@@ -122,7 +116,7 @@ func TestParseSince(t *testing.T) {
 // a folder with a leading '/' is refused rather than silently made relative.
 func TestWriteAndMoveNames(t *testing.T) {
 	ctx := context.Background()
-	a := openApp(t)
+	a := noematest.App(t)
 
 	// An over-long title is kept whole in the front matter; its file name is
 	// cut to vault.MaxTitleNameBytes.
@@ -175,7 +169,7 @@ func TestWriteAndMoveNames(t *testing.T) {
 // key (the first by path); an alias is not a title.
 func TestResolveTitleByKey(t *testing.T) {
 	ctx := context.Background()
-	a := openApp(t)
+	a := noematest.App(t)
 	deep := noematest.WriteNote(t, a, notes.WriteInput{Title: "Deep Work", Aliases: []string{"Focus Time"}, Content: "x", Folder: "b"})
 	noematest.WriteNote(t, a, notes.WriteInput{Title: "deep_work", Content: "y", Folder: "c"})
 	for ref, want := range map[string]string{"Deep Work": deep.Path, "DEEP-WORK": deep.Path, "deep  work": deep.Path} {

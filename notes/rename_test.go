@@ -17,7 +17,7 @@ import (
 // run changes nothing.
 func TestRenameFiles(t *testing.T) {
 	ctx := context.Background()
-	a := openApp(t)
+	a := noematest.App(t)
 	root := a.Vault.Root
 	files := map[string]string{
 		"ml/garbage-collection.md": "---\ntitle: Garbage Collection\n---\nAbout GC.\n",
@@ -30,9 +30,7 @@ func TestRenameFiles(t *testing.T) {
 		"custom-name.md":  "---\ntitle: Something Else\n---\nnot a slug of its title\n",
 	}
 	treetest.WriteAll(t, root, files)
-	if _, err := a.Sync(ctx, false, nil); err != nil {
-		t.Fatal(err)
-	}
+	noematest.Sync(t, a)
 	dry, err := a.Notes.RenameFiles(ctx, notes.RenameFilesInput{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +87,7 @@ func TestRenameFiles(t *testing.T) {
 // whatever the content given.
 func TestFilesEndWithNewline(t *testing.T) {
 	ctx := context.Background()
-	a := openApp(t)
+	a := noematest.App(t)
 	w := noematest.WriteNote(t, a, notes.WriteInput{Title: "No newline", Content: "text without a final newline"})
 	check := func(what string) {
 		t.Helper()
@@ -116,7 +114,7 @@ func TestFilesEndWithNewline(t *testing.T) {
 // renames the note (its title comes from its file name).
 func TestMoveRewritesLinks(t *testing.T) {
 	ctx := context.Background()
-	a := openApp(t)
+	a := noematest.App(t)
 	root := a.Vault.Root
 	files := map[string]string{
 		"drafts/Plan.md": "The plan.\n",
@@ -126,9 +124,7 @@ func TestMoveRewritesLinks(t *testing.T) {
 		"Other.md":  "[[Fixed Title]] and [[Titled]]\n",
 	}
 	treetest.WriteAll(t, root, files)
-	if _, err := a.Sync(ctx, false, nil); err != nil {
-		t.Fatal(err)
-	}
+	noematest.Sync(t, a)
 	res, err := a.Notes.Move(ctx, "drafts/Plan.md", "archive/Roadmap")
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 
 func TestRelationLifecycle(t *testing.T) {
 	ctx := context.Background()
-	a := noematest.OpenApp(t, "", app.Options{})
+	a := noematest.App(t)
 	noematest.WriteNote(t, a, notes.WriteInput{Title: "Paper", Content: "About [[Gradient Checkpointing]] and [[Memory]].", Tags: []string{"x"}})
 	w := 0.8
 	r, err := a.Relations.Create(ctx, relations.CreateInput{From: "gradient checkpointing", Type: "reduces", To: "Memory", Weight: &w, Metadata: map[string]any{"source": "paper"}})
@@ -92,7 +92,7 @@ func TestRelationLifecycle(t *testing.T) {
 // and becomes a property when updated.
 func TestRelationsAsProperties(t *testing.T) {
 	ctx := context.Background()
-	a := noematest.OpenApp(t, "", app.Options{})
+	a := noematest.App(t)
 	noematest.WriteNote(t, a, notes.WriteInput{Title: "Paper", Content: "About [[Rust]], [[Go]] and [[C]]."})
 	r1, err := a.Relations.Create(ctx, relations.CreateInput{From: "Rust", Type: "influenced", To: "Go"})
 	if err != nil {
@@ -205,7 +205,7 @@ func mustConcept(t *testing.T, a *app.App, name string) string {
 // relation show and reported by sync and status.
 func TestDanglingRelations(t *testing.T) {
 	ctx := context.Background()
-	a := noematest.OpenApp(t, "", app.Options{})
+	a := noematest.App(t)
 	for _, title := range []string{"Source", "Target"} {
 		noematest.WriteNote(t, a, notes.WriteInput{Title: title, Content: "text\n"})
 	}
@@ -218,10 +218,7 @@ func TestDanglingRelations(t *testing.T) {
 	if err := os.Remove(filepath.Join(a.Vault.Root, "Target.md")); err != nil {
 		t.Fatal(err)
 	}
-	res, err := a.Sync(ctx, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := noematest.Sync(t, a)
 	var dangling []string
 	for _, w := range res.Warnings {
 		if w.Code == "dangling_relation" {

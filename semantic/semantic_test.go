@@ -20,7 +20,7 @@ var now = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
 
 func openApp(t *testing.T) *app.App {
 	t.Helper()
-	a := noematest.OpenApp(t, "", app.Options{})
+	a := noematest.App(t)
 	clock := func() time.Time { return now }
 	a.DB.Now, a.Notes.Now, a.Semantic.Now = clock, clock, clock
 	return a

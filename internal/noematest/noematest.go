@@ -23,3 +23,10 @@ func OpenApp(tb testing.TB, dir string, opts app.Options) *app.App {
 	tb.Cleanup(func() { a.Close() })
 	return a
 }
+
+// App opens a fresh vault with the default options in a temporary folder
+// (see OpenApp).
+func App(tb testing.TB) *app.App {
+	tb.Helper()
+	return OpenApp(tb, "", app.Options{})
+}
