@@ -32,8 +32,12 @@ func BenchmarkSearch(b *testing.B) {
 			}
 		}
 		q := randomUnit(2, 1, dim)
-		for _, k := range []int{10} {
-			b.Run(fmt.Sprintf("N=%d/dim=%d", n, dim), func(b *testing.B) {
+		for _, k := range []int{10, 800} { // 800: what search_notes asks for
+			name := fmt.Sprintf("N=%d/dim=%d", n, dim)
+			if k != 10 {
+				name += fmt.Sprintf("/k=%d", k)
+			}
+			b.Run(name, func(b *testing.B) {
 				b.SetBytes(int64(n * dim * 4))
 				for b.Loop() {
 					if len(x.Search(q, k, nil)) != k {

@@ -10,6 +10,47 @@ var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //go:noescape
 func dots4AVX2(q *float32, rows *float32, dim int, out *float32)
 
+//go:noescape
+func dot1AVX2(q *float32, row *float32, dim int) float32
+
+//go:noescape
+func dots4I8AVX2(q *int16, rows *int8, dim int, out *int32)
+
+// quantizable reports whether an index of dimension dim keeps int8 copies
+// of its rows for a first, approximate pass (see quant.go): the CPU has the
+// kernel and the dimension fits it.
+func quantizable(dim int) bool { return useAVX2 && dim > 0 && dim%16 == 0 && dim <= maxQuantDim }
+
+// dot1 is the dot product of q with row, with the kernel dots uses, so a
+// row scores the same whichever of them computes it.
+func dot1(q, row []float32) float32 {
+	dim := len(q)
+	if !useAVX2 || dim == 0 || dim%16 != 0 {
+		return Dot(q, row)
+	}
+	_ = row[dim-1]
+	return dot1AVX2(&q[0], &row[0], dim)
+}
+
+// dotsI8 sets out[i] to the dot product of q with int8 row i of rows; the
+// caller checked quantizable(len(q)) and len(out)%4 == 0 or handles the
+// rest with dotsI8Go.
+func dotsI8(q []int16, rows []int8, out []int32) {
+	dim := len(q)
+	n := len(out)
+	if n == 0 {
+		return
+	}
+	_ = rows[n*dim-1]
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		dots4I8AVX2(&q[0], &rows[i*dim], dim, &out[i])
+	}
+	if i < n {
+		dotsI8Go(q, rows[i*dim:n*dim], out[i:])
+	}
+}
+
 // dots sets out[i] to the dot product of q with row i of rows (rows holds
 // len(out) rows of len(q) values each).
 func dots(q, rows, out []float32) {
@@ -28,6 +69,6 @@ func dots(q, rows, out []float32) {
 		dots4AVX2(&q[0], &rows[i*dim], dim, &out[i])
 	}
 	for ; i < n; i++ {
-		out[i] = Dot(q, rows[i*dim:(i+1)*dim])
+		out[i] = dot1AVX2(&q[0], &rows[i*dim], dim)
 	}
 }

@@ -3,6 +3,7 @@ package vector
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -38,7 +39,18 @@ type Index struct {
 	slab []float32     // row r is slab[r*dim : (r+1)*dim]
 	ids  []int64       // ids[r] is the ID of row r
 	rows map[int64]int // ID → row
+
+	// quant: the rows also have int8 codes (quant.go).
+	quant bool
+	codes []int8    // row r's codes are codes[r*dim : (r+1)*dim]
+	scale []float32 // scale[r] · codes ≈ row r
+	qerr  []float32 // ‖row r − scale[r] · codes‖₂, rounded up
+	ql1   []float32 // Σ |scale[r] · codes|
 }
+
+// quantMinRows is the index size from which Search takes the two-pass int8
+// route; below it the float32 rows fit in cache and one pass is cheaper.
+const quantMinRows = 2048
 
 // New returns an empty index of vectors of dimension dim. It panics if dim is
 // not positive.
@@ -46,7 +58,7 @@ func New(dim int) *Index {
 	if dim <= 0 {
 		panic(fmt.Sprintf("vector: New: dimension %d is not positive", dim))
 	}
-	return &Index{dim: dim, rows: make(map[int64]int)}
+	return &Index{dim: dim, rows: make(map[int64]int), quant: quantizable(dim)}
 }
 
 // Dim returns the dimension of the index's vectors.
@@ -69,16 +81,32 @@ func (x *Index) Set(id int64, v []float32) error {
 	}
 	u := slices.Clone(v)
 	Normalize(u)
+	var codes []int8
+	var scale, qerr, l1 float32
+	if x.quant {
+		codes = make([]int8, x.dim)
+		scale, qerr, l1 = quantizeRow(u, codes)
+	}
 
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if r, ok := x.rows[id]; ok {
 		copy(x.slab[r*x.dim:], u)
+		if x.quant {
+			copy(x.codes[r*x.dim:], codes)
+			x.scale[r], x.qerr[r], x.ql1[r] = scale, qerr, l1
+		}
 		return nil
 	}
 	x.rows[id] = len(x.ids)
 	x.ids = append(x.ids, id)
 	x.slab = append(x.slab, u...)
+	if x.quant {
+		x.codes = append(x.codes, codes...)
+		x.scale = append(x.scale, scale)
+		x.qerr = append(x.qerr, qerr)
+		x.ql1 = append(x.ql1, l1)
+	}
 	return nil
 }
 
@@ -97,9 +125,17 @@ func (x *Index) Delete(id int64) bool {
 		moved := x.ids[last]
 		x.ids[r] = moved
 		x.rows[moved] = r
+		if x.quant {
+			copy(x.codes[r*x.dim:(r+1)*x.dim], x.codes[last*x.dim:(last+1)*x.dim])
+			x.scale[r], x.qerr[r], x.ql1[r] = x.scale[last], x.qerr[last], x.ql1[last]
+		}
 	}
 	x.ids = x.ids[:last]
 	x.slab = x.slab[:last*x.dim]
+	if x.quant {
+		x.codes = x.codes[:last*x.dim]
+		x.scale, x.qerr, x.ql1 = x.scale[:last], x.qerr[:last], x.ql1[:last]
+	}
 	delete(x.rows, id)
 	return true
 }
@@ -146,16 +182,24 @@ func (x *Index) Search(q []float32, k int, filter func(id int64) bool) []Hit {
 	if n >= parallelMinRows {
 		workers = min(maxWorkers, runtime.GOMAXPROCS(0))
 	}
-	if workers == 1 {
-		t := x.scan(qn, k, filter, 0, n)
-		return t.sorted()
+	if x.quant && n >= quantMinRows {
+		return x.searchQuant(qn, k, filter, workers)
 	}
+	all := inParallel(n, workers, func(lo, hi int) topK { return x.scan(qn, k, filter, lo, hi) })
+	return all.sorted()
+}
 
+// inParallel runs scan over [0, n) split across workers goroutines and
+// merges their top k.
+func inParallel(n, workers int, scan func(lo, hi int) topK) topK {
+	if workers == 1 {
+		return scan(0, n)
+	}
 	parts := make([]topK, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := n*w/workers, n*(w+1)/workers
-		wg.Go(func() { parts[w] = x.scan(qn, k, filter, lo, hi) })
+		wg.Go(func() { parts[w] = scan(lo, hi) })
 	}
 	wg.Wait()
 	all := parts[0]
@@ -164,7 +208,76 @@ func (x *Index) Search(q []float32, k int, filter func(id int64) bool) []Hit {
 			all.offer(h, nil)
 		}
 	}
-	return all.sorted()
+	return all
+}
+
+// searchQuant is Search's two-pass route (quant.go): an int8 pass bounds
+// every row's score, a float32 pass scores the rows that can be among the
+// best k. The caller holds x.mu for reading.
+func (x *Index) searchQuant(qn []float32, k int, filter func(int64) bool, workers int) []Hit {
+	n := len(x.ids)
+	qi := make([]int16, x.dim)
+	sq := quantizeQuery(qn, qi)
+	approx := make([]float32, n)
+	bounds := inParallel(n, workers, func(lo, hi int) topK {
+		return x.approxScan(qi, sq, k, filter, lo, hi, approx)
+	})
+	// Fewer than k rows pass the filter: all of them are candidates.
+	floor := float32(math.Inf(-1))
+	if len(bounds.hits) == k {
+		floor = bounds.hits[0].Score
+	}
+	best := inParallel(n, workers, func(lo, hi int) topK {
+		return x.rescan(qn, sq, k, filter, lo, hi, approx, floor)
+	})
+	return best.sorted()
+}
+
+// errBound is the most row r's approximate score can be off by with a
+// query of scale sq.
+func (x *Index) errBound(r int, sq float32) float32 {
+	return x.qerr[r] + sq/2*x.ql1[r] + quantSlack
+}
+
+// approxScan fills approx[lo:hi] with the rows' approximate scores and
+// returns the best k lower bounds (score − error) among the rows filter
+// admits.
+func (x *Index) approxScan(qi []int16, sq float32, k int, filter func(int64) bool, lo, hi int, approx []float32) topK {
+	t := topK{k: k, hits: make([]Hit, 0, k)}
+	dim := x.dim
+	var sums [scanBlock]int32
+	for r := lo; r < hi; r += scanBlock {
+		m := min(scanBlock, hi-r)
+		dotsI8(qi, x.codes[r*dim:(r+m)*dim], sums[:m])
+		for j, s := range sums[:m] {
+			a := float32(s) * sq * x.scale[r+j]
+			approx[r+j] = a
+			low := a - x.errBound(r+j, sq)
+			if len(t.hits) == k && low < t.hits[0].Score {
+				continue
+			}
+			t.offer(Hit{ID: x.ids[r+j], Score: low}, filter)
+		}
+	}
+	return t
+}
+
+// rescan scores in float32 the rows of [lo, hi) whose upper bound reaches
+// floor and returns their best k among those filter admits.
+func (x *Index) rescan(qn []float32, sq float32, k int, filter func(int64) bool, lo, hi int, approx []float32, floor float32) topK {
+	t := topK{k: k, hits: make([]Hit, 0, k)}
+	dim := x.dim
+	for r := lo; r < hi; r++ {
+		if approx[r]+x.errBound(r, sq) < floor {
+			continue
+		}
+		s := dot1(qn, x.slab[r*dim:(r+1)*dim])
+		if len(t.hits) == k && s < t.hits[0].Score {
+			continue
+		}
+		t.offer(Hit{ID: x.ids[r], Score: s}, filter)
+	}
+	return t
 }
 
 // scan returns the top k of rows [lo, hi). The caller holds x.mu for reading.

@@ -3,15 +3,18 @@
 //
 // The index stores every vector in one contiguous []float32 slab (row i is
 // slab[i*dim:(i+1)*dim]) so that a search streams memory sequentially; a
-// deletion moves the last row into the hole. Search is a brute-force scan —
-// exact, with no recall loss — that runs on two goroutines once the index is
-// large enough to pay for them. On amd64 with AVX2 and FMA the scan scores
-// four rows at a time in assembly (dots_amd64.s; dimensions that are a
-// multiple of 16, which every embedder noema ships or calls has); elsewhere
-// it runs [Dot] a row. For 10,000 × 384 vectors (15 MB, in cache) the
-// kernel makes a search about 2-3x faster than the Go loop; at 100,000 × 384
-// (150 MB) the scan is bound by memory bandwidth (BenchmarkSearch,
-// BenchmarkRawScan).
+// deletion moves the last row into the hole. Search is exact — it returns
+// what scoring every row would, score bits included — and runs on two
+// goroutines once the index is large enough to pay for them.
+//
+// On amd64 with AVX2 and FMA, and a dimension that is a multiple of 16
+// (every embedder noema ships or calls), the scan is assembly (dots_amd64.s)
+// and, from 2,048 rows, takes two passes (quant.go): an int8 copy of every
+// row, a quarter of the bytes, bounds each row's score, and only the rows
+// that can be among the best k are scored again in float32. A scan of
+// 100,000 × 384 float32 reads 150 MB and is bound by memory bandwidth; the
+// int8 pass reads 38 MB. BenchmarkSearch and BenchmarkRawScan measure it;
+// docs/search.md has the numbers. Elsewhere the scan runs [Dot] a row.
 //
 // The package has no persistence; callers rebuild the index from their
 // store. It imports only the standard library.
