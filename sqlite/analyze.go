@@ -94,59 +94,39 @@ var _ graph.ConceptLinker = (*DB)(nil)
 func (db *DB) ConceptLinks(ctx context.Context) (*graph.ConceptLinks, error) {
 	l := &graph.ConceptLinks{}
 	err := db.ReadTx(ctx, func(tx *sql.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT id, label FROM concepts ORDER BY id`)
-		if err != nil {
-			return fmt.Errorf("list concepts: %w", err)
-		}
 		index := map[string]int32{}
-		for rows.Next() {
+		err := eachRow(ctx, tx, `SELECT id, label FROM concepts ORDER BY id`, nil, func(rows *sql.Rows) error {
 			var id, label string
 			if err := rows.Scan(&id, &label); err != nil {
-				rows.Close()
-				return fmt.Errorf("scan concept: %w", err)
+				return err
 			}
 			index[id] = int32(len(l.IDs))
 			l.IDs = append(l.IDs, id)
 			l.Labels = append(l.Labels, label)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			return nil
+		})
+		if err != nil {
 			return fmt.Errorf("list concepts: %w", err)
 		}
 
 		owner := map[string]int32{} // key -> concept number
-		rows, err = tx.QueryContext(ctx, `SELECT key, concept_id FROM concept_keys`)
-		if err != nil {
-			return fmt.Errorf("list concept keys: %w", err)
-		}
-		for rows.Next() {
-			var k, c string
-			if err := rows.Scan(&k, &c); err != nil {
-				rows.Close()
-				return fmt.Errorf("scan concept key: %w", err)
-			}
+		err = eachConceptKey(ctx, tx, func(k, c string) {
 			if i, ok := index[c]; ok {
 				owner[k] = i
 			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		})
+		if err != nil {
 			return fmt.Errorf("list concept keys: %w", err)
 		}
 
 		// Links come in primary-key order: a note's rows are consecutive.
-		rows, err = tx.QueryContext(ctx, `SELECT note_id, key FROM links ORDER BY note_id`)
-		if err != nil {
-			return fmt.Errorf("list links: %w", err)
-		}
 		last := int64(-1)
 		var cur []int32
 		var key sql.RawBytes // looked up without a string per row
-		for rows.Next() {
+		err = eachRow(ctx, tx, `SELECT note_id, key FROM links ORDER BY note_id`, nil, func(rows *sql.Rows) error {
 			var note int64
 			if err := rows.Scan(&note, &key); err != nil {
-				rows.Close()
-				return fmt.Errorf("scan link: %w", err)
+				return err
 			}
 			if note != last {
 				if len(cur) > 0 {
@@ -157,9 +137,9 @@ func (db *DB) ConceptLinks(ctx context.Context) (*graph.ConceptLinks, error) {
 			if c, ok := owner[string(key)]; ok {
 				cur = append(cur, c)
 			}
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+			return nil
+		})
+		if err != nil {
 			return fmt.Errorf("list links: %w", err)
 		}
 		if len(cur) > 0 {

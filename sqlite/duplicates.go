@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -43,42 +44,34 @@ func (db *DB) DuplicateStats(ctx context.Context, ids []string, fn func(id strin
 	stats := map[string]*stat{}
 	var order []string
 	cond, args := idsFilter("id", ids)
-	rows, err := tx.QueryContext(ctx, `SELECT id, page_note_id IS NOT NULL, created_ns FROM concepts WHERE `+cond, args...)
-	if err != nil {
-		return fmt.Errorf("read concept stats: %w", err)
-	}
-	for rows.Next() {
+	err = eachRow(ctx, tx, `SELECT id, page_note_id IS NOT NULL, created_ns FROM concepts WHERE `+cond, args, func(rows *sql.Rows) error {
 		var id string
 		s := &stat{}
 		if err := rows.Scan(&id, &s.page, &s.created); err != nil {
-			rows.Close()
-			return fmt.Errorf("read concept stats: %w", err)
+			return err
 		}
 		stats[id] = s
 		order = append(order, id)
-	}
-	if err := rows.Close(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("read concept stats: %w", err)
 	}
 	cond, args = idsFilter("k.concept_id", ids)
-	rows, err = tx.QueryContext(ctx, `SELECT k.concept_id, l.note_id, l.count FROM concept_keys k JOIN links l ON l.key = k.key WHERE `+cond, args...)
-	if err != nil {
-		return fmt.Errorf("read concept mentions: %w", err)
-	}
-	for rows.Next() {
+	err = eachRow(ctx, tx, `SELECT k.concept_id, l.note_id, l.count FROM concept_keys k JOIN links l ON l.key = k.key WHERE `+cond, args, func(rows *sql.Rows) error {
 		var id string
 		var note int64
 		var n int
 		if err := rows.Scan(&id, &note, &n); err != nil {
-			rows.Close()
-			return fmt.Errorf("read concept mentions: %w", err)
+			return err
 		}
 		if s := stats[id]; s != nil {
 			s.mentions += n
 			s.nb = append(s.nb, note)
 		}
-	}
-	if err := rows.Close(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("read concept mentions: %w", err)
 	}
 	// Relations: outgoing from a concept's page, and pointing at any of
@@ -93,40 +86,32 @@ func (db *DB) DuplicateStats(ctx context.Context, ids []string, fn func(id strin
 		return id
 	}
 	cond, args = idsFilter("c.id", ids)
-	rows, err = tx.QueryContext(ctx, `SELECT c.id, r.to_ref FROM relations r JOIN concepts c ON c.page_note_id = r.note_id WHERE `+cond, args...)
-	if err != nil {
-		return fmt.Errorf("read concept relations: %w", err)
-	}
-	for rows.Next() {
+	err = eachRow(ctx, tx, `SELECT c.id, r.to_ref FROM relations r JOIN concepts c ON c.page_note_id = r.note_id WHERE `+cond, args, func(rows *sql.Rows) error {
 		var id, ref string
 		if err := rows.Scan(&id, &ref); err != nil {
-			rows.Close()
-			return fmt.Errorf("read concept relations: %w", err)
+			return err
 		}
 		if s := stats[id]; s != nil {
 			s.nb = append(s.nb, refID(ref))
 		}
-	}
-	if err := rows.Close(); err != nil {
-		return fmt.Errorf("read concept relations: %w", err)
-	}
-	cond, args = idsFilter("k.concept_id", ids)
-	rows, err = tx.QueryContext(ctx, `SELECT k.concept_id, n.path FROM relations r JOIN concept_keys k ON r.to_ref = 'concept:' || k.key
-		JOIN notes n ON n.id = r.note_id WHERE `+cond, args...)
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("read concept relations: %w", err)
 	}
-	for rows.Next() {
+	cond, args = idsFilter("k.concept_id", ids)
+	err = eachRow(ctx, tx, `SELECT k.concept_id, n.path FROM relations r JOIN concept_keys k ON r.to_ref = 'concept:' || k.key
+		JOIN notes n ON n.id = r.note_id WHERE `+cond, args, func(rows *sql.Rows) error {
 		var id, path string
 		if err := rows.Scan(&id, &path); err != nil {
-			rows.Close()
-			return fmt.Errorf("read concept relations: %w", err)
+			return err
 		}
 		if s := stats[id]; s != nil {
 			s.nb = append(s.nb, refID("from:"+path))
 		}
-	}
-	if err := rows.Close(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("read concept relations: %w", err)
 	}
 	for _, id := range order {
@@ -140,23 +125,19 @@ func (db *DB) DuplicateStats(ctx context.Context, ids []string, fn func(id strin
 // ConceptsSharingNotes calls fn with each other concept linked from a note
 // that links the concept with the id, and how many such notes there are.
 func (db *DB) ConceptsSharingNotes(ctx context.Context, id string, fn func(other string, notes int)) error {
-	rows, err := db.read.QueryContext(ctx, `WITH mine AS (
+	err := eachRow(ctx, db.read, `WITH mine AS (
 			SELECT DISTINCT l.note_id FROM concept_keys k JOIN links l ON l.key = k.key WHERE k.concept_id = ?)
 		SELECT k.concept_id, COUNT(DISTINCT l.note_id) FROM mine m JOIN links l ON l.note_id = m.note_id
-		JOIN concept_keys k ON k.key = l.key WHERE k.concept_id <> ? GROUP BY k.concept_id`, id, id)
-	if err != nil {
-		return fmt.Errorf("read concepts sharing notes: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+		JOIN concept_keys k ON k.key = l.key WHERE k.concept_id <> ? GROUP BY k.concept_id`, []any{id, id}, func(rows *sql.Rows) error {
 		var other string
 		var n int
 		if err := rows.Scan(&other, &n); err != nil {
-			return fmt.Errorf("read concepts sharing notes: %w", err)
+			return err
 		}
 		fn(other, n)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("read concepts sharing notes: %w", err)
 	}
 	return nil

@@ -131,34 +131,29 @@ func (r *graphReader) Notes(ctx context.Context, paths []string) ([]graph.Node, 
 // notes reads note nodes matching filter. When uris is not nil, it also
 // records each note's URI by row id.
 func (r *graphReader) notes(ctx context.Context, filter string, args []any, uris map[int64]string) ([]graph.Node, error) {
-	rows, err := r.tx.QueryContext(ctx, graphNotesQuery+where(filter), args...)
-	if err != nil {
-		return nil, fmt.Errorf("list notes: %w", err)
-	}
-	defer rows.Close()
-	out := []graph.Node{}
-	for rows.Next() {
+	out, err := collect(ctx, r.tx, graphNotesQuery+where(filter), args, func(rows *sql.Rows) (graph.Node, error) {
 		var n graph.Node
 		var rowID int64
 		var tags, aliases string
 		var created, modified int64
-		if err := rows.Scan(&rowID, &n.Path, &n.Label, &tags, &aliases, &n.Checksum, &created, &modified); err != nil {
-			return nil, fmt.Errorf("scan note: %w", err)
+		err := rows.Scan(&rowID, &n.Path, &n.Label, &tags, &aliases, &n.Checksum, &created, &modified)
+		if err != nil {
+			return n, err
 		}
 		n.ID, n.Kind = graph.NoteURI(n.Path), graph.KindNote
 		if uris != nil {
 			uris[rowID] = n.ID
 		}
 		if n.Tags, err = stringList(tags, "tags of "+n.Path); err != nil {
-			return nil, err
+			return n, err
 		}
 		if n.Aliases, err = stringList(aliases, "aliases of "+n.Path); err != nil {
-			return nil, err
+			return n, err
 		}
 		n.Created, n.Modified = timeOf(created), timeOf(modified)
-		out = append(out, n)
-	}
-	if err := rows.Err(); err != nil {
+		return n, nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("list notes: %w", err)
 	}
 	return out, nil
@@ -181,33 +176,28 @@ func (r *graphReader) Concepts(ctx context.Context, ids []string) ([]graph.Node,
 
 // concepts reads concept nodes; filters name the table c.
 func (r *graphReader) concepts(ctx context.Context, filter string, args []any) ([]graph.Node, error) {
-	rows, err := r.tx.QueryContext(ctx, graphConceptsQuery+where(filter), args...)
-	if err != nil {
-		return nil, fmt.Errorf("list concepts: %w", err)
-	}
-	defer rows.Close()
-	out := []graph.Node{}
-	for rows.Next() {
+	out, err := collect(ctx, r.tx, graphConceptsQuery+where(filter), args, func(rows *sql.Rows) (graph.Node, error) {
 		n := graph.Node{Kind: graph.KindConcept}
 		var aliases, meta string
 		var page sql.NullString
 		var created, updated int64
-		if err := rows.Scan(&n.ID, &n.Key, &n.Label, &aliases, &n.Description, &meta, &page, &created, &updated); err != nil {
-			return nil, fmt.Errorf("scan concept: %w", err)
+		err := rows.Scan(&n.ID, &n.Key, &n.Label, &aliases, &n.Description, &meta, &page, &created, &updated)
+		if err != nil {
+			return n, err
 		}
 		if n.Aliases, err = stringList(aliases, "aliases of concept "+n.ID); err != nil {
-			return nil, err
+			return n, err
 		}
 		if n.Metadata, err = jsonObject(meta, "metadata of concept "+n.ID); err != nil {
-			return nil, err
+			return n, err
 		}
 		if page.Valid {
 			n.Page = graph.NoteURI(page.String)
 		}
 		n.CreatedAt, n.UpdatedAt = timeOf(created), timeOf(updated)
-		out = append(out, n)
-	}
-	if err := rows.Err(); err != nil {
+		return n, nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("list concepts: %w", err)
 	}
 	return out, nil
@@ -258,30 +248,26 @@ func (r *graphReader) Mentions(ctx context.Context, paths, concepts []string, in
 
 // mentions reads mentions edges; filters name the tables l, k and n.
 func (r *graphReader) mentions(ctx context.Context, filter string, args []any) ([]graph.Edge, error) {
-	rows, err := r.tx.QueryContext(ctx, graphMentionsQuery+where(filter), args...)
-	if err != nil {
-		return nil, fmt.Errorf("list mentions: %w", err)
-	}
-	defer rows.Close()
 	type pair struct{ path, concept string }
 	index := make(map[pair]int)
 	var out []graph.Edge
 	var counts []float64
-	for rows.Next() {
+	err := eachRow(ctx, r.tx, graphMentionsQuery+where(filter), args, func(rows *sql.Rows) error {
 		var p pair
 		var count float64
 		if err := rows.Scan(&p.path, &p.concept, &count); err != nil {
-			return nil, fmt.Errorf("scan mention: %w", err)
+			return err
 		}
 		if i, ok := index[p]; ok {
 			counts[i] += count
-			continue
+			return nil
 		}
 		index[p] = len(out)
 		out = append(out, mentionEdge(graph.NoteURI(p.path), p.concept))
 		counts = append(counts, count)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("list mentions: %w", err)
 	}
 	for i := range out {
@@ -313,20 +299,7 @@ func (r *graphReader) AllMentions(ctx context.Context) ([]graph.Edge, error) {
 		r.uris = uris
 	}
 	owner := make(map[string]string) // key -> concept id
-	rows, err := r.tx.QueryContext(ctx, `SELECT key, concept_id FROM concept_keys`)
-	if err != nil {
-		return nil, fmt.Errorf("list concept keys: %w", err)
-	}
-	for rows.Next() {
-		var k, c string
-		if err := rows.Scan(&k, &c); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("scan concept key: %w", err)
-		}
-		owner[k] = c
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err := eachConceptKey(ctx, r.tx, func(k, c string) { owner[k] = c }); err != nil {
 		return nil, fmt.Errorf("list concept keys: %w", err)
 	}
 
@@ -338,24 +311,19 @@ func (r *graphReader) AllMentions(ctx context.Context) ([]graph.Edge, error) {
 	out := make([]graph.Edge, 0, n)
 	counts := make([]float64, 0, n)
 	// Links come in primary-key order, so a note's rows are consecutive.
-	rows, err = r.tx.QueryContext(ctx, `SELECT note_id, key, count FROM links ORDER BY note_id`)
-	if err != nil {
-		return nil, fmt.Errorf("list links: %w", err)
-	}
-	defer rows.Close()
 	current := make(map[string]int) // concept id -> index in out, for one note
 	last := int64(-1)
-	for rows.Next() {
+	err := eachRow(ctx, r.tx, `SELECT note_id, key, count FROM links ORDER BY note_id`, nil, func(rows *sql.Rows) error {
 		var noteID int64
 		var k string
 		var count float64
 		if err := rows.Scan(&noteID, &k, &count); err != nil {
-			return nil, fmt.Errorf("scan link: %w", err)
+			return err
 		}
 		concept, ok := owner[k]
 		src, known := r.uris[noteID]
 		if !ok || !known {
-			continue
+			return nil
 		}
 		if noteID != last {
 			clear(current)
@@ -363,13 +331,14 @@ func (r *graphReader) AllMentions(ctx context.Context) ([]graph.Edge, error) {
 		}
 		if i, ok := current[concept]; ok {
 			counts[i] += count
-			continue
+			return nil
 		}
 		current[concept] = len(out)
 		out = append(out, mentionEdge(src, concept))
 		counts = append(counts, count)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("list links: %w", err)
 	}
 	for i := range out {
@@ -378,23 +347,32 @@ func (r *graphReader) AllMentions(ctx context.Context) ([]graph.Edge, error) {
 	return out, nil
 }
 
+// eachConceptKey calls fn with every concept key and the id of the concept
+// that owns it.
+func eachConceptKey(ctx context.Context, q querier, fn func(key, concept string)) error {
+	return eachRow(ctx, q, `SELECT key, concept_id FROM concept_keys`, nil, func(rows *sql.Rows) error {
+		var k, c string
+		if err := rows.Scan(&k, &c); err != nil {
+			return err
+		}
+		fn(k, c)
+		return nil
+	})
+}
+
 // noteURIs maps every note's row id to its URI.
 func (r *graphReader) noteURIs(ctx context.Context) (map[int64]string, error) {
-	rows, err := r.tx.QueryContext(ctx, `SELECT id, path FROM notes`)
-	if err != nil {
-		return nil, fmt.Errorf("list notes: %w", err)
-	}
-	defer rows.Close()
 	uris := make(map[int64]string)
-	for rows.Next() {
+	err := eachRow(ctx, r.tx, `SELECT id, path FROM notes`, nil, func(rows *sql.Rows) error {
 		var id int64
 		var path string
 		if err := rows.Scan(&id, &path); err != nil {
-			return nil, fmt.Errorf("scan note: %w", err)
+			return err
 		}
 		uris[id] = graph.NoteURI(path)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("list notes: %w", err)
 	}
 	return uris, nil
@@ -456,19 +434,14 @@ func (r *graphReader) Relations(ctx context.Context, paths, concepts []string, d
 
 // relations reads relation edges; filters name the tables r and n.
 func (r *graphReader) relations(ctx context.Context, filter string, args []any) ([]graph.Edge, error) {
-	rows, err := r.tx.QueryContext(ctx, graphRelationsQuery+where(filter), args...)
-	if err != nil {
-		return nil, fmt.Errorf("list relations: %w", err)
-	}
-	defer rows.Close()
-	out := []graph.Edge{}
-	for rows.Next() {
+	out, err := collect(ctx, r.tx, graphRelationsQuery+where(filter), args, func(rows *sql.Rows) (graph.Edge, error) {
 		e := graph.Edge{Kind: graph.KindRelation}
 		var toRef, meta, path string
 		var weight sql.NullFloat64
 		var srcConcept, tgtConcept, tgtNote sql.NullString
-		if err := rows.Scan(&e.ID, &e.Type, &toRef, &weight, &meta, &path, &srcConcept, &tgtConcept, &tgtNote); err != nil {
-			return nil, fmt.Errorf("scan relation: %w", err)
+		err := rows.Scan(&e.ID, &e.Type, &toRef, &weight, &meta, &path, &srcConcept, &tgtConcept, &tgtNote)
+		if err != nil {
+			return e, err
 		}
 		e.Source = graph.NoteURI(path)
 		if srcConcept.Valid {
@@ -489,12 +462,10 @@ func (r *graphReader) relations(ctx context.Context, filter string, args []any) 
 			w := weight.Float64
 			e.Weight = &w
 		}
-		if e.Metadata, err = jsonObject(meta, "metadata of relation "+e.ID); err != nil {
-			return nil, err
-		}
-		out = append(out, e)
-	}
-	if err := rows.Err(); err != nil {
+		e.Metadata, err = jsonObject(meta, "metadata of relation "+e.ID)
+		return e, err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("list relations: %w", err)
 	}
 	return out, nil

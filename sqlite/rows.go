@@ -27,6 +27,24 @@ func eachRow(ctx context.Context, q querier, query string, args []any, scan func
 	return rows.Err()
 }
 
+// collect runs query on q and returns what scan makes of every row, in
+// order; empty, not nil, when there is none. Errors are eachRow's.
+func collect[T any](ctx context.Context, q querier, query string, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {
+	out := []T{}
+	err := eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
+		v, err := scan(rows)
+		if err != nil {
+			return err
+		}
+		out = append(out, v)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // queryStrings returns the first (string) column of every row query
 // returns, in order; nil when there is none.
 func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
