@@ -1,6 +1,7 @@
 package fuzzy
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"math/rand/v2"
@@ -44,15 +45,7 @@ func bruteExtract(query string, texts []string, scorer Scorer, proc Processor, l
 			all = append(all, Match{Index: i, Score: sc})
 		}
 	}
-	slices.SortStableFunc(all, func(a, b Match) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(all, func(a, b Match) int { return cmp.Compare(b.Score, a.Score) })
 	if limit >= 0 && len(all) > limit {
 		all = all[:limit]
 	}
@@ -138,13 +131,7 @@ func bruteGroups(query string, texts []string, groups []int, scorer Scorer, proc
 		}
 	}
 	slices.SortStableFunc(all, func(a, b GroupMatch) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return a.Group - b.Group
+		return cmp.Or(cmp.Compare(b.Score, a.Score), a.Group-b.Group)
 	})
 	if limit >= 0 && len(all) > limit {
 		all = all[:limit]

@@ -446,6 +446,39 @@ func minLCS(n int, best float64, pr *pruner) int {
 	return lo
 }
 
+// affixes finds the best of the prefix (or suffix) windows of a needle of
+// length n, fed in order of length k with their LCS l (which never
+// decreases): only the shortest window of each LCS value can be the best, and
+// windows compare as the exact fractions 2*l/(n+k).
+type affixes struct {
+	n, prev int
+	bl, bk  int    // best fraction 2*bl/(n+bk)
+	mask    uint64 // lowMask(n), for one-word states
+}
+
+func newAffixes(n int) affixes { return affixes{n: n, bk: 1, mask: lowMask(n)} }
+
+// add feeds the window of length k, whose LCS is l.
+func (a *affixes) add(l, k int) {
+	if l > a.prev {
+		a.prev = l
+		if l*(a.n+a.bk) > a.bl*(a.n+k) {
+			a.bl, a.bk = l, k
+		}
+	}
+}
+
+// add1 feeds the window of length k whose one-word LCS state is S.
+func (a *affixes) add1(S uint64, k int) { a.add(bits.OnesCount64(^S&a.mask), k) }
+
+// best returns the maximum of best and the best window's score.
+func (a *affixes) best(best float64) float64 {
+	if a.bl > 0 {
+		best = max(best, windowScore(a.n, a.bk, a.bl))
+	}
+	return best
+}
+
 // partialDir returns the maximum of best and of ratio(N, w) over the windows w
 // of h (SPEC section 2, step 4), where fwd is the pattern of the needle N,
 // rev the pattern of N reversed or nil (then the reversed match vectors are
@@ -469,38 +502,22 @@ func (s *scratch) partialDir(fwd, rev *pattern, buildRev func() *pattern, h []ru
 
 	// Prefixes h[0:k], 1 <= k < n: one forward pass.
 	if ubShort > best && !pr.skip(ubShort) {
-		bl, bk := 0, 1 // best fraction 2*bl/(n+bk)
+		aff := newAffixes(n)
 		if fwd.nw == 1 {
 			S := ^uint64(0)
-			mask := lowMask(n)
-			prev := 0
 			for k := 1; k < n; k++ {
-				u := S & fwd.mask1(h[k-1])
-				S = (S + u) | (S - u)
-				if l := bits.OnesCount64(^S & mask); l > prev {
-					prev = l
-					if l*(n+bk) > bl*(n+k) {
-						bl, bk = l, k
-					}
-				}
+				S = step1(S, fwd.mask1(h[k-1]))
+				aff.add1(S, k)
 			}
 		} else {
 			S := fwd.initState(&s.buf)
-			prev := 0
 			for k := 1; k < n; k++ {
 				if fwd.step(S, h[k-1]) {
-					if l := fwd.count(S); l > prev {
-						prev = l
-						if l*(n+bk) > bl*(n+k) {
-							bl, bk = l, k
-						}
-					}
+					aff.add(fwd.count(S), k)
 				}
 			}
 		}
-		if bl > 0 {
-			best = max(best, windowScore(n, bk, bl))
-		}
+		best = aff.best(best)
 	}
 
 	// Full windows h[i:i+n].
@@ -527,57 +544,33 @@ func (s *scratch) partialDir(fwd, rev *pattern, buildRev func() *pattern, h []ru
 	// needle; for one-word needles without a reversed pattern its match
 	// vectors are the bit reversal of the forward ones.
 	if ubShort > best && !pr.skip(ubShort) {
-		bl, bk := 0, 1
+		aff := newAffixes(n)
 		switch {
 		case fwd.nw == 1 && rev != nil:
 			S := ^uint64(0)
-			mask := lowMask(n)
-			prev := 0
 			for k := 1; k < n; k++ {
-				u := S & rev.mask1(h[m-k])
-				S = (S + u) | (S - u)
-				if l := bits.OnesCount64(^S & mask); l > prev {
-					prev = l
-					if l*(n+bk) > bl*(n+k) {
-						bl, bk = l, k
-					}
-				}
+				S = step1(S, rev.mask1(h[m-k]))
+				aff.add1(S, k)
 			}
 		case fwd.nw == 1:
 			S := ^uint64(0)
-			mask := lowMask(n)
 			shift := uint(64 - n)
-			prev := 0
 			for k := 1; k < n; k++ {
-				u := S & (bits.Reverse64(fwd.mask1(h[m-k])) >> shift)
-				S = (S + u) | (S - u)
-				if l := bits.OnesCount64(^S & mask); l > prev {
-					prev = l
-					if l*(n+bk) > bl*(n+k) {
-						bl, bk = l, k
-					}
-				}
+				S = step1(S, bits.Reverse64(fwd.mask1(h[m-k]))>>shift)
+				aff.add1(S, k)
 			}
 		default:
 			if rev == nil {
 				rev = buildRev()
 			}
 			S := rev.initState(&s.buf)
-			prev := 0
 			for k := 1; k < n; k++ {
 				if rev.step(S, h[m-k]) {
-					if l := rev.count(S); l > prev {
-						prev = l
-						if l*(n+bk) > bl*(n+k) {
-							bl, bk = l, k
-						}
-					}
+					aff.add(rev.count(S), k)
 				}
 			}
 		}
-		if bl > 0 {
-			best = max(best, windowScore(n, bk, bl))
-		}
+		best = aff.best(best)
 	}
 	return best
 }

@@ -185,10 +185,16 @@ func (p *pattern) lcs(t []rune, buf *[]uint64) int {
 func (p *pattern) lcs1(t []rune) int {
 	S := ^uint64(0)
 	for _, c := range t {
-		u := S & p.mask1(c)
-		S = (S + u) | (S - u)
+		S = step1(S, p.mask1(c))
 	}
 	return bits.OnesCount64(^S & lowMask(p.n))
+}
+
+// step1 advances the one-word LCS state S by one text code point whose match
+// vector is m.
+func step1(S, m uint64) uint64 {
+	u := S & m
+	return (S + u) | (S - u)
 }
 
 // lcsN is lcs for patterns of any length, one word per 64 code points, with
