@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/noema-mem/noema/internal/ascii"
 )
 
 // Processor transforms a string before it is scored. A nil Processor leaves
@@ -22,14 +24,7 @@ type Processor func(string) string
 // non-alphanumeric, as the C++ tables do. Invalid UTF-8 bytes read as U+FFFD
 // (a symbol) and so become spaces.
 func DefaultProcess(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
+	if ascii.Is(s) {
 		b := make([]byte, len(s))
 		for i := 0; i < len(s); i++ {
 			c := s[i]

@@ -50,6 +50,8 @@ import (
 
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/noema-mem/noema/internal/ascii"
 )
 
 const (
@@ -258,14 +260,7 @@ func isWordRune(r rune) bool {
 // appendFolded appends the folded runes of text to dst (step 1 of the
 // algorithm). ASCII text takes a fast path with the same result.
 func appendFolded(dst []rune, fold cases.Caser, text string) []rune {
-	ascii := true
-	for i := 0; i < len(text); i++ {
-		if text[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
+	if ascii.Is(text) {
 		for i := 0; i < len(text); i++ {
 			c := rune(text[i])
 			if 'A' <= c && c <= 'Z' {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/noema-mem/noema/internal/ascii"
 )
 
 // notePlan is everything about a note that must be decided globally (unique
@@ -147,7 +149,7 @@ func drawAliases(r *rng, title string, claim func(string) string, used map[strin
 // initialsOf returns the upper-cased first letters of title's words, or ""
 // when title is not ASCII.
 func initialsOf(title string) string {
-	if !isASCII(title) {
+	if !ascii.Is(title) {
 		return ""
 	}
 	var b strings.Builder

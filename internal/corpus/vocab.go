@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/noema-mem/noema/internal/ascii"
 )
 
 // zipfExponent shapes the concept popularity curve: the concept of rank r
@@ -142,7 +144,7 @@ var nfd = map[rune]string{
 // spaces, decomposed accents (NFD) and full-width ASCII (an IME habit).
 func variant(r *rng, label string) string {
 	multi := strings.Contains(label, " ")
-	ascii := isASCII(label)
+	plain := ascii.Is(label)
 	decomposable := strings.ContainsFunc(label, func(c rune) bool { _, ok := nfd[c]; return ok })
 	cased := strings.ToLower(label) != strings.ToUpper(label)
 	for range 8 {
@@ -163,7 +165,7 @@ func variant(r *rng, label string) string {
 		switch {
 		case decomposable && r.chance(0.3):
 			s = decompose(s)
-		case ascii && r.chance(0.04):
+		case plain && r.chance(0.04):
 			s = fullWidth(s)
 		}
 		if s != label {
@@ -171,15 +173,6 @@ func variant(r *rng, label string) string {
 		}
 	}
 	return label
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
 }
 
 // titleCase capitalizes every space-separated word of s.

@@ -33,6 +33,8 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/noema-mem/noema/internal/ascii"
 )
 
 // Tokenizer turns text into token ids. It is safe for concurrent use.
@@ -384,14 +386,7 @@ func (t *Tokenizer) normalize(s string) string {
 }
 
 func lowerString(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
+	if ascii.Is(s) {
 		return strings.ToLower(s)
 	}
 	return fullLower(s)
@@ -463,14 +458,7 @@ func caseIgnorable(r rune) bool {
 }
 
 func stripAccents(s string) string {
-	ascii := true
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			ascii = false
-			break
-		}
-	}
-	if ascii {
+	if ascii.Is(s) {
 		return s
 	}
 	s = norm.NFD.String(s)
