@@ -250,40 +250,53 @@ func (r *graphReader) Mentions(ctx context.Context, paths, concepts []string, in
 func (r *graphReader) mentions(ctx context.Context, filter string, args []any) ([]graph.Edge, error) {
 	type pair struct{ path, concept string }
 	index := make(map[pair]int)
-	var out []graph.Edge
-	var counts []float64
+	var m mentionEdges
 	err := eachRow(ctx, r.tx, graphMentionsQuery+where(filter), args, func(rows *sql.Rows) error {
 		var p pair
 		var count float64
 		if err := rows.Scan(&p.path, &p.concept, &count); err != nil {
 			return err
 		}
-		if i, ok := index[p]; ok {
-			counts[i] += count
-			return nil
-		}
-		index[p] = len(out)
-		out = append(out, mentionEdge(graph.NoteURI(p.path), p.concept))
-		counts = append(counts, count)
+		addMention(&m, index, p, graph.NoteURI(p.path), p.concept, count)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list mentions: %w", err)
 	}
-	for i := range out {
-		out[i].Weight = &counts[i]
+	if out := m.edges(); out != nil {
+		return out, nil
 	}
-	if out == nil {
-		out = []graph.Edge{}
-	}
-	return out, nil
+	return []graph.Edge{}, nil
 }
 
-func mentionEdge(src, concept string) graph.Edge {
-	return graph.Edge{
+// mentionEdges gathers mentions edges, each weighing the sum of its link
+// counts.
+type mentionEdges struct {
+	out    []graph.Edge
+	counts []float64
+}
+
+// addMention adds count links from src to concept: to the edge index[k]
+// when there is one, else to a new edge, which index[k] then names.
+func addMention[K comparable](m *mentionEdges, index map[K]int, k K, src, concept string, count float64) {
+	if i, ok := index[k]; ok {
+		m.counts[i] += count
+		return
+	}
+	index[k] = len(m.out)
+	m.out = append(m.out, graph.Edge{
 		ID: "m:" + src + "->" + concept, Kind: graph.KindMentions, Type: graph.TypeMentions,
 		Source: src, Target: concept,
+	})
+	m.counts = append(m.counts, count)
+}
+
+// edges returns the edges with their weights.
+func (m *mentionEdges) edges() []graph.Edge {
+	for i := range m.out {
+		m.out[i].Weight = &m.counts[i]
 	}
+	return m.out
 }
 
 // AllMentions reads every mentions edge. It joins links to concept_keys
@@ -308,8 +321,7 @@ func (r *graphReader) AllMentions(ctx context.Context) ([]graph.Edge, error) {
 	if err := r.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM links`).Scan(&n); err != nil {
 		return nil, fmt.Errorf("count links: %w", err)
 	}
-	out := make([]graph.Edge, 0, n)
-	counts := make([]float64, 0, n)
+	m := mentionEdges{out: make([]graph.Edge, 0, n), counts: make([]float64, 0, n)}
 	// Links come in primary-key order, so a note's rows are consecutive.
 	current := make(map[string]int) // concept id -> index in out, for one note
 	last := int64(-1)
@@ -329,22 +341,13 @@ func (r *graphReader) AllMentions(ctx context.Context) ([]graph.Edge, error) {
 			clear(current)
 			last = noteID
 		}
-		if i, ok := current[concept]; ok {
-			counts[i] += count
-			return nil
-		}
-		current[concept] = len(out)
-		out = append(out, mentionEdge(src, concept))
-		counts = append(counts, count)
+		addMention(&m, current, concept, src, concept, count)
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list links: %w", err)
 	}
-	for i := range out {
-		out[i].Weight = &counts[i]
-	}
-	return out, nil
+	return m.edges(), nil
 }
 
 // eachConceptKey calls fn with every concept key and the id of the concept

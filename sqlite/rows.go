@@ -48,16 +48,11 @@ func collect[T any](ctx context.Context, q querier, query string, args []any, sc
 // queryStrings returns the first (string) column of every row query
 // returns, in order; nil when there is none.
 func queryStrings(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
-	var out []string
-	err := eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return err
-		}
-		out = append(out, s)
-		return nil
+	out, err := collect(ctx, q, query, args, func(rows *sql.Rows) (s string, err error) {
+		err = rows.Scan(&s)
+		return s, err
 	})
-	if err != nil {
+	if err != nil || len(out) == 0 {
 		return nil, err
 	}
 	return out, nil
