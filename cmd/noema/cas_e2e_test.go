@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -30,15 +29,12 @@ func TestCLISameChecksumEditsAcrossProcesses(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				cmd := exec.Command(binary, "--vault", vault, "--json", "note", "edit", w.URI,
+				out, _, code, err := execute(vault, "", "--json", "note", "edit", w.URI,
 					"--op", "append", "--content", fmt.Sprintf("line %d-%d", i, j), "--checksum", r.Checksum)
-				out, err := cmd.Output()
-				outs[j] = string(out)
-				if ee, ok := err.(*exec.ExitError); ok {
-					codes[j] = ee.ExitCode()
-				} else if err != nil {
-					codes[j] = -1
+				if err != nil {
+					code = -1
 				}
+				outs[j], codes[j] = out, code
 			}()
 		}
 		wg.Wait()

@@ -36,21 +36,29 @@ func TestMain(m *testing.M) {
 // exit status.
 func run(t *testing.T, vault, stdin string, args ...string) (string, int) {
 	t.Helper()
+	out, errs, code, err := execute(vault, stdin, args...)
+	if err != nil {
+		t.Fatalf("run %v: %v", args, err)
+	}
+	if testing.Verbose() && errs != "" {
+		t.Logf("stderr of %v: %s", args, errs)
+	}
+	return out, code
+}
+
+// execute runs the real binary against vault with stdin as its input and
+// returns its stdout, its stderr and its exit status; err is an error
+// other than a non-zero exit (the binary did not start, say).
+func execute(vault, stdin string, args ...string) (stdout, stderr string, code int, err error) {
 	cmd := exec.Command(binary, append([]string{"--vault", vault}, args...)...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
+	err = cmd.Run()
 	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run %v: %v", args, err)
+		return out.String(), errb.String(), ee.ExitCode(), nil
 	}
-	if testing.Verbose() && errb.Len() > 0 {
-		t.Logf("stderr of %v: %s", args, errb.String())
-	}
-	return out.String(), code
+	return out.String(), errb.String(), 0, err
 }
 
 // runJSON runs with --json, requires exit status want, and decodes stdout.

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -51,9 +52,21 @@ func waitExit(t *testing.T, cmd *exec.Cmd, within time.Duration) (int, time.Dura
 	}
 }
 
+// wantExit waits up to within for cmd to exit (see waitExit), fails the
+// test unless its exit status is want, and returns how long it took.
+func wantExit(t *testing.T, cmd *exec.Cmd, within time.Duration, want int) time.Duration {
+	t.Helper()
+	code, took := waitExit(t, cmd, within)
+	if code != want {
+		t.Errorf("exit %d after %v, want %d", code, took, want)
+	}
+	return took
+}
+
 // holdIndexLock takes SQLite's write lock on vault's index from another
-// connection, as a long writer would, until the test ends.
-func holdIndexLock(t *testing.T, vault string) {
+// connection, as a long writer would, until release is called or the test
+// ends. release reports the error of giving the lock back.
+func holdIndexLock(t *testing.T, vault string) (release func() error) {
 	t.Helper()
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(vault, ".noema", "index.db")+"?_pragma=busy_timeout(5000)")
 	if err != nil {
@@ -67,11 +80,18 @@ func holdIndexLock(t *testing.T, vault string) {
 	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		conn.ExecContext(ctx, "ROLLBACK")
-		conn.Close()
-		db.Close()
-	})
+	var once sync.Once
+	release = func() error {
+		var err error
+		once.Do(func() {
+			_, err = conn.ExecContext(ctx, "ROLLBACK")
+			conn.Close()
+			db.Close()
+		})
+		return err
+	}
+	t.Cleanup(func() { release() })
+	return release
 }
 
 // rawMCP starts `noema mcp` with its pipes in the test's hands and
@@ -110,50 +130,45 @@ func TestSignals(t *testing.T) {
 		// A client with an open session (and its standalone SSE stream).
 		httpSession(t, base+"/mcp", nil)
 		cmd.Process.Signal(syscall.SIGTERM)
-		if code, took := waitExit(t, cmd, within); code != 0 {
-			t.Errorf("exit %d after %v, want 0", code, took)
-		}
+		wantExit(t, cmd, within, 0)
 	})
 
 	// Requests in flight are cancelled: the servers shut down cleanly (0)
 	// well within the grace, not after SQLite's 10s busy timeout or the
 	// HTTP server's shutdown timeout.
+	inFlight := func(t *testing.T, cmd *exec.Cmd, send func()) {
+		holdIndexLock(t, vault)
+		send()
+		time.Sleep(700 * time.Millisecond)
+		cmd.Process.Signal(syscall.SIGTERM)
+		if took := wantExit(t, cmd, within, 0); took > 1900*time.Millisecond {
+			t.Errorf("exit after %v, want within the grace", took)
+		}
+	}
 	t.Run("serve SIGTERM with a request in flight", func(t *testing.T) {
 		base, cmd := serveProc(t, vault)
 		cs := httpSession(t, base+"/mcp", nil)
-		holdIndexLock(t, vault)
-		go callTool(context.Background(), cs, "write_note", map[string]any{"title": "In flight over HTTP", "content": "x"}, nil)
-		time.Sleep(700 * time.Millisecond)
-		cmd.Process.Signal(syscall.SIGTERM)
-		if code, took := waitExit(t, cmd, within); code != 0 || took > 1900*time.Millisecond {
-			t.Errorf("exit %d after %v, want 0 within the grace", code, took)
-		}
+		inFlight(t, cmd, func() {
+			go callTool(context.Background(), cs, "write_note", map[string]any{"title": "In flight over HTTP", "content": "x"}, nil)
+		})
 	})
 	t.Run("mcp SIGTERM with a request in flight", func(t *testing.T) {
 		cmd, stdin, _, _ := rawMCP(t, vault)
-		holdIndexLock(t, vault)
-		fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write_note","arguments":{"title":"In flight over stdio","content":"x"}}}`)
-		time.Sleep(700 * time.Millisecond)
-		cmd.Process.Signal(syscall.SIGTERM)
-		if code, took := waitExit(t, cmd, within); code != 0 || took > 1900*time.Millisecond {
-			t.Errorf("exit %d after %v, want 0 within the grace", code, took)
-		}
+		inFlight(t, cmd, func() {
+			fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write_note","arguments":{"title":"In flight over stdio","content":"x"}}}`)
+		})
 	})
 
 	t.Run("mcp SIGTERM", func(t *testing.T) {
 		cmd, _, _, _ := rawMCP(t, vault)
 		cmd.Process.Signal(syscall.SIGTERM)
-		if code, took := waitExit(t, cmd, within); code != 0 {
-			t.Errorf("exit %d after %v, want 0", code, took)
-		}
+		wantExit(t, cmd, within, 0)
 	})
 
 	t.Run("mcp end of input", func(t *testing.T) {
 		cmd, stdin, _, _ := rawMCP(t, vault)
 		stdin.Close()
-		if code, took := waitExit(t, cmd, within); code != 0 {
-			t.Errorf("exit %d after %v, want 0", code, took)
-		}
+		wantExit(t, cmd, within, 0)
 	})
 
 	// A client that stops reading: the server blocks writing its answers,
@@ -174,9 +189,7 @@ func TestSignals(t *testing.T) {
 	t.Run("mcp SIGTERM with a client that stopped reading", func(t *testing.T) {
 		cmd := stuckMCP(t)
 		cmd.Process.Signal(syscall.SIGTERM)
-		if code, took := waitExit(t, cmd, within); code != 143 {
-			t.Errorf("exit %d after %v, want 143 (forced after the grace)", code, took)
-		}
+		wantExit(t, cmd, within, 143) // forced after the grace
 	})
 	t.Run("second signal exits at once", func(t *testing.T) {
 		cmd := stuckMCP(t)
@@ -186,9 +199,7 @@ func TestSignals(t *testing.T) {
 		// 130 (SIGINT) proves the second signal ended it: the grace that a
 		// first signal alone waits for ends in 143. (No wall-time bound: a
 		// loaded CI machine makes one flaky.)
-		if code, took := waitExit(t, cmd, within); code != 130 {
-			t.Errorf("exit %d %v after the second signal, want 130 at once", code, took)
-		}
+		wantExit(t, cmd, within, 130)
 	})
 
 	// A command waiting for content on a stdin nobody closes.

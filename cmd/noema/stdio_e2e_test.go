@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -26,25 +24,12 @@ func TestStdioAnswersInFlightAtEndOfInput(t *testing.T) {
 		t.Fatalf("malformed line: %q %v", line, err)
 	}
 
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(vault, ".noema", "index.db")+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	ctx := context.Background()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
-	}
+	release := holdIndexLock(t, vault)
 	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"write_note","arguments":{"title":"In flight at EOF","content":"x [[Seed]]"}}}`)
 	time.Sleep(500 * time.Millisecond)
 	stdin.Close()
 	time.Sleep(700 * time.Millisecond)
-	if _, err := conn.ExecContext(ctx, "ROLLBACK"); err != nil {
+	if err := release(); err != nil {
 		t.Fatal(err)
 	}
 
@@ -52,8 +37,6 @@ func TestStdioAnswersInFlightAtEndOfInput(t *testing.T) {
 	if !strings.Contains(string(rest), `"id":3,"result"`) || !strings.Contains(string(rest), `created memory://In flight at EOF`) {
 		t.Errorf("no reply to the write in flight at the end of input: %s\nstderr: %s", rest, stderr)
 	}
-	if code, _ := waitExit(t, cmd, 10*time.Second); code != 0 {
-		t.Errorf("exit %d", code)
-	}
+	wantExit(t, cmd, 10*time.Second, 0)
 	runJSON(t, vault, 0, nil, "note", "read", "In flight at EOF")
 }
