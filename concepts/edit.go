@@ -142,51 +142,46 @@ func (s *Service) writePage(ctx context.Context, rel string, create bool, p page
 // fields of p in its front matter, every other key and the body kept.
 // edit, when not nil, changes the front matter further (merged relations).
 func (s *Service) renderPage(old []byte, p pageState, edit func(fm *vault.FrontMatter) error) ([]byte, error) {
-	fmSrc, body, _, _ := vault.SplitFrontMatter(old)
-	fm, err := vault.ParseFrontMatter(fmSrc)
-	if err != nil {
-		return nil, err
-	}
-	set := func(k string, v any) error { return fm.Set(k, v) }
-	if err := set("id", p.id); err != nil {
-		return nil, err
-	}
-	if err := set("concept", p.label); err != nil {
-		return nil, err
-	}
-	// Obsidian and its plugins read title: and aliases: (the concept's
-	// names); concept: marks the page for noema whatever the file is called.
-	if err := set("title", p.label); err != nil {
-		return nil, err
-	}
-	// A page records its creation time, so the concept's created_at does
-	// not move with the file's mtime on every rewrite.
-	if _, ok := fm.Get("created"); !ok {
-		if err := set("created", s.Now().UTC().Format(time.RFC3339)); err != nil {
-			return nil, err
+	return vault.EditFrontMatter(old, func(fm *vault.FrontMatter) error {
+		set := func(k string, v any) error { return fm.Set(k, v) }
+		if err := set("id", p.id); err != nil {
+			return err
 		}
-	}
-	for _, kv := range []struct {
-		key   string
-		value any
-		keep  bool
-	}{
-		{"aliases", p.aliases, len(p.aliases) > 0},
-		{"description", p.description, p.description != ""},
-		{"metadata", p.metadata, len(p.metadata) > 0},
-	} {
-		if !kv.keep {
-			fm.Delete(kv.key)
-		} else if err := set(kv.key, kv.value); err != nil {
-			return nil, err
+		if err := set("concept", p.label); err != nil {
+			return err
 		}
-	}
-	if edit != nil {
-		if err := edit(fm); err != nil {
-			return nil, err
+		// Obsidian and its plugins read title: and aliases: (the concept's
+		// names); concept: marks the page for noema whatever the file is called.
+		if err := set("title", p.label); err != nil {
+			return err
 		}
-	}
-	return vault.Join(fm, body)
+		// A page records its creation time, so the concept's created_at does
+		// not move with the file's mtime on every rewrite.
+		if _, ok := fm.Get("created"); !ok {
+			if err := set("created", s.Now().UTC().Format(time.RFC3339)); err != nil {
+				return err
+			}
+		}
+		for _, kv := range []struct {
+			key   string
+			value any
+			keep  bool
+		}{
+			{"aliases", p.aliases, len(p.aliases) > 0},
+			{"description", p.description, p.description != ""},
+			{"metadata", p.metadata, len(p.metadata) > 0},
+		} {
+			if !kv.keep {
+				fm.Delete(kv.key)
+			} else if err := set(kv.key, kv.value); err != nil {
+				return err
+			}
+		}
+		if edit != nil {
+			return edit(fm)
+		}
+		return nil
+	})
 }
 
 // UpdateInput changes a concept. Empty fields are left alone.

@@ -81,15 +81,7 @@ func (e *edits) editFrontMatter(rel string, fn func(fm *vault.FrontMatter) error
 	if err != nil {
 		return err
 	}
-	fmSrc, body, _, _ := vault.SplitFrontMatter(content)
-	fm, err := vault.ParseFrontMatter(fmSrc)
-	if err != nil {
-		return err
-	}
-	if err := fn(fm); err != nil {
-		return err
-	}
-	out, err := vault.Join(fm, body)
+	out, err := vault.EditFrontMatter(content, fn)
 	if err != nil {
 		return err
 	}

@@ -123,30 +123,25 @@ func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error
 		}
 		folder = f + "/"
 	}
-	fmSrc, body, _, _ := vault.SplitFrontMatter([]byte(in.Content))
-	fm, err := vault.ParseFrontMatter(fmSrc)
-	if err != nil {
-		return nil, err
-	}
-	if err := fm.Set("title", title); err != nil {
-		return nil, err
-	}
-	if len(in.Tags) > 0 {
-		if err := fm.Set("tags", cleanList(in.Tags)); err != nil {
-			return nil, err
+	content, err := vault.EditFrontMatter([]byte(in.Content), func(fm *vault.FrontMatter) error {
+		if err := fm.Set("title", title); err != nil {
+			return err
 		}
-	}
-	if len(in.Aliases) > 0 {
-		if err := fm.Set("aliases", cleanList(in.Aliases)); err != nil {
-			return nil, err
+		if len(in.Tags) > 0 {
+			if err := fm.Set("tags", cleanList(in.Tags)); err != nil {
+				return err
+			}
 		}
-	}
-	if _, ok := fm.Get("created"); !ok {
-		if err := fm.Set("created", s.Now().UTC().Format(time.RFC3339)); err != nil {
-			return nil, err
+		if len(in.Aliases) > 0 {
+			if err := fm.Set("aliases", cleanList(in.Aliases)); err != nil {
+				return err
+			}
 		}
-	}
-	content, err := vault.Join(fm, body)
+		if _, ok := fm.Get("created"); !ok {
+			return fm.Set("created", s.Now().UTC().Format(time.RFC3339))
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}

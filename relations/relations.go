@@ -273,19 +273,13 @@ func (s *Service) rewrite(ctx context.Context, rel string, fn func(*vault.FrontM
 	if err != nil {
 		return err
 	}
-	fmSrc, body, _, _ := vault.SplitFrontMatter(old)
-	fm, err := vault.ParseFrontMatter(fmSrc)
-	if err != nil {
-		return err
-	}
-	rels, err := fm.Relations()
-	if err != nil {
-		return err
-	}
-	if err := fn(fm, rels); err != nil {
-		return err
-	}
-	content, err := vault.Join(fm, body)
+	content, err := vault.EditFrontMatter(old, func(fm *vault.FrontMatter) error {
+		rels, err := fm.Relations()
+		if err != nil {
+			return err
+		}
+		return fn(fm, rels)
+	})
 	if err != nil {
 		return err
 	}

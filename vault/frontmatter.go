@@ -954,6 +954,22 @@ func Join(fm *FrontMatter, body []byte) ([]byte, error) {
 	return EndLine(append(out, body...)), nil
 }
 
+// EditFrontMatter returns content with its front matter changed by fn and
+// its body kept: content is split (SplitFrontMatter), its front matter
+// parsed, given to fn, and joined with the body again (Join). A file
+// without front matter gets one when fn sets a key.
+func EditFrontMatter(content []byte, fn func(fm *FrontMatter) error) ([]byte, error) {
+	fmSrc, body, _, _ := SplitFrontMatter(content)
+	fm, err := ParseFrontMatter(fmSrc)
+	if err != nil {
+		return nil, err
+	}
+	if err := fn(fm); err != nil {
+		return nil, err
+	}
+	return Join(fm, body)
+}
+
 // EndLine returns b ending with a line break: as it is when it is empty or
 // already ends with one, else with "\n" added ("\r\n" when b's first line
 // ends so). Every file noema writes ends with a newline, as POSIX text files
