@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/noema-mem/noema"
@@ -39,17 +38,11 @@ func TestConcurrentSameChecksumEdits(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var wg sync.WaitGroup
-				errs := make([]error, 2)
-				for j := range 2 {
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						_, errs[j] = svcs[j%len(svcs)].Edit(ctx, notes.EditInput{URI: w.URI, Op: notes.OpAppend,
-							Content: fmt.Sprintf("line %d-%d", i, j), ExpectedChecksum: r.Checksum})
-					}()
-				}
-				wg.Wait()
+				errs := noematest.Concurrently(2, func(j int) error {
+					_, err := svcs[j%len(svcs)].Edit(ctx, notes.EditInput{URI: w.URI, Op: notes.OpAppend,
+						Content: fmt.Sprintf("line %d-%d", i, j), ExpectedChecksum: r.Checksum})
+					return err
+				})
 				ok := 0
 				for j, err := range errs {
 					switch noema.ErrorCode(err) {
@@ -87,23 +80,15 @@ func TestConcurrentAppendsAllLand(t *testing.T) {
 	ctx := context.Background()
 	w := noematest.WriteNote(t, a, notes.WriteInput{Title: "Log", Content: "start\n"})
 	const n = 60
-	var wg sync.WaitGroup
-	errs := make(chan error, n)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			svc := a.Notes
-			if i%2 == 1 {
-				svc = b.Notes
-			}
-			_, err := svc.Edit(ctx, notes.EditInput{URI: w.URI, Op: notes.OpAppend, Content: fmt.Sprintf("entry %d", i)})
-			errs <- err
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
+	errs := noematest.Concurrently(n, func(i int) error {
+		svc := a.Notes
+		if i%2 == 1 {
+			svc = b.Notes
+		}
+		_, err := svc.Edit(ctx, notes.EditInput{URI: w.URI, Op: notes.OpAppend, Content: fmt.Sprintf("entry %d", i)})
+		return err
+	})
+	for _, err := range errs {
 		if err != nil {
 			t.Fatal(err)
 		}

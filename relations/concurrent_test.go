@@ -3,7 +3,6 @@ package relations_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 
 	"github.com/noema-mem/noema/app"
@@ -26,25 +25,18 @@ func TestConcurrentCreatesAllStored(t *testing.T) {
 		body += fmt.Sprintf("[[Target %d]] ", i)
 	}
 	noematest.WriteNote(t, a, notes.WriteInput{Title: "Seed", Content: "[[Hub]] " + body})
-	var wg sync.WaitGroup
 	ids := make([]string, n)
-	errs := make([]error, n)
-	for i := range n {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			svc := a.Relations
-			if i%2 == 1 {
-				svc = b.Relations
-			}
-			r, err := svc.Create(ctx, relations.CreateInput{From: "Hub", Type: "relates_to", To: fmt.Sprintf("Target %d", i)})
-			errs[i] = err
-			if r != nil {
-				ids[i] = r.ID
-			}
-		}()
-	}
-	wg.Wait()
+	errs := noematest.Concurrently(n, func(i int) error {
+		svc := a.Relations
+		if i%2 == 1 {
+			svc = b.Relations
+		}
+		r, err := svc.Create(ctx, relations.CreateInput{From: "Hub", Type: "relates_to", To: fmt.Sprintf("Target %d", i)})
+		if r != nil {
+			ids[i] = r.ID
+		}
+		return err
+	})
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("create %d: %v", i, err)
