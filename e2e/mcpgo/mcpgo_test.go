@@ -68,24 +68,6 @@ func noemaBin(t *testing.T) string {
 	return built
 }
 
-// lockedBuffer collects a process's stderr.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func initialize(ctx context.Context, t *testing.T, c *client.Client) *mcp.InitializeResult {
 	t.Helper()
 	var req mcp.InitializeRequest
@@ -276,15 +258,22 @@ func TestStdio(t *testing.T) {
 	vault := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	var stderr lockedBuffer
-	c, err := client.NewStdioMCPClientWithOptions(bin, nil, []string{"--vault", vault, "mcp"}, transport.WithCommandStderrWriter(&stderr))
+	// The process's stderr goes to a file: the transport writes it from its
+	// own goroutine, and the test reads it when it fails.
+	stderr, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stderr.Close()
+	c, err := client.NewStdioMCPClientWithOptions(bin, nil, []string{"--vault", vault, "mcp"}, transport.WithCommandStderrWriter(stderr))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	defer func() {
 		if t.Failed() {
-			t.Logf("noema mcp stderr:\n%s", stderr.String())
+			b, _ := os.ReadFile(stderr.Name())
+			t.Logf("noema mcp stderr:\n%s", b)
 		}
 	}()
 	// The stdio constructor starts the transport; Start (idempotent) also
@@ -336,6 +325,21 @@ func serve(t *testing.T, bin, vault, token string) string {
 	}
 }
 
+// httpClient starts a streamable HTTP client of url, closed when the test
+// ends.
+func httpClient(ctx context.Context, t *testing.T, url string, opts ...transport.StreamableHTTPCOption) *client.Client {
+	t.Helper()
+	c, err := client.NewStreamableHttpClient(url, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 func TestHTTP(t *testing.T) {
 	bin := noemaBin(t)
 	vault := t.TempDir()
@@ -345,14 +349,7 @@ func TestHTTP(t *testing.T) {
 	defer cancel()
 
 	auth := transport.WithHTTPHeaders(map[string]string{"Authorization": "Bearer " + token})
-	c, err := client.NewStreamableHttpClient(url, auth)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	c := httpClient(ctx, t, url, auth)
 	res := initialize(ctx, t, c)
 	if res.ProtocolVersion != newest {
 		t.Errorf("HTTP negotiated %q, want %s", res.ProtocolVersion, newest)
@@ -363,14 +360,7 @@ func TestHTTP(t *testing.T) {
 	exercise(ctx, t, c, vault)
 
 	// A client of an earlier revision gets a session, as before.
-	legacy, err := client.NewStreamableHttpClient(url, auth)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer legacy.Close()
-	if err := legacy.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
+	legacy := httpClient(ctx, t, url, auth)
 	var req mcp.InitializeRequest
 	req.Params.ProtocolVersion = "2025-11-25"
 	req.Params.ClientInfo = mcp.Implementation{Name: "legacy", Version: "0"}
