@@ -9,10 +9,8 @@ import (
 	"testing"
 
 	"github.com/noema-mem/noema"
-	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/graph"
-	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/notes"
 	"github.com/noema-mem/noema/tools"
 )
@@ -24,8 +22,8 @@ import (
 // per graph version).
 func TestAnalyzeGraph(t *testing.T) {
 	ctx := context.Background()
-	a := noematest.OpenApp(t, t.TempDir(), app.Options{})
-	e := &tools.Env{App: a}
+	e := newEnv(t)
+	a := e.App
 	analyze := func(in tools.AnalyzeInput) (*graph.AnalyzeResult, error) {
 		t.Helper()
 		out, err := tool(t, "analyze_graph").Run(ctx, e, in)
@@ -52,9 +50,7 @@ func TestAnalyzeGraph(t *testing.T) {
 
 	write := func(title, content string) {
 		t.Helper()
-		if _, err := tool(t, "write_note").Run(ctx, e, notes.WriteInput{Title: title, Content: content}); err != nil {
-			t.Fatal(err)
-		}
+		mustRun[*notes.WriteResult](t, e, "write_note", notes.WriteInput{Title: title, Content: content})
 	}
 	// Two clusters joined by one note: {Go, Rust, Memory Safety} and {Python, NumPy, Pandas}.
 	write("One", "[[Go]] [[Rust]] [[Memory Safety]]")

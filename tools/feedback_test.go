@@ -26,6 +26,23 @@ func command(t *testing.T, command string) *tools.Tool {
 	return lookup(t, "command "+command, func(tl *tools.Tool) bool { return tl.Command == command })
 }
 
+// newEnv is the environment of the tools on a fresh vault.
+func newEnv(t *testing.T) *tools.Env {
+	t.Helper()
+	return &tools.Env{App: noematest.OpenApp(t, t.TempDir(), app.Options{})}
+}
+
+// mustRun runs the MCP tool name with in and returns its result, failing
+// the test on an error.
+func mustRun[Out any](t *testing.T, e *tools.Env, name string, in any) Out {
+	t.Helper()
+	out, err := tool(t, name).Run(context.Background(), e, in)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return out.(Out)
+}
+
 func lookup(t *testing.T, what string, match func(*tools.Tool) bool) *tools.Tool {
 	t.Helper()
 	for _, tl := range tools.All() {
@@ -41,15 +58,11 @@ func lookup(t *testing.T, what string, match func(*tools.Tool) bool) *tools.Tool
 // note links, which the write created, and near-duplicates of those.
 func TestConceptFeedback(t *testing.T) {
 	ctx := context.Background()
-	a := noematest.OpenApp(t, t.TempDir(), app.Options{})
-	e := &tools.Env{App: a}
+	e := newEnv(t)
+	a := e.App
 	write := func(in notes.WriteInput) *notes.WriteResult {
 		t.Helper()
-		out, err := tool(t, "write_note").Run(ctx, e, in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out.(*notes.WriteResult)
+		return mustRun[*notes.WriteResult](t, e, "write_note", in)
 	}
 	type got struct {
 		Label string
@@ -91,11 +104,7 @@ func TestConceptFeedback(t *testing.T) {
 	}
 
 	// An edit reports as new only what it introduced.
-	out, err := tool(t, "edit_note").Run(ctx, e, notes.EditInput{URI: second.URI, Op: notes.OpAppend, Content: "\n[[Python]]"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	edited := out.(*notes.WriteResult)
+	edited := mustRun[*notes.WriteResult](t, e, "edit_note", notes.EditInput{URI: second.URI, Op: notes.OpAppend, Content: "\n[[Python]]"})
 	var fresh []string
 	for _, c := range edited.Concepts {
 		if c.New {
