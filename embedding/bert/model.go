@@ -99,50 +99,17 @@ func loadModel(dir string) (*model, error) {
 		prefix = "bert."
 	}
 	h, inter := cfg.HiddenSize, cfg.IntermediateSize
-	get := func(name string, shape ...int) ([]float32, error) {
-		v, s, err := sf.Float32(prefix + name)
-		if err != nil {
-			return nil, err
-		}
-		if len(s) != len(shape) {
-			return nil, fmt.Errorf("tensor %s has shape %v, want %v", name, s, shape)
-		}
-		for i := range s {
-			if shape[i] >= 0 && s[i] != shape[i] {
-				return nil, fmt.Errorf("tensor %s has shape %v, want %v", name, s, shape)
-			}
-		}
-		return v, nil
-	}
+	t := &tensors{sf: sf, prefix: prefix}
 	m := &model{cfg: cfg}
-	if m.wordEmb, err = get("embeddings.word_embeddings.weight", cfg.VocabSize, h); err != nil {
-		return nil, err
-	}
-	if m.posEmb, err = get("embeddings.position_embeddings.weight", cfg.MaxPositionEmbeddings, h); err != nil {
-		return nil, err
-	}
-	typ, err := get("embeddings.token_type_embeddings.weight", -1, h)
-	if err != nil {
-		return nil, err
+	m.wordEmb = t.get("embeddings.word_embeddings.weight", cfg.VocabSize, h)
+	m.posEmb = t.get("embeddings.position_embeddings.weight", cfg.MaxPositionEmbeddings, h)
+	typ := t.get("embeddings.token_type_embeddings.weight", -1, h)
+	m.embLNg = t.get("embeddings.LayerNorm.weight", h)
+	m.embLNb = t.get("embeddings.LayerNorm.bias", h)
+	if t.err != nil {
+		return nil, t.err
 	}
 	m.typeEmb0 = typ[:h]
-	if m.embLNg, err = get("embeddings.LayerNorm.weight", h); err != nil {
-		return nil, err
-	}
-	if m.embLNb, err = get("embeddings.LayerNorm.bias", h); err != nil {
-		return nil, err
-	}
-	lin := func(name string, out, in int) (linear, error) {
-		w, err := get(name+".weight", out, in)
-		if err != nil {
-			return linear{}, err
-		}
-		b, err := get(name+".bias", out)
-		if err != nil {
-			return linear{}, err
-		}
-		return linear{w: gemm.PackT(nil, w, out, in, in), bias: b}, nil
-	}
 	for i := 0; i < cfg.NumHiddenLayers; i++ {
 		p := fmt.Sprintf("encoder.layer.%d.", i)
 		var l layer
@@ -150,16 +117,11 @@ func loadModel(dir string) (*model, error) {
 		qkvW := make([]float32, 0, 3*h*h)
 		qkvB := make([]float32, 0, 3*h)
 		for _, n := range []string{"query", "key", "value"} {
-			w, err := get(p+"attention.self."+n+".weight", h, h)
-			if err != nil {
-				return nil, err
-			}
-			b, err := get(p+"attention.self."+n+".bias", h)
-			if err != nil {
-				return nil, err
-			}
-			qkvW = append(qkvW, w...)
-			qkvB = append(qkvB, b...)
+			qkvW = append(qkvW, t.get(p+"attention.self."+n+".weight", h, h)...)
+			qkvB = append(qkvB, t.get(p+"attention.self."+n+".bias", h)...)
+		}
+		if t.err != nil {
+			return nil, t.err
 		}
 		// Fold the attention scale 1/√d into the query projection.
 		scale := float32(1 / math.Sqrt(float64(h/cfg.NumAttentionHeads)))
@@ -170,30 +132,59 @@ func loadModel(dir string) (*model, error) {
 			qkvB[i] *= scale
 		}
 		l.qkv = linear{w: gemm.PackT(nil, qkvW, 3*h, h, h), bias: qkvB}
-		if l.attnOut, err = lin(p+"attention.output.dense", h, h); err != nil {
-			return nil, err
-		}
-		if l.ln1g, err = get(p+"attention.output.LayerNorm.weight", h); err != nil {
-			return nil, err
-		}
-		if l.ln1b, err = get(p+"attention.output.LayerNorm.bias", h); err != nil {
-			return nil, err
-		}
-		if l.inter, err = lin(p+"intermediate.dense", inter, h); err != nil {
-			return nil, err
-		}
-		if l.out, err = lin(p+"output.dense", h, inter); err != nil {
-			return nil, err
-		}
-		if l.ln2g, err = get(p+"output.LayerNorm.weight", h); err != nil {
-			return nil, err
-		}
-		if l.ln2b, err = get(p+"output.LayerNorm.bias", h); err != nil {
-			return nil, err
+		l.attnOut = t.linear(p+"attention.output.dense", h, h)
+		l.ln1g = t.get(p+"attention.output.LayerNorm.weight", h)
+		l.ln1b = t.get(p+"attention.output.LayerNorm.bias", h)
+		l.inter = t.linear(p+"intermediate.dense", inter, h)
+		l.out = t.linear(p+"output.dense", h, inter)
+		l.ln2g = t.get(p+"output.LayerNorm.weight", h)
+		l.ln2b = t.get(p+"output.LayerNorm.bias", h)
+		if t.err != nil {
+			return nil, t.err
 		}
 		m.layers = append(m.layers, l)
 	}
 	return m, nil
+}
+
+// tensors reads float32 tensors of a checkpoint, checking their shapes. The
+// first error is kept in err; once it is set, reads return nothing.
+type tensors struct {
+	sf     *safetensors.File
+	prefix string // "bert." for task models
+	err    error
+}
+
+// get returns the tensor name, whose shape must be shape (a negative
+// dimension matches any).
+func (t *tensors) get(name string, shape ...int) []float32 {
+	if t.err != nil {
+		return nil
+	}
+	v, s, err := t.sf.Float32(t.prefix + name)
+	if err != nil {
+		t.err = err
+		return nil
+	}
+	ok := len(s) == len(shape)
+	for i := 0; ok && i < len(s); i++ {
+		ok = shape[i] < 0 || s[i] == shape[i]
+	}
+	if !ok {
+		t.err = fmt.Errorf("tensor %s has shape %v, want %v", name, s, shape)
+		return nil
+	}
+	return v
+}
+
+// linear returns the layer name (tensors name.weight, out×in, and name.bias),
+// its weight packed for gemm.
+func (t *tensors) linear(name string, out, in int) linear {
+	w, b := t.get(name+".weight", out, in), t.get(name+".bias", out)
+	if t.err != nil {
+		return linear{}
+	}
+	return linear{w: gemm.PackT(nil, w, out, in, in), bias: b}
 }
 
 // scratch is one worker's buffers, grown as needed.
