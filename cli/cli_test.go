@@ -13,6 +13,7 @@ import (
 
 	"github.com/noema-mem/noema/cli"
 	"github.com/noema-mem/noema/httpserver"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/tools"
 )
 
@@ -39,14 +40,7 @@ func runAll(t *testing.T, stdin string, args ...string) (stdout, stderr string, 
 func runJSON(t *testing.T, vault string, want int, out any, args ...string) {
 	t.Helper()
 	stdout, code := run(t, vault, "", append([]string{"--json"}, args...)...)
-	if code != want {
-		t.Fatalf("%v: exit %d, want %d; stdout: %s", args, code, want, stdout)
-	}
-	if out != nil {
-		if err := json.Unmarshal([]byte(stdout), out); err != nil {
-			t.Fatalf("%v: decode %q: %v", args, stdout, err)
-		}
-	}
+	noematest.CommandJSON(t, args, stdout, code, want, out)
 }
 
 type statusOut struct {

@@ -2,13 +2,14 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/noema-mem/noema/internal/noematest"
 )
 
 // binary is the noema binary built once for the end-to-end tests.
@@ -65,12 +66,5 @@ func execute(vault, stdin string, args ...string) (stdout, stderr string, code i
 func runJSON(t *testing.T, vault string, want int, out any, args ...string) {
 	t.Helper()
 	stdout, code := run(t, vault, "", append([]string{"--json"}, args...)...)
-	if code != want {
-		t.Fatalf("%v: exit %d, want %d; stdout: %s", args, code, want, stdout)
-	}
-	if out != nil {
-		if err := json.Unmarshal([]byte(stdout), out); err != nil {
-			t.Fatalf("%v: decode %q: %v", args, stdout, err)
-		}
-	}
+	noematest.CommandJSON(t, args, stdout, code, want, out)
 }
