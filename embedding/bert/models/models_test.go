@@ -69,6 +69,15 @@ func (h *hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	http.ServeContent(w, r, p, time.Time{}, bytes.NewReader(b))
 }
 
+// serveHub serves files for the rest of the test; it returns the hub and its
+// base URL.
+func serveHub(t *testing.T, files map[string][]byte) (*hub, string) {
+	h := &hub{files: files}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return h, srv.URL
+}
+
 func testFiles() map[string][]byte {
 	big := make([]byte, 3<<20+17)
 	for i := range big {
@@ -83,13 +92,11 @@ func testFiles() map[string][]byte {
 
 func TestPull(t *testing.T) {
 	files := testFiles()
-	h := &hub{files: files}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	h, url := serveHub(t, files)
 	m := fakeModel(files)
 	dir := filepath.Join(t.TempDir(), "tiny")
 	var last, calls int64
-	res, err := Pull(context.Background(), m, dir, PullOptions{BaseURL: srv.URL, Progress: func(done, total int64) {
+	res, err := Pull(context.Background(), m, dir, PullOptions{BaseURL: url, Progress: func(done, total int64) {
 		if total != m.Size() || done < last || done > total {
 			t.Errorf("progress %d/%d after %d", done, total, last)
 		}
@@ -110,7 +117,7 @@ func TestPull(t *testing.T) {
 	}
 	// Again: nothing is downloaded.
 	before := h.requests.Load()
-	res, err = Pull(context.Background(), m, dir, PullOptions{BaseURL: srv.URL})
+	res, err = Pull(context.Background(), m, dir, PullOptions{BaseURL: url})
 	if err != nil || res.Downloaded != 0 || h.requests.Load() != before {
 		t.Fatalf("second pull: %+v, %v, %d requests", res, err, h.requests.Load()-before)
 	}
@@ -118,9 +125,7 @@ func TestPull(t *testing.T) {
 
 func TestPullResume(t *testing.T) {
 	files := testFiles()
-	h := &hub{files: files}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
+	h, url := serveHub(t, files)
 	m := fakeModel(files)
 	dir := t.TempDir()
 	big := files["model.safetensors"]
@@ -128,7 +133,7 @@ func TestPullResume(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "model.safetensors.part"), big[:len(big)/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := Pull(context.Background(), m, dir, PullOptions{BaseURL: srv.URL})
+	res, err := Pull(context.Background(), m, dir, PullOptions{BaseURL: url})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,14 +150,12 @@ func TestPullResume(t *testing.T) {
 
 func TestPullBrokenTransferResumes(t *testing.T) {
 	files := testFiles()
-	h := &hub{files: files}
+	h, url := serveHub(t, files)
 	h.cut.Store(1 << 20)
-	srv := httptest.NewServer(h)
-	defer srv.Close()
 	m := fakeModel(files)
 	dir := t.TempDir()
 	// Without retries the pull fails, keeping the part file.
-	_, err := Pull(context.Background(), m, dir, PullOptions{BaseURL: srv.URL})
+	_, err := Pull(context.Background(), m, dir, PullOptions{BaseURL: url})
 	if noema.ErrorCode(err) != noema.EUNAVAILABLE {
 		t.Fatalf("broken transfer: %v (code %s)", err, noema.ErrorCode(err))
 	}
@@ -161,7 +164,7 @@ func TestPullBrokenTransferResumes(t *testing.T) {
 		t.Fatalf("part file: %v, %v", st, err)
 	}
 	// The next pull resumes from there.
-	if _, err := Pull(context.Background(), m, dir, PullOptions{BaseURL: srv.URL}); err != nil {
+	if _, err := Pull(context.Background(), m, dir, PullOptions{BaseURL: url}); err != nil {
 		t.Fatal(err)
 	}
 	if h.ranges.Load() != 1 {
@@ -172,7 +175,7 @@ func TestPullBrokenTransferResumes(t *testing.T) {
 	}
 	// With retries, one call is enough.
 	dir2 := t.TempDir()
-	if _, err := Pull(context.Background(), m, dir2, PullOptions{BaseURL: srv.URL, Retries: 2}); err != nil {
+	if _, err := Pull(context.Background(), m, dir2, PullOptions{BaseURL: url, Retries: 2}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -183,10 +186,9 @@ func TestPullChecksumMismatch(t *testing.T) {
 	bad := testFiles()
 	bad["model.safetensors"] = append([]byte(nil), bad["model.safetensors"]...)
 	bad["model.safetensors"][12345] ^= 1
-	srv := httptest.NewServer(&hub{files: bad})
-	defer srv.Close()
+	_, url := serveHub(t, bad)
 	dir := t.TempDir()
-	_, err := Pull(context.Background(), m, dir, PullOptions{BaseURL: srv.URL})
+	_, err := Pull(context.Background(), m, dir, PullOptions{BaseURL: url})
 	if noema.ErrorCode(err) != noema.EINVALID || !strings.Contains(err.Error(), "checksum mismatch") {
 		t.Fatalf("got %v", err)
 	}
@@ -202,9 +204,8 @@ func TestPullMissingFile(t *testing.T) {
 	m := fakeModel(files)
 	served := testFiles()
 	delete(served, "1_Pooling/config.json")
-	srv := httptest.NewServer(&hub{files: served})
-	defer srv.Close()
-	_, err := Pull(context.Background(), m, t.TempDir(), PullOptions{BaseURL: srv.URL})
+	_, url := serveHub(t, served)
+	_, err := Pull(context.Background(), m, t.TempDir(), PullOptions{BaseURL: url})
 	if noema.ErrorCode(err) != noema.ENOTFOUND || !strings.Contains(err.Error(), "404") {
 		t.Fatalf("got %v", err)
 	}
