@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -266,4 +267,87 @@ func TestFileDisappearsMidSync(t *testing.T) {
 		t.Fatalf("sync = %+v", res)
 	}
 	diffCounts(t, indexedMentions(t, ix), map[string]int{"keep.md concept": 1})
+}
+
+// TestIncrementalRegistryMatchesFull makes random edits through SyncPaths
+// (the path note operations take) and checks after each one that a full
+// recompute of the concept registry would change nothing.
+func TestIncrementalRegistryMatchesFull(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	ix := open(t, dir)
+	r := rand.New(rand.NewPCG(7, 11))
+	words := []string{"Alpha", "beta", "Gamma Ray", "gamma-ray", "Delta", "epsilon", "Zeta", "Note Three", "note_seven"}
+	names := []string{"note one", "note two", "Note Three", "note four", "Note Five", "note six", "note seven"}
+	for step := range 300 {
+		name := names[r.IntN(len(names))]
+		rel := vault.Slug(name) + ".md"
+		var content string
+		switch r.IntN(10) {
+		case 0:
+			os.Remove(filepath.Join(dir, rel))
+		case 1:
+			content = fmt.Sprintf("---\naliases: [%s]\n---\n[[%s]]\n", words[r.IntN(len(words))], words[r.IntN(len(words))])
+		case 2:
+			content = fmt.Sprintf("---\nconcept: %s\n---\nA page.\n", words[r.IntN(len(words))])
+		case 3:
+			content = fmt.Sprintf("---\nmodified: 2026-0%d-01\n---\n[[%s]]\n", 1+r.IntN(9), words[r.IntN(len(words))])
+		default:
+			var links []string
+			for range r.IntN(4) {
+				links = append(links, "[["+words[r.IntN(len(words))]+"]]")
+			}
+			content = strings.Join(links, " ") + "\n"
+		}
+		if content != "" {
+			treetest.Write(t, dir, rel, content)
+		}
+		if _, err := ix.SyncPaths(ctx, []string{rel}, ""); err != nil {
+			t.Fatal(err)
+		}
+		incremental := noematest.ConceptTables(t, ix.DB)
+		if full := noematest.Recomputed(t, ix.DB, vault.Key); full != incremental {
+			t.Fatalf("step %d (%s = %q): incremental registry differs from a full recompute:\n%s", step, rel, content, firstDiff(full, incremental))
+		}
+	}
+}
+
+func TestCanonicalJSON(t *testing.T) {
+	for _, tt := range []struct {
+		in   any
+		want string
+	}{
+		// Non-string keys keep their text (they used to be dropped here,
+		// while front matter kept them): one normaliser, vault.JSONValue.
+		{map[any]any{1: "a", true: "b"}, `{"1":"a","true":"b"}`},
+		{map[string]any{"b": 1, "a": []any{"x", map[any]any{2: nil}}}, `{"a":["x",{"2":null}],"b":1}`},
+	} {
+		if got := indexer.CanonicalJSON(tt.in); got != tt.want {
+			t.Errorf("CanonicalJSON(%#v) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+// The metadata JSON of ordinary front matter is what indexes already hold.
+func TestRecordMetadataJSON(t *testing.T) {
+	src := "---\nconcept: X\nmetadata:\n  b: 1\n  a: [x, 2024-03-01, 1.5, true]\n  c: {d: null, e: \"q\"}\n  1: one\n" +
+		"relations:\n  - type: t\n    to: Y\n    metadata: {w: 2, k: [a]}\n---\nbody\n"
+	info, err := os.Stat(treetest.Write(t, t.TempDir(), "x.md", src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := vault.Parse("x.md", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := indexer.Record(n, info)
+	if got, want := rec.Page.Metadata, `{"1":"one","a":["x","2024-03-01",1.5,true],"b":1,"c":{"d":null,"e":"q"}}`; got != want {
+		t.Errorf("page metadata = %s, want %s", got, want)
+	}
+	if len(rec.Relations) != 1 {
+		t.Fatalf("relations = %+v", rec.Relations)
+	}
+	if got, want := rec.Relations[0].Metadata, `{"k":["a"],"w":2}`; got != want {
+		t.Errorf("relation metadata = %s, want %s", got, want)
+	}
 }
