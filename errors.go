@@ -72,25 +72,26 @@ func Errorf(code, format string, args ...any) *Error {
 // ErrorCode returns the code of the first *Error in err's chain, EINTERNAL for
 // any other non-nil error, and "" for nil.
 func ErrorCode(err error) string {
-	if err == nil {
-		return ""
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Code
-	}
-	return EINTERNAL
+	code, _ := describe(err)
+	return code
 }
 
 // ErrorMessage returns the message of the first *Error in err's chain, or a
 // generic message for unexpected errors (their detail is for the operator's log).
 func ErrorMessage(err error) string {
+	_, msg := describe(err)
+	return msg
+}
+
+// describe returns the code and message a caller is shown for err: those of
+// the first *Error in its chain, EINTERNAL and a generic message for any other
+// error, nothing for nil.
+func describe(err error) (code, msg string) {
 	if err == nil {
-		return ""
+		return "", ""
 	}
-	var e *Error
-	if errors.As(err, &e) {
-		return e.Message
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e.Code, e.Message
 	}
-	return "internal error"
+	return EINTERNAL, "internal error"
 }
