@@ -2,10 +2,8 @@ package concepts_test
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 
-	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/internal/benchdata"
 	"github.com/noema-mem/noema/internal/noematest"
@@ -18,12 +16,8 @@ import (
 // vectors' signatures (reported separately as "first").
 func BenchmarkAnalyzeDuplicatesVault(b *testing.B) {
 	ctx := context.Background()
-	dir := filepath.Join(b.TempDir(), "vault")
 	labels := benchdata.Generate().Labels[:10_000]
-	if err := benchdata.WriteVault(dir, labels, 100); err != nil {
-		b.Fatal(err)
-	}
-	a := noematest.OpenSynced(b, dir, app.Options{})
+	a := noematest.LabelVault(b, labels, 100)
 	if err := a.Semantic.Refresh(ctx); err != nil {
 		b.Fatal(err)
 	}

@@ -2,12 +2,10 @@ package semantic_test
 
 import (
 	"context"
-	"path/filepath"
 	"sort"
 	"testing"
 	"time"
 
-	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/internal/benchdata"
 	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/semantic"
@@ -23,12 +21,8 @@ import (
 func BenchmarkFindSimilar(b *testing.B) {
 	const n = 100000
 	data := benchdata.Generate()
-	dir := filepath.Join(b.TempDir(), "vault")
-	if err := benchdata.WriteVault(dir, data.Labels[:n], 100); err != nil {
-		b.Fatal(err)
-	}
 	ctx := context.Background()
-	a := noematest.OpenSynced(b, dir, app.Options{})
+	a := noematest.LabelVault(b, data.Labels[:n], 100)
 	t0 := time.Now()
 	if err := a.Semantic.Refresh(ctx); err != nil {
 		b.Fatal(err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/indexer"
+	"github.com/noema-mem/noema/internal/benchdata"
 	"github.com/noema-mem/noema/notes"
 )
 
@@ -29,6 +30,18 @@ func OpenSynced(tb testing.TB, dir string, opts app.Options) *app.App {
 	a := OpenApp(tb, dir, opts)
 	Sync(tb, a)
 	return a
+}
+
+// LabelVault writes a vault whose concepts are labels (benchdata.WriteVault:
+// perNote links to a note) in a temporary folder, opens it with the
+// default options and syncs it.
+func LabelVault(tb testing.TB, labels []string, perNote int) *app.App {
+	tb.Helper()
+	dir := filepath.Join(tb.TempDir(), "vault")
+	if err := benchdata.WriteVault(dir, labels, perNote); err != nil {
+		tb.Fatal(err)
+	}
+	return OpenSynced(tb, dir, app.Options{})
 }
 
 // WriteNote writes a note through a's notes service; an error fails the
