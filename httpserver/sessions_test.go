@@ -40,6 +40,31 @@ func connectAt(ctx context.Context, url, version string) (*mcp.ClientSession, er
 		&mcp.ClientSessionOptions{ProtocolVersion: version})
 }
 
+// serveMCP serves srv through httpserver.NewMCP with opts for the rest of the
+// test; it returns the server's URL and a context that bounds the test.
+func serveMCP(t *testing.T, srv *mcp.Server, opts httpserver.Options) (string, context.Context) {
+	t.Helper()
+	s, err := httpserver.NewMCP(srv, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url, _ := serve(t, s)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return url, ctx
+}
+
+// connect opens a session with connectSDK, closed at the end of the test.
+func connect(t *testing.T, ctx context.Context, url string) *mcp.ClientSession {
+	t.Helper()
+	cs, err := connectSDK(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
 func greet(ctx context.Context, cs *mcp.ClientSession) error {
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "x"}})
 	if err == nil && res.IsError {
@@ -69,22 +94,11 @@ func initialize(t *testing.T, url string) *http.Response {
 func TestSessionCap(t *testing.T) {
 	const max = 3
 	srv := greetServer()
-	s, err := httpserver.NewMCP(srv, httpserver.Options{MaxSessions: max})
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, _ := serve(t, s)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	url, ctx := serveMCP(t, srv, httpserver.Options{MaxSessions: max})
 
 	var sessions []*mcp.ClientSession
 	for range max {
-		cs, err := connectSDK(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cs.Close()
-		sessions = append(sessions, cs)
+		sessions = append(sessions, connect(t, ctx, url))
 	}
 	if n := httpserver.LiveSessions(srv); n != max {
 		t.Fatalf("%d live sessions, want %d", n, max)
@@ -135,12 +149,7 @@ func TestSessionCap(t *testing.T) {
 	// Closing one (DELETE) makes room for one.
 	sessions[0].Close()
 	waitSessions(t, srv, max-1)
-	cs, err := connectSDK(ctx, url)
-	if err != nil {
-		t.Fatalf("after a session closed: %v", err)
-	}
-	defer cs.Close()
-	if err := greet(ctx, cs); err != nil {
+	if err := greet(ctx, connect(t, ctx, url)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -150,21 +159,10 @@ func TestSessionCap(t *testing.T) {
 // comes back.
 func TestSessionTimeout(t *testing.T) {
 	srv := greetServer()
-	s, err := httpserver.NewMCP(srv, httpserver.Options{MaxSessions: 2, SessionTimeout: 500 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, _ := serve(t, s)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	url, ctx := serveMCP(t, srv, httpserver.Options{MaxSessions: 2, SessionTimeout: 500 * time.Millisecond})
 	var idle []*mcp.ClientSession
 	for range 2 {
-		cs, err := connectSDK(ctx, url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer cs.Close()
-		idle = append(idle, cs)
+		idle = append(idle, connect(t, ctx, url))
 	}
 	// Raw initializes that never come back are reclaimed too (they are
 	// admitted only as room frees up).
@@ -179,11 +177,7 @@ func TestSessionTimeout(t *testing.T) {
 		t.Error("an expired session still answered")
 	}
 	// A session in use stays: its requests keep resetting the idle timer.
-	cs, err := connectSDK(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connect(t, ctx, url)
 	for range 6 {
 		time.Sleep(100 * time.Millisecond)
 		if err := greet(ctx, cs); err != nil {
@@ -230,19 +224,9 @@ func TestStatelessProtocol(t *testing.T) {
 			}
 			return nil, greetOutput{Greeting: "counted"}, nil
 		})
-	s, err := httpserver.NewMCP(srv, httpserver.Options{MaxSessions: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	url, _ := serve(t, s)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	url, ctx := serveMCP(t, srv, httpserver.Options{MaxSessions: 1})
 
-	old, err := connectSDK(ctx, url) // fills the cap
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer old.Close()
+	old := connect(t, ctx, url) // fills the cap
 	if old.ID() == "" || old.InitializeResult().ProtocolVersion != "2025-11-25" {
 		t.Fatalf("earlier revision: session %q, protocol %q", old.ID(), old.InitializeResult().ProtocolVersion)
 	}
