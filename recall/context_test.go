@@ -137,10 +137,10 @@ func checkRelated(t *testing.T, a *app.App, got []recall.Related, want []rel) {
 	}
 }
 
-func TestRelatedCountsWeightsAndDepth(t *testing.T) {
-	a := fruitVault(t)
-	s := service(a, decay.DefaultConfig())
-	distance1 := []rel{
+// Apple's related concepts in fruitVault with the default decay, by
+// distance.
+var (
+	distance1 = []rel{
 		{"Banana", 3, 2.5, 1, "Apple"}, // One 1 + Two 0.5 + Seven 1 (Seven links Apple twice, counted once)
 		{"Apricot", 1, 1, 1, "Apple"},  // ties with Cherry on weight and count: by label
 		{"Cherry", 1, 1, 1, "Apple"},
@@ -148,23 +148,27 @@ func TestRelatedCountsWeightsAndDepth(t *testing.T) {
 	}
 	// Elder shares Four (1) with Banana and Five (0.125) with Date: it
 	// comes through Banana. Fig only through Date.
-	distance2 := []rel{
+	distance2 = []rel{
 		{"Elder", 1, 1, 2, "Banana"},
 		{"Fig", 1, 0.125, 2, "Date"},
 	}
 	// Grape through Fig; Elder and Fig share Five but both are visited.
-	distance3 := []rel{{"Grape", 1, 1, 3, "Fig"}}
+	distance3 = []rel{{"Grape", 1, 1, 3, "Fig"}}
+)
 
+func TestRelatedCountsWeightsAndDepth(t *testing.T) {
+	a := fruitVault(t)
+	s := service(a, decay.DefaultConfig())
 	for _, tc := range []struct {
 		depth int
 		want  []rel
 	}{
 		{0, nil},
 		{1, distance1},
-		{2, append(append([]rel{}, distance1...), distance2...)},
-		{3, append(append(append([]rel{}, distance1...), distance2...), distance3...)},
-		{4, append(append(append([]rel{}, distance1...), distance2...), distance3...)},
-		{9, append(append(append([]rel{}, distance1...), distance2...), distance3...)}, // clamped to 4
+		{2, slices.Concat(distance1, distance2)},
+		{3, slices.Concat(distance1, distance2, distance3)},
+		{4, slices.Concat(distance1, distance2, distance3)},
+		{9, slices.Concat(distance1, distance2, distance3)}, // clamped to 4
 	} {
 		res := build(t, s, recall.Input{Concept: "Apple", Depth: tc.depth})
 		checkRelated(t, a, res.Related, tc.want)
@@ -283,23 +287,14 @@ func TestFolderGraceOrdersNotes(t *testing.T) {
 func TestMaxEntities(t *testing.T) {
 	a := fruitVault(t)
 	s := service(a, decay.DefaultConfig())
+	// The five first: distance 1, then Elder.
 	res := build(t, s, recall.Input{Concept: "Apple", Depth: 2, MaxEntities: 5})
-	checkRelated(t, a, res.Related, []rel{
-		{"Banana", 3, 2.5, 1, "Apple"},
-		{"Apricot", 1, 1, 1, "Apple"},
-		{"Cherry", 1, 1, 1, "Apple"},
-		{"Date", 1, 0.25, 1, "Apple"},
-		{"Elder", 1, 1, 2, "Banana"},
-	})
+	checkRelated(t, a, res.Related, slices.Concat(distance1, distance2[:1]))
 	// Three at distance 1 fill the budget: Date is cut, yet it is visited
 	// at distance 1, so it never reappears at distance 2, and nothing is
 	// expanded.
 	res = build(t, s, recall.Input{Concept: "Apple", Depth: 2, MaxEntities: 3})
-	checkRelated(t, a, res.Related, []rel{
-		{"Banana", 3, 2.5, 1, "Apple"},
-		{"Apricot", 1, 1, 1, "Apple"},
-		{"Cherry", 1, 1, 1, "Apple"},
-	})
+	checkRelated(t, a, res.Related, distance1[:3])
 	if len(res.Notes) != 3 || res.Notes[2].Title != "Two" {
 		t.Errorf("notes = %+v", res.Notes)
 	}
