@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/noema-mem/noema/internal/noematest"
-	"github.com/noema-mem/noema/internal/treetest"
 	"github.com/noema-mem/noema/notes"
 )
 
@@ -17,8 +16,6 @@ import (
 // run changes nothing.
 func TestRenameFiles(t *testing.T) {
 	ctx := context.Background()
-	a := noematest.App(t)
-	root := a.Vault.Root
 	files := map[string]string{
 		"ml/garbage-collection.md": "---\ntitle: Garbage Collection\n---\nAbout GC.\n",
 		"ml/go.md":                 "---\ntitle: Go\n---\nA language.\n",
@@ -29,8 +26,8 @@ func TestRenameFiles(t *testing.T) {
 		"already-fine.md": "plain file whose title is its name\n",
 		"custom-name.md":  "---\ntitle: Something Else\n---\nnot a slug of its title\n",
 	}
-	treetest.WriteAll(t, root, files)
-	noematest.Sync(t, a)
+	a := noematest.AppWith(t, files)
+	root := a.Vault.Root
 	dry, err := a.Notes.RenameFiles(ctx, notes.RenameFilesInput{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
@@ -114,8 +111,6 @@ func TestFilesEndWithNewline(t *testing.T) {
 // renames the note (its title comes from its file name).
 func TestMoveRewritesLinks(t *testing.T) {
 	ctx := context.Background()
-	a := noematest.App(t)
-	root := a.Vault.Root
 	files := map[string]string{
 		"drafts/Plan.md": "The plan.\n",
 		"Index.md": "---\nrefs: \"[[drafts/Plan.md]]\"\n---\n[[Plan]] and [[Plan|the plan]] and [[drafts/Plan#Goals]] and [[Planning]].\n" +
@@ -123,8 +118,7 @@ func TestMoveRewritesLinks(t *testing.T) {
 		"Titled.md": "---\ntitle: Fixed Title\n---\nbody\n",
 		"Other.md":  "[[Fixed Title]] and [[Titled]]\n",
 	}
-	treetest.WriteAll(t, root, files)
-	noematest.Sync(t, a)
+	a := noematest.AppWith(t, files)
 	res, err := a.Notes.Move(ctx, "drafts/Plan.md", "archive/Roadmap")
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/internal/benchdata"
+	"github.com/noema-mem/noema/internal/treetest"
 	"github.com/noema-mem/noema/notes"
 )
 
@@ -30,6 +31,15 @@ func OpenSynced(tb testing.TB, dir string, opts app.Options) *app.App {
 	a := OpenApp(tb, dir, opts)
 	Sync(tb, a)
 	return a
+}
+
+// AppWith opens a fresh vault holding files (content by slash-separated
+// path) with the default options and syncs it.
+func AppWith(tb testing.TB, files map[string]string) *app.App {
+	tb.Helper()
+	dir := filepath.Join(tb.TempDir(), "vault")
+	treetest.WriteAll(tb, dir, files)
+	return OpenSynced(tb, dir, app.Options{})
 }
 
 // LabelVault writes a vault whose concepts are labels (benchdata.WriteVault:
