@@ -186,13 +186,7 @@ func (s *Service) Move(ctx context.Context, from, to string) (*MoveResult, error
 		if err != nil {
 			return err
 		}
-		if _, err := s.Indexer.SyncPaths(ctx, []string{dst, src}, src); err != nil {
-			return err
-		}
-		if len(changed) > 0 {
-			_, err = s.Indexer.SyncPaths(ctx, changed, "")
-		}
-		return err
+		return s.indexMoved(ctx, map[string]string{src: dst}, changed)
 	})
 	if err != nil {
 		return nil, err

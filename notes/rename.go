@@ -81,19 +81,28 @@ func (s *Service) RenameFiles(ctx context.Context, in RenameFilesInput) (*Rename
 		if err := s.Vault.Apply(ctx, cs); err != nil {
 			return err
 		}
-		// One rename at a time, so that each note keeps its access history.
-		for from, to := range renames {
-			if _, err := s.Indexer.SyncPaths(ctx, []string{to, from}, from); err != nil {
-				return err
-			}
-		}
-		_, err = s.Indexer.SyncPaths(ctx, paths, "")
-		return err
+		return s.indexMoved(ctx, renames, paths)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// indexMoved indexes the files renamed (renames: old path to new), one
+// rename at a time so that each note keeps its access history, then the
+// files changed in place.
+func (s *Service) indexMoved(ctx context.Context, renames map[string]string, changed []string) error {
+	for from, to := range renames {
+		if _, err := s.Indexer.SyncPaths(ctx, []string{to, from}, from); err != nil {
+			return err
+		}
+	}
+	if len(changed) == 0 {
+		return nil
+	}
+	_, err := s.Indexer.SyncPaths(ctx, changed, "")
+	return err
 }
 
 // noteFile is a note's file as read for a rename.
