@@ -312,12 +312,9 @@ func TestDistanceTwoViaIsTheHeaviestLink(t *testing.T) {
 	a := openApp(t)
 	// Root co-occurs with A (twice) and B (once); X shares one note with B
 	// and two with A, so it comes through A whatever the label order.
-	write(t, a, "", "n1", 0, "[[Root]] [[Zeta]]\n")
-	write(t, a, "", "n2", 0, "[[Root]] [[Zeta]]\n")
-	write(t, a, "", "n3", 0, "[[Root]] [[Alpha]]\n")
-	write(t, a, "", "n4", 0, "[[Alpha]] [[X]]\n")
-	write(t, a, "", "n5", 0, "[[Zeta]] [[X]]\n")
-	write(t, a, "", "n6", 0, "[[Zeta]] [[X]]\n")
+	for i, links := range []string{"[[Root]] [[Zeta]]", "[[Root]] [[Zeta]]", "[[Root]] [[Alpha]]", "[[Alpha]] [[X]]", "[[Zeta]] [[X]]", "[[Zeta]] [[X]]"} {
+		write(t, a, "", fmt.Sprintf("n%d", i+1), 0, links+"\n")
+	}
 	res := build(t, service(a, decay.DefaultConfig()), recall.Input{Concept: "Root", Depth: 2})
 	checkRelated(t, a, res.Related, []rel{
 		{"Zeta", 2, 2, 1, "Root"},
