@@ -90,7 +90,8 @@ type TextIndex interface {
 	// by path.
 	SearchText(ctx context.Context, q TextQuery) ([]TextHit, error)
 	// SearchTermDocs returns how many notes match each FTS5 expression,
-	// and how many notes there are.
+	// and how many notes there are. A count may stop at half of the notes
+	// (rounded up): the caller only asks whether a term is in half of them.
 	SearchTermDocs(ctx context.Context, exprs []string) (docs []int, total int, err error)
 	// SearchBodies returns the indexed body text of each note among ids.
 	SearchBodies(ctx context.Context, ids []int64) (map[int64]string, error)

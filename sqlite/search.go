@@ -174,12 +174,15 @@ func (db *DB) SearchText(ctx context.Context, q search.TextQuery) ([]search.Text
 }
 
 // SearchTermDocs returns how many notes match each of the FTS5
-// expressions, and how many notes there are, in one read.
+// expressions, and how many notes there are, in one read. A count stops at
+// half of the notes (rounded up): a term in half of them or more weighs
+// nothing in BM25, so how many more does not matter to the caller, and
+// walking the rest of its doclist would be most of the cost.
 func (db *DB) SearchTermDocs(ctx context.Context, exprs []string) (docs []int, total int, err error) {
 	cols := []string{"(SELECT COUNT(*) FROM notes)"}
 	args := make([]any, len(exprs))
 	for i, e := range exprs {
-		cols = append(cols, "(SELECT COUNT(*) FROM notes_fts WHERE notes_fts MATCH ?)")
+		cols = append(cols, "(SELECT COUNT(*) FROM (SELECT 1 FROM notes_fts WHERE notes_fts MATCH ? LIMIT (SELECT (COUNT(*) + 1) / 2 FROM notes)))")
 		args[i] = e
 	}
 	docs = make([]int, len(exprs))

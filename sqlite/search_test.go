@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -249,4 +250,20 @@ func BenchmarkCJKTrigramVsBigram(b *testing.B) {
 	tri = count(b, `SELECT SUM(length(block)) FROM bench_tri_data`)
 	bi = count(b, `SELECT SUM(length(block)) FROM bench_bi_data`)
 	b.Logf("index bytes for %d notes: trigram %d, bigram %d", notes, tri, bi)
+}
+
+// TestSearchTermDocs checks the per-term note counts: exact below half of
+// the notes, stopped at half (rounded up) above.
+func TestSearchTermDocs(t *testing.T) {
+	db := MustOpen(t)
+	put(t, db,
+		textNote("1.md", "alpha beta"), textNote("2.md", "alpha"), textNote("3.md", "alpha"),
+		textNote("4.md", "alpha gamma"), textNote("5.md", "delta"))
+	docs, total, err := db.SearchTermDocs(context.Background(), []string{`"alpha"`, `"beta"`, `"gamma" OR "beta"`, `"zeta"`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{3, 1, 2, 0}; total != 5 || !slices.Equal(docs, want) {
+		t.Errorf("SearchTermDocs = %v of %d, want %v of 5", docs, total, want)
+	}
 }
