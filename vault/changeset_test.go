@@ -59,6 +59,12 @@ func noLeftovers(t *testing.T, dir string) {
 			t.Errorf("temporary file left: %s", p)
 		}
 	}
+	noJournal(t, dir)
+}
+
+// noJournal checks that no journal, complete or not, remains.
+func noJournal(t *testing.T, dir string) {
+	t.Helper()
 	for _, name := range []string{vault.JournalFile, vault.JournalFile + ".tmp"} {
 		if _, err := os.Stat(filepath.Join(dir, ".noema", name)); err == nil {
 			t.Errorf("%s left", name)
@@ -314,11 +320,7 @@ func TestChangesetTruncatedJournal(t *testing.T) {
 			if got := treetest.NotesOnly(treetest.Files(t, dir)); !treetest.Same(got, before) {
 				t.Fatalf("files changed:\n%s", treetest.Describe(got))
 			}
-			for _, name := range []string{vault.JournalFile, vault.JournalFile + ".tmp"} {
-				if _, err := os.Stat(filepath.Join(dir, ".noema", name)); err == nil {
-					t.Errorf("%s left", name)
-				}
-			}
+			noJournal(t, dir)
 			// the vault works: the same changeset applies now
 			if err := apply(ctx, v, plan(v)); err != nil {
 				t.Fatal(err)
