@@ -4,7 +4,11 @@
 // output is fixed; the *SHA256 constants hold its check values.
 package benchdata
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/noema-mem/noema/internal/splitmix"
+)
 
 // Sizes of the generated lists.
 const (
@@ -25,20 +29,12 @@ const (
 	QueriesSHA256   = "794e7a901cd935779eb5670a03420e710547d4bbe90dc2461ed5260a1c5c7e07"
 )
 
-// SplitMix64 is the SplitMix64 generator; arithmetic wraps modulo 2^64.
-type SplitMix64 struct{ s uint64 }
+// SplitMix64 is the SplitMix64 generator (Next) with the specification's
+// reduction (Below).
+type SplitMix64 struct{ splitmix.Source }
 
 // NewSplitMix64 returns a generator with the given seed.
-func NewSplitMix64(seed uint64) *SplitMix64 { return &SplitMix64{s: seed} }
-
-// Next returns the next 64-bit value.
-func (r *SplitMix64) Next() uint64 {
-	r.s += 0x9E3779B97F4A7C15
-	z := r.s
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-	return z ^ (z >> 31)
-}
+func NewSplitMix64(seed uint64) *SplitMix64 { return &SplitMix64{splitmix.New(seed)} }
 
 // Below returns Next() % n (the modulo bias is part of the specification).
 func (r *SplitMix64) Below(n uint64) uint64 { return r.Next() % n }

@@ -243,7 +243,7 @@ func (g *noteGen) table() {
 	var b strings.Builder
 	b.WriteString("| Metric | Value | Note |\n| --- | ---: | --- |\n")
 	for range g.r.between(2, 4) {
-		b.WriteString("| " + g.r.pick(proseWords) + " | " + strconv.Itoa(g.r.intn(1000)) + " ms | " + g.r.pick(proseWords) + " |\n")
+		b.WriteString("| " + g.r.pick(proseWords) + " | " + strconv.Itoa(g.r.Intn(1000)) + " ms | " + g.r.pick(proseWords) + " |\n")
 	}
 	g.block(b.String())
 }
@@ -264,7 +264,7 @@ func (g *noteGen) sentence(lo, hi int) string {
 	}
 	at := make([]int, nlinks) // word positions that are preceded by a link
 	for i := range at {
-		at[i] = g.r.intn(n + 1)
+		at[i] = g.r.Intn(n + 1)
 	}
 	var b strings.Builder
 	for i := 0; i <= n; i++ {
@@ -351,7 +351,7 @@ func (g *noteGen) fakeTarget() string {
 // ``` fence, a ~~~ fence, an indented code block after a paragraph, or
 // inline code in a paragraph.
 func (g *noteGen) fakeBlock() {
-	switch g.r.intn(4) {
+	switch g.r.Intn(4) {
 	case 0:
 		g.block("```text\nLink syntax: [[" + g.fakeTarget() + "]] and [[" + g.fakeTarget() + "|alias]]\n```\n")
 	case 1:

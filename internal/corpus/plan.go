@@ -59,10 +59,10 @@ func planNotes(opts Options, voc *vocabulary, folders []string) []notePlan {
 	for i := range plans {
 		p := &plans[i]
 		folder := folders[r.weighted(weights)]
-		p.created = base.Add(time.Duration(r.intn(730*24*60)) * time.Minute)
+		p.created = base.Add(time.Duration(r.Intn(730*24*60)) * time.Minute)
 		p.modified = p.created
 		if r.chance(0.6) {
-			p.modified = p.created.Add(time.Duration(r.intn(120*24*60)) * time.Minute)
+			p.modified = p.created.Add(time.Duration(r.Intn(120*24*60)) * time.Minute)
 		}
 		p.frontMatter = r.chance(opts.FrontMatterRate)
 		if p.frontMatter {

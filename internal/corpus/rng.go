@@ -1,11 +1,11 @@
 package corpus
 
-import "math/bits"
+import "github.com/noema-mem/noema/internal/splitmix"
 
 // rng is a SplitMix64 generator. It is tiny, fast, passes BigCrush for this
-// use, and — unlike math/rand — its sequence is fixed by this file alone, so a
+// use, and — unlike math/rand — its sequence is fixed by its definition, so a
 // seed produces the same vault with every Go release.
-type rng struct{ s uint64 }
+type rng struct{ splitmix.Source }
 
 // Stream identifiers keep independent parts of the generation (vocabulary,
 // note planning, each note body) on independent sequences, so that changing
@@ -16,41 +16,23 @@ const (
 	streamNote
 )
 
-// mix64 is the SplitMix64 output function.
-func mix64(z uint64) uint64 {
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
-}
-
 // newRNG returns the generator of stream (seed, stream, index).
 func newRNG(seed, stream, index uint64) *rng {
-	return &rng{s: mix64(seed^mix64(stream*0x9e3779b97f4a7c15)) ^ mix64(index+0x632be59bd9b4e019)}
-}
-
-func (r *rng) next() uint64 {
-	r.s += 0x9e3779b97f4a7c15
-	return mix64(r.s)
-}
-
-// intn returns a number in [0, n); n must be positive. It uses Lemire's
-// multiply-high reduction; the bias (< n/2^64) is irrelevant here.
-func (r *rng) intn(n int) int {
-	hi, _ := bits.Mul64(r.next(), uint64(n))
-	return int(hi)
+	mix := splitmix.Mix
+	return &rng{splitmix.New(mix(seed^mix(stream*splitmix.Golden)) ^ mix(index+0x632be59bd9b4e019))}
 }
 
 // between returns a number in [lo, hi].
-func (r *rng) between(lo, hi int) int { return lo + r.intn(hi-lo+1) }
+func (r *rng) between(lo, hi int) int { return lo + r.Intn(hi-lo+1) }
 
 // float returns a number in [0, 1).
-func (r *rng) float() float64 { return float64(r.next()>>11) / (1 << 53) }
+func (r *rng) float() float64 { return float64(r.Next()>>11) / (1 << 53) }
 
 // chance reports true with probability p.
 func (r *rng) chance(p float64) bool { return r.float() < p }
 
 // pick returns a uniformly chosen element of list, which must not be empty.
-func (r *rng) pick(list []string) string { return list[r.intn(len(list))] }
+func (r *rng) pick(list []string) string { return list[r.Intn(len(list))] }
 
 // weighted returns an index chosen with probability proportional to w[i].
 func (r *rng) weighted(w []float64) int {

@@ -46,11 +46,11 @@ func newVocabulary(seed uint64, n int) (*vocabulary, error) {
 		var label string
 		switch u := r.float(); {
 		case u < 0.02 && len(cjk) > 0:
-			i := r.intn(len(cjk))
+			i := r.Intn(len(cjk))
 			label = cjk[i]
 			cjk = slices.Delete(cjk, i, i+1)
 		case u < 0.05 && len(accented) > 0:
-			i := r.intn(len(accented))
+			i := r.Intn(len(accented))
 			label = accented[i]
 			accented = slices.Delete(accented, i, i+1)
 		case u < 0.09:
@@ -150,7 +150,7 @@ func variant(r *rng, label string) string {
 	for range 8 {
 		s := label
 		if cased && (!multi || r.chance(0.6)) {
-			switch r.intn(3) {
+			switch r.Intn(3) {
 			case 0:
 				s = strings.ToLower(s)
 			case 1:
