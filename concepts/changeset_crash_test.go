@@ -48,6 +48,57 @@ func indexDump(t *testing.T, a *app.App) string {
 		`SELECT n.path, m.concept_id, m.count FROM mentions m JOIN notes n ON n.id = m.note_id ORDER BY n.path, m.concept_id`)
 }
 
+// crashRun opens the vault at dir, syncs it and runs op with a crash (the
+// fault hook fails) at change k of op's changeset: op must fail with that
+// crash, or succeed when k < 0. The app is closed after.
+func crashRun(t *testing.T, dir string, k int, op func(a *app.App) error) {
+	t.Helper()
+	a := openAppAt(t, dir)
+	defer a.Close()
+	noematest.Sync(t, a)
+	remove := setHook(a.Vault, func(i int) error {
+		if i == k {
+			return errCrash
+		}
+		return nil
+	})
+	defer remove()
+	err := op(a)
+	if k < 0 && err != nil {
+		t.Fatal(err)
+	}
+	if k >= 0 && !errors.Is(err, errCrash) {
+		t.Fatalf("crash at change %d: %v", k, err)
+	}
+}
+
+// reopened reopens the vault at dir, which recovers an interrupted
+// changeset, and checks that its notes are want. The app is closed when
+// the test ends.
+func reopened(t *testing.T, dir string, want map[string]string) *app.App {
+	t.Helper()
+	a := openAppAt(t, dir)
+	t.Cleanup(func() { a.Close() })
+	if got := treetest.NotesOnly(treetest.Files(t, dir)); !treetest.Same(got, want) {
+		t.Fatalf("after recovery the files are:\n%swant:\n%s", treetest.Describe(got), treetest.Describe(want))
+	}
+	return a
+}
+
+// sameAsReindex checks that a's index equals a clean reindex of its files
+// and returns its dump (see indexDump) from before the reindex.
+func sameAsReindex(t *testing.T, a *app.App) string {
+	t.Helper()
+	got := indexDump(t, a)
+	if _, err := a.Sync(context.Background(), true, nil); err != nil {
+		t.Fatal(err)
+	}
+	if clean := indexDump(t, a); got != clean {
+		t.Fatalf("index after recovery:\n%s\nclean reindex:\n%s", got, clean)
+	}
+	return got
+}
+
 // TestDeleteConceptCrashAfterEachFile stops delete_concept --unlink after
 // each file of its 20-file changeset in turn, reopens the app, and checks
 // that the files are all in their after-state (the recovery rolls forward),
@@ -55,52 +106,34 @@ func indexDump(t *testing.T, a *app.App) string {
 // reindex of the files.
 func TestDeleteConceptCrashAfterEachFile(t *testing.T) {
 	ctx := context.Background()
+	in := concepts.DeleteInput{Concept: "Target", Unlink: true}
+	del := func(a *app.App) error {
+		_, err := a.Concepts.Delete(ctx, in)
+		return err
+	}
 	// the after-state, from a delete that is not interrupted
 	clean := conceptVault(t)
-	ca := openAppAt(t, clean)
-	if _, err := ca.Sync(ctx, false, nil); err != nil {
-		t.Fatal(err)
-	}
-	res, err := ca.Concepts.Delete(ctx, concepts.DeleteInput{Concept: "Target", Unlink: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	var res *concepts.DeleteResult
+	crashRun(t, clean, -1, func(a *app.App) (err error) {
+		res, err = a.Concepts.Delete(ctx, in)
+		return err
+	})
 	if len(res.Unlinked) != 19 || res.PageDeleted == "" {
 		t.Fatalf("delete = %+v, want 19 notes unlinked and the page deleted", res)
 	}
-	ca.Close()
 	want := treetest.NotesOnly(treetest.Files(t, clean))
 
 	for k := 0; k <= 20; k++ {
 		t.Run(fmt.Sprintf("k=%d", k), func(t *testing.T) {
 			t.Parallel()
 			dir := conceptVault(t)
-			a := openAppAt(t, dir)
-			if _, err := a.Sync(ctx, false, nil); err != nil {
-				t.Fatal(err)
-			}
 			before := treetest.NotesOnly(treetest.Files(t, dir))
-			remove := setHook(a.Vault, func(i int) error {
-				if i == k {
-					return errCrash
-				}
-				return nil
-			})
-			_, err := a.Concepts.Delete(ctx, concepts.DeleteInput{Concept: "Target", Unlink: true})
-			remove()
-			if !errors.Is(err, errCrash) {
-				t.Fatalf("delete: %v", err)
-			}
+			crashRun(t, dir, k, del)
 			if got := treetest.NotesOnly(treetest.Files(t, dir)); k > 0 && k < 20 && (treetest.Same(got, before) || treetest.Same(got, want)) {
 				t.Fatal("the crash left no mix to recover from; the hook runs at the wrong place")
 			}
-			a.Close()
 
-			a = openAppAt(t, dir) // reopen: recovers and re-indexes
-			defer a.Close()
-			if got := treetest.NotesOnly(treetest.Files(t, dir)); !treetest.Same(got, want) {
-				t.Fatalf("after recovery the files are:\n%swant:\n%s", treetest.Describe(got), treetest.Describe(want))
-			}
+			a := reopened(t, dir, want)
 			st, err := a.Status(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -108,14 +141,7 @@ func TestDeleteConceptCrashAfterEachFile(t *testing.T) {
 			if r := st.RecoveredChangeset; r == nil || r.Action != vault.RolledForward || len(r.Files) != 20 {
 				t.Fatalf("status recovered_changeset = %+v", r)
 			}
-			got := indexDump(t, a)
-			if _, err := a.Sync(ctx, true, nil); err != nil {
-				t.Fatal(err)
-			}
-			if clean := indexDump(t, a); got != clean {
-				t.Fatalf("index after recovery:\n%s\nclean reindex:\n%s", got, clean)
-			}
-			if strings.Contains(got, "concepts/Target.md") {
+			if got := sameAsReindex(t, a); strings.Contains(got, "concepts/Target.md") {
 				t.Error("the deleted page is still indexed")
 			}
 		})
@@ -149,53 +175,22 @@ func TestMergeCrashAfterEachFile(t *testing.T) {
 	}
 	force := false
 	in := concepts.MergeInput{Sources: []string{"Targt"}, Target: "Target", DryRun: &force, Force: true}
-	// Pages record when noema first wrote them: one clock for every run.
-	now := func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }
+	merge := func(a *app.App) error {
+		// Pages record when noema first wrote them: one clock for every run.
+		a.Concepts.Now = func() time.Time { return time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC) }
+		_, err := a.Concepts.Merge(ctx, in)
+		return err
+	}
 	clean := mergeVault(t)
-	ca := openAppAt(t, clean)
-	ca.Concepts.Now = now
-	if _, err := ca.Sync(ctx, false, nil); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ca.Concepts.Merge(ctx, in); err != nil {
-		t.Fatal(err)
-	}
-	ca.Close()
+	crashRun(t, clean, -1, merge)
 	want := treetest.NotesOnly(treetest.Files(t, clean))
 	const files = 10
 	for k := 0; k <= files; k++ {
 		t.Run(fmt.Sprintf("k=%d", k), func(t *testing.T) {
 			t.Parallel()
 			dir := mergeVault(t)
-			a := openAppAt(t, dir)
-			a.Concepts.Now = now
-			if _, err := a.Sync(ctx, false, nil); err != nil {
-				t.Fatal(err)
-			}
-			remove := setHook(a.Vault, func(i int) error {
-				if i == k {
-					return errCrash
-				}
-				return nil
-			})
-			_, err := a.Concepts.Merge(ctx, in)
-			remove()
-			if !errors.Is(err, errCrash) {
-				t.Fatalf("merge: %v", err)
-			}
-			a.Close()
-			a = openAppAt(t, dir)
-			defer a.Close()
-			if got := treetest.NotesOnly(treetest.Files(t, dir)); !treetest.Same(got, want) {
-				t.Fatalf("after recovery the files are:\n%swant:\n%s", treetest.Describe(got), treetest.Describe(want))
-			}
-			got := indexDump(t, a)
-			if _, err := a.Sync(ctx, true, nil); err != nil {
-				t.Fatal(err)
-			}
-			if clean := indexDump(t, a); got != clean {
-				t.Fatalf("index after recovery:\n%s\nclean reindex:\n%s", got, clean)
-			}
+			crashRun(t, dir, k, merge)
+			sameAsReindex(t, reopened(t, dir, want))
 		})
 	}
 }
