@@ -33,42 +33,38 @@ func dot1(q, row []float32) float32 {
 }
 
 // dotsI8 sets out[i] to the dot product of q with int8 row i of rows; the
-// caller checked quantizable(len(q)) and len(out)%4 == 0 or handles the
-// rest with dotsI8Go.
+// caller checked quantizable(len(q)).
 func dotsI8(q []int16, rows []int8, out []int32) {
-	dim := len(q)
-	n := len(out)
-	if n == 0 {
+	if len(out) == 0 {
 		return
 	}
-	_ = rows[n*dim-1]
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		dots4I8AVX2(&q[0], &rows[i*dim], dim, &out[i])
-	}
-	if i < n {
-		dotsI8Go(q, rows[i*dim:n*dim], out[i:])
-	}
+	dim := len(q)
+	_ = rows[len(out)*dim-1]
+	inFours(len(out), func(i int) { dots4I8AVX2(&q[0], &rows[i*dim], dim, &out[i]) },
+		func(i int) { dotsI8Go(q, rows[i*dim:(i+1)*dim], out[i:i+1]) })
 }
 
 // dots sets out[i] to the dot product of q with row i of rows (rows holds
 // len(out) rows of len(q) values each).
 func dots(q, rows, out []float32) {
 	dim := len(q)
-	if !useAVX2 || dim == 0 || dim%16 != 0 {
+	if !useAVX2 || dim == 0 || dim%16 != 0 || len(out) == 0 {
 		dotsGo(q, rows, out)
 		return
 	}
-	n := len(out)
-	if n == 0 {
-		return
-	}
-	_ = rows[n*dim-1]
+	_ = rows[len(out)*dim-1]
+	inFours(len(out), func(i int) { dots4AVX2(&q[0], &rows[i*dim], dim, &out[i]) },
+		func(i int) { out[i] = dot1AVX2(&q[0], &rows[i*dim], dim) })
+}
+
+// inFours calls four(i) for i = 0, 4, 8, … while four rows from i remain of
+// n, then one(i) for each row left.
+func inFours(n int, four, one func(i int)) {
 	i := 0
 	for ; i+4 <= n; i += 4 {
-		dots4AVX2(&q[0], &rows[i*dim], dim, &out[i])
+		four(i)
 	}
 	for ; i < n; i++ {
-		out[i] = dot1AVX2(&q[0], &rows[i*dim], dim)
+		one(i)
 	}
 }

@@ -246,19 +246,16 @@ func (x *Index) approxScan(qi []int16, sq float32, k int, filter func(int64) boo
 	t := topK{k: k, hits: make([]Hit, 0, k)}
 	dim := x.dim
 	var sums [scanBlock]int32
-	for r := lo; r < hi; r += scanBlock {
-		m := min(scanBlock, hi-r)
+	eachBlock(lo, hi, func(r, m int) {
 		dotsI8(qi, x.codes[r*dim:(r+m)*dim], sums[:m])
 		for j, s := range sums[:m] {
 			a := float32(s) * sq * x.scale[r+j]
 			approx[r+j] = a
-			low := a - x.errBound(r+j, sq)
-			if len(t.hits) == k && low < t.hits[0].Score {
-				continue
+			if low := a - x.errBound(r+j, sq); t.admits(low) {
+				t.offer(Hit{ID: x.ids[r+j], Score: low}, filter)
 			}
-			t.offer(Hit{ID: x.ids[r+j], Score: low}, filter)
 		}
-	}
+	})
 	return t
 }
 
@@ -268,14 +265,11 @@ func (x *Index) rescan(qn []float32, sq float32, k int, filter func(int64) bool,
 	t := topK{k: k, hits: make([]Hit, 0, k)}
 	dim := x.dim
 	for r := lo; r < hi; r++ {
-		if approx[r]+x.errBound(r, sq) < floor {
-			continue
+		if approx[r]+x.errBound(r, sq) >= floor {
+			if s := dot1(qn, x.slab[r*dim:(r+1)*dim]); t.admits(s) {
+				t.offer(Hit{ID: x.ids[r], Score: s}, filter)
+			}
 		}
-		s := dot1(qn, x.slab[r*dim:(r+1)*dim])
-		if len(t.hits) == k && s < t.hits[0].Score {
-			continue
-		}
-		t.offer(Hit{ID: x.ids[r], Score: s}, filter)
 	}
 	return t
 }
@@ -285,17 +279,23 @@ func (x *Index) scan(q []float32, k int, filter func(int64) bool, lo, hi int) to
 	t := topK{k: k, hits: make([]Hit, 0, k)}
 	dim := x.dim
 	var scores [scanBlock]float32
-	for r := lo; r < hi; r += scanBlock {
-		m := min(scanBlock, hi-r)
+	eachBlock(lo, hi, func(r, m int) {
 		dots(q, x.slab[r*dim:(r+m)*dim], scores[:m])
 		for j, s := range scores[:m] {
-			if len(t.hits) == k && s < t.hits[0].Score {
-				continue // cheap reject before the ID load and the filter
+			if t.admits(s) { // a cheap reject before the ID load and the filter
+				t.offer(Hit{ID: x.ids[r+j], Score: s}, filter)
 			}
-			t.offer(Hit{ID: x.ids[r+j], Score: s}, filter)
 		}
-	}
+	})
 	return t
+}
+
+// eachBlock calls fn(r, m) for the blocks of [lo, hi): m ≤ scanBlock rows
+// from row r.
+func eachBlock(lo, hi int, fn func(r, m int)) {
+	for r := lo; r < hi; r += scanBlock {
+		fn(r, min(scanBlock, hi-r))
+	}
 }
 
 // topK keeps the best k hits seen so far in a binary heap whose root is the
@@ -309,6 +309,10 @@ type topK struct {
 func better(a, b Hit) bool {
 	return a.Score > b.Score || (a.Score == b.Score && a.ID < b.ID)
 }
+
+// admits reports whether a hit scoring s could enter the top k: a check
+// before the hit's ID is even loaded.
+func (t *topK) admits(s float32) bool { return len(t.hits) < t.k || s >= t.hits[0].Score }
 
 // offer adds h if it belongs in the top k and passes filter (nil admits all).
 func (t *topK) offer(h Hit, filter func(int64) bool) {

@@ -25,7 +25,7 @@ func clustered(r *rand.Rand, n, dim, centres int, spread float64) [][]float32 {
 		for j := range v {
 			v[j] = float32(c[j] + spread*r.NormFloat64())
 		}
-		if i%97 == 0 { // a few spiky rows, which clip when quantized
+		if i%97 == 0 { // a few spiky rows, whose other coordinates round coarsely
 			v[r.IntN(dim)] *= 40
 		}
 		out[i] = v
