@@ -3,6 +3,8 @@ package graph
 import (
 	"runtime"
 	"sync"
+
+	"github.com/noema-mem/noema/internal/splitmix"
 )
 
 // Betweenness limits.
@@ -54,9 +56,9 @@ func Betweenness(g *Weighted, samples int, seed uint64) (bc []float64, exact boo
 	}
 	exact = samples <= 0 || samples >= n
 	if !exact {
-		rng := splitMix{s: seed}
+		rng := splitmix.New(seed)
 		for i := range samples { // partial Fisher–Yates: the first samples are the draw
-			j := i + rng.below(n-i)
+			j := i + rng.Intn(n-i)
 			sources[i], sources[j] = sources[j], sources[i]
 		}
 		sources = sources[:samples]

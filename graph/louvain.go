@@ -1,8 +1,9 @@
 package graph
 
 import (
-	"math/bits"
 	"slices"
+
+	"github.com/noema-mem/noema/internal/splitmix"
 )
 
 // LouvainThreshold is the least modularity gain for which Louvain goes on
@@ -36,7 +37,7 @@ func Louvain(g *Weighted, resolution float64, seed uint64) ([]int32, float64) {
 	if n == 0 || m == 0 {
 		return comm, Modularity(g, comm, resolution)
 	}
-	rng := splitMix{s: seed}
+	rng := splitmix.New(seed)
 	level := levelOf(g)
 	mod := Modularity(g, comm, resolution)
 	for {
@@ -116,25 +117,6 @@ func Modularity(g *Weighted, comm []int32, resolution float64) float64 {
 	return q
 }
 
-// splitMix is the SplitMix64 generator: fixed by its definition, so a seed
-// gives the same shuffle on every platform and Go release.
-type splitMix struct{ s uint64 }
-
-func (r *splitMix) next() uint64 {
-	r.s += 0x9E3779B97F4A7C15
-	z := r.s
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
-	return z ^ (z >> 31)
-}
-
-// below returns a number in [0, n) (Lemire's multiply-shift; the tiny
-// bias is irrelevant to a shuffle and keeps it one draw per step).
-func (r *splitMix) below(n int) int {
-	hi, _ := bits.Mul64(r.next(), uint64(n))
-	return int(hi)
-}
-
 // louvainLevel is the graph of one Louvain level: its nodes are the
 // communities of the level below.
 type louvainLevel struct {
@@ -155,13 +137,13 @@ func levelOf(g *Weighted) *louvainLevel {
 
 // oneLevel runs local moving; it returns each node's community (numbered
 // densely in the order of their first node) and whether any node moved.
-func (l *louvainLevel) oneLevel(m, resolution float64, rng *splitMix) ([]int32, bool) {
+func (l *louvainLevel) oneLevel(m, resolution float64, rng *splitmix.Source) ([]int32, bool) {
 	return l.move(nil, m, resolution, rng)
 }
 
 // move runs local moving from the partition start (each node alone when
 // nil).
-func (l *louvainLevel) move(start []int32, m, resolution float64, rng *splitMix) ([]int32, bool) {
+func (l *louvainLevel) move(start []int32, m, resolution float64, rng *splitmix.Source) ([]int32, bool) {
 	n := len(l.deg)
 	comm := make([]int32, n)
 	tot := make([]float64, n)
@@ -177,7 +159,7 @@ func (l *louvainLevel) move(start []int32, m, resolution float64, rng *splitMix)
 		order[i] = int32(i)
 	}
 	for i := n - 1; i > 0; i-- {
-		j := rng.below(i + 1)
+		j := rng.Intn(i + 1)
 		order[i], order[j] = order[j], order[i]
 	}
 	toComm := make([]float64, n) // weight from the node to each community
