@@ -62,6 +62,15 @@ func execute(vault, stdin string, args ...string) (stdout, stderr string, code i
 	return out.String(), errb.String(), 0, err
 }
 
+// seededVault returns a new vault holding one note, Seed, which links
+// [[Seed]].
+func seededVault(t *testing.T) string {
+	t.Helper()
+	vault := filepath.Join(t.TempDir(), "vault")
+	runJSON(t, vault, 0, nil, "note", "write", "--title", "Seed", "--content", "[[Seed]]")
+	return vault
+}
+
 // runJSON runs with --json, requires exit status want, and decodes stdout.
 func runJSON(t *testing.T, vault string, want int, out any, args ...string) {
 	t.Helper()

@@ -63,6 +63,15 @@ func wantExit(t *testing.T, cmd *exec.Cmd, within time.Duration, want int) time.
 	return took
 }
 
+// interruptLater gives cmd 700ms to get where it waits, sends it sig and
+// waits up to within for it to exit (see waitExit).
+func interruptLater(t *testing.T, cmd *exec.Cmd, sig os.Signal, within time.Duration) (int, time.Duration) {
+	t.Helper()
+	time.Sleep(700 * time.Millisecond)
+	cmd.Process.Signal(sig)
+	return waitExit(t, cmd, within)
+}
+
 // holdIndexLock takes SQLite's write lock on vault's index from another
 // connection, as a long writer would, until release is called or the test
 // ends. release reports the error of giving the lock back.
@@ -121,8 +130,7 @@ func rawMCP(t *testing.T, vault string) (cmd *exec.Cmd, stdin io.WriteCloser, st
 // input, with documented statuses: 0 for a server that shut down, 128+N
 // for an interrupted command or a forced exit.
 func TestSignals(t *testing.T) {
-	vault := filepath.Join(t.TempDir(), "vault")
-	runJSON(t, vault, 0, nil, "note", "write", "--title", "Seed", "--content", "[[Seed]]")
+	vault := seededVault(t)
 	const within = 4 * time.Second // exitGrace is 2s
 
 	t.Run("serve SIGTERM", func(t *testing.T) {
@@ -139,10 +147,8 @@ func TestSignals(t *testing.T) {
 	inFlight := func(t *testing.T, cmd *exec.Cmd, send func()) {
 		holdIndexLock(t, vault)
 		send()
-		time.Sleep(700 * time.Millisecond)
-		cmd.Process.Signal(syscall.SIGTERM)
-		if took := wantExit(t, cmd, within, 0); took > 1900*time.Millisecond {
-			t.Errorf("exit after %v, want within the grace", took)
+		if code, took := interruptLater(t, cmd, syscall.SIGTERM, within); code != 0 || took > 1900*time.Millisecond {
+			t.Errorf("exit %d after %v, want 0 within the grace", code, took)
 		}
 	}
 	t.Run("serve SIGTERM with a request in flight", func(t *testing.T) {
@@ -216,9 +222,7 @@ func TestSignals(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(700 * time.Millisecond)
-			cmd.Process.Signal(c.sig)
-			code, took := waitExit(t, cmd, within)
+			code, took := interruptLater(t, cmd, c.sig, within)
 			if code != c.code || !strings.Contains(stderr.String(), "interrupted by SIG") {
 				t.Errorf("exit %d after %v, want %d; stderr %q", code, took, c.code, stderr.String())
 			}
@@ -234,9 +238,7 @@ func TestSignals(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(700 * time.Millisecond)
-		cmd.Process.Signal(syscall.SIGTERM)
-		code, took := waitExit(t, cmd, within)
+		code, took := interruptLater(t, cmd, syscall.SIGTERM, within)
 		var e errOut
 		json.Unmarshal(stdout.Bytes(), &e)
 		if code != 143 || e.Error.Code != "unavailable" || e.Error.Message != "interrupted by SIGTERM" {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,8 +14,7 @@ import (
 // write completes, its reply is written, and noema mcp exits 0. A malformed
 // line before it got a parse error without ending the session.
 func TestStdioAnswersInFlightAtEndOfInput(t *testing.T) {
-	vault := filepath.Join(t.TempDir(), "vault")
-	runJSON(t, vault, 0, nil, "note", "write", "--title", "Seed", "--content", "[[Seed]]")
+	vault := seededVault(t)
 	cmd, stdin, stdout, stderr := rawMCP(t, vault)
 
 	fmt.Fprintln(stdin, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status","arguments":{}}`) // truncated
