@@ -170,6 +170,9 @@ func isWordRune(r rune) bool {
 // ideographs, Hiragana, Katakana (and the prolonged sound mark) and Hangul.
 // Runs of these are indexed as overlapping bigrams (see [CJKBigrams]).
 func IsCJK(r rune) bool {
+	if r < 0x1100 { // Hangul Jamo, the first of these scripts
+		return false
+	}
 	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) ||
 		unicode.Is(unicode.Hangul, r) || r == 'ー'
 }
@@ -304,6 +307,9 @@ func bigrams(run string) []string {
 func CJKBigrams(texts ...string) string {
 	var b strings.Builder
 	for _, text := range texts {
+		if !maybeCJK(text) {
+			continue
+		}
 		var run []rune
 		flush := func() {
 			if len(run) == 0 {
@@ -331,4 +337,16 @@ func CJKBigrams(texts ...string) string {
 		flush()
 	}
 	return b.String()
+}
+
+// maybeCJK reports whether text has a character from U+0800 on, the only
+// ones that can be CJK: in UTF-8 they start with a byte from 0xE0. Most
+// notes have none, and this is a quick look at bytes.
+func maybeCJK(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= 0xE0 {
+			return true
+		}
+	}
+	return false
 }

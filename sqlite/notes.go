@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/noema-mem/noema/search"
 )
 
 // NoteRecord is everything the index derives from one note file.
@@ -161,7 +163,7 @@ func NewNoteWriter(tx *Tx) (*NoteWriter, error) {
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.relation, `INSERT INTO relations (id, note_id, type, to_ref, weight, metadata)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`},
-		{&w.text, `INSERT INTO notes_fts (rowid, title, body, cjk) VALUES (?1, ?2, ?3, noema_cjk(?2, ?3))`},
+		{&w.text, `INSERT INTO notes_fts (rowid, title, body, cjk) VALUES (?, ?, ?, ?)`},
 		{&w.name, `INSERT INTO note_names (note_id, key) VALUES (?, ?) ON CONFLICT DO NOTHING`},
 	} {
 		st, err := tx.Tx.PrepareContext(tx.ctx, p.q)
@@ -232,7 +234,7 @@ func (w *NoteWriter) Put(rec *NoteRecord, fresh bool) (int64, error) {
 			return 0, fmt.Errorf("insert name of %s: %w", rec.Path, err)
 		}
 	}
-	if _, err := w.text.ExecContext(ctx, id, rec.Title, rec.Body); err != nil {
+	if _, err := w.text.ExecContext(ctx, id, rec.Title, rec.Body, search.CJKBigrams(rec.Title, rec.Body)); err != nil {
 		return 0, fmt.Errorf("index text of %s: %w", rec.Path, err)
 	}
 	return id, nil
