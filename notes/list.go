@@ -2,9 +2,7 @@ package notes
 
 import (
 	"context"
-	"fmt"
 	"strings"
-	"time"
 
 	"github.com/noema-mem/noema"
 )
@@ -63,35 +61,13 @@ func (s *Service) Recent(ctx context.Context, in RecentInput) (*ListResult, erro
 	limit := ClampLimit(in.Limit, DefaultRecentLimit, MaxLimit)
 	q := noema.NoteQuery{ByActivity: true, Limit: limit}
 	if strings.TrimSpace(in.Since) != "" {
-		t, err := ParseSince(in.Since, s.Now())
+		t, err := noema.ParseSince(in.Since, s.Now())
 		if err != nil {
 			return nil, err
 		}
 		q.Since = &t
 	}
 	return s.page(ctx, q)
-}
-
-// ParseSince parses an RFC 3339 time, a date, or a duration back from now
-// ("90m", "24h", "7d").
-func ParseSince(s string, now time.Time) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, nil
-	}
-	if strings.HasSuffix(s, "d") {
-		var days float64
-		if _, err := fmt.Sscanf(s, "%gd", &days); err == nil && days >= 0 {
-			return now.Add(-time.Duration(days * 24 * float64(time.Hour))), nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, noema.Errorf(noema.EINVALID, "since %q is not a time, date or duration (e.g. 2026-01-02, 24h, 7d)", s).WithParam("since")
 }
 
 func (s *Service) filter(folder, tag string) (noema.NoteQuery, error) {

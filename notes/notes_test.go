@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/app"
@@ -88,26 +87,6 @@ func TestWriteNamesAndResolve(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(a.Vault.Root, w1.Path)); err != nil {
 		t.Error(err)
-	}
-}
-
-func TestParseSince(t *testing.T) {
-	now := time.Date(2026, 5, 10, 12, 0, 0, 0, time.UTC)
-	for in, want := range map[string]time.Time{
-		"2026-05-01":           time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC),
-		"2026-05-01T10:00:00Z": time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC),
-		"24h":                  now.Add(-24 * time.Hour),
-		"7d":                   now.Add(-7 * 24 * time.Hour),
-		"1.5d":                 now.Add(-36 * time.Hour),
-	} {
-		if got, err := notes.ParseSince(in, now); err != nil || !got.Equal(want) {
-			t.Errorf("ParseSince(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"yesterday", "-3d", ""} {
-		if _, err := notes.ParseSince(bad, now); noema.ErrorCode(err) != noema.EINVALID {
-			t.Errorf("ParseSince(%q): %v", bad, err)
-		}
 	}
 }
 

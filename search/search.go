@@ -344,37 +344,13 @@ func (s *Service) filter(in Input, now time.Time) (Filter, error) {
 		}
 	}
 	if strings.TrimSpace(in.Since) != "" {
-		t, err := parseSince(in.Since, now)
+		t, err := noema.ParseSince(in.Since, now)
 		if err != nil {
 			return f, err
 		}
 		f.Since = t
 	}
 	return f, nil
-}
-
-// parseSince parses an RFC 3339 time, a date, or a duration back from now
-// ("90m", "24h", "7d"): the grammar of recent_activity's since (package
-// notes, ParseSince), repeated here because notes imports the index, which
-// imports this package.
-func parseSince(s string, now time.Time) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, nil
-	}
-	if strings.HasSuffix(s, "d") {
-		var days float64
-		if _, err := fmt.Sscanf(s, "%gd", &days); err == nil && days >= 0 && !math.IsInf(days, 0) {
-			return now.Add(-time.Duration(days * 24 * float64(time.Hour))), nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
-	}
-	return time.Time{}, noema.Errorf(noema.EINVALID, "since %q is not a time, date or duration (e.g. 2026-01-02, 24h, 7d)", s)
 }
 
 // ranked returns the fused candidates of a text query.
