@@ -32,25 +32,9 @@ func mustOpen(tb testing.TB) *sqlite.DB { return noematest.OpenIndex(tb) }
 // key is a simple stand-in for vault.Key.
 func key(s string) string { return noematest.Key(s) }
 
+// put writes recs into db and recomputes the concepts.
 func put(tb testing.TB, db *sqlite.DB, recs ...*sqlite.NoteRecord) {
-	tb.Helper()
-	err := db.Write(context.Background(), func(tx *sqlite.Tx) error {
-		w, err := sqlite.NewNoteWriter(tx)
-		if err != nil {
-			return err
-		}
-		defer w.Close()
-		for _, r := range recs {
-			if _, err := w.Put(r, false); err != nil {
-				return err
-			}
-		}
-		_, err = sqlite.RecomputeConcepts(tx, key)
-		return err
-	})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	noematest.PutNotes(tb, db, recs...)
 }
 
 func note(path string, day int, links ...string) *sqlite.NoteRecord {

@@ -23,31 +23,7 @@ func registry(t *testing.T, db *sqlite.DB) string {
 // a note operation does: capture, write, apply the change.
 func writeIncremental(t *testing.T, db *sqlite.DB, recs []*sqlite.NoteRecord, deleted []string) {
 	t.Helper()
-	paths := append([]string(nil), deleted...)
-	for _, r := range recs {
-		paths = append(paths, r.Path)
-	}
-	err := db.Write(context.Background(), func(tx *sqlite.Tx) error {
-		c, err := sqlite.BeginChange(tx, paths, recs)
-		if err != nil {
-			return err
-		}
-		for _, p := range deleted {
-			if err := sqlite.DeleteNote(tx, p); err != nil {
-				return err
-			}
-		}
-		for _, r := range recs {
-			if _, err := sqlite.PutNote(tx, r); err != nil {
-				return err
-			}
-		}
-		_, err = c.Apply(tx, key)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	noematest.Rewrite(t, db, recs, deleted, true)
 }
 
 // TestIncrementalManyKeysMatchesFull writes batches of notes that link

@@ -20,38 +20,13 @@ func MustOpen(tb testing.TB) *sqlite.DB { return noematest.OpenIndex(tb) }
 // key is a simple stand-in for vault.Key.
 func key(s string) string { return noematest.Key(s) }
 
-func put(t *testing.T, db *sqlite.DB, recs ...*sqlite.NoteRecord) {
-	t.Helper()
-	err := db.Write(context.Background(), func(tx *sqlite.Tx) error {
-		for _, r := range recs {
-			if _, err := sqlite.PutNote(tx, r); err != nil {
-				return err
-			}
-		}
-		_, err := sqlite.RecomputeConcepts(tx, key)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+// put writes recs into db and recomputes the concepts.
+func put(t *testing.T, db *sqlite.DB, recs ...*sqlite.NoteRecord) { noematest.PutNotes(t, db, recs...) }
 
 // remove deletes the notes at paths and recomputes the concepts, in one
 // transaction.
 func remove(t *testing.T, db *sqlite.DB, paths ...string) {
-	t.Helper()
-	err := db.Write(context.Background(), func(tx *sqlite.Tx) error {
-		for _, p := range paths {
-			if err := sqlite.DeleteNote(tx, p); err != nil {
-				return err
-			}
-		}
-		_, err := sqlite.RecomputeConcepts(tx, key)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	noematest.Rewrite(t, db, nil, paths, false)
 }
 
 func note(path string, day int, links ...string) *sqlite.NoteRecord {
