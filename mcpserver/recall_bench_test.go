@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/mcpserver"
 	"github.com/noema-mem/noema/search"
 )
@@ -36,41 +35,14 @@ func BenchmarkRecall(b *testing.B) {
 	}
 	for _, n := range sizes {
 		ctx := context.Background()
-		dir := filepath.Join(b.TempDir(), "vault")
-		m, err := corpus.Generate(ctx, dir, corpus.Options{Seed: 42, Notes: n})
-		if err != nil {
-			b.Fatal(err)
-		}
-		a, err := app.Open(ctx, dir, app.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := a.Sync(ctx, false, nil); err != nil {
-			b.Fatal(err)
-		}
-		if err := a.Semantic.RefreshChunks(ctx); err != nil {
-			b.Fatal(err)
-		}
+		a, m := noematest.EmbeddedApp(b, corpus.Options{Seed: 42, Notes: n})
 		if err := a.Search.Warm(ctx); err != nil {
 			b.Fatal(err)
 		}
 		if err := a.Recall.Refresh(ctx); err != nil {
 			b.Fatal(err)
 		}
-		var queries, concepts []string
-		for i := 0; i < 50; i++ {
-			c1 := m.Concepts[(i*37)%len(m.Concepts)].Label
-			c2 := m.Concepts[(i*101+7)%min(len(m.Concepts), 200)].Label
-			concepts = append(concepts, c1)
-			switch i % 3 {
-			case 0:
-				queries = append(queries, c1)
-			case 1:
-				queries = append(queries, c1+" "+c2)
-			default:
-				queries = append(queries, "how does "+strings.ToLower(c2)+" relate to notes")
-			}
-		}
+		queries, concepts := noematest.RecallQueries(m)
 		srv, err := mcpserver.New(a, mcpserver.Options{})
 		if err != nil {
 			b.Fatal(err)
@@ -99,7 +71,6 @@ func BenchmarkRecall(b *testing.B) {
 		})
 		cs.Close()
 		ts.Close()
-		a.Close()
 	}
 }
 

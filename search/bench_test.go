@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/decay"
 	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/search"
 )
 
@@ -27,57 +27,22 @@ type benchVault struct {
 	paste   string
 }
 
-var benchVaults = map[int]*benchVault{}
-
 func openBench(b *testing.B, n int) *benchVault {
 	b.Helper()
-	if v, ok := benchVaults[n]; ok {
-		return v
-	}
-	ctx := context.Background()
-	dir := filepath.Join(b.TempDir(), "vault")
 	t0 := time.Now()
-	m, err := corpus.Generate(ctx, dir, corpus.Options{Seed: 42, Notes: n})
-	if err != nil {
-		b.Fatal(err)
-	}
-	a, err := app.Open(ctx, dir, app.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := a.Sync(ctx, false, nil); err != nil {
-		b.Fatal(err)
-	}
-	t1 := time.Now()
-	if err := a.Semantic.RefreshChunks(ctx); err != nil {
-		b.Fatal(err)
-	}
+	a, m := noematest.EmbeddedApp(b, corpus.Options{Seed: 42, Notes: n})
 	svc := search.New(a.DB, a.Semantic.Embedder, decay.DefaultConfig())
-	if err := svc.Warm(ctx); err != nil {
+	if err := svc.Warm(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	b.Logf("N=%d: generated and synced in %v, chunked+embedded+loaded in %v", n, t1.Sub(t0).Round(time.Millisecond), time.Since(t1).Round(time.Millisecond))
-	// Queries: one or two concept labels plus a word, as an agent asks.
-	var qs []string
-	for i := 0; i < 50; i++ {
-		c1 := m.Concepts[(i*37)%len(m.Concepts)].Label
-		c2 := m.Concepts[(i*101+7)%min(len(m.Concepts), 200)].Label
-		switch i % 3 {
-		case 0:
-			qs = append(qs, c1)
-		case 1:
-			qs = append(qs, c1+" "+c2)
-		default:
-			qs = append(qs, "how does "+strings.ToLower(c2)+" relate to notes")
-		}
-	}
+	b.Logf("N=%d: generated, synced, chunked, embedded and loaded in %v", n, time.Since(t0).Round(time.Millisecond))
+	qs, _ := noematest.RecallQueries(m)
 	// A 900-character paste of labels, for the worst case of the sanitiser.
 	var paste strings.Builder
 	for i := 0; paste.Len() < 900; i++ {
 		paste.WriteString(m.Concepts[(i*13)%len(m.Concepts)].Label + ", ")
 	}
 	v := &benchVault{a: a, svc: svc, queries: qs, paste: paste.String()[:900]}
-	benchVaults[n] = v
 	b.Cleanup(func() {})
 	return v
 }
@@ -91,11 +56,11 @@ func benchSizes() []int {
 
 // BenchmarkSearch measures search_notes through the service (sanitise,
 // FTS5 with coverage, semantic scan, fusion, decay, snippets) on a
-// generated vault, reporting p50 latency; BenchmarkFTSFloor is the bare
-// FTS5 query on the same text.
+// generated vault, reporting p50 latency; fts-floor is the bare FTS5 query
+// on the same text.
 //
-//	go test ./search -run '^$' -bench 'Search|FTSFloor' -benchtime 200x
-//	go test ./search -run '^$' -bench 'Search|FTSFloor' -benchtime 100x -search.large -timeout 60m
+//	go test ./search -run '^$' -bench Search -benchtime 200x
+//	go test ./search -run '^$' -bench Search -benchtime 100x -search.large -timeout 60m
 func BenchmarkSearch(b *testing.B) {
 	for _, n := range benchSizes() {
 		v := openBench(b, n)
@@ -128,15 +93,9 @@ func BenchmarkSearch(b *testing.B) {
 			}
 			reportP50(b, lat, cpuTime()-cpu0)
 		})
-	}
-}
-
-// BenchmarkFTSFloor is the floor under BenchmarkSearch: one bare FTS5 MATCH
-// of the query's words OR-ed, BM25-ordered, top 10, on the same vault.
-func BenchmarkFTSFloor(b *testing.B) {
-	for _, n := range benchSizes() {
-		v := openBench(b, n)
-		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+		// The floor: one bare FTS5 MATCH of the query's words OR-ed,
+		// BM25-ordered, top 10, on the same vault.
+		b.Run(fmt.Sprintf("fts-floor/N=%d", n), func(b *testing.B) {
 			ctx := context.Background()
 			var lat []time.Duration
 			i := 0
