@@ -34,15 +34,14 @@ func key(s string) string { return noematest.Key(s) }
 
 // put writes recs into db and recomputes the concepts.
 func put(tb testing.TB, db *sqlite.DB, recs ...*sqlite.NoteRecord) {
+	tb.Helper()
 	noematest.PutNotes(tb, db, recs...)
 }
 
 func note(path string, day int, links ...string) *sqlite.NoteRecord {
 	ts := time.Date(2026, 1, day, 9, 30, 0, 0, time.UTC)
-	r := &sqlite.NoteRecord{Path: path, Title: strings.TrimSuffix(filepath.Base(path), ".md"), Hash: "h:" + path,
-		Created: ts, Modified: ts.Add(time.Hour), Body: strings.Join(links, " "), Tags: []string{}}
-	r.Page.Label = r.Title
-	r.Links = noematest.LinkCounts(links...)
+	r := noematest.NoteRecord(path, "h:"+path, ts, ts.Add(time.Hour), links...)
+	r.Tags = []string{}
 	return r
 }
 

@@ -21,21 +21,21 @@ func MustOpen(tb testing.TB) *sqlite.DB { return noematest.OpenIndex(tb) }
 func key(s string) string { return noematest.Key(s) }
 
 // put writes recs into db and recomputes the concepts.
-func put(t *testing.T, db *sqlite.DB, recs ...*sqlite.NoteRecord) { noematest.PutNotes(t, db, recs...) }
+func put(t *testing.T, db *sqlite.DB, recs ...*sqlite.NoteRecord) {
+	t.Helper()
+	noematest.PutNotes(t, db, recs...)
+}
 
 // remove deletes the notes at paths and recomputes the concepts, in one
 // transaction.
 func remove(t *testing.T, db *sqlite.DB, paths ...string) {
+	t.Helper()
 	noematest.Rewrite(t, db, nil, paths, false)
 }
 
 func note(path string, day int, links ...string) *sqlite.NoteRecord {
 	ts := time.Date(2026, 1, day, 0, 0, 0, 0, time.UTC)
-	r := &sqlite.NoteRecord{Path: path, Title: strings.TrimSuffix(filepath.Base(path), ".md"), Hash: "h" + path,
-		Created: ts, Modified: ts, Body: strings.Join(links, " ")}
-	r.Page.Label = r.Title
-	r.Links = noematest.LinkCounts(links...)
-	return r
+	return noematest.NoteRecord(path, "h"+path, ts, ts, links...)
 }
 
 type conceptRow struct {
