@@ -125,16 +125,23 @@ var inventory = map[string]hints{
 	"sync":                  {false, false, true},
 }
 
-func TestToolDefinitions(t *testing.T) {
-	cs, _ := connect(t, mcpserver.Options{})
+// listTools lists the tools of a server with opts.
+func listTools(t *testing.T, opts mcpserver.Options) []*mcp.Tool {
+	t.Helper()
+	cs, _ := connect(t, opts)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return res.Tools
+}
+
+func TestToolDefinitions(t *testing.T) {
+	listed := listTools(t, mcpserver.Options{})
 	want := map[string]bool{"write_note": true, "read_note": true, "edit_note": true, "move_note": true,
 		"delete_note": true, "list_notes": true, "recent_activity": true, "status": true, "sync": true,
 		"find_concepts": true, "list_concepts": true, "create_concept": true, "update_concept": true, "delete_concept": true}
-	for _, tool := range res.Tools {
+	for _, tool := range listed {
 		delete(want, tool.Name)
 		if tool.Annotations == nil || tool.Annotations.Title == "" {
 			t.Errorf("%s: no annotations/title", tool.Name)
@@ -181,7 +188,7 @@ func TestToolDefinitions(t *testing.T) {
 		}
 	}
 	for name := range inventory {
-		if !slices.ContainsFunc(res.Tools, func(t *mcp.Tool) bool { return t.Name == name }) {
+		if !slices.ContainsFunc(listed, func(t *mcp.Tool) bool { return t.Name == name }) {
 			t.Errorf("inventory names %s, which no tool has", name)
 		}
 	}
@@ -189,7 +196,7 @@ func TestToolDefinitions(t *testing.T) {
 		t.Errorf("tool %s missing", name)
 	}
 	// Defaults are part of the input schemas.
-	for _, tool := range res.Tools {
+	for _, tool := range listed {
 		if tool.Name != "find_concepts" {
 			continue
 		}
@@ -203,13 +210,8 @@ func TestToolDefinitions(t *testing.T) {
 }
 
 func TestToolsets(t *testing.T) {
-	cs, _ := connect(t, mcpserver.Options{Toolsets: []string{"admin"}})
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var names []string
-	for _, tool := range res.Tools {
+	for _, tool := range listTools(t, mcpserver.Options{Toolsets: []string{"admin"}}) {
 		names = append(names, tool.Name)
 	}
 	if strings.Join(names, ",") != "status,sync" {

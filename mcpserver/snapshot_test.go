@@ -1,7 +1,6 @@
 package mcpserver_test
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -19,14 +18,9 @@ var update = flag.Bool("update", false, "rewrite the tool snapshots in testdata/
 // -update to rewrite them; a missing snapshot is a failure, never written
 // silently.
 func TestToolSnapshots(t *testing.T) {
-	cs, _ := connect(t, mcpserver.Options{})
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := filepath.Join("testdata", "tools")
 	seen := map[string]bool{}
-	for _, tool := range res.Tools {
+	for _, tool := range listTools(t, mcpserver.Options{}) {
 		got, err := json.MarshalIndent(tool, "", "  ")
 		if err != nil {
 			t.Fatal(err)
