@@ -175,23 +175,32 @@ func TestStemmingAndTiers(t *testing.T) {
 	}
 }
 
-func TestTitleWeighsMore(t *testing.T) {
-	e := newEnv(t)
-	e.note("", "Goroutines", "", nil, "Lightweight threads managed by the runtime.")
-	e.note("", "Scheduler", "", nil, "The scheduler multiplexes goroutines onto threads; goroutines are cheap.")
-	res := e.search(search.Input{Query: "goroutines", Mode: "fulltext"})
-	if got := titles(res); len(got) != 2 || got[0] != "Goroutines" {
-		t.Errorf("hits = %v, want the title match first", got)
-	}
-}
-
-func TestPhraseBonus(t *testing.T) {
-	e := newEnv(t)
-	e.note("", "Apart", "", nil, "Garbage trucks come on Mondays. Other words about stamps and a collection of coins.")
-	e.note("", "Together", "", nil, "Garbage collection frees memory. Other words about stamps and trucks and many coins.")
-	res := e.search(search.Input{Query: "garbage collection", Mode: "fulltext"})
-	if got := titles(res); len(got) != 2 || got[0] != "Together" {
-		t.Errorf("hits = %v, want the phrase first", got)
+// TestRankedFirst checks what lifts a note above another holding the same
+// words: the query in its title, and the query's words as a phrase.
+func TestRankedFirst(t *testing.T) {
+	for _, tc := range []struct {
+		name, query, first string
+		notes              [2][2]string // title, body
+	}{
+		{"title weighs more", "goroutines", "Goroutines", [2][2]string{
+			{"Goroutines", "Lightweight threads managed by the runtime."},
+			{"Scheduler", "The scheduler multiplexes goroutines onto threads; goroutines are cheap."},
+		}},
+		{"phrase bonus", "garbage collection", "Together", [2][2]string{
+			{"Apart", "Garbage trucks come on Mondays. Other words about stamps and a collection of coins."},
+			{"Together", "Garbage collection frees memory. Other words about stamps and trucks and many coins."},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t)
+			for _, n := range tc.notes {
+				e.note("", n[0], "", nil, n[1])
+			}
+			res := e.search(search.Input{Query: tc.query, Mode: "fulltext"})
+			if got := titles(res); len(got) != 2 || got[0] != tc.first {
+				t.Errorf("hits = %v, want %s first", got, tc.first)
+			}
+		})
 	}
 }
 

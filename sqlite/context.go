@@ -294,38 +294,25 @@ func readNotes(ctx context.Context, tx *sql.Tx, prev *MentionGraph, accessed map
 		return n, err
 	}
 	if prev == nil {
-		rows, err := tx.QueryContext(ctx, full+` ORDER BY id`)
+		notes, err := collect(ctx, tx, full+` ORDER BY id`, nil, scan)
 		if err != nil {
 			return nil, nil, false, fmt.Errorf("list notes: %w", err)
 		}
-		defer rows.Close()
-		for rows.Next() {
-			n, err := scan(rows)
-			if err != nil {
-				return nil, nil, false, fmt.Errorf("list notes: %w", err)
-			}
-			stale = append(stale, int32(len(notes)))
-			notes = append(notes, n)
-		}
-		if err := rows.Err(); err != nil {
-			return nil, nil, false, fmt.Errorf("list notes: %w", err)
+		stale = make([]int32, len(notes))
+		for i := range stale {
+			stale[i] = int32(i)
 		}
 		return notes, stale, true, nil
 	}
 
-	rows, err := tx.QueryContext(ctx, `SELECT id, `+noteSig+` FROM notes ORDER BY id`)
-	if err != nil {
-		return nil, nil, false, fmt.Errorf("list notes: %w", err)
-	}
-	defer rows.Close()
 	notes = make([]MentionNote, 0, len(prev.Notes)+16)
 	var reread []int64      // ids of rows that changed
 	at := map[int64]int32{} // their positions in notes
-	for rows.Next() {
+	err = eachRow(ctx, tx, `SELECT id, `+noteSig+` FROM notes ORDER BY id`, nil, func(rows *sql.Rows) error {
 		var id int64
 		var sig string
 		if err := rows.Scan(&id, &sig); err != nil {
-			return nil, nil, false, fmt.Errorf("list notes: %w", err)
+			return err
 		}
 		if i, ok := prev.noteIndex[id]; ok && prev.Notes[i].sig == sig {
 			n := prev.Notes[i]
@@ -334,36 +321,31 @@ func readNotes(ctx context.Context, tx *sql.Tx, prev *MentionGraph, accessed map
 				moved = true
 			}
 			notes = append(notes, n)
-			continue
+			return nil
 		}
 		moved = true
 		at[id] = int32(len(notes))
 		reread = append(reread, id)
 		notes = append(notes, MentionNote{ID: id})
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, nil, false, fmt.Errorf("list notes: %w", err)
 	}
-	rows.Close()
 	if len(notes) != len(prev.Notes) {
 		moved = true // deleted notes (every kept id was matched above)
 	}
 	if len(reread) == 0 {
 		return notes, nil, moved, nil
 	}
-	rows, err = tx.QueryContext(ctx, full+` WHERE id IN (SELECT value FROM json_each(?))`, intsArg(reread))
-	if err != nil {
-		return nil, nil, false, fmt.Errorf("read notes: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+	err = eachRow(ctx, tx, full+` WHERE id IN (SELECT value FROM json_each(?))`, []any{intsArg(reread)}, func(rows *sql.Rows) error {
 		n, err := scan(rows)
 		if err != nil {
-			return nil, nil, false, fmt.Errorf("read notes: %w", err)
+			return err
 		}
 		i, ok := at[n.ID]
 		if !ok {
-			continue
+			return nil
 		}
 		if j, ok := prev.noteIndex[n.ID]; ok && prev.Notes[j].hash == n.hash && prev.Notes[j].verified == n.verified {
 			n.keys, n.Concepts = prev.Notes[j].keys, prev.Notes[j].Concepts // moved or re-dated, same links
@@ -371,8 +353,9 @@ func readNotes(ctx context.Context, tx *sql.Tx, prev *MentionGraph, accessed map
 			stale = append(stale, i)
 		}
 		notes[i] = n
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, nil, false, fmt.Errorf("read notes: %w", err)
 	}
 	return notes, stale, moved, nil
@@ -380,21 +363,15 @@ func readNotes(ctx context.Context, tx *sql.Tx, prev *MentionGraph, accessed map
 
 // readAccess reads every note's latest explicit access, by path.
 func readAccess(ctx context.Context, tx *sql.Tx) (map[string]int64, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT path, accessed_ns FROM access`)
-	if err != nil {
-		return nil, fmt.Errorf("read accesses: %w", err)
-	}
-	defer rows.Close()
 	out := make(map[string]int64)
-	for rows.Next() {
+	err := eachRow(ctx, tx, `SELECT path, accessed_ns FROM access`, nil, func(rows *sql.Rows) error {
 		var p string
 		var at int64
-		if err := rows.Scan(&p, &at); err != nil {
-			return nil, fmt.Errorf("read accesses: %w", err)
-		}
+		err := rows.Scan(&p, &at)
 		out[p] = at
-	}
-	if err := rows.Err(); err != nil {
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("read accesses: %w", err)
 	}
 	return out, nil
@@ -403,40 +380,31 @@ func readAccess(ctx context.Context, tx *sql.Tx) (map[string]int64, error) {
 // readRegistry reads every concept (by id) and which concept owns each
 // key into g.
 func readRegistry(ctx context.Context, tx *sql.Tx, g *MentionGraph) error {
-	rows, err := tx.QueryContext(ctx, `SELECT id, label FROM concepts ORDER BY id`)
-	if err != nil {
-		return fmt.Errorf("list concepts: %w", err)
-	}
-	defer rows.Close()
 	g.conceptIndex = make(map[string]int32)
-	for rows.Next() {
+	err := eachRow(ctx, tx, `SELECT id, label FROM concepts ORDER BY id`, nil, func(rows *sql.Rows) error {
 		var c MentionConcept
 		if err := rows.Scan(&c.ID, &c.Label); err != nil {
-			return fmt.Errorf("list concepts: %w", err)
+			return err
 		}
 		g.conceptIndex[c.ID] = int32(len(g.Concepts))
 		g.Concepts = append(g.Concepts, c)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("list concepts: %w", err)
 	}
-	rows.Close()
-	krows, err := tx.QueryContext(ctx, `SELECT key, concept_id FROM concept_keys`)
-	if err != nil {
-		return fmt.Errorf("list concept keys: %w", err)
-	}
-	defer krows.Close()
 	g.owner = make(map[string]int32)
-	for krows.Next() {
+	err = eachRow(ctx, tx, `SELECT key, concept_id FROM concept_keys`, nil, func(rows *sql.Rows) error {
 		var k, id string
-		if err := krows.Scan(&k, &id); err != nil {
-			return fmt.Errorf("list concept keys: %w", err)
+		if err := rows.Scan(&k, &id); err != nil {
+			return err
 		}
 		if c, ok := g.conceptIndex[id]; ok {
 			g.owner[k] = c
 		}
-	}
-	if err := krows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("list concept keys: %w", err)
 	}
 	return nil
@@ -459,20 +427,15 @@ func readLinkKeys(ctx context.Context, tx *sql.Tx, g *MentionGraph, stale []int3
 		}
 		query, args = `SELECT note_id, key FROM links WHERE note_id IN (SELECT value FROM json_each(?))`, []any{intsArg(ids)}
 	}
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return fmt.Errorf("read links: %w", err)
-	}
-	defer rows.Close()
 	isStale := make(map[int32]bool, len(stale))
 	for _, i := range stale {
 		isStale[i] = true
 	}
-	for rows.Next() {
+	err := eachRow(ctx, tx, query, args, func(rows *sql.Rows) error {
 		var id int64
 		var k string
 		if err := rows.Scan(&id, &k); err != nil {
-			return fmt.Errorf("read links: %w", err)
+			return err
 		}
 		if i, ok := g.noteIndex[id]; ok && isStale[i] {
 			n := &g.Notes[i]
@@ -480,8 +443,9 @@ func readLinkKeys(ctx context.Context, tx *sql.Tx, g *MentionGraph, stale []int3
 				n.keys = append(n.keys, k)
 			}
 		}
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("read links: %w", err)
 	}
 	return nil

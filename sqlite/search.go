@@ -223,21 +223,14 @@ func (db *DB) SearchNotes(ctx context.Context, ids []int64) (map[int64]search.No
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT `+searchNoteColumns+` FROM notes n
+	err := eachRow(ctx, db.read, `SELECT `+searchNoteColumns+` FROM notes n
 		LEFT JOIN access a ON a.path = n.path
-		WHERE n.id IN (SELECT value FROM json_each(?))`, intsArg(ids))
-	if err != nil {
-		return nil, fmt.Errorf("search notes: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+		WHERE n.id IN (SELECT value FROM json_each(?))`, []any{intsArg(ids)}, func(rows *sql.Rows) error {
 		n, err := scanSearchNote(rows)
-		if err != nil {
-			return nil, fmt.Errorf("search notes: %w", err)
-		}
 		out[n.ID] = n
-	}
-	if err := rows.Err(); err != nil {
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("search notes: %w", err)
 	}
 	return out, nil
@@ -246,20 +239,14 @@ func (db *DB) SearchNotes(ctx context.Context, ids []int64) (map[int64]search.No
 // SearchFilterIDs returns the ids of the notes f admits.
 func (db *DB) SearchFilterIDs(ctx context.Context, f search.Filter) (map[int64]bool, error) {
 	where, args := searchWhere(f)
-	rows, err := db.read.QueryContext(ctx, `SELECT n.id FROM notes n WHERE `+where, args...)
-	if err != nil {
-		return nil, fmt.Errorf("filter notes: %w", err)
-	}
-	defer rows.Close()
 	out := map[int64]bool{}
-	for rows.Next() {
+	err := eachRow(ctx, db.read, `SELECT n.id FROM notes n WHERE `+where, args, func(rows *sql.Rows) error {
 		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("filter notes: %w", err)
-		}
+		err := rows.Scan(&id)
 		out[id] = true
-	}
-	if err := rows.Err(); err != nil {
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("filter notes: %w", err)
 	}
 	return out, nil
@@ -278,21 +265,15 @@ func (db *DB) SearchChunksVersion(ctx context.Context) (int64, error) {
 // SearchChunkStates returns, by note id, the note hash the chunks were cut
 // from, for notes whose chunks model embedded.
 func (db *DB) SearchChunkStates(ctx context.Context, model string) (map[int64]string, error) {
-	rows, err := db.read.QueryContext(ctx, `SELECT note_id, chunked_hash FROM note_chunk_state WHERE model = ?`, model)
-	if err != nil {
-		return nil, fmt.Errorf("read chunk states: %w", err)
-	}
-	defer rows.Close()
 	out := map[int64]string{}
-	for rows.Next() {
+	err := eachRow(ctx, db.read, `SELECT note_id, chunked_hash FROM note_chunk_state WHERE model = ?`, []any{model}, func(rows *sql.Rows) error {
 		var id int64
 		var h string
-		if err := rows.Scan(&id, &h); err != nil {
-			return nil, fmt.Errorf("read chunk states: %w", err)
-		}
+		err := rows.Scan(&id, &h)
 		out[id] = h
-	}
-	if err := rows.Err(); err != nil {
+		return err
+	})
+	if err != nil {
 		return nil, fmt.Errorf("read chunk states: %w", err)
 	}
 	return out, nil
@@ -311,24 +292,20 @@ func (db *DB) SearchChunkVectors(ctx context.Context, model string, ids []int64,
 }
 
 func (db *DB) searchChunkVectors(ctx context.Context, model string, ids []int64, fn func(search.ChunkVector)) error {
-	rows, err := db.read.QueryContext(ctx, `SELECT c.note_id, c.idx, c.start, c.end, e.vec FROM note_chunks c
+	err := eachRow(ctx, db.read, `SELECT c.note_id, c.idx, c.start, c.end, e.vec FROM note_chunks c
 		JOIN embeddings e ON e.model = ? AND e.text_hash = c.text_hash
 		WHERE c.note_id IN (SELECT value FROM json_each(?))
-		ORDER BY c.note_id, c.idx`, model, intsArg(ids))
-	if err != nil {
-		return fmt.Errorf("load chunk vectors: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+		ORDER BY c.note_id, c.idx`, []any{model, intsArg(ids)}, func(rows *sql.Rows) error {
 		var c search.ChunkVector
 		var b []byte
 		if err := rows.Scan(&c.NoteID, &c.Idx, &c.Start, &c.End, &b); err != nil {
-			return fmt.Errorf("load chunk vectors: %w", err)
+			return err
 		}
 		c.Vec = decodeVector(b)
 		fn(c)
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("load chunk vectors: %w", err)
 	}
 	return nil
@@ -345,19 +322,7 @@ func (db *DB) SearchConcept(ctx context.Context, key string) (c search.Concept, 
 	if err != nil {
 		return c, false, fmt.Errorf("resolve concept %q: %w", key, err)
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT key FROM concept_keys WHERE concept_id = ? ORDER BY key`, c.ID)
-	if err != nil {
-		return c, false, fmt.Errorf("resolve concept %q: %w", key, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			return c, false, fmt.Errorf("resolve concept %q: %w", key, err)
-		}
-		c.Keys = append(c.Keys, k)
-	}
-	if err := rows.Err(); err != nil {
+	if c.Keys, err = queryStrings(ctx, db.read, `SELECT key FROM concept_keys WHERE concept_id = ? ORDER BY key`, c.ID); err != nil {
 		return c, false, fmt.Errorf("resolve concept %q: %w", key, err)
 	}
 	return c, true, nil
@@ -368,24 +333,12 @@ func (db *DB) SearchConcept(ctx context.Context, key string) (c search.Concept, 
 func (db *DB) SearchConceptNotes(ctx context.Context, conceptID string, f search.Filter) ([]search.Note, error) {
 	where, args := searchWhere(f)
 	args = append([]any{conceptID, conceptID}, args...)
-	rows, err := db.read.QueryContext(ctx, `SELECT `+searchNoteColumns+` FROM notes n
+	out, err := collect(ctx, db.read, `SELECT `+searchNoteColumns+` FROM notes n
 		LEFT JOIN access a ON a.path = n.path
 		WHERE (n.id IN (SELECT l.note_id FROM concept_keys k JOIN links l ON l.key = k.key WHERE k.concept_id = ?)
 			OR n.id = (SELECT page_note_id FROM concepts WHERE id = ?))
-		AND `+where, args...)
+		AND `+where, args, func(rows *sql.Rows) (search.Note, error) { return scanSearchNote(rows) })
 	if err != nil {
-		return nil, fmt.Errorf("find notes linking %s: %w", conceptID, err)
-	}
-	defer rows.Close()
-	var out []search.Note
-	for rows.Next() {
-		n, err := scanSearchNote(rows)
-		if err != nil {
-			return nil, fmt.Errorf("find notes linking %s: %w", conceptID, err)
-		}
-		out = append(out, n)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("find notes linking %s: %w", conceptID, err)
 	}
 	return out, nil
