@@ -363,14 +363,7 @@ func readNotes(ctx context.Context, tx *sql.Tx, prev *MentionGraph, accessed map
 
 // readAccess reads every note's latest explicit access, by path.
 func readAccess(ctx context.Context, tx *sql.Tx) (map[string]int64, error) {
-	out := make(map[string]int64)
-	err := eachRow(ctx, tx, `SELECT path, accessed_ns FROM access`, nil, func(rows *sql.Rows) error {
-		var p string
-		var at int64
-		err := rows.Scan(&p, &at)
-		out[p] = at
-		return err
-	})
+	out, err := queryMap[string, int64](ctx, tx, `SELECT path, accessed_ns FROM access`)
 	if err != nil {
 		return nil, fmt.Errorf("read accesses: %w", err)
 	}
@@ -455,20 +448,10 @@ func readLinkKeys(ctx context.Context, tx *sql.Tx, g *MentionGraph, stale []int3
 // matter, as it was indexed) of the notes with the row ids, by row id;
 // notes without indexed text are absent.
 func (db *DB) NoteBodies(ctx context.Context, ids []int64) (map[int64]string, error) {
-	out := make(map[int64]string, len(ids))
 	if len(ids) == 0 {
-		return out, nil
+		return map[int64]string{}, nil
 	}
-	err := eachRow(ctx, db.read, `SELECT rowid, body FROM notes_fts WHERE rowid IN (SELECT value FROM json_each(?))`,
-		[]any{intsArg(ids)}, func(rows *sql.Rows) error {
-			var id int64
-			var body string
-			if err := rows.Scan(&id, &body); err != nil {
-				return err
-			}
-			out[id] = body
-			return nil
-		})
+	out, err := queryMap[int64, string](ctx, db.read, `SELECT rowid, body FROM notes_fts WHERE rowid IN (SELECT value FROM json_each(?))`, intsArg(ids))
 	if err != nil {
 		return nil, fmt.Errorf("read note bodies: %w", err)
 	}

@@ -265,14 +265,7 @@ func (db *DB) SearchChunksVersion(ctx context.Context) (int64, error) {
 // SearchChunkStates returns, by note id, the note hash the chunks were cut
 // from, for notes whose chunks model embedded.
 func (db *DB) SearchChunkStates(ctx context.Context, model string) (map[int64]string, error) {
-	out := map[int64]string{}
-	err := eachRow(ctx, db.read, `SELECT note_id, chunked_hash FROM note_chunk_state WHERE model = ?`, []any{model}, func(rows *sql.Rows) error {
-		var id int64
-		var h string
-		err := rows.Scan(&id, &h)
-		out[id] = h
-		return err
-	})
+	out, err := queryMap[int64, string](ctx, db.read, `SELECT note_id, chunked_hash FROM note_chunk_state WHERE model = ?`, model)
 	if err != nil {
 		return nil, fmt.Errorf("read chunk states: %w", err)
 	}
