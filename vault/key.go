@@ -5,6 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/noema-mem/noema/internal/ascii"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 )
@@ -18,7 +19,7 @@ import (
 // Other punctuation is kept ("C++" and "C" are different concepts), and so are
 // other dashes such as '–'. Invalid UTF-8 sequences are kept as they are.
 func Key(s string) string {
-	if isASCII(s) {
+	if ascii.Is(s) {
 		if isASCIIKey(s) {
 			return s
 		}
@@ -77,15 +78,6 @@ func isASCIIKey(s string) bool {
 		case 'A' <= c && c <= 'Z', c == '_', c == '-', c == '\t', c == '\n', c == '\v', c == '\f', c == '\r':
 			return false
 		case c == ' ' && s[i+1] == ' ':
-			return false
-		}
-	}
-	return true
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
 			return false
 		}
 	}
