@@ -95,15 +95,10 @@ func (db *DB) ConceptLinks(ctx context.Context) (*graph.ConceptLinks, error) {
 	l := &graph.ConceptLinks{}
 	err := db.ReadTx(ctx, func(tx *sql.Tx) error {
 		index := map[string]int32{}
-		err := eachRow(ctx, tx, `SELECT id, label FROM concepts ORDER BY id`, nil, func(rows *sql.Rows) error {
-			var id, label string
-			if err := rows.Scan(&id, &label); err != nil {
-				return err
-			}
+		err := eachPair(ctx, tx, `SELECT id, label FROM concepts ORDER BY id`, nil, func(id, label string) {
 			index[id] = int32(len(l.IDs))
 			l.IDs = append(l.IDs, id)
 			l.Labels = append(l.Labels, label)
-			return nil
 		})
 		if err != nil {
 			return fmt.Errorf("list concepts: %w", err)

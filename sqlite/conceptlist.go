@@ -87,15 +87,9 @@ func (db *DB) MentionCounts(ctx context.Context, ids []string) (map[string]int, 
 	}
 	// The base tables, not the mentions view: the view aggregates every
 	// link before it can be filtered.
-	err := eachRow(ctx, db.read, `SELECT k.concept_id, SUM(l.count) FROM concept_keys k JOIN links l ON l.key = k.key
-		WHERE k.concept_id IN (`+placeholders(len(ids))+`) GROUP BY k.concept_id`, anyArgs(ids), func(rows *sql.Rows) error {
-		var id string
-		var n int
-		if err := rows.Scan(&id, &n); err != nil {
-			return err
-		}
+	err := eachPair(ctx, db.read, `SELECT k.concept_id, SUM(l.count) FROM concept_keys k JOIN links l ON l.key = k.key
+		WHERE k.concept_id IN (`+placeholders(len(ids))+`) GROUP BY k.concept_id`, anyArgs(ids), func(id string, n int) {
 		out[id] = n
-		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("count mentions: %w", err)

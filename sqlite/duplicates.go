@@ -86,30 +86,20 @@ func (db *DB) DuplicateStats(ctx context.Context, ids []string, fn func(id strin
 		return id
 	}
 	cond, args = idsFilter("c.id", ids)
-	err = eachRow(ctx, tx, `SELECT c.id, r.to_ref FROM relations r JOIN concepts c ON c.page_note_id = r.note_id WHERE `+cond, args, func(rows *sql.Rows) error {
-		var id, ref string
-		if err := rows.Scan(&id, &ref); err != nil {
-			return err
-		}
+	err = eachPair(ctx, tx, `SELECT c.id, r.to_ref FROM relations r JOIN concepts c ON c.page_note_id = r.note_id WHERE `+cond, args, func(id, ref string) {
 		if s := stats[id]; s != nil {
 			s.nb = append(s.nb, refID(ref))
 		}
-		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("read concept relations: %w", err)
 	}
 	cond, args = idsFilter("k.concept_id", ids)
-	err = eachRow(ctx, tx, `SELECT k.concept_id, n.path FROM relations r JOIN concept_keys k ON r.to_ref = 'concept:' || k.key
-		JOIN notes n ON n.id = r.note_id WHERE `+cond, args, func(rows *sql.Rows) error {
-		var id, path string
-		if err := rows.Scan(&id, &path); err != nil {
-			return err
-		}
+	err = eachPair(ctx, tx, `SELECT k.concept_id, n.path FROM relations r JOIN concept_keys k ON r.to_ref = 'concept:' || k.key
+		JOIN notes n ON n.id = r.note_id WHERE `+cond, args, func(id, path string) {
 		if s := stats[id]; s != nil {
 			s.nb = append(s.nb, refID("from:"+path))
 		}
-		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("read concept relations: %w", err)
@@ -125,18 +115,10 @@ func (db *DB) DuplicateStats(ctx context.Context, ids []string, fn func(id strin
 // ConceptsSharingNotes calls fn with each other concept linked from a note
 // that links the concept with the id, and how many such notes there are.
 func (db *DB) ConceptsSharingNotes(ctx context.Context, id string, fn func(other string, notes int)) error {
-	err := eachRow(ctx, db.read, `WITH mine AS (
+	err := eachPair(ctx, db.read, `WITH mine AS (
 			SELECT DISTINCT l.note_id FROM concept_keys k JOIN links l ON l.key = k.key WHERE k.concept_id = ?)
 		SELECT k.concept_id, COUNT(DISTINCT l.note_id) FROM mine m JOIN links l ON l.note_id = m.note_id
-		JOIN concept_keys k ON k.key = l.key WHERE k.concept_id <> ? GROUP BY k.concept_id`, []any{id, id}, func(rows *sql.Rows) error {
-		var other string
-		var n int
-		if err := rows.Scan(&other, &n); err != nil {
-			return err
-		}
-		fn(other, n)
-		return nil
-	})
+		JOIN concept_keys k ON k.key = l.key WHERE k.concept_id <> ? GROUP BY k.concept_id`, []any{id, id}, fn)
 	if err != nil {
 		return fmt.Errorf("read concepts sharing notes: %w", err)
 	}

@@ -353,27 +353,14 @@ func (r *graphReader) AllMentions(ctx context.Context) ([]graph.Edge, error) {
 // eachConceptKey calls fn with every concept key and the id of the concept
 // that owns it.
 func eachConceptKey(ctx context.Context, q querier, fn func(key, concept string)) error {
-	return eachRow(ctx, q, `SELECT key, concept_id FROM concept_keys`, nil, func(rows *sql.Rows) error {
-		var k, c string
-		if err := rows.Scan(&k, &c); err != nil {
-			return err
-		}
-		fn(k, c)
-		return nil
-	})
+	return eachPair(ctx, q, `SELECT key, concept_id FROM concept_keys`, nil, fn)
 }
 
 // noteURIs maps every note's row id to its URI.
 func (r *graphReader) noteURIs(ctx context.Context) (map[int64]string, error) {
 	uris := make(map[int64]string)
-	err := eachRow(ctx, r.tx, `SELECT id, path FROM notes`, nil, func(rows *sql.Rows) error {
-		var id int64
-		var path string
-		if err := rows.Scan(&id, &path); err != nil {
-			return err
-		}
+	err := eachPair(ctx, r.tx, `SELECT id, path FROM notes`, nil, func(id int64, path string) {
 		uris[id] = graph.NoteURI(path)
-		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list notes: %w", err)

@@ -27,6 +27,20 @@ func eachRow(ctx context.Context, q querier, query string, args []any, scan func
 	return rows.Err()
 }
 
+// eachPair runs query on q and calls fn with the two columns of every row
+// (see eachRow).
+func eachPair[A, B any](ctx context.Context, q querier, query string, args []any, fn func(A, B)) error {
+	return eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
+		var a A
+		var b B
+		if err := rows.Scan(&a, &b); err != nil {
+			return err
+		}
+		fn(a, b)
+		return nil
+	})
+}
+
 // collect runs query on q and returns what scan makes of every row, in
 // order; empty, not nil, when there is none. Errors are eachRow's.
 func collect[T any](ctx context.Context, q querier, query string, args []any, scan func(*sql.Rows) (T, error)) ([]T, error) {
