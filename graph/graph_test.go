@@ -21,7 +21,6 @@ import (
 	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/internal/treetest"
 	"github.com/noema-mem/noema/sqlite"
-	"github.com/noema-mem/noema/vault"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden files")
@@ -276,20 +275,9 @@ func TestReindexExportsSameGraph(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ctx := context.Background()
 	sync := func() []byte {
-		v, err := vault.Open(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		db, err := sqlite.Open(ctx, filepath.Join(dir, ".noema", "index.db"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if _, err := indexer.New(v, db, nil).Sync(ctx, nil); err != nil {
-			t.Fatal(err)
-		}
+		db := noematest.SyncIndex(t, dir)
+		defer db.Close() // before the index is removed and rebuilt
 		g, js, _ := export(t, db)
 		if e := edgeByID(g, indexer.RelationID("concepts/garbage-collection.md", "part_of", "concept:runtime systems")); e == nil || !e.Dangling {
 			t.Errorf("part_of relation = %+v, want a dangling edge", e)
