@@ -9,8 +9,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/noema-mem/noema/app"
-	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/mcpserver"
 )
 
@@ -94,22 +92,9 @@ func TestNamesWhereUsersHaveNames(t *testing.T) {
 // params, SEP-2164) from 2026-07-28.
 func TestResourceNotFoundCode(t *testing.T) {
 	ctx := context.Background()
-	a := noematest.OpenApp(t, "", app.Options{})
-	srv, err := mcpserver.New(a, mcpserver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, _ := newServer(t, mcpserver.Options{})
 	for version, want := range map[string]int64{"2025-06-18": -32002, "2025-11-25": -32002, "2026-07-28": -32602} {
-		st, ct := mcp.NewInMemoryTransports()
-		ss, err := srv.Connect(ctx, st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil)
-		cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
-		if err != nil {
-			t.Fatal(err)
-		}
+		cs := session(t, srv, nil, &mcp.ClientSessionOptions{ProtocolVersion: version})
 		if got := cs.InitializeResult().ProtocolVersion; got != version {
 			t.Fatalf("negotiated %s, want %s", got, version)
 		}
@@ -120,7 +105,5 @@ func TestResourceNotFoundCode(t *testing.T) {
 				t.Errorf("%s: resource %q: %v, want %d", version, uri, err, want)
 			}
 		}
-		cs.Close()
-		ss.Close()
 	}
 }

@@ -25,12 +25,26 @@ func connect(t *testing.T, opts mcpserver.Options) (*mcp.ClientSession, *app.App
 
 func connectWith(t *testing.T, opts mcpserver.Options, copts *mcp.ClientOptions) (*mcp.ClientSession, *app.App) {
 	t.Helper()
-	ctx := context.Background()
+	srv, a := newServer(t, opts)
+	return session(t, srv, copts, nil), a
+}
+
+// newServer starts a server over a fresh vault.
+func newServer(t *testing.T, opts mcpserver.Options) (*mcp.Server, *app.App) {
+	t.Helper()
 	a := noematest.OpenApp(t, "", app.Options{MaxNoteBytes: 4096})
 	srv, err := mcpserver.New(a, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return srv, a
+}
+
+// session connects a client (with copts) to srv in memory and returns the
+// client's session (with sopts), closed when the test ends.
+func session(t *testing.T, srv *mcp.Server, copts *mcp.ClientOptions, sopts *mcp.ClientSessionOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
@@ -38,12 +52,12 @@ func connectWith(t *testing.T, opts mcpserver.Options, copts *mcp.ClientOptions)
 	}
 	t.Cleanup(func() { ss.Close() })
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, copts)
-	cs, err := client.Connect(ctx, ct, nil)
+	cs, err := client.Connect(ctx, ct, sopts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs, a
+	return cs
 }
 
 // call invokes a tool and decodes its structured result into out (when
