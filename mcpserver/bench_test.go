@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sort"
 	"testing"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/internal/benchdata"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/mcpserver"
 )
 
@@ -23,19 +23,7 @@ import (
 func benchApp(b *testing.B, n int) (*app.App, benchdata.Data) {
 	b.Helper()
 	data := benchdata.Generate()
-	dir := filepath.Join(b.TempDir(), "vault")
-	if err := benchdata.WriteVault(dir, data.Labels[:n], 100); err != nil {
-		b.Fatal(err)
-	}
-	a, err := app.Open(context.Background(), dir, app.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { a.Close() })
-	if _, err := a.Sync(context.Background(), false, nil); err != nil {
-		b.Fatal(err)
-	}
-	return a, data
+	return noematest.LabelVault(b, data.Labels[:n], 100), data
 }
 
 // BenchmarkFindConcepts measures find_concepts (WRatio, default processor,
