@@ -207,13 +207,7 @@ func TestHTTPManySessions(t *testing.T) {
 		}
 	}
 	var st struct{ Notes int }
-	client := mcp.NewClient(&mcp.Implementation{Name: "check", Version: "v0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	callTool(ctx, cs, "status", map[string]any{}, &st)
+	callTool(ctx, httpSession(t, url, nil), "status", map[string]any{}, &st)
 	if st.Notes != 50 {
 		t.Errorf("notes = %d, want 50", st.Notes)
 	}
