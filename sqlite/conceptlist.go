@@ -81,16 +81,13 @@ func (db *DB) KeyOwner(ctx context.Context, key string) (id, label string, ok bo
 // MentionCounts returns, for each concept among ids that is linked, how
 // many times notes link it under any of its keys.
 func (db *DB) MentionCounts(ctx context.Context, ids []string) (map[string]int, error) {
-	out := make(map[string]int, len(ids))
 	if len(ids) == 0 {
-		return out, nil
+		return map[string]int{}, nil
 	}
 	// The base tables, not the mentions view: the view aggregates every
 	// link before it can be filtered.
-	err := eachPair(ctx, db.read, `SELECT k.concept_id, SUM(l.count) FROM concept_keys k JOIN links l ON l.key = k.key
-		WHERE k.concept_id IN (`+placeholders(len(ids))+`) GROUP BY k.concept_id`, anyArgs(ids), func(id string, n int) {
-		out[id] = n
-	})
+	out, err := queryMap[string, int](ctx, db.read, `SELECT k.concept_id, SUM(l.count) FROM concept_keys k JOIN links l ON l.key = k.key
+		WHERE k.concept_id IN (`+placeholders(len(ids))+`) GROUP BY k.concept_id`, anyArgs(ids)...)
 	if err != nil {
 		return nil, fmt.Errorf("count mentions: %w", err)
 	}
