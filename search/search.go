@@ -367,7 +367,9 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 		return c
 	}
 	// The semantic side (embed the query, scan the vectors) runs beside
-	// the full-text query: two cores, half the wait.
+	// the full-text query: two cores, half the wait. In hybrid mode the
+	// scan keeps to one goroutine, the full-text query holding the other
+	// core (on two goroutines the scan slowed it down as much as it gained).
 	var (
 		sem     []semHit
 		semWarn []string
@@ -376,7 +378,11 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 		wg      sync.WaitGroup
 	)
 	if mode != ModeFulltext && strings.TrimSpace(raw) != "" {
-		wg.Go(func() { sem, semWarn, semErr = s.semantic(ctx, raw, f) })
+		workers := 2
+		if mode == ModeHybrid && !p.empty() {
+			workers = 1
+		}
+		wg.Go(func() { sem, semWarn, semErr = s.semantic(ctx, raw, f, workers) })
 	}
 	var text []TextHit
 	var textErr error

@@ -16,8 +16,9 @@ type semHit struct {
 }
 
 // semantic ranks notes by the cosine of the query's embedding with their
-// best chunk. An embedder that is missing or fails is an unavailable error.
-func (s *Service) semantic(ctx context.Context, raw string, f Filter) (hits []semHit, warnings []string, err error) {
+// best chunk, scanning the vectors on at most workers goroutines. An
+// embedder that is missing or fails is an unavailable error.
+func (s *Service) semantic(ctx context.Context, raw string, f Filter, workers int) (hits []semHit, warnings []string, err error) {
 	if s.Embedder == nil {
 		return nil, nil, noema.Errorf(noema.EUNAVAILABLE, "no embedder is configured")
 	}
@@ -65,7 +66,7 @@ func (s *Service) semantic(ctx context.Context, raw string, f Filter) (hits []se
 	// than notes wanted, keep each note's best.
 	seen := map[int64]bool{}
 	var out []semHit
-	for _, h := range c.idx.Search(q, 4*Depth, filter) {
+	for _, h := range c.idx.SearchWorkers(q, 4*Depth, filter, workers) {
 		note := noteOf(h.ID)
 		if seen[note] {
 			continue

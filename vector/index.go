@@ -164,6 +164,13 @@ func (x *Index) Get(id int64) ([]float32, bool) {
 // wrong dimension or is degenerate (check with [IsDegenerate] to tell the
 // cases apart and report them).
 func (x *Index) Search(q []float32, k int, filter func(id int64) bool) []Hit {
+	return x.SearchWorkers(q, k, filter, maxWorkers)
+}
+
+// SearchWorkers is [Index.Search] on at most workers goroutines (Search
+// uses up to two): one when the caller keeps the other core busy, as a
+// hybrid search does with its full-text query.
+func (x *Index) SearchWorkers(q []float32, k int, filter func(id int64) bool, workers int) []Hit {
 	if k <= 0 || len(q) != x.dim || IsDegenerate(q) {
 		return nil
 	}
@@ -178,10 +185,10 @@ func (x *Index) Search(q []float32, k int, filter func(id int64) bool) []Hit {
 	}
 	k = min(k, n)
 
-	workers := 1
-	if n >= parallelMinRows {
-		workers = min(maxWorkers, runtime.GOMAXPROCS(0))
+	if n < parallelMinRows {
+		workers = 1
 	}
+	workers = max(1, min(workers, maxWorkers, runtime.GOMAXPROCS(0)))
 	if x.quant && n >= quantMinRows {
 		return x.searchQuant(qn, k, filter, workers)
 	}
