@@ -201,32 +201,31 @@ func linkAggs(tx *Tx, query string, args ...any) (map[string]*linkAgg, error) {
 }
 
 func loadPages(tx *Tx) ([]*pageRow, error) {
-	rows, err := tx.Query(`SELECT * FROM (
+	var out []*pageRow
+	err := eachRow(tx.ctx, tx, `SELECT * FROM (
 		SELECT p.note_id, p.explicit, p.concept_id, p.label, p.aliases, p.description, p.metadata,
 			p.created_ns, p.updated_ns, n.created_ns, n.modified_ns, n.path
 		FROM pages p JOIN notes n ON n.id = p.note_id
 		UNION ALL
 		SELECT n.id, 0, '', n.title, n.aliases, '', '{}', 0, 0, n.created_ns, n.modified_ns, n.path
 		FROM notes n WHERE NOT EXISTS (SELECT 1 FROM pages p WHERE p.note_id = n.id)
-	) ORDER BY 2 DESC, 12`)
-	if err != nil {
-		return nil, fmt.Errorf("list pages: %w", err)
-	}
-	defer rows.Close()
-	var out []*pageRow
-	for rows.Next() {
+	) ORDER BY 2 DESC, 12`, nil, func(rows *sql.Rows) error {
 		var p pageRow
 		var aliases string
 		if err := rows.Scan(&p.noteID, &p.explicit, &p.conceptID, &p.label, &aliases, &p.description, &p.meta,
 			&p.fmCreated, &p.fmUpdated, &p.noteCreated, &p.noteModified, &p.path); err != nil {
-			return nil, fmt.Errorf("scan page: %w", err)
+			return err
 		}
 		if err := json.Unmarshal([]byte(aliases), &p.aliases); err != nil {
-			return nil, fmt.Errorf("decode aliases of %s: %w", p.path, err)
+			return fmt.Errorf("decode aliases of %s: %w", p.path, err)
 		}
 		out = append(out, &p)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list pages: %w", err)
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 type storedConcept struct {
@@ -239,21 +238,16 @@ type storedConcept struct {
 // that differ, and bumps the registry version when any did.
 func writeConcepts(tx *Tx, want []*desiredConcept) error {
 	have := make(map[string]storedConcept)
-	rows, err := tx.Query(`SELECT id, key, label, aliases, description, metadata, page_note_id, created_ns, updated_ns FROM concepts`)
-	if err != nil {
-		return fmt.Errorf("list concepts: %w", err)
-	}
-	for rows.Next() {
+	err := eachRow(tx.ctx, tx, `SELECT id, key, label, aliases, description, metadata, page_note_id, created_ns, updated_ns FROM concepts`, nil, func(rows *sql.Rows) error {
 		var id string
 		var s storedConcept
 		if err := rows.Scan(&id, &s.key, &s.label, &s.aliases, &s.description, &s.metadata, &s.pageNoteID, &s.created, &s.updated); err != nil {
-			rows.Close()
-			return fmt.Errorf("scan concept: %w", err)
+			return err
 		}
 		have[id] = s
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return fmt.Errorf("list concepts: %w", err)
 	}
 	type keyRow struct {
@@ -261,20 +255,18 @@ func writeConcepts(tx *Tx, want []*desiredConcept) error {
 		isLabel  bool
 	}
 	haveKeys := make(map[string]keyRow)
-	krows, err := tx.Query(`SELECT key, concept_id, text, is_label FROM concept_keys`)
+	err = eachRow(tx.ctx, tx, `SELECT key, concept_id, text, is_label FROM concept_keys`, nil, func(rows *sql.Rows) error {
+		var k string
+		var r keyRow
+		if err := rows.Scan(&k, &r.id, &r.text, &r.isLabel); err != nil {
+			return err
+		}
+		haveKeys[k] = r
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("list concept keys: %w", err)
 	}
-	for krows.Next() {
-		var k string
-		var r keyRow
-		if err := krows.Scan(&k, &r.id, &r.text, &r.isLabel); err != nil {
-			krows.Close()
-			return fmt.Errorf("scan concept key: %w", err)
-		}
-		haveKeys[k] = r
-	}
-	krows.Close()
 
 	wantIDs := make(map[string]bool, len(want))
 	wantKeys := make(map[string]keyRow)

@@ -202,22 +202,17 @@ func updateKeys(tx *Tx, keys []string) (bool, error) {
 		return false, err
 	}
 	owners := make(map[string]keyOwner)
-	rows, err := tx.Query(`SELECT ck.key, c.id, c.page_note_id IS NOT NULL, c.label, c.created_ns, c.updated_ns
-		FROM json_each(?) j JOIN concept_keys ck ON ck.key = j.value JOIN concepts c ON c.id = ck.concept_id`, arr)
-	if err != nil {
-		return false, fmt.Errorf("owners of linked keys: %w", err)
-	}
-	for rows.Next() {
+	err = eachRow(tx.ctx, tx, `SELECT ck.key, c.id, c.page_note_id IS NOT NULL, c.label, c.created_ns, c.updated_ns
+		FROM json_each(?) j JOIN concept_keys ck ON ck.key = j.value JOIN concepts c ON c.id = ck.concept_id`, []any{arr}, func(rows *sql.Rows) error {
 		var k string
 		var o keyOwner
 		if err := rows.Scan(&k, &o.id, &o.page, &o.label, &o.created, &o.updated); err != nil {
-			rows.Close()
-			return false, fmt.Errorf("owners of linked keys: %w", err)
+			return err
 		}
 		owners[k] = o
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return false, fmt.Errorf("owners of linked keys: %w", err)
 	}
 	aggs, err := aggregateLinks(tx, arr)
@@ -358,24 +353,19 @@ func updatePageTimes(tx *Tx, ids []string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	rows, err := tx.Query(`SELECT c.id, c.created_ns, c.updated_ns, pn.created_ns, pn.modified_ns,
+	var updates [][]any
+	err = eachRow(tx.ctx, tx, `SELECT c.id, c.created_ns, c.updated_ns, pn.created_ns, pn.modified_ns,
 			COALESCE(p.created_ns, 0), COALESCE(p.updated_ns, 0), lt.created, lt.updated
 		FROM json_each(?1) j JOIN concepts c ON c.id = j.value JOIN notes pn ON pn.id = c.page_note_id
 		LEFT JOIN pages p ON p.note_id = c.page_note_id
 		LEFT JOIN (SELECT ck.concept_id AS id, MIN(n.created_ns) AS created, MAX(n.modified_ns) AS updated
 			FROM json_each(?1) jj JOIN concept_keys ck ON ck.concept_id = jj.value
-			JOIN links l ON l.key = ck.key JOIN notes n ON n.id = l.note_id GROUP BY ck.concept_id) lt ON lt.id = c.id`, arr)
-	if err != nil {
-		return false, fmt.Errorf("page times: %w", err)
-	}
-	var updates [][]any
-	for rows.Next() {
+			JOIN links l ON l.key = ck.key JOIN notes n ON n.id = l.note_id GROUP BY ck.concept_id) lt ON lt.id = c.id`, []any{arr}, func(rows *sql.Rows) error {
 		var id string
 		var oldCreated, oldUpdated, created, updated, fc, fu int64
 		var lc, lu sql.NullInt64
 		if err := rows.Scan(&id, &oldCreated, &oldUpdated, &created, &updated, &fc, &fu, &lc, &lu); err != nil {
-			rows.Close()
-			return false, fmt.Errorf("page times: %w", err)
+			return err
 		}
 		if lc.Valid {
 			created = minNonZero(created, lc.Int64)
@@ -390,9 +380,9 @@ func updatePageTimes(tx *Tx, ids []string) (bool, error) {
 		if created != oldCreated || updated != oldUpdated {
 			updates = append(updates, []any{id, created, updated})
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return false, fmt.Errorf("page times: %w", err)
 	}
 	if len(updates) == 0 {
