@@ -37,19 +37,13 @@ func (db *DB) ListNotes(ctx context.Context, q noema.NoteQuery) (total int, note
 	if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*)`+from, args...).Scan(&total); err != nil {
 		return 0, nil, fmt.Errorf("count notes: %w", err)
 	}
-	rows, err := db.read.QueryContext(ctx, `SELECT n.path, n.title, n.tags, n.size, n.hash, n.modified_ns, COALESCE(a.accessed_ns, 0)`+
-		from+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, q.Limit, q.Offset)...)
-	if err != nil {
-		return 0, nil, fmt.Errorf("list notes: %w", err)
-	}
-	defer rows.Close()
-	notes = []noema.NoteSummary{}
-	for rows.Next() {
+	notes, err = collect(ctx, db.read, `SELECT n.path, n.title, n.tags, n.size, n.hash, n.modified_ns, COALESCE(a.accessed_ns, 0)`+
+		from+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, q.Limit, q.Offset), func(rows *sql.Rows) (noema.NoteSummary, error) {
 		var n noema.NoteSummary
 		var tags string
 		var mod, acc int64
 		if err := rows.Scan(&n.Path, &n.Title, &tags, &n.Size, &n.Checksum, &mod, &acc); err != nil {
-			return 0, nil, fmt.Errorf("scan note: %w", err)
+			return n, err
 		}
 		_ = json.Unmarshal([]byte(tags), &n.Tags)
 		if n.Tags == nil {
@@ -60,9 +54,9 @@ func (db *DB) ListNotes(ctx context.Context, q noema.NoteQuery) (total int, note
 		if acc != 0 {
 			n.Accessed = time.Unix(0, acc).UTC()
 		}
-		notes = append(notes, n)
-	}
-	if err := rows.Err(); err != nil {
+		return n, nil
+	})
+	if err != nil {
 		return 0, nil, fmt.Errorf("list notes: %w", err)
 	}
 	return total, notes, nil
