@@ -93,6 +93,9 @@ type TextIndex interface {
 	// and how many notes there are. A count may stop at half of the notes
 	// (rounded up): the caller only asks whether a term is in half of them.
 	SearchTermDocs(ctx context.Context, exprs []string) (docs []int, total int, err error)
+	// SearchTextVersion returns a number that changes whenever any note's
+	// full-text row changes.
+	SearchTextVersion(ctx context.Context) (int64, error)
 	// SearchBodies returns the indexed body text of each note among ids.
 	SearchBodies(ctx context.Context, ids []int64) (map[int64]string, error)
 }

@@ -178,6 +178,7 @@ type Service struct {
 	Tuning Tuning
 
 	chunks chunkCache
+	terms  termCache
 }
 
 // New returns a Service reading idx (a *sqlite.DB), embedding queries with
@@ -497,7 +498,7 @@ func (s *Service) fulltextMatch(ctx context.Context, p *parsed, f Filter) (strin
 	for i, t := range p.terms {
 		exprs[i] = t.expr()
 	}
-	docs, total, err := s.DB.SearchTermDocs(ctx, exprs)
+	docs, total, err := s.termDocs(ctx, exprs)
 	if err != nil {
 		return "", err
 	}
@@ -518,6 +519,70 @@ func (s *Service) fulltextMatch(ctx context.Context, p *parsed, f Filter) (strin
 		return p.match(), nil
 	}
 	return p.matchSkipping(skip), nil
+}
+
+// termDocs returns SearchTermDocs(exprs), each count read from the index
+// once per state of its text: counting a term walks its doclist (half of
+// the notes for a common one, most of fulltextMatch's cost at 100,000
+// notes), and agents' queries share their common words.
+func (s *Service) termDocs(ctx context.Context, exprs []string) (docs []int, total int, err error) {
+	version, err := s.DB.SearchTextVersion(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	c := &s.terms
+	c.mu.Lock()
+	if c.docs == nil || c.version != version || len(c.docs) > maxCachedTerms {
+		c.docs, c.version, c.total = map[string]int{}, version, -1
+	}
+	docs = make([]int, len(exprs))
+	var missing []string
+	for i, e := range exprs {
+		n, ok := c.docs[e]
+		if !ok {
+			missing = append(missing, e)
+		}
+		docs[i] = n
+	}
+	total = c.total
+	c.mu.Unlock()
+	if len(missing) == 0 && total >= 0 {
+		return docs, total, nil
+	}
+	counts, total, err := s.DB.SearchTermDocs(ctx, missing)
+	if err != nil {
+		return nil, 0, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	fresh := c.version == version
+	if fresh {
+		c.total = total
+	}
+	for i, e := range missing {
+		if fresh {
+			c.docs[e] = counts[i]
+		}
+		for j := range exprs {
+			if exprs[j] == e {
+				docs[j] = counts[i]
+			}
+		}
+	}
+	return docs, total, nil
+}
+
+// maxCachedTerms bounds the term counts termDocs keeps; past it the cache
+// starts over.
+const maxCachedTerms = 10000
+
+// termCache holds the notes counted per full-text term expression, for one
+// text version of the index.
+type termCache struct {
+	mu      sync.Mutex
+	version int64
+	total   int // notes in the index; -1 before the first count
+	docs    map[string]int
 }
 
 // skipCommonTerms turns fulltextMatch's pruning on; tests compare.

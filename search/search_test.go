@@ -659,3 +659,44 @@ func TestBonusSearchedApartIsExact(t *testing.T) {
 		t.Errorf("only %d queries had a bonus to compare", compared)
 	}
 }
+
+// TestTermCountsFollowWrites checks that the cached per-term note counts
+// behind the common-term pruning are read again once the text changes: a
+// term that grows past half of the notes starts to be pruned.
+func TestTermCountsFollowWrites(t *testing.T) {
+	e := newEnv(t)
+	root := e.a.Vault.Root
+	write := func(i int, body string) {
+		if err := os.WriteFile(filepath.Join(root, fmt.Sprintf("n%03d.md", i)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const n = 900
+	for i := range n {
+		body := "filler text "
+		if i%4 == 0 {
+			body += "alpha " // 225 notes: rare, and enough to fill the depth
+		}
+		if i%9 < 4 {
+			body += "beta " // 400 notes: under half
+		}
+		write(i, body)
+	}
+	noematest.Sync(t, e.a)
+	if search.Pruned(e.svc, "alpha beta") {
+		t.Fatal("beta, in 400 of 900 notes, is pruned")
+	}
+	for i := range n {
+		if i%9 == 4 || i%9 == 5 { // 200 more: 600 of 900
+			body := "filler text beta "
+			if i%4 == 0 {
+				body += "alpha "
+			}
+			write(i, body)
+		}
+	}
+	noematest.Sync(t, e.a)
+	if !search.Pruned(e.svc, "alpha beta") {
+		t.Error("beta, now in 600 of 900 notes, is not pruned: stale term counts")
+	}
+}

@@ -234,6 +234,7 @@ func (w *NoteWriter) Put(rec *NoteRecord, fresh bool) (int64, error) {
 			return 0, fmt.Errorf("insert name of %s: %w", rec.Path, err)
 		}
 	}
+	w.tx.textChanged = true
 	if _, err := w.text.ExecContext(ctx, id, rec.Title, rec.Body, search.CJKBigrams(rec.Title, rec.Body)); err != nil {
 		return 0, fmt.Errorf("index text of %s: %w", rec.Path, err)
 	}
@@ -241,6 +242,7 @@ func (w *NoteWriter) Put(rec *NoteRecord, fresh bool) (int64, error) {
 }
 
 func clearDerived(tx *Tx, id int64) error {
+	tx.textChanged = true
 	for _, q := range []string{
 		`DELETE FROM links WHERE note_id = ?`,
 		`DELETE FROM pages WHERE note_id = ?`,
@@ -318,6 +320,7 @@ func RecordAccess(tx *Tx, path string) error {
 // ClearDerivedAll empties every table rebuilt from files, keeping access
 // statistics and meta: the first step of a reindex.
 func ClearDerivedAll(tx *Tx) error {
+	tx.textChanged = true
 	for _, q := range []string{
 		`DELETE FROM concept_keys`, `DELETE FROM concepts`, `DELETE FROM relations`,
 		`DELETE FROM links`, `DELETE FROM pages`, `DELETE FROM notes_fts`, `DELETE FROM note_names`, `DELETE FROM notes`,

@@ -196,6 +196,16 @@ func (db *DB) SearchTermDocs(ctx context.Context, exprs []string) (docs []int, t
 	return docs, total, nil
 }
 
+// SearchTextVersion returns the counter that moves with every write that
+// changes a note's full-text row (migration 0009_text_version.sql).
+func (db *DB) SearchTextVersion(ctx context.Context) (int64, error) {
+	var v int64
+	if err := db.read.QueryRowContext(ctx, `SELECT text_version FROM search_state WHERE id = 1`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("read text version: %w", err)
+	}
+	return v, nil
+}
+
 // SearchBodies returns the indexed body of each note among ids (see
 // NoteBodies).
 func (db *DB) SearchBodies(ctx context.Context, ids []int64) (map[int64]string, error) {

@@ -267,3 +267,46 @@ func TestSearchTermDocs(t *testing.T) {
 		t.Errorf("SearchTermDocs = %v of %d, want %v of 5", docs, total, want)
 	}
 }
+
+// TestSearchTextVersionMoves checks that every write of a note's text
+// moves the text version (the term-count cache of package search depends
+// on it), and that a write of no text does not.
+func TestSearchTextVersionMoves(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	version := func() int64 {
+		v, err := db.SearchTextVersion(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	v0 := version()
+	put(t, db, textNote("a.md", "one"), textNote("b.md", "two"))
+	v1 := version()
+	if v1 == v0 {
+		t.Fatal("writing notes did not move the text version")
+	}
+	put(t, db, textNote("a.md", "one, again"))
+	v2 := version()
+	if v2 == v1 {
+		t.Fatal("rewriting a note did not move the text version")
+	}
+	remove(t, db, "b.md")
+	v3 := version()
+	if v3 == v2 {
+		t.Fatal("deleting a note did not move the text version")
+	}
+	if err := db.Write(ctx, func(tx *sqlite.Tx) error { _, err := tx.Exec(`UPDATE meta SET value = value WHERE 0`); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if version() != v3 {
+		t.Error("a write that changes no text moved the text version")
+	}
+	if err := db.Write(ctx, sqlite.ClearDerivedAll); err != nil {
+		t.Fatal(err)
+	}
+	if version() == v3 {
+		t.Error("clearing the index did not move the text version")
+	}
+}

@@ -156,6 +156,9 @@ type Tx struct {
 	ctx context.Context
 	// Now is the time the transaction started, from DB.Now.
 	Now time.Time
+	// textChanged records that the transaction wrote notes_fts: the
+	// commit then moves search_state.text_version.
+	textChanged bool
 }
 
 // Exec runs a statement in the transaction with its context.
@@ -208,8 +211,14 @@ func (db *DB) writeOnce(ctx context.Context, fn func(tx *Tx) error) error {
 // back when fn fails.
 func (db *DB) run(ctx context.Context, stx *sql.Tx, fn func(tx *Tx) error) error {
 	defer stx.Rollback()
-	if err := fn(&Tx{Tx: stx, ctx: ctx, Now: db.Now()}); err != nil {
+	tx := &Tx{Tx: stx, ctx: ctx, Now: db.Now()}
+	if err := fn(tx); err != nil {
 		return err
+	}
+	if tx.textChanged {
+		if _, err := tx.Exec(`UPDATE search_state SET text_version = text_version + 1 WHERE id = 1`); err != nil {
+			return fmt.Errorf("move the text version: %w", err)
+		}
 	}
 	if err := stx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
