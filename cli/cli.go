@@ -24,6 +24,7 @@ import (
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/config"
+	"github.com/noema-mem/noema/internal/replace"
 	"github.com/noema-mem/noema/tools"
 )
 
@@ -464,21 +465,9 @@ func renameParam(msg, param, name string) string {
 	if strings.HasPrefix(name, "--") {
 		msg = strings.ReplaceAll(msg, param+"=true", name)
 	}
-	var b strings.Builder
-	for {
-		i := strings.Index(msg, param)
-		if i < 0 {
-			break
-		}
-		end := i + len(param)
-		if (i > 0 && isWord(msg[i-1])) || (end < len(msg) && isWord(msg[end])) || (i > 1 && msg[i-2:i] == "--") {
-			b.WriteString(msg[:end])
-		} else {
-			b.WriteString(msg[:i] + name)
-		}
-		msg = msg[end:]
-	}
-	return b.String() + msg
+	return replace.Where(msg, param, name, func(s string, i, end int) bool {
+		return (i > 0 && isWord(s[i-1])) || (end < len(s) && isWord(s[end])) || (i > 1 && s[i-2:i] == "--")
+	})
 }
 
 func isWord(c byte) bool {

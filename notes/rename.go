@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/internal/replace"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -204,21 +205,9 @@ func rewritePathLinks(f noteFile, renames map[string]string) ([]byte, []vault.Li
 // replaceBounded replaces old in s where the next character does not
 // continue a path (so memory://a/b does not match memory://a/bc).
 func replaceBounded(s, old, repl string) string {
-	var b strings.Builder
-	for {
-		i := strings.Index(s, old)
-		if i < 0 {
-			break
-		}
-		end := i + len(old)
-		if end < len(s) && !strings.ContainsRune("\"' \t\r\n,]}#|", rune(s[end])) {
-			b.WriteString(s[:end])
-		} else {
-			b.WriteString(s[:i] + repl)
-		}
-		s = s[end:]
-	}
-	return b.String() + s
+	return replace.Where(s, old, repl, func(s string, _, end int) bool {
+		return end < len(s) && !strings.ContainsRune("\"' \t\r\n,]}#|", rune(s[end]))
+	})
 }
 
 // move plans and applies the move of src to dst with the links that follow

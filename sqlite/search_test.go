@@ -77,13 +77,7 @@ func TestSearchChunksVersionMoves(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
 	put(t, db, textNote("n.md", "text"))
-	version := func() int64 {
-		v, err := db.SearchChunksVersion(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
+	version := counter(t, db.SearchChunksVersion)
 	v0 := version()
 	if err := db.PutChunks(ctx, "m", []chunk.Note{{ID: 1, Hash: "hn.md", Chunks: []chunk.Chunk{{Start: 0, End: 4}}, TextHashes: []string{"t"}}}); err != nil {
 		t.Fatal(err)
@@ -274,13 +268,7 @@ func TestSearchTermDocs(t *testing.T) {
 func TestSearchTextVersionMoves(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
-	version := func() int64 {
-		v, err := db.SearchTextVersion(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
+	version := counter(t, db.SearchTextVersion)
 	v0 := version()
 	put(t, db, textNote("a.md", "one"), textNote("b.md", "two"))
 	v1 := version()
@@ -308,5 +296,18 @@ func TestSearchTextVersionMoves(t *testing.T) {
 	}
 	if version() == v3 {
 		t.Error("clearing the index did not move the text version")
+	}
+}
+
+// counter returns a reader of the version read reads, failing the test on
+// error.
+func counter(t *testing.T, read func(context.Context) (int64, error)) func() int64 {
+	return func() int64 {
+		t.Helper()
+		v, err := read(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
 	}
 }
