@@ -610,10 +610,21 @@ func TestBonusSearchedApartIsExact(t *testing.T) {
 	}
 	compared := 0
 	for _, q := range queries {
-		for _, limit := range []int{5, search.Depth} {
+		for _, variant := range []struct {
+			limit int
+			// other replaces Match by a word the bonus does not hold, so
+			// that notes with the bonus and no term of Match exist (as
+			// when pruning leaves terms out, or a phrase of stop words
+			// comes with Chinese terms).
+			other bool
+		}{{5, false}, {search.Depth, false}, {search.Depth, true}} {
+			limit := variant.limit
 			split := search.TextQueryOf(q, limit)
 			if split.Bonus == "" {
 				continue
+			}
+			if variant.other {
+				split.Match = `{title body} : "review"`
 			}
 			one := split
 			one.Match, one.Bonus = "("+split.Match+") OR "+split.Bonus, ""

@@ -63,14 +63,16 @@ func searchWhere(f search.Filter) (string, []any) {
 // by bm25() with q.Weights (title, body, cjk), then by path.
 //
 // bm25() is a sum over the phrases of the MATCH expression, so a note's
-// score is its bm25 under q.Match plus its bm25 under q.Bonus, and the two
-// are queried apart: the bonus (an exact phrase, a NEAR group) walks only
-// the notes where its terms meet, instead of checking positions on every
-// note that holds one term (half the cost of a search on the 10k vault).
-// The best q.Limit notes are then the best q.Limit under q.Match alone
-// plus the notes the bonus finds: a note the bonus does not touch keeps its
-// q.Match score, so it cannot overtake any of those. The ranking runs on
-// the FTS table alone and only the kept rows are joined to their notes.
+// score under "q.Match OR q.Bonus" is its bm25 under q.Match plus its bm25
+// under q.Bonus, and the bonus is queried apart: the bonus (an exact
+// phrase, a NEAR group) walks only the notes where its terms meet, instead
+// of checking positions on every note that holds one term (half the cost
+// of a search on the 10k vault). The best q.Limit notes are then the best
+// q.Limit under q.Match alone plus the notes the bonus finds, scored by
+// "(q.Bonus) AND (q.Match)" (the sum) or "(q.Bonus) NOT (q.Match)" (the
+// bonus alone): a note the bonus does not touch keeps its q.Match score,
+// so it cannot overtake any of those. The ranking runs on the FTS table
+// alone and only the kept rows are joined to their notes.
 func (db *DB) SearchText(ctx context.Context, q search.TextQuery) ([]search.TextHit, error) {
 	if (q.Match == "" && q.Bonus == "") || q.Limit <= 0 {
 		return nil, nil
@@ -124,25 +126,23 @@ func (db *DB) SearchText(ctx context.Context, q search.TextQuery) ([]search.Text
 		}
 	}
 	if q.Bonus != "" {
-		var outside []int64
-		err := rank(q.Bonus, "", nil, func(id int64, score float64, every bool) {
+		// A note with both the bonus and a term scores bm25 over the
+		// phrases of both, the sum searched for: the bonus AND the terms.
+		// One with the bonus and no term scores the bonus alone.
+		total := func(id int64, score float64, every bool) {
 			if r, ok := byID[id]; ok {
-				r.score += score
+				r.score = score
 				return
 			}
 			keep(id, score, every)
-			outside = append(outside, id)
-		})
-		if err != nil {
-			return nil, fmt.Errorf("search text bonus: %w", err)
 		}
-		// The bonus notes beyond the q.Match ranking's cut still have a
-		// q.Match score (none when they hold no term).
-		if len(outside) > 0 && q.Match != "" {
-			err := rank(q.Match, " AND rowid IN (SELECT value FROM json_each(?))", []any{intsArg(outside)},
-				func(id int64, score float64, _ bool) { byID[id].score += score })
-			if err != nil {
-				return nil, fmt.Errorf("search text: %w", err)
+		exprs := []string{q.Bonus}
+		if q.Match != "" {
+			exprs = []string{"(" + q.Bonus + ") AND (" + q.Match + ")", "(" + q.Bonus + ") NOT (" + q.Match + ")"}
+		}
+		for _, e := range exprs {
+			if err := rank(e, "", nil, total); err != nil {
+				return nil, fmt.Errorf("search text bonus: %w", err)
 			}
 		}
 	}
