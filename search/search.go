@@ -391,7 +391,8 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 		var match string
 		if match, textErr = s.fulltextMatch(ctx, p, f); textErr == nil {
 			text, textErr = s.DB.SearchText(ctx, TextQuery{
-				Match: match, Bonus: p.bonus(), All: p.all(), Weights: [3]float64{s.Tuning.TitleWeight, 1, 1}, Filter: f, Limit: Depth,
+				Match: match, Bonus: p.bonus(), All: p.all(),
+				Weights: [3]float64{s.Tuning.TitleWeight, 1, 1}, Filter: f, Limit: Depth,
 			})
 		}
 	}

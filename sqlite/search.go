@@ -6,7 +6,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -56,121 +55,6 @@ func searchWhere(f search.Filter) (string, []any) {
 		args = append(args, f.Since.UnixNano())
 	}
 	return strings.Join(where, " AND "), args
-}
-
-// SearchText returns the best q.Limit notes matching q.Match or q.Bonus
-// that q.Filter admits: the notes matching q.All (every term) first, then
-// by bm25() with q.Weights (title, body, cjk), then by path.
-//
-// bm25() is a sum over the phrases of the MATCH expression, so a note's
-// score under "q.Match OR q.Bonus" is its bm25 under q.Match plus its bm25
-// under q.Bonus, and the bonus is queried apart: the bonus (an exact
-// phrase, a NEAR group) walks only the notes where its terms meet, instead
-// of checking positions on every note that holds one term (half the cost
-// of a search on the 10k vault). The best q.Limit notes are then the best
-// q.Limit under q.Match alone plus the notes the bonus finds, scored by
-// "(q.Bonus) AND (q.Match)" (the sum) or "(q.Bonus) NOT (q.Match)" (the
-// bonus alone): a note the bonus does not touch keeps its q.Match score,
-// so it cannot overtake any of those. The ranking runs on the FTS table
-// alone and only the kept rows are joined to their notes.
-func (db *DB) SearchText(ctx context.Context, q search.TextQuery) ([]search.TextHit, error) {
-	if (q.Match == "" && q.Bonus == "") || q.Limit <= 0 {
-		return nil, nil
-	}
-	filter, fargs := "", []any(nil)
-	if !q.Filter.IsZero() {
-		where, wargs := searchWhere(q.Filter)
-		filter, fargs = " AND rowid IN (SELECT n.id FROM notes n WHERE "+where+")", wargs
-	}
-	type ranked struct {
-		id    int64
-		score float64
-		every bool
-	}
-	byID := map[int64]*ranked{}
-	var list []*ranked
-	// rank runs one ranking query: rowid, bm25 and the every-term flag of
-	// the notes matching expr, extra adding a condition or an order.
-	rank := func(expr, extra string, extraArgs []any, add func(id int64, score float64, every bool)) error {
-		args := []any{q.Weights[0], q.Weights[1], q.Weights[2]}
-		every := "1"
-		if q.All != "" {
-			// One FTS5 AND query (it intersects doclists, skipping)
-			// rather than a subquery per term.
-			every = "(rowid IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?))"
-			args = append(args, q.All)
-		}
-		args = append(args, expr)
-		args = append(args, fargs...)
-		args = append(args, extraArgs...)
-		return eachRow(ctx, db.read, `SELECT rowid, bm25(notes_fts, ?, ?, ?) AS score, `+every+` AS every FROM notes_fts
-			WHERE notes_fts MATCH ?`+filter+extra, args, func(r *sql.Rows) error {
-			var id int64
-			var score float64
-			var all bool
-			if err := r.Scan(&id, &score, &all); err != nil {
-				return err
-			}
-			add(id, score, all)
-			return nil
-		})
-	}
-	keep := func(id int64, score float64, every bool) {
-		r := &ranked{id: id, score: score, every: every}
-		byID[id] = r
-		list = append(list, r)
-	}
-	if q.Match != "" {
-		if err := rank(q.Match, ` ORDER BY every DESC, score, rowid LIMIT ?`, []any{q.Limit}, keep); err != nil {
-			return nil, fmt.Errorf("search text: %w", err)
-		}
-	}
-	if q.Bonus != "" {
-		// A note with both the bonus and a term scores bm25 over the
-		// phrases of both, the sum searched for: the bonus AND the terms.
-		// One with the bonus and no term scores the bonus alone.
-		total := func(id int64, score float64, every bool) {
-			if r, ok := byID[id]; ok {
-				r.score = score
-				return
-			}
-			keep(id, score, every)
-		}
-		exprs := []string{q.Bonus}
-		if q.Match != "" {
-			exprs = []string{"(" + q.Bonus + ") AND (" + q.Match + ")", "(" + q.Bonus + ") NOT (" + q.Match + ")"}
-		}
-		for _, e := range exprs {
-			if err := rank(e, "", nil, total); err != nil {
-				return nil, fmt.Errorf("search text bonus: %w", err)
-			}
-		}
-	}
-	ids := make([]int64, len(list))
-	for i, r := range list {
-		ids[i] = r.id
-	}
-	notes, err := db.SearchNotes(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]search.TextHit, 0, len(list))
-	for _, r := range list {
-		if n, ok := notes[r.id]; ok {
-			out = append(out, search.TextHit{ID: r.id, All: r.every, BM25: r.score, Note: n})
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.All != b.All {
-			return a.All
-		}
-		if a.BM25 != b.BM25 {
-			return a.BM25 < b.BM25
-		}
-		return a.Note.Path < b.Note.Path
-	})
-	return out[:min(len(out), q.Limit)], nil
 }
 
 // SearchTermDocs returns how many notes match each of the FTS5
