@@ -250,7 +250,7 @@ func (x *Index) errBound(r int, sq float32) float32 {
 // returns the best k lower bounds (score − error) among the rows filter
 // admits.
 func (x *Index) approxScan(qi []int16, sq float32, k int, filter func(int64) bool, lo, hi int, approx []float32) topK {
-	t := topK{k: k, hits: make([]Hit, 0, k)}
+	t := newTopK(k)
 	dim := x.dim
 	var sums [scanBlock]int32
 	eachBlock(lo, hi, func(r, m int) {
@@ -258,9 +258,7 @@ func (x *Index) approxScan(qi []int16, sq float32, k int, filter func(int64) boo
 		for j, s := range sums[:m] {
 			a := float32(s) * sq * x.scale[r+j]
 			approx[r+j] = a
-			if low := a - x.errBound(r+j, sq); t.admits(low) {
-				t.offer(Hit{ID: x.ids[r+j], Score: low}, filter)
-			}
+			t.consider(x, r+j, a-x.errBound(r+j, sq), filter)
 		}
 	})
 	return t
@@ -269,13 +267,11 @@ func (x *Index) approxScan(qi []int16, sq float32, k int, filter func(int64) boo
 // rescan scores in float32 the rows of [lo, hi) whose upper bound reaches
 // floor and returns their best k among those filter admits.
 func (x *Index) rescan(qn []float32, sq float32, k int, filter func(int64) bool, lo, hi int, approx []float32, floor float32) topK {
-	t := topK{k: k, hits: make([]Hit, 0, k)}
+	t := newTopK(k)
 	dim := x.dim
 	for r := lo; r < hi; r++ {
 		if approx[r]+x.errBound(r, sq) >= floor {
-			if s := dot1(qn, x.slab[r*dim:(r+1)*dim]); t.admits(s) {
-				t.offer(Hit{ID: x.ids[r], Score: s}, filter)
-			}
+			t.consider(x, r, dot1(qn, x.slab[r*dim:(r+1)*dim]), filter)
 		}
 	}
 	return t
@@ -283,15 +279,13 @@ func (x *Index) rescan(qn []float32, sq float32, k int, filter func(int64) bool,
 
 // scan returns the top k of rows [lo, hi). The caller holds x.mu for reading.
 func (x *Index) scan(q []float32, k int, filter func(int64) bool, lo, hi int) topK {
-	t := topK{k: k, hits: make([]Hit, 0, k)}
+	t := newTopK(k)
 	dim := x.dim
 	var scores [scanBlock]float32
 	eachBlock(lo, hi, func(r, m int) {
 		dots(q, x.slab[r*dim:(r+m)*dim], scores[:m])
 		for j, s := range scores[:m] {
-			if t.admits(s) { // a cheap reject before the ID load and the filter
-				t.offer(Hit{ID: x.ids[r+j], Score: s}, filter)
-			}
+			t.consider(x, r+j, s, filter)
 		}
 	})
 	return t
@@ -317,9 +311,16 @@ func better(a, b Hit) bool {
 	return a.Score > b.Score || (a.Score == b.Score && a.ID < b.ID)
 }
 
-// admits reports whether a hit scoring s could enter the top k: a check
-// before the hit's ID is even loaded.
-func (t *topK) admits(s float32) bool { return len(t.hits) < t.k || s >= t.hits[0].Score }
+// newTopK returns an empty top k.
+func newTopK(k int) topK { return topK{k: k, hits: make([]Hit, 0, k)} }
+
+// consider offers row r of x scoring s, loading the row's ID (and asking
+// filter) only when s could enter the top k: the cheap reject of a scan.
+func (t *topK) consider(x *Index, r int, s float32, filter func(int64) bool) {
+	if len(t.hits) < t.k || s >= t.hits[0].Score {
+		t.offer(Hit{ID: x.ids[r], Score: s}, filter)
+	}
+}
 
 // offer adds h if it belongs in the top k and passes filter (nil admits all).
 func (t *topK) offer(h Hit, filter func(int64) bool) {
