@@ -73,12 +73,12 @@ func (t *textSearch) keep(id int64, score float64, every bool) {
 }
 
 // rank runs one ranking query over the notes matching expr: rowid, bm25
-// and, with tier, whether the note matches q.All (else false); tail orders
-// and limits.
-func (t *textSearch) rank(ctx context.Context, expr string, tier bool, tail string, tailArgs []any, add func(id int64, score float64, every bool)) error {
+// and whether the note holds every term (matches q.All; with one term,
+// every note does); tail orders and limits.
+func (t *textSearch) rank(ctx context.Context, expr, tail string, tailArgs []any, add func(id int64, score float64, every bool)) error {
 	args := []any{t.q.Weights[0], t.q.Weights[1], t.q.Weights[2]}
-	every := "0"
-	if tier {
+	every := "1"
+	if t.q.All != "" {
 		every = "(rowid IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?))"
 		args = append(args, t.q.All)
 	}
@@ -103,14 +103,10 @@ func (t *textSearch) rank(ctx context.Context, expr string, tier bool, tail stri
 // tried: no faster at 100,000 notes, the tier's notes beyond the cut
 // needing a third query as often as not.)
 func (t *textSearch) terms(ctx context.Context) error {
-	q := t.q
-	if q.Match == "" {
+	if t.q.Match == "" {
 		return nil
 	}
-	if q.All == "" { // one term: one tier
-		return t.rank(ctx, q.Match, false, ` ORDER BY score, rowid LIMIT ?`, []any{q.Limit}, func(id int64, score float64, _ bool) { t.keep(id, score, true) })
-	}
-	return t.rank(ctx, q.Match, true, ` ORDER BY every DESC, score, rowid LIMIT ?`, []any{q.Limit}, t.keep)
+	return t.rank(ctx, t.q.Match, ` ORDER BY every DESC, score, rowid LIMIT ?`, []any{t.q.Limit}, t.keep)
 }
 
 // bonus adds the phrase and proximity bonus: a note with both the bonus
@@ -127,14 +123,14 @@ func (t *textSearch) bonus(ctx context.Context) error {
 			r.score = score
 			return
 		}
-		t.keep(id, score, every || q.All == "")
+		t.keep(id, score, every)
 	}
 	exprs := []string{q.Bonus}
 	if q.Match != "" {
 		exprs = []string{"(" + q.Bonus + ") AND (" + q.Match + ")", "(" + q.Bonus + ") NOT (" + q.Match + ")"}
 	}
 	for _, e := range exprs {
-		if err := t.rank(ctx, e, q.All != "", "", nil, total); err != nil {
+		if err := t.rank(ctx, e, "", nil, total); err != nil {
 			return err
 		}
 	}
