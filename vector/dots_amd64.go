@@ -16,16 +16,19 @@ func dot1AVX2(q *float32, row *float32, dim int) float32
 //go:noescape
 func dots4I8AVX2(q *int16, rows *int8, dim int, out *int32)
 
+// fits reports whether the float32 kernels take dimension dim.
+func fits(dim int) bool { return useAVX2 && dim > 0 && dim%16 == 0 }
+
 // quantizable reports whether an index of dimension dim keeps int8 copies
 // of its rows for a first, approximate pass (see quant.go): the CPU has the
 // kernel and the dimension fits it.
-func quantizable(dim int) bool { return useAVX2 && dim > 0 && dim%16 == 0 && dim <= maxQuantDim }
+func quantizable(dim int) bool { return fits(dim) && dim <= maxQuantDim }
 
 // dot1 is the dot product of q with row, with the kernel dots uses, so a
 // row scores the same whichever of them computes it.
 func dot1(q, row []float32) float32 {
 	dim := len(q)
-	if !useAVX2 || dim == 0 || dim%16 != 0 {
+	if !fits(dim) {
 		return Dot(q, row)
 	}
 	_ = row[dim-1]
@@ -48,7 +51,7 @@ func dotsI8(q []int16, rows []int8, out []int32) {
 // len(out) rows of len(q) values each).
 func dots(q, rows, out []float32) {
 	dim := len(q)
-	if !useAVX2 || dim == 0 || dim%16 != 0 || len(out) == 0 {
+	if !fits(dim) || len(out) == 0 {
 		dotsGo(q, rows, out)
 		return
 	}
