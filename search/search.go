@@ -72,6 +72,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 	"strings"
@@ -554,20 +555,19 @@ func (s *Service) termDocs(ctx context.Context, exprs []string) (docs []int, tot
 	if err != nil {
 		return nil, 0, err
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	fresh := c.version == version
-	if fresh {
-		c.total = total
-	}
+	got := make(map[string]int, len(missing))
 	for i, e := range missing {
-		if fresh {
-			c.docs[e] = counts[i]
-		}
-		for j := range exprs {
-			if exprs[j] == e {
-				docs[j] = counts[i]
-			}
+		got[e] = counts[i]
+	}
+	c.mu.Lock()
+	if c.version == version { // else the text moved meanwhile: keep nothing
+		c.total = total
+		maps.Copy(c.docs, got)
+	}
+	c.mu.Unlock()
+	for i, e := range exprs {
+		if n, ok := got[e]; ok {
+			docs[i] = n
 		}
 	}
 	return docs, total, nil
