@@ -11,6 +11,8 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/fuzzy"
+	"github.com/noema-mem/noema/indexer"
+	"github.com/noema-mem/noema/vault"
 	"github.com/noema-mem/noema/vector"
 )
 
@@ -92,6 +94,8 @@ type DupMember struct {
 	Label    string `json:"label"`
 	Mentions int    `json:"mentions"`
 	HasPage  bool   `json:"has_page"`
+	// Page is the page's URI when it has one.
+	Page string `json:"page,omitempty"`
 }
 
 // DupPair is the evidence that two concepts are one.
@@ -129,8 +133,9 @@ type MergeSuggestion struct {
 
 // DupGroup is a set of concepts that are likely one.
 type DupGroup struct {
-	// Target is the suggested survivor: most mentions, then has a page,
-	// then older.
+	// Target is the suggested survivor: the member whose page is a note
+	// of the vault, then one with a page, then not the rarer spelling of a
+	// typo, then most mentions, then older.
 	Target  DupRef      `json:"target"`
 	Members []DupMember `json:"members"`
 	Pairs   []DupPair   `json:"pairs"`
@@ -177,6 +182,12 @@ type Embeddings interface {
 type dupStats struct {
 	Mentions int
 	HasPage  bool
+	// Page is the vault path of its page, "" when none; Explicit whether
+	// that page declares the concept (under concepts/ or with a concept:
+	// key) rather than being a note taken by its title. A note's aliases
+	// are the concept's only when the page is explicit.
+	Page     string
+	Explicit bool
 	// Created is the concept's created time, Unix nanoseconds.
 	Created int64
 	// Neighbors are the notes linking it and its relations' other ends,
@@ -187,11 +198,11 @@ type dupStats struct {
 // duplicateIndex is what analyze_duplicates reads besides the names;
 // *sqlite.DB implements it.
 type duplicateIndex interface {
-	// DuplicateStats calls fn with the mention count, page, created time
-	// (Unix ns) and neighbours (ascending ids comparable across concepts:
+	// DuplicateStats calls fn with the mention count, page path and whether
+	// it is explicit, created time (Unix ns) and neighbours (ascending ids comparable across concepts:
 	// notes linking it, its relations' other ends) of each concept among
 	// ids, all concepts when ids is nil.
-	DuplicateStats(ctx context.Context, ids []string, fn func(id string, mentions int, hasPage bool, created int64, neighbors []int64)) error
+	DuplicateStats(ctx context.Context, ids []string, fn func(id string, mentions int, page string, explicit bool, created int64, neighbors []int64)) error
 	// ConceptsSharingNotes calls fn with every concept linked from a note
 	// that links the concept id, with the number of such notes.
 	ConceptsSharingNotes(ctx context.Context, id string, fn func(other string, notes int)) error
@@ -203,6 +214,21 @@ type dupConcept struct {
 	names     []nameInfo // label first
 	dupStats
 	vec []float32
+	// support is how many concepts' names use the label's rarest content
+	// word: a misspelt word is in few names, its right spelling in more.
+	support int
+}
+
+// ownName reports whether c's i-th name is the concept's own: its label,
+// or an alias declared by an explicit page. The aliases of a note taken as
+// a page by its title are the note's: they may find a duplicate but never
+// veto one.
+func (c *dupConcept) ownName(i int) bool { return i == 0 || c.Explicit || c.Page == "" }
+
+// realNote reports whether c's page is a note of the vault rather than a
+// concept page under concepts/.
+func (c *dupConcept) realNote() bool {
+	return c.Page != "" && !strings.HasPrefix(c.Page, indexer.ConceptsDir)
 }
 
 // dupIndex holds the blocking keys of every concept's names; built once
@@ -285,6 +311,18 @@ func buildDupIndex(m *matcher) *dupIndex {
 		}
 	}
 	return x
+}
+
+// support is how many concepts' names use the rarest content word of
+// concept i's label (0 when it has none).
+func (x *dupIndex) support(i int) int {
+	n := -1
+	for _, w := range x.names[i][0].content {
+		if l := len(x.token[w]); n < 0 || l < n {
+			n = l
+		}
+	}
+	return max(n, 0)
 }
 
 // versionKey is a name's compact form without digits ("ipv" for IPv4 and
@@ -1014,6 +1052,19 @@ func near(x, y []string) bool {
 // judgePair judges two concepts on every pair of their names and on the
 // pair's shared evidence.
 func judgePair(a, b *dupConcept, ch uint16) (DupPair, *DoNotMerge, bool) {
+	var sim *float64
+	if a.vec != nil && b.vec != nil {
+		s := float64(vector.Dot(a.vec, b.vec))
+		s = math.Round(s*1e6) / 1e6
+		sim = &s
+	}
+	return judgeSim(a, b, ch, sim)
+}
+
+// judgeSim is judgePair with the embedding similarity given (nil: none).
+// It is the one rule behind analyze_duplicates' verdicts and
+// merge_concepts' acceptance.
+func judgeSim(a, b *dupConcept, ch uint16, sim *float64) (DupPair, *DoNotMerge, bool) {
 	var best judgement
 	var veto judgement
 	bestFuzzy := 0.0
@@ -1024,19 +1075,13 @@ func judgePair(a, b *dupConcept, ch uint16) (DupPair, *DoNotMerge, bool) {
 			if j.verdict != "" && (best.verdict == "" || j.score > best.score) {
 				best = j
 			}
-			if j.veto != "" && j.fuzzy > veto.fuzzy {
-				veto = j
+			if j.veto == "" || !a.ownName(i) || !b.ownName(k) {
+				continue // a note's alias never vetoes
 			}
-			if j.veto != "" && veto.veto == "" {
+			if j.fuzzy > veto.fuzzy || veto.veto == "" {
 				veto = j
 			}
 		}
-	}
-	var sim *float64
-	if a.vec != nil && b.vec != nil {
-		s := float64(vector.Dot(a.vec, b.vec))
-		s = math.Round(s*1e6) / 1e6
-		sim = &s
 	}
 	shared := countShared(a.Neighbors, b.Neighbors)
 	p := DupPair{A: DupRef{a.id, a.label}, B: DupRef{b.id, b.label}, Fuzzy: round2(bestFuzzy), Similarity: sim, SharedNeighbors: shared}
@@ -1071,7 +1116,9 @@ func judgePair(a, b *dupConcept, ch uint16) (DupPair, *DoNotMerge, bool) {
 	}
 	p.Score = math.Round(p.Score*1e4) / 1e4
 	p.Evidence = append(p.Evidence, channelEvidence(ch)...)
-	if sim != nil && *sim < mergeSimilarity {
+	if sim != nil && *sim < mergeSimilarity && p.Verdict != VerdictMerge {
+		// A merge verdict is accepted by merge_concepts whatever the
+		// similarity (the same rule decides both); a review is not.
 		p.Evidence = append(p.Evidence, fmt.Sprintf("similarity_below_%.1f: merge_concepts needs force=true", mergeSimilarity))
 	}
 	return p, nil, false
@@ -1211,6 +1258,9 @@ func analyse(cs *candidates, cons []dupConcept, minScore float64) ([]DupGroup, [
 		if conflict {
 			j.p.Verdict = VerdictReview
 			j.p.Evidence = append(j.p.Evidence, "joins_concepts_judged_apart")
+			if s := j.p.Similarity; s != nil && *s < mergeSimilarity {
+				j.p.Evidence = append(j.p.Evidence, fmt.Sprintf("similarity_below_%.1f: merge_concepts needs force=true", mergeSimilarity))
+			}
 			continue
 		}
 		root, other := min(ra, rb), max(ra, rb)
@@ -1220,7 +1270,16 @@ func analyse(cs *candidates, cons []dupConcept, minScore float64) ([]DupGroup, [
 	}
 	comps := map[int64]*DupGroup{}
 	memberSets := map[int64][]int32{}
+	misspelt := map[int32]bool{} // the rarer spelling of a typo pair
 	for n, j := range pairs {
+		if slices.Contains(j.p.Evidence, "typo") {
+			switch a, b := &cons[j.a], &cons[j.b]; {
+			case a.support < b.support:
+				misspelt[j.a] = true
+			case b.support < a.support:
+				misspelt[j.b] = true
+			}
+		}
 		r := int64(find(j.a))
 		if j.p.Verdict != VerdictMerge && find(j.a) != find(j.b) {
 			r = -1 - int64(n)
@@ -1244,13 +1303,17 @@ func analyse(cs *candidates, cons []dupConcept, minScore float64) ([]DupGroup, [
 	groups := make([]DupGroup, 0, len(comps))
 	for r, g := range comps {
 		ms := memberSets[r]
-		slices.SortFunc(ms, func(x, y int32) int { return survivorOrder(&cons[x], &cons[y]) })
+		slices.SortFunc(ms, func(x, y int32) int { return survivorOrder(&cons[x], &cons[y], misspelt[x], misspelt[y]) })
 		t := &cons[ms[0]]
 		g.Target = DupRef{t.id, t.label}
 		g.Merge = MergeSuggestion{Target: t.id, Sources: []string{}}
 		for _, m := range ms {
 			c := &cons[m]
-			g.Members = append(g.Members, DupMember{ID: c.id, Label: c.label, Mentions: c.Mentions, HasPage: c.HasPage})
+			dm := DupMember{ID: c.id, Label: c.label, Mentions: c.Mentions, HasPage: c.HasPage}
+			if c.Page != "" {
+				dm.Page = vault.PathToURI(c.Page)
+			}
+			g.Members = append(g.Members, dm)
 			if m != ms[0] {
 				g.Merge.Sources = append(g.Merge.Sources, c.id)
 			}
@@ -1281,17 +1344,33 @@ func analyse(cs *candidates, cons []dupConcept, minScore float64) ([]DupGroup, [
 	return groups, dnm
 }
 
-// survivorOrder orders a group's members: the suggested target first (most
-// mentions, then has a page, then older, then label and id).
-func survivorOrder(a, b *dupConcept) int {
-	if c := cmp.Compare(b.Mentions, a.Mentions); c != 0 {
-		return c
-	}
-	if a.HasPage != b.HasPage {
-		if a.HasPage {
+// survivorOrder orders a group's members: the suggested target first. A
+// page that is a note of the vault comes first (merging it away would
+// leave the note without its links and make an empty page for the
+// survivor), then any page, then a name that is not the rarer spelling of
+// a typo pair (am, bm: misspelt), then the most mentions, then older, then
+// label and id.
+func survivorOrder(a, b *dupConcept, am, bm bool) int {
+	first := func(x, y bool) int {
+		switch {
+		case x == y:
+			return 0
+		case x:
 			return -1
 		}
 		return 1
+	}
+	if c := first(a.realNote(), b.realNote()); c != 0 {
+		return c
+	}
+	if c := first(a.HasPage, b.HasPage); c != 0 {
+		return c
+	}
+	if c := first(!am, !bm); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.Mentions, a.Mentions); c != 0 {
+		return c
 	}
 	if c := cmp.Compare(a.Created, b.Created); c != 0 {
 		return c
@@ -1300,6 +1379,59 @@ func survivorOrder(a, b *dupConcept) int {
 		return c
 	}
 	return cmp.Compare(a.id, b.id)
+}
+
+// judgedDuplicates returns the ids of the sources that analyze_duplicates'
+// rule puts in one group with target: a merge verdict with the target or
+// with a source already joined. sim gives two concepts' embedding
+// similarity (nil when there is none).
+func (s *Service) judgedDuplicates(ctx context.Context, target *noema.Concept, sources []*noema.Concept,
+	sim func(a, b *noema.Concept) (*float64, error)) (map[string]bool, error) {
+	all := append([]*noema.Concept{target}, sources...)
+	cons := make([]dupConcept, len(all))
+	ids := make([]string, len(all))
+	pos := map[string]int{}
+	for i, c := range all {
+		ids[i] = c.ID
+		pos[c.ID] = i
+		cons[i] = dupConcept{id: c.ID, label: c.Label}
+		for _, n := range append([]string{c.Label}, c.Aliases...) {
+			cons[i].names = append(cons[i].names, analyseName(n))
+		}
+	}
+	if di, ok := s.DB.(duplicateIndex); ok {
+		err := di.DuplicateStats(ctx, ids, func(id string, mentions int, page string, explicit bool, created int64, nb []int64) {
+			if i, ok := pos[id]; ok {
+				cons[i].dupStats = dupStats{Mentions: mentions, HasPage: page != "", Page: page, Explicit: explicit, Created: created, Neighbors: nb}
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	joined := map[string]bool{}
+	in := []int{0}
+	for grew := true; grew; {
+		grew = false
+		for i := 1; i < len(all); i++ {
+			if joined[all[i].ID] {
+				continue
+			}
+			for _, k := range in {
+				sv, err := sim(all[i], all[k])
+				if err != nil {
+					return nil, err
+				}
+				if p, _, _ := judgeSim(&cons[i], &cons[k], 0, sv); p.Verdict == VerdictMerge {
+					joined[all[i].ID] = true
+					in = append(in, i)
+					grew = true
+					break
+				}
+			}
+		}
+	}
+	return joined, nil
 }
 
 // dupState is the duplicate index cached with a matcher.
@@ -1351,7 +1483,7 @@ func (s *Service) Duplicates(ctx context.Context, in DuplicatesInput, emb Embedd
 
 	cons := make([]dupConcept, len(m.ids))
 	for i, id := range m.ids {
-		cons[i] = dupConcept{id: id, label: m.labels[i], names: x.names[i]}
+		cons[i] = dupConcept{id: id, label: m.labels[i], names: x.names[i], support: x.support(i)}
 	}
 	if emb != nil {
 		name, vecs, err := emb.ConceptVectors(ctx)
@@ -1374,9 +1506,9 @@ func (s *Service) Duplicates(ctx context.Context, in DuplicatesInput, emb Embedd
 		}
 	}
 	load := func(ids []string) error {
-		return di.DuplicateStats(ctx, ids, func(id string, mentions int, hasPage bool, created int64, nb []int64) {
+		return di.DuplicateStats(ctx, ids, func(id string, mentions int, page string, explicit bool, created int64, nb []int64) {
 			if i, ok := x.pos[id]; ok {
-				cons[i].dupStats = dupStats{Mentions: mentions, HasPage: hasPage, Created: created, Neighbors: nb}
+				cons[i].dupStats = dupStats{Mentions: mentions, HasPage: page != "", Page: page, Explicit: explicit, Created: created, Neighbors: nb}
 			}
 		})
 	}

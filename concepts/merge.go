@@ -40,6 +40,21 @@ type FileChange struct {
 type SourceSimilarity struct {
 	ConceptName
 	Similarity float64 `json:"similarity"`
+	// Duplicate is whether analyze_duplicates' rule calls the source and
+	// the target one concept (a merge verdict, directly or through
+	// another source): such a source is merged whatever its similarity.
+	Duplicate bool `json:"duplicate"`
+}
+
+// InboundChange is a note whose inbound links a merge changes: a source's
+// page loses the links to the source, the target's page gains them.
+type InboundChange struct {
+	URI string `json:"uri"`
+	// Role is source_page, target_page or new_target_page (created by the
+	// merge).
+	Role   string `json:"role"`
+	Before int    `json:"before"`
+	After  int    `json:"after"`
 }
 
 // MergeResult is what a merge changed, or would change.
@@ -52,6 +67,13 @@ type MergeResult struct {
 	AliasesAdded   []string     `json:"aliases_added"`
 	RelationsMoved int          `json:"relations_moved"`
 	PagesDeleted   []string     `json:"pages_deleted"`
+	// InboundLinks lists every note that gains or loses inbound links.
+	InboundLinks []InboundChange `json:"inbound_links"`
+	// NeedsForce is set on a dry run of a merge that force=true must
+	// allow (a source below min_similarity that analyze_duplicates does
+	// not call a duplicate); Warnings say why.
+	NeedsForce bool     `json:"needs_force"`
+	Warnings   []string `json:"warnings"`
 	// Similarities are the sources' embedding similarities to the
 	// target, by Embedder.
 	Similarities []SourceSimilarity `json:"similarities"`
@@ -102,7 +124,8 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 		return nil, err
 	}
 	res := &MergeResult{DryRun: dryRun, Target: ConceptName{target.ID, target.Label}, Sources: []ConceptName{},
-		Changes: []FileChange{}, AliasesAdded: []string{}, PagesDeleted: []string{}, Similarities: []SourceSimilarity{}}
+		Changes: []FileChange{}, AliasesAdded: []string{}, PagesDeleted: []string{}, Similarities: []SourceSimilarity{},
+		InboundLinks: []InboundChange{}, Warnings: []string{}}
 	var sources []*noema.Concept
 	var merged []string
 	for _, ref := range in.Sources {
@@ -124,40 +147,95 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 		return res, nil
 	}
 
-	// Refuse what does not look like the same thing.
-	min := in.MinSimilarity
-	if min == 0 && !in.Force {
-		min = DefaultMinSimilarity
-	}
-	if s.Similarity != nil {
-		var low []string
+	// A note that is a source's page keeps the source's links only if the
+	// target's page is a note too: never point them at an empty or
+	// concept page made for a name without a note.
+	targetPage := pagePath(target.Page)
+	if !isNotePage(targetPage) {
 		for _, c := range sources {
-			sim, embedder, err := s.Similarity(ctx, c, target)
-			if err != nil {
-				return nil, fmt.Errorf("similarity of %q to %q: %w", c.Label, target.Label, err)
+			if p := pagePath(c.Page); isNotePage(p) {
+				return nil, &noema.Error{Code: noema.EINVALID, Param: "target",
+					Message: fmt.Sprintf("%q has the note %s as its page and %q has no note: merging would point the note's links at %s; merge %q into %q instead",
+						c.Label, c.Page, target.Label, pageOrNone(target.Page), target.Label, c.Label),
+					Details: map[string]any{"target": c.ID, "source": target.ID}}
 			}
-			res.Embedder = embedder
-			res.Similarities = append(res.Similarities, SourceSimilarity{ConceptName{c.ID, c.Label}, sim})
-			if sim < min {
-				low = append(low, fmt.Sprintf("%q (%.3f)", c.Label, sim))
-			}
-		}
-		if len(low) > 0 && !in.Force {
-			return nil, &noema.Error{Code: noema.EINVALID, Param: "force",
-				Message: fmt.Sprintf("%s: similarity to %q below %.2f with the embedder %s; pass force=true if they are the same concept",
-					strings.Join(low, ", "), target.Label, min, res.Embedder),
-				Details: map[string]any{"similarities": res.Similarities, "embedder": res.Embedder}}
 		}
 	}
 
+	// Refuse what does not look like the same thing: below min_similarity
+	// unless analyze_duplicates' rule calls it a duplicate (one rule for
+	// both) or force. A dry run previews the merge and says it needs force.
+	floor := in.MinSimilarity
+	if floor == 0 && !in.Force {
+		floor = DefaultMinSimilarity
+	}
+	sims := map[[2]string]*float64{}
+	simOf := func(a, b *noema.Concept) (*float64, error) {
+		if s.Similarity == nil {
+			return nil, nil
+		}
+		k := [2]string{min(a.ID, b.ID), max(a.ID, b.ID)}
+		if v, ok := sims[k]; ok {
+			return v, nil
+		}
+		sim, embedder, err := s.Similarity(ctx, a, b)
+		if err != nil {
+			return nil, fmt.Errorf("similarity of %q to %q: %w", a.Label, b.Label, err)
+		}
+		res.Embedder = embedder
+		sims[k] = &sim
+		return &sim, nil
+	}
+	judged, err := s.judgedDuplicates(ctx, target, sources, simOf)
+	if err != nil {
+		return nil, err
+	}
+	var low []string
+	for _, c := range sources {
+		sim, err := simOf(c, target)
+		if err != nil {
+			return nil, err
+		}
+		if sim == nil {
+			continue
+		}
+		res.Similarities = append(res.Similarities, SourceSimilarity{ConceptName{c.ID, c.Label}, *sim, judged[c.ID]})
+		if *sim < floor && !judged[c.ID] {
+			low = append(low, fmt.Sprintf("%q (%.3f)", c.Label, *sim))
+		}
+	}
+	if len(low) > 0 && !in.Force {
+		e := &noema.Error{Code: noema.EINVALID, Param: "force",
+			Message: fmt.Sprintf("%s: similarity to %q below %.2f with the embedder %s, and analyze_duplicates does not call them one concept; pass force=true if they are the same concept",
+				strings.Join(low, ", "), target.Label, floor, res.Embedder),
+			Details: map[string]any{"similarities": res.Similarities, "embedder": res.Embedder}}
+		if !dryRun {
+			return nil, e
+		}
+		res.NeedsForce = true
+		res.Warnings = append(res.Warnings, "needs force=true: "+e.Message)
+	}
+
+	ed := newEdits(s.Vault)
 	// The target's page, with every name, the metadata and the relations.
 	p := pageState{id: target.ID, label: target.Label, aliases: slices.Clone(target.Aliases), description: target.Description, metadata: target.Metadata}
 	keys := map[string]bool{}        // the sources' keys: links to rewrite
 	refs := []string{}               // the sources as relation targets
 	sourcePages := map[string]bool{} // pages of sources, by path
+	keySource := map[string]string{} // link key -> source id
 	for _, c := range sources {
+		// A note taken as the source's page by its title keeps its own
+		// aliases: they are the note's, not the concept's.
+		own, err := s.ownAliases(ed, c)
+		if err != nil {
+			return nil, err
+		}
 		for _, name := range append([]string{c.Label}, c.Aliases...) {
 			keys[vault.Key(name)] = true
+			keySource[vault.Key(name)] = c.ID
+			if name != c.Label && !own {
+				continue
+			}
 			if !slices.ContainsFunc(p.aliases, func(a string) bool { return vault.Key(a) == vault.Key(name) }) && vault.Key(name) != target.Key {
 				p.aliases = append(p.aliases, name)
 				res.AliasesAdded = append(res.AliasesAdded, name)
@@ -180,7 +258,6 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 	targetRef := "concept:" + target.Key
 	isSourceRef := func(to string) bool { return slices.Contains(refs, vault.RelationRef(to)) }
 
-	ed := newEdits(s.Vault)
 	// Links in notes.
 	var linking []string
 	for _, c := range sources {
@@ -191,6 +268,7 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 		linking = append(linking, paths...)
 	}
 	slices.Sort(linking)
+	moved := map[string]int{} // links moved, by source id
 	for _, rel := range slices.Compact(linking) {
 		content, n, err := ed.currentNote(rel)
 		if err != nil {
@@ -200,6 +278,7 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 			if !keys[l.Key] {
 				return "", false
 			}
+			moved[keySource[l.Key]]++
 			return retarget(content, l, target.Label), true
 		})
 		ed.set(rel, out, changes)
@@ -209,10 +288,6 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 	declaring, err := s.DB.FilesRelatingTo(ctx, refs)
 	if err != nil {
 		return nil, err
-	}
-	targetPage := strings.TrimPrefix(target.Page, noema.URIScheme)
-	if targetPage != "" {
-		targetPage += ".md"
 	}
 	for _, rel := range declaring {
 		if sourcePages[rel] || rel == targetPage {
@@ -243,7 +318,7 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 	}
 
 	// The sources' own relations move to the target's page.
-	var moved []vault.RawRelation
+	var movedRels []vault.RawRelation
 	for rel := range sourcePages {
 		content, err := ed.current(rel)
 		if err != nil {
@@ -258,9 +333,9 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 		if err != nil {
 			return nil, err
 		}
-		moved = append(moved, rels...)
+		movedRels = append(movedRels, rels...)
 	}
-	slices.SortStableFunc(moved, func(a, b vault.RawRelation) int { return strings.Compare(a.Type+a.To, b.Type+b.To) })
+	slices.SortStableFunc(movedRels, func(a, b vault.RawRelation) int { return strings.Compare(a.Type+a.To, b.Type+b.To) })
 	pageEdit := func(fm *vault.FrontMatter) error {
 		rels, err := fm.Relations()
 		if err != nil {
@@ -273,7 +348,7 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 				fm.RemoveRelation(r.Type, vault.RelationRef(r.To))
 			}
 		}
-		for _, r := range moved {
+		for _, r := range movedRels {
 			ref := vault.RelationRef(r.To)
 			if isSourceRef(r.To) || ref == targetRef || hasRelation(fm, r.Type, ref) {
 				continue
@@ -289,6 +364,20 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 		}
 		return nil
 	}
+	// Inbound links: the sources' pages lose theirs, the target's page
+	// gains them.
+	total := 0
+	for _, c := range sources {
+		total += moved[c.ID]
+		if rel := pagePath(c.Page); rel != "" {
+			after := max(0, c.Mentions-moved[c.ID])
+			res.InboundLinks = append(res.InboundLinks, InboundChange{URI: c.Page, Role: "source_page", Before: c.Mentions, After: after})
+			if after == 0 && isNotePage(rel) {
+				res.Warnings = append(res.Warnings, fmt.Sprintf("%s keeps its text, but no link reaches it after the merge (its links go to %q)", c.Page, target.Label))
+			}
+		}
+	}
+	targetRole := "target_page"
 	if targetPage == "" {
 		rel, existing, err := s.newPagePath(target.Label, target.ID)
 		if err != nil {
@@ -302,7 +391,12 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 				return nil, err
 			}
 			ed.create(rel, content)
+			targetRole = "new_target_page"
+			res.InboundLinks = append(res.InboundLinks, InboundChange{URI: vault.PathToURI(rel), Role: targetRole, Before: 0, After: target.Mentions + total})
 		}
+	}
+	if targetRole == "target_page" && total > 0 {
+		res.InboundLinks = append(res.InboundLinks, InboundChange{URI: vault.PathToURI(targetPage), Role: targetRole, Before: target.Mentions, After: target.Mentions + total})
 	}
 	if targetPage != "" {
 		old, err := ed.current(targetPage)
@@ -349,8 +443,11 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 	if !dryRun {
 		verb = "merged"
 	}
-	res.Message = fmt.Sprintf("%s %s into %q: %d lines of links and relations, %d aliases added, %d relations moved, %d pages deleted",
-		verb, strings.Join(names, ", "), target.Label, len(res.Changes), len(res.AliasesAdded), res.RelationsMoved, len(res.PagesDeleted))
+	res.Message = fmt.Sprintf("%s %s into %q: %d lines of links and relations, %d aliases added, %d relations moved, %d pages deleted, %d notes gain or lose inbound links",
+		verb, strings.Join(names, ", "), target.Label, len(res.Changes), len(res.AliasesAdded), res.RelationsMoved, len(res.PagesDeleted), len(res.InboundLinks))
+	if res.NeedsForce {
+		res.Message += " (needs force=true)"
+	}
 	if dryRun {
 		return res, nil
 	}
@@ -372,6 +469,47 @@ func (s *Service) apply(ctx context.Context, ed *edits) error {
 		}
 	}
 	return nil
+}
+
+// pagePath is the vault path of a page URI, "" for none.
+func pagePath(uri string) string {
+	if uri == "" {
+		return ""
+	}
+	return strings.TrimPrefix(uri, noema.URIScheme) + ".md"
+}
+
+// isNotePage reports whether a page path is a note of the vault rather
+// than a concept page under concepts/ ("" is neither).
+func isNotePage(rel string) bool {
+	return rel != "" && !strings.HasPrefix(rel, indexer.ConceptsDir)
+}
+
+func pageOrNone(uri string) string {
+	if uri == "" {
+		return "a new page under " + indexer.ConceptsDir
+	}
+	return uri
+}
+
+// ownAliases reports whether c's aliases are the concept's: it has no
+// page, or its page declares it (under concepts/ or with a concept: key).
+// A note taken as the page by its title has aliases of its own.
+func (s *Service) ownAliases(ed *edits, c *noema.Concept) (bool, error) {
+	rel := pagePath(c.Page)
+	if rel == "" || strings.HasPrefix(rel, indexer.ConceptsDir) {
+		return true, nil
+	}
+	content, err := ed.current(rel)
+	if err != nil {
+		return false, err
+	}
+	fmSrc, _, _, _ := vault.SplitFrontMatter(content)
+	fm, err := vault.ParseFrontMatter(fmSrc)
+	if err != nil {
+		return false, err
+	}
+	return fm.Concept() != "", nil
 }
 
 // retarget is the new target text of link l (in content) to label: the

@@ -24,12 +24,15 @@ func idsFilter(column string, ids []string) (string, []any) {
 }
 
 // DuplicateStats calls fn for each concept among ids (every concept when
-// ids is nil) with how many times notes link it, whether it has a page,
-// its created time (Unix ns) and its neighbours, ascending: the row ids of
+// ids is nil) with how many times notes link it, the vault path of its page
+// ("" when it has none) and whether that page is explicit (under concepts/
+// or with a concept: key: the page declares the concept, its aliases are
+// the concept's) rather than a note taken by its title, its created time
+// (Unix ns) and its neighbours, ascending: the row ids of
 // the notes linking it (positive) and, for its relations, a negative id per
 // other end ("concept:<key>" or "note:<path>" of targets, the declaring
 // note of relations pointing at it), numbered consistently within one call.
-func (db *DB) DuplicateStats(ctx context.Context, ids []string, fn func(id string, mentions int, hasPage bool, created int64, neighbors []int64)) error {
+func (db *DB) DuplicateStats(ctx context.Context, ids []string, fn func(id string, mentions int, page string, explicit bool, created int64, neighbors []int64)) error {
 	tx, err := db.read.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("read concept stats: %w", err)
@@ -37,17 +40,19 @@ func (db *DB) DuplicateStats(ctx context.Context, ids []string, fn func(id strin
 	defer tx.Rollback()
 	type stat struct {
 		mentions int
-		page     bool
+		page     string
+		explicit bool
 		created  int64
 		nb       []int64
 	}
 	stats := map[string]*stat{}
 	var order []string
-	cond, args := idsFilter("id", ids)
-	err = eachRow(ctx, tx, `SELECT id, page_note_id IS NOT NULL, created_ns FROM concepts WHERE `+cond, args, func(rows *sql.Rows) error {
+	cond, args := idsFilter("c.id", ids)
+	err = eachRow(ctx, tx, `SELECT c.id, COALESCE(n.path, ''), COALESCE(p.explicit, 0), c.created_ns FROM concepts c
+		LEFT JOIN notes n ON n.id = c.page_note_id LEFT JOIN pages p ON p.note_id = c.page_note_id WHERE `+cond, args, func(rows *sql.Rows) error {
 		var id string
 		s := &stat{}
-		if err := rows.Scan(&id, &s.page, &s.created); err != nil {
+		if err := rows.Scan(&id, &s.page, &s.explicit, &s.created); err != nil {
 			return err
 		}
 		stats[id] = s
@@ -107,7 +112,7 @@ func (db *DB) DuplicateStats(ctx context.Context, ids []string, fn func(id strin
 	for _, id := range order {
 		s := stats[id]
 		slices.Sort(s.nb)
-		fn(id, s.mentions, s.page, s.created, slices.Compact(s.nb))
+		fn(id, s.mentions, s.page, s.explicit, s.created, slices.Compact(s.nb))
 	}
 	return nil
 }

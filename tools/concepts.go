@@ -109,12 +109,18 @@ func conceptTools() []*Tool {
 			Description: "Merge duplicate concepts (sources) into one (target). Every link to a source in every note becomes a link to the target with the text reading the same " +
 				"([[src]] -> [[Target|src]], [[src|shown]] -> [[Target|shown]], [[src#H]] -> [[Target#H]]); the sources' names become aliases of the target so old spellings keep resolving; " +
 				"relations move to the target (duplicates collapse); metadata merges (a conflicting key stops everything); source pages go. dry_run (the default) only reports every change. " +
-				"Refuses a source less similar than min_similarity (embedding) unless force. All files change together or none; merging again is a no-op. analyze_duplicates proposes merges ready to pass here.",
+				"Refuses a source less similar than min_similarity (embedding) unless force or analyze_duplicates' rule calls it a duplicate (its merge groups are always accepted); a dry run previews even those and says needs_force. " +
+				"Refuses to merge a concept whose page is a note into one without a note page (merge the other way). inbound_links lists every note that gains or loses inbound links. " +
+				"All files change together or none; merging again is a no-op. analyze_duplicates proposes merges ready to pass here.",
 		}, calls(onConcepts, (*concepts.Service).Merge), func(w io.Writer, o *concepts.MergeResult) {
 			fmt.Fprintln(w, o.Message)
 			for _, s := range o.Similarities {
 				fmt.Fprintf(w, "- similarity of %s to %s: %.3f (%s)\n", s.Label, o.Target.Label, s.Similarity, o.Embedder)
 			}
+			for _, l := range o.InboundLinks {
+				fmt.Fprintf(w, "inbound links of %s (%s): %d -> %d\n", l.URI, strings.ReplaceAll(l.Role, "_", " "), l.Before, l.After)
+			}
+			warnings(w, o.Warnings)
 			if len(o.AliasesAdded) > 0 {
 				fmt.Fprintf(w, "aliases added: %s\n", strings.Join(o.AliasesAdded, ", "))
 			}
@@ -141,7 +147,7 @@ func conceptTools() []*Tool {
 			Name: "analyze_duplicates", Command: "concept duplicates", Toolset: "concepts", Title: "Find duplicate concepts", Hints: readOnly,
 			Description: "Groups of concepts that are likely one concept under several names, with the evidence for each pair (same key after case, accent, plural, " +
 				"word-order and function-word folding; typos; a generic head word such as \"Raft consensus algorithm\"; fuzzy WRatio; embedding similarity; shared notes and relations) " +
-				"and a verdict (merge, or review: look first). Each group names the suggested survivor (most mentions, then has a page, then older) and a merge " +
+				"and a verdict (merge, or review: look first). Each group names the suggested survivor (the member whose page is a note, then one with a page, then not a misspelling, then most mentions) and a merge " +
 				"ready for merge_concepts. Look-alikes that must stay apart (opposites, one-word siblings, versions, file names, code identifiers, a compound and its head word) " +
 				"are listed in do_not_merge with the reason. Read-only; concept limits it to one concept's group.",
 		}, func(ctx context.Context, e *Env, in concepts.DuplicatesInput) (*concepts.DuplicatesResult, error) {
