@@ -102,7 +102,9 @@ func runMCP(ctx context.Context, c *CLI, v any) error {
 			c.Stop(ErrEndOfInput)
 		}
 	})
-	transport := &mcp.IOTransport{Reader: std, Writer: nopWriteCloser{std}}
+	// std bounds every line it passes on (MaxLineBytes): the SDK's own
+	// limit would end the session on a long line instead.
+	transport := &mcp.IOTransport{Reader: std, Writer: nopWriteCloser{std}, MaxLineLength: -1}
 	// Once stopping, whatever ends the session (a response that can no
 	// longer be written, say) is part of a clean stop.
 	if err := srv.Run(ctx, transport); err != nil && ctx.Err() == nil {

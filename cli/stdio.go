@@ -12,6 +12,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
+// MaxLineBytes bounds one line of `noema mcp`'s input (one JSON-RPC message
+// or batch, its newline not counted). A longer line is read to its end
+// without being kept, answered with a parse error, and the session goes on.
+const MaxLineBytes = 16 << 20
+
 // DrainTimeout bounds how long `noema mcp`, its input ended, waits for the
 // requests in flight to be answered before it stops (and cancels what is
 // left, within ExitGrace).
@@ -24,6 +29,9 @@ const DrainTimeout = 60 * time.Second
 //   - A line that is not JSON gets a JSON-RPC parse error (-32700), and one
 //     that is JSON but no JSON-RPC message an invalid-request error (-32600),
 //     and the session goes on: the SDK would end the session on either.
+//   - A line longer than MaxLineBytes gets a parse error too, without being
+//     held in memory, and the session goes on: the SDK's own frame limit
+//     (16 MiB in v1.8.0) ends the session without a word.
 //   - At the end of the input, the requests already read are answered, and
 //     their replies written, before the SDK sees the end (which ends the
 //     session): it waits until every request read has its response, or
@@ -34,6 +42,7 @@ const DrainTimeout = 60 * time.Second
 type stdio struct {
 	src   io.Reader // closed by Close when it can be
 	in    *bufio.Reader
+	max   int // MaxLineBytes, or less in tests
 	out   io.Writer
 	onEnd func()
 
@@ -47,15 +56,18 @@ type stdio struct {
 }
 
 func newStdio(in io.Reader, out io.Writer, onEnd func()) *stdio {
-	return &stdio{src: in, in: bufio.NewReaderSize(in, 64<<10), out: out, onEnd: onEnd,
+	return &stdio{src: in, in: bufio.NewReaderSize(in, 64<<10), max: MaxLineBytes, out: out, onEnd: onEnd,
 		pending: map[string]int{}, drained: make(chan struct{})}
 }
 
 // Read gives the SDK the next well-formed line.
 func (s *stdio) Read(p []byte) (int, error) {
 	for len(s.buf) == 0 {
-		line, err := s.in.ReadBytes('\n')
-		if len(bytes.TrimSpace(line)) > 0 {
+		line, long, err := s.readLine()
+		switch {
+		case long > 0:
+			s.reply(nil, -32700, fmt.Sprintf("parse error: a line of %d bytes, over the limit of %d bytes (%d MiB) per message", long, s.max, s.max>>20))
+		case len(bytes.TrimSpace(line)) > 0:
 			s.take(line)
 		}
 		if err != nil && len(s.buf) == 0 {
@@ -69,6 +81,31 @@ func (s *stdio) Read(p []byte) (int, error) {
 	n := copy(p, s.buf)
 	s.buf = s.buf[n:]
 	return n, nil
+}
+
+// readLine reads the next line. A line longer than s.max (its line ending
+// not counted) is read to its end and dropped: readLine then returns its
+// length in long, and no line.
+func (s *stdio) readLine() ([]byte, int, error) {
+	var line []byte
+	n := 0
+	for {
+		frag, err := s.in.ReadSlice('\n')
+		n += len(frag)
+		if n <= s.max+2 { // room for "\r\n"
+			line = append(line, frag...)
+		} else {
+			line = nil
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		body := n - (len(frag) - len(bytes.TrimRight(frag, "\r\n")))
+		if body > s.max {
+			return nil, body, err
+		}
+		return line, 0, err
+	}
 }
 
 // take checks one line: a JSON-RPC message (or batch) becomes the next

@@ -104,3 +104,38 @@ func TestStdioMalformedLines(t *testing.T) {
 		t.Errorf("the session did not go on after malformed lines: %v", msgs)
 	}
 }
+
+// TestStdioLongLine: a line over maxLine (16 MiB) gets a parse
+// error naming the limit, and the session goes on: the requests after it
+// are answered. (The SDK's transport ended the session at 16 MiB without a
+// word.)
+func TestStdioLongLine(t *testing.T) {
+	const maxLine = 16 << 20 // cli.MaxLineBytes
+	vault := filepath.Join(t.TempDir(), "vault")
+	for _, size := range []int{maxLine + 1, maxLine + 4<<20} {
+		big := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"write_note","arguments":{"title":"Big","content":"`
+		big += strings.Repeat("x", size-len(big)-len(`"}}}`)) + `"}}}`
+		if len(big) != size {
+			t.Fatalf("line of %d bytes, want %d", len(big), size)
+		}
+		input := initLines + big + "\n" +
+			`{"jsonrpc":"2.0","id":3,"method":"ping"}` + "\n"
+		msgs, code := runMCP(t, vault, input)
+		if code != cli.ExitOK {
+			t.Errorf("size %d: exit %d", size, code)
+		}
+		var parseErr, pong bool
+		for _, m := range msgs {
+			if e, ok := m["error"].(map[string]any); ok && e["code"] == -32700.0 && m["id"] == nil &&
+				strings.Contains(e["message"].(string), "16 MiB") {
+				parseErr = true
+			}
+			if m["id"] == 3.0 && m["result"] != nil {
+				pong = true
+			}
+		}
+		if !parseErr || !pong {
+			t.Errorf("size %d: parse error %v, later request answered %v; replies %v", size, parseErr, pong, msgs)
+		}
+	}
+}
