@@ -185,41 +185,12 @@ func (in *input) setArgs(pos []string) error {
 	return nil
 }
 
-// validate checks enums and numeric bounds the way the MCP schema states
-// them, naming the flag.
+// validate checks enums, numeric bounds and lengths the way the MCP schema
+// states them (tools.Check), naming the flag.
 func (in *input) validate() error {
 	for _, p := range in.params {
-		v := p.value
-		if v.Kind() == reflect.Pointer {
-			if v.IsNil() {
-				continue
-			}
-			v = v.Elem()
-		}
-		if enum, ok := p.field.Tag.Lookup("enum"); ok && v.Kind() == reflect.String && v.String() != "" {
-			allowed := strings.Split(enum, ",")
-			if !slices.Contains(allowed, v.String()) {
-				return usagef("%s must be one of %s, not %q", p.name(), strings.Join(allowed, ", "), v.String())
-			}
-		}
-		var n float64
-		switch v.Kind() {
-		case reflect.Int, reflect.Int64:
-			n = float64(v.Int())
-		case reflect.Float64:
-			n = v.Float()
-		default:
-			continue
-		}
-		if s, ok := p.field.Tag.Lookup("minimum"); ok {
-			if lo, _ := strconv.ParseFloat(s, 64); n < lo {
-				return usagef("%s must be at least %s", p.name(), s)
-			}
-		}
-		if s, ok := p.field.Tag.Lookup("maximum"); ok {
-			if hi, _ := strconv.ParseFloat(s, 64); n > hi {
-				return usagef("%s must be at most %s", p.name(), s)
-			}
+		if problem := tools.Check(p.field, p.value); problem != "" {
+			return usagef("%s %s", p.name(), problem)
 		}
 	}
 	return nil

@@ -20,7 +20,7 @@ import (
 type CreateInput struct {
 	Label       string         `json:"label" jsonschema:"the concept's display name" cli:"arg=LABEL"`
 	Aliases     []string       `json:"aliases,omitempty" jsonschema:"other names; links to them resolve to this concept" cli:"name=alias"`
-	Description string         `json:"description,omitempty" jsonschema:"what the concept means"`
+	Description string         `json:"description,omitempty" jsonschema:"what the concept means" maxLength:"10000"`
 	Metadata    map[string]any `json:"metadata,omitempty" jsonschema:"free-form JSON object"`
 }
 
@@ -190,7 +190,7 @@ type UpdateInput struct {
 	Label           string         `json:"label,omitempty" jsonschema:"new label; the old label is kept as an alias"`
 	Aliases         []string       `json:"aliases,omitempty" jsonschema:"replace all aliases with these" cli:"name=alias"`
 	AddAliases      []string       `json:"add_aliases,omitempty" jsonschema:"aliases to add" cli:"name=add-alias"`
-	Description     *string        `json:"description,omitempty" jsonschema:"new description (empty string clears it)"`
+	Description     *string        `json:"description,omitempty" jsonschema:"new description (empty string clears it)" maxLength:"10000"`
 	Metadata        map[string]any `json:"metadata,omitempty" jsonschema:"keys to merge into the metadata; a key with a different value fails with metadata_conflict unless metadata_replace"`
 	MetadataRemove  []string       `json:"metadata_remove,omitempty" jsonschema:"metadata keys to remove"`
 	MetadataReplace bool           `json:"metadata_replace,omitempty" jsonschema:"replace the whole metadata object with metadata (default false: merge)"`

@@ -99,17 +99,19 @@ func New(a *app.App, opts Options) (*mcp.Server, error) {
 		Logger:       opts.Logger,
 	})
 	r := &registry{app: a, logger: opts.Logger}
+	var added []*tools.Tool
 	for _, t := range tools.MCPTools() {
 		if !enabled[t.Toolset] {
 			continue
 		}
+		added = append(added, t)
 		fail := func(err error) error { return r.toolError(t.Name, err) }
 		if err := t.AddTo(s, r.env, fail); err != nil {
 			return nil, err
 		}
 	}
 	registerResources(r, s, enabled)
-	s.AddReceivingMiddleware(codeArgumentErrors, spacedNoteURIs, resourceNotFoundCode)
+	s.AddReceivingMiddleware(codeArgumentErrors, checkArguments(added), spacedNoteURIs, resourceNotFoundCode)
 	// Last, so it runs first: no request may end the session.
 	s.AddReceivingMiddleware(guarded(opts.Logger))
 	return s, nil
@@ -157,16 +159,19 @@ func ToolNames(opts Options) []string {
 }
 
 // codeArgumentErrors gives a stable code to the tool errors the SDK reports
-// itself, before a handler runs: arguments that do not match the input
-// schema (an unknown enum value, a limit beyond its maximum, a string where
-// a number belongs) become "invalid_argument: validating …". Every error a
-// handler returns already starts with its code.
+// itself, before a handler runs, and drops the SDK's path prefix from them
+// ("validating \"arguments\": validating root: "): arguments that do not
+// match the input schema in a way checkArguments does not foresee become
+// "invalid_argument: …". Every error a handler returns already starts with
+// its code.
 func codeArgumentErrors(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
 		if r, ok := res.(*mcp.CallToolResult); ok && err == nil && r.IsError && len(r.Content) == 1 {
 			if text, ok := r.Content[0].(*mcp.TextContent); ok && !hasCode(text.Text) {
-				text.Text = noema.EINVALID + ": " + text.Text
+				msg := strings.TrimPrefix(text.Text, `validating "arguments": `)
+				msg = strings.TrimPrefix(msg, "validating root: ")
+				text.Text = noema.EINVALID + ": " + msg
 			}
 		}
 		return res, err

@@ -23,9 +23,9 @@ const (
 type EditInput struct {
 	URI              string `json:"uri" jsonschema:"the note: memory:// URI, vault path or title" cli:"arg=REF"`
 	Op               string `json:"op" jsonschema:"append, prepend, find_replace, replace_section or replace_all" enum:"append,prepend,find_replace,replace_section,replace_all"`
-	Content          string `json:"content,omitempty" jsonschema:"text to add, the new section body, or the new body (replace_all)" cli:"stdin"`
-	Find             string `json:"find,omitempty" jsonschema:"find_replace: the exact text to find"`
-	Replace          string `json:"replace,omitempty" jsonschema:"find_replace: the replacement"`
+	Content          string `json:"content,omitempty" jsonschema:"text to add, the new section body, or the new body (replace_all)" cli:"stdin" maxLength:"none"`
+	Find             string `json:"find,omitempty" jsonschema:"find_replace: the exact text to find" maxLength:"none"`
+	Replace          string `json:"replace,omitempty" jsonschema:"find_replace: the replacement" maxLength:"none"`
 	ExpectedCount    int    `json:"expected_count,omitempty" jsonschema:"find_replace: how many occurrences must exist (default 1)" default:"1" minimum:"1" cli:"name=count"`
 	Section          string `json:"section,omitempty" jsonschema:"replace_section: the heading text of the section"`
 	ExpectedChecksum string `json:"expected_checksum,omitempty" jsonschema:"fail with checksum_mismatch unless the file still has this checksum" cli:"name=checksum"`

@@ -65,7 +65,7 @@ func New(ix *indexer.Indexer) *Service {
 // WriteInput is a new note.
 type WriteInput struct {
 	Title     string   `json:"title" jsonschema:"the note's title; it also names the file"`
-	Content   string   `json:"content" jsonschema:"Markdown body; [[WikiLinks]] name concepts" cli:"stdin"`
+	Content   string   `json:"content" jsonschema:"Markdown body; [[WikiLinks]] name concepts" cli:"stdin" maxLength:"none"`
 	Folder    string   `json:"folder,omitempty" jsonschema:"vault-relative folder, created when missing"`
 	Tags      []string `json:"tags,omitempty" jsonschema:"tags written into the front matter" cli:"name=tag"`
 	Aliases   []string `json:"aliases,omitempty" jsonschema:"other names of the note" cli:"name=alias"`

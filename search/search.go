@@ -125,7 +125,7 @@ var DefaultTuning = Tuning{TitleWeight: 4, FulltextWeight: 1, SemanticWeight: 0.
 
 // Input is the search_notes request.
 type Input struct {
-	Query    string   `json:"query" jsonschema:"what to look for: words, a phrase, Chinese/Japanese text, or [[Concept]] for the notes linking a concept" cli:"arg"`
+	Query    string   `json:"query" jsonschema:"what to look for: words, a phrase, Chinese/Japanese text, or [[Concept]] for the notes linking a concept" cli:"arg" maxLength:"100000"`
 	Mode     string   `json:"mode,omitempty" jsonschema:"hybrid (default), fulltext or semantic" default:"\"hybrid\"" enum:"hybrid,fulltext,semantic"`
 	Folder   string   `json:"folder,omitempty" jsonschema:"only notes under this vault folder"`
 	Tags     []string `json:"tags,omitempty" jsonschema:"only notes with every one of these tags (a tag includes its nested tags)" cli:"name=tag"`

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -72,6 +73,16 @@ func InputSchema(typ reflect.Type) (*jsonschema.Schema, error) {
 				prop.Enum = append(prop.Enum, v)
 			}
 		}
+		maxLength, maxItems := Bounds(f.StructField)
+		switch {
+		case maxItems > 0 && prop.Items != nil:
+			prop.MaxItems = &maxItems
+			if maxLength > 0 {
+				prop.Items.MaxLength = &maxLength
+			}
+		case maxLength > 0:
+			prop.MaxLength = &maxLength
+		}
 		for _, b := range []struct {
 			tag string
 			set **float64
@@ -93,6 +104,93 @@ func InputSchema(typ reflect.Type) (*jsonschema.Schema, error) {
 		}
 	}
 	return schema, nil
+}
+
+// Bounds every string and list parameter has unless its field's tags say
+// otherwise: maxLength:"N" (characters, of the string or of each string in
+// the list; "none" for text bounded elsewhere, as a note's content is by
+// max_note_bytes) and maxItems:"N". A longer input is invalid_argument
+// before any handler runs, over MCP and on the command line alike.
+const (
+	DefaultMaxLength = 1000
+	DefaultMaxItems  = 100
+)
+
+// Bounds returns the bounds of a parameter: the most characters of a
+// string, or of each string of a list (0: none), and the most items of a
+// list (0: not a list). An enum has no length bound of its own.
+func Bounds(f reflect.StructField) (maxLength, maxItems int) {
+	typ := f.Type
+	for typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	if typ.Kind() == reflect.Slice {
+		maxItems = DefaultMaxItems
+		if v, err := strconv.Atoi(f.Tag.Get("maxItems")); err == nil {
+			maxItems = v
+		}
+		typ = typ.Elem()
+	}
+	if typ.Kind() != reflect.String || f.Tag.Get("enum") != "" {
+		return 0, maxItems // an enum bounds itself
+	}
+	switch v := f.Tag.Get("maxLength"); v {
+	case "":
+		maxLength = DefaultMaxLength
+	case "none":
+	default:
+		maxLength, _ = strconv.Atoi(v)
+	}
+	return maxLength, maxItems
+}
+
+// Check returns what is wrong with v, the value of the parameter f, in the
+// words both front ends put after the parameter's name ("must be at most
+// 100"), or "" when nothing is: its enum, numeric bounds and Bounds.
+func Check(f reflect.StructField, v reflect.Value) string {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return ""
+		}
+		v = v.Elem()
+	}
+	maxLength, maxItems := Bounds(f)
+	switch v.Kind() {
+	case reflect.String:
+		if enum, ok := f.Tag.Lookup("enum"); ok && v.String() != "" {
+			allowed := strings.Split(enum, ",")
+			if !slices.Contains(allowed, v.String()) {
+				return fmt.Sprintf("must be one of %s, not %q", strings.Join(allowed, ", "), v.String())
+			}
+		}
+		if n := utf8.RuneCountInString(v.String()); maxLength > 0 && n > maxLength {
+			return fmt.Sprintf("is %d characters; the limit is %d", n, maxLength)
+		}
+	case reflect.Slice:
+		if maxItems > 0 && v.Len() > maxItems {
+			return fmt.Sprintf("has %d items; the limit is %d", v.Len(), maxItems)
+		}
+		for i := range v.Len() {
+			if e := v.Index(i); e.Kind() == reflect.String && maxLength > 0 {
+				if n := utf8.RuneCountInString(e.String()); n > maxLength {
+					return fmt.Sprintf("has an item of %d characters (item %d); the limit is %d", n, i+1, maxLength)
+				}
+			}
+		}
+	case reflect.Int, reflect.Int64, reflect.Float64:
+		n := v.Convert(reflect.TypeFor[float64]()).Float()
+		if s, ok := f.Tag.Lookup("minimum"); ok {
+			if lo, _ := strconv.ParseFloat(s, 64); n < lo {
+				return "must be at least " + s
+			}
+		}
+		if s, ok := f.Tag.Lookup("maximum"); ok {
+			if hi, _ := strconv.ParseFloat(s, 64); n > hi {
+				return "must be at most " + s
+			}
+		}
+	}
+	return ""
 }
 
 func outputSchema(typ reflect.Type) (*jsonschema.Schema, error) {
