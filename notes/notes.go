@@ -5,9 +5,12 @@
 package notes
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -36,6 +39,9 @@ type Index interface {
 	FilesRelatingTo(ctx context.Context, refs []string) ([]string, error)
 	// PageOfKey returns the path of the page of the concept key names, "".
 	PageOfKey(ctx context.Context, key string) (string, error)
+	// NotesNamed returns, in path order, the paths of the notes whose
+	// title or file name (without .md) has the key keyOf(name) gives.
+	NotesNamed(ctx context.Context, key string, keyOf func(string) string) ([]string, error)
 }
 
 // Limits of list-style operations.
@@ -69,7 +75,10 @@ type WriteInput struct {
 	Folder    string   `json:"folder,omitempty" jsonschema:"vault-relative folder, created when missing"`
 	Tags      []string `json:"tags,omitempty" jsonschema:"tags written into the front matter" cli:"name=tag"`
 	Aliases   []string `json:"aliases,omitempty" jsonschema:"other names of the note" cli:"name=alias"`
-	Overwrite bool     `json:"overwrite,omitempty" jsonschema:"replace an existing note with the same title (default false)" default:"false"`
+	Overwrite bool     `json:"overwrite,omitempty" jsonschema:"replace an existing note with the same title in the same folder (default false)" default:"false"`
+	// AllowDuplicateTitle writes a note whose title another note already
+	// answers to; the result then carries a warning.
+	AllowDuplicateTitle bool `json:"allow_duplicate_title,omitempty" jsonschema:"create the note even when another note, in any folder, already has this title or file name (compared case-insensitively); [[links]] to the title then name two notes (default false: conflict)" default:"false"`
 }
 
 // WriteResult identifies the note a write produced.
@@ -98,7 +107,8 @@ func (s *Service) checkContent(content []byte) error {
 }
 
 // Write creates a note. It never replaces an existing note unless
-// Overwrite is set. The file is named by the title as Obsidian names notes
+// Overwrite is set, and never creates a second note answering to a title
+// unless AllowDuplicateTitle is set (see sameName). The file is named by the title as Obsidian names notes
 // (vault.FileName), so [[title]] finds it in Obsidian too; two different
 // titles never share a file: when the name is taken by a note with another
 // title, it is numbered ("Title 2.md"). Front matter in Content is kept, and title, tags, aliases and
@@ -154,8 +164,18 @@ func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error
 	// overwrite never replaces an edit made after this write looked.
 	var rel string
 	var exists bool
-	err = s.Vault.Locked(ctx, func(context.Context) error {
+	var others []string // other notes answering to the title
+	err = s.Vault.Locked(ctx, func(ctx context.Context) error {
 		var err error
+		if others, err = s.sameName(ctx, title, ""); err != nil {
+			return err
+		}
+		// A note of this title in this folder is place's to judge: the
+		// same note, replaced with overwrite, a conflict without.
+		others = slices.DeleteFunc(others, func(p string) bool { return path.Dir(p)+"/" == cmp.Or(folder, "./") && s.titled(p, title) })
+		if len(others) > 0 && !in.AllowDuplicateTitle {
+			return duplicateTitle(title, others)
+		}
 		rel, exists, err = s.place(folder, stem, title, content, in.Overwrite)
 		return err
 	})
@@ -165,8 +185,50 @@ func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error
 	if _, err := s.Indexer.SyncPaths(ctx, []string{rel}, ""); err != nil {
 		return nil, err
 	}
-	return &WriteResult{URI: vault.PathToURI(rel), Path: rel, Title: title, Checksum: vault.Checksum(content),
-		Created: !exists, Size: len(content)}, nil
+	res := &WriteResult{URI: vault.PathToURI(rel), Path: rel, Title: title, Checksum: vault.Checksum(content),
+		Created: !exists, Size: len(content), Warnings: []string{}}
+	if others = slices.DeleteFunc(others, func(p string) bool { return p == rel }); len(others) > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("duplicate title: %s also answers to %q; [[%s]] now names %d notes (noema opens the first by path, Obsidian any of them)",
+			strings.Join(uris(others), ", "), title, title, len(others)+1))
+	}
+	return res, nil
+}
+
+// sameName returns, in path order, the notes other than except that answer
+// to title as links find notes: a note whose title, or whose file name
+// without .md, has the title's key (vault.Key: case, width, '-' and '_'
+// folded), in any folder. noema resolves [[title]] by title, Obsidian by
+// file name; either way a second such note makes [[title]] ambiguous.
+func (s *Service) sameName(ctx context.Context, title, except string) ([]string, error) {
+	named, err := s.DB.NotesNamed(ctx, vault.Key(title), vault.Key)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(named, func(p string) bool { return p == except }), nil
+}
+
+// titled reports whether the note at rel has title (compared as keys).
+func (s *Service) titled(rel, title string) bool {
+	n, _, _, err := s.Vault.ReadNote(rel)
+	return err == nil && vault.Key(n.Title) == vault.Key(title)
+}
+
+// duplicateTitle is the conflict of a note named title with the notes
+// others, which already answer to it.
+func duplicateTitle(title string, others []string) error {
+	return &noema.Error{Code: noema.ECONFLICT,
+		Message: fmt.Sprintf("a note named %q already exists at %s: [[%s]] links open it; write to that note (edit_note, or overwrite in its folder), choose another title, or pass allow_duplicate_title",
+			title, vault.PathToURI(others[0]), title),
+		Details: map[string]any{"uri": vault.PathToURI(others[0]), "uris": uris(others)}}
+}
+
+// uris returns the memory:// URIs of vault paths.
+func uris(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = vault.PathToURI(p)
+	}
+	return out
 }
 
 // place writes a new note's content under folder: at stem.md, or "stem N.md"

@@ -2,10 +2,13 @@ package notes_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -67,8 +70,12 @@ func TestWriteNamesAndResolve(t *testing.T) {
 	ctx := context.Background()
 	a := noematest.App(t)
 	w1 := noematest.WriteNote(t, a, notes.WriteInput{Title: "A/B", Content: "x"})
-	// Another title with the same slug gets its own file, never the other's.
-	w2 := noematest.WriteNote(t, a, notes.WriteInput{Title: "A-B", Content: "y"})
+	// Another title with the same file name is a conflict ([[A-B]] opens
+	// A-B.md in Obsidian); asked for, it gets its own file, never the other's.
+	if _, err := a.Notes.Write(ctx, notes.WriteInput{Title: "A-B", Content: "y"}); noema.ErrorCode(err) != noema.ECONFLICT {
+		t.Errorf("a title that is another note's file name: %v, want conflict", err)
+	}
+	w2 := noematest.WriteNote(t, a, notes.WriteInput{Title: "A-B", Content: "y", AllowDuplicateTitle: true})
 	if w1.Path == w2.Path || !w2.Created {
 		t.Fatalf("slug collision: %s and %s", w1.Path, w2.Path)
 	}
@@ -150,7 +157,7 @@ func TestResolveTitleByKey(t *testing.T) {
 	ctx := context.Background()
 	a := noematest.App(t)
 	deep := noematest.WriteNote(t, a, notes.WriteInput{Title: "Deep Work", Aliases: []string{"Focus Time"}, Content: "x", Folder: "b"})
-	noematest.WriteNote(t, a, notes.WriteInput{Title: "deep_work", Content: "y", Folder: "c"})
+	noematest.WriteNote(t, a, notes.WriteInput{Title: "deep_work", Content: "y", Folder: "c", AllowDuplicateTitle: true})
 	for ref, want := range map[string]string{"Deep Work": deep.Path, "DEEP-WORK": deep.Path, "deep  work": deep.Path} {
 		if p, err := a.Notes.Resolve(ctx, ref); err != nil || p != want {
 			t.Errorf("resolve %q = %q, %v; want %q", ref, p, err, want)
@@ -196,5 +203,66 @@ func TestTooManyLinks(t *testing.T) {
 	}
 	if strings.Contains(n.Content, "[[c0]]") {
 		t.Error("refused edit was written")
+	}
+}
+
+// TestWriteTitleIsOneNote: a title another note already answers to — by
+// its title (noema) or its file name (Obsidian), in any folder, compared
+// case-insensitively — is a conflict naming that note, and nothing is
+// written; with allow_duplicate_title the note is written and the answer
+// warns.
+func TestWriteTitleIsOneNote(t *testing.T) {
+	ctx := context.Background()
+	files := map[string]string{
+		"stdlib/Mutex.md": "---\ntitle: Mutex\n---\nA lock.\n",
+		"old/Lock.md":     "---\ntitle: Mutual Exclusion\n---\nTitled otherwise than its file.\n",
+		"Ref.md":          "[[Mutex]] and [[Lock]]\n",
+	}
+	for _, tt := range []struct {
+		name     string
+		in       notes.WriteInput
+		conflict string // the note named in the conflict, "" for none
+	}{
+		{"same title, other folder", notes.WriteInput{Title: "Mutex"}, "memory://stdlib/Mutex"},
+		{"other case, other folder", notes.WriteInput{Title: "mutex", Folder: "go"}, "memory://stdlib/Mutex"},
+		{"title of a note named otherwise", notes.WriteInput{Title: "mutual-exclusion"}, "memory://old/Lock"},
+		{"another note's file name", notes.WriteInput{Title: "LOCK", Folder: "new"}, "memory://old/Lock"},
+		{"overwrite is not a licence", notes.WriteInput{Title: "Mutex", Overwrite: true}, "memory://stdlib/Mutex"},
+		{"a new title", notes.WriteInput{Title: "Semaphore"}, ""},
+		{"asked for", notes.WriteInput{Title: "Mutex", AllowDuplicateTitle: true}, ""},
+		{"overwrite in its own folder", notes.WriteInput{Title: "Mutex", Folder: "stdlib", Overwrite: true}, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := noematest.AppWith(t, files)
+			tt.in.Content = "3-line note"
+			res, err := a.Notes.Write(ctx, tt.in)
+			if tt.conflict != "" {
+				var e *noema.Error
+				if !errors.As(err, &e) || e.Code != noema.ECONFLICT || e.Details["uri"] != tt.conflict || !strings.Contains(e.Message, tt.conflict) {
+					t.Fatalf("err = %v, want conflict naming %s", err, tt.conflict)
+				}
+				if n, err := a.Notes.Read(ctx, "Mutex"); err != nil || n.Path != "stdlib/Mutex.md" {
+					t.Errorf("read Mutex after the refused write: %+v, %v", n, err)
+				}
+				var count int
+				filepath.WalkDir(a.Vault.Root, func(p string, d fs.DirEntry, err error) error {
+					if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+						count++
+					}
+					return nil
+				})
+				if count != len(files) {
+					t.Errorf("a refused write left %d notes, want %d", count, len(files))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			warned := slices.ContainsFunc(res.Warnings, func(w string) bool { return strings.Contains(w, "memory://stdlib/Mutex") })
+			if want := tt.in.AllowDuplicateTitle; warned != want {
+				t.Errorf("warnings = %q, want a duplicate-title warning: %v", res.Warnings, want)
+			}
+		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -102,6 +103,49 @@ func (db *DB) NoteByTitle(ctx context.Context, title string, keyOf func(string) 
 		return "", fmt.Errorf("find note by title: %w", err)
 	}
 	return "", nil
+}
+
+// NotesNamed returns, in path order, the notes that answer to key the way
+// links find notes: those whose title has the key (as noema resolves
+// [[links]]) and those whose file name without .md has it (as Obsidian
+// resolves them, in any folder). keyOf is vault.Key.
+func (db *DB) NotesNamed(ctx context.Context, key string, keyOf func(string) string) ([]string, error) {
+	if key == "" {
+		return nil, nil
+	}
+	var out []string
+	err := eachRow(ctx, db.read, `SELECT n.path, n.title FROM note_names nn JOIN notes n ON n.id = nn.note_id WHERE nn.key = ?`,
+		[]any{key}, func(rows *sql.Rows) error {
+			var p, t string
+			if err := rows.Scan(&p, &t); err != nil {
+				return err
+			}
+			if keyOf(t) == key {
+				out = append(out, p)
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("find notes named %q: %w", key, err)
+	}
+	// File names are not indexed by key: every path is compared (a scan of
+	// the path index, a few milliseconds for 10,000 notes).
+	err = eachRow(ctx, db.read, `SELECT path FROM notes`, nil, func(rows *sql.Rows) error {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			return err
+		}
+		name := p[strings.LastIndexByte(p, '/')+1:]
+		if keyOf(strings.TrimSuffix(name, ".md")) == key {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("find notes named %q: %w", key, err)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
 }
 
 // DuplicateTitles returns the notes that share a title, up to keyOf

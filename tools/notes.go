@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/noema-mem/noema"
@@ -36,7 +37,7 @@ func noteTools() []*Tool {
 		New(Def{
 			Name: "write_note", Command: "note write", Toolset: "notes", Title: "Write a note", Hints: destructive,
 			Description: "Create a Markdown note. [[WikiLinks]] in the content name concepts (check find_concepts first to reuse existing spellings). " +
-				"Never replaces an existing note unless overwrite is true. Returns the note's memory:// URI and checksum.",
+				"Never replaces an existing note unless overwrite is true, and fails with conflict when another note already has the title or file name (any folder, any case) unless allow_duplicate_title is true. Returns the note's memory:// URI and checksum.",
 		}, func(ctx context.Context, e *Env, in notes.WriteInput) (*notes.WriteResult, error) {
 			var before string // the note this write may overwrite
 			if in.Overwrite {
@@ -177,7 +178,8 @@ func withFeedback(ctx context.Context, e *Env, before string, write func() (*not
 	if err != nil {
 		return nil, err
 	}
-	res.Concepts, res.Warnings = e.App.Concepts.Feedback(ctx, res.Path, linked, meaning(e))
+	concepts, warnings := e.App.Concepts.Feedback(ctx, res.Path, linked, meaning(e))
+	res.Concepts, res.Warnings = concepts, append(slices.Clip(res.Warnings), warnings...)
 	if res.Warnings == nil {
 		res.Warnings = []string{}
 	}
