@@ -328,3 +328,29 @@ func TestPageNotDuplicatedWhenNotIndexed(t *testing.T) {
 		t.Error("a second page concepts/Hub 2.md was written")
 	}
 }
+
+// TestRenameRewritesThePageItself: a concept rename rewrites the links of
+// every note, the renamed page's own body included, and links to the page
+// by path follow the renamed page file.
+func TestRenameRewritesThePageItself(t *testing.T) {
+	ctx := context.Background()
+	a := noematest.AppWith(t, map[string]string{
+		"concepts/Kafka.md": "---\ntitle: Kafka\nconcept: Kafka\n---\n[[Kafka]] is a log; see [[Kafka#Topics]] and [[Zookeeper]].\n",
+		"Uses.md":           "[[Kafka]], [[concepts/Kafka]] and [[concepts/Kafka.md|the page]].\n",
+	})
+	c, err := a.Concepts.Update(ctx, concepts.UpdateInput{Concept: "Kafka", Label: "Apache Kafka"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Page != "memory://concepts/Apache Kafka" {
+		t.Fatalf("page = %q", c.Page)
+	}
+	page := noematest.ReadFile(t, a, c.Page)
+	if want := "[[Apache Kafka|Kafka]] is a log; see [[Apache Kafka#Topics]] and [[Zookeeper]].\n"; !strings.HasSuffix(page, "---\n"+want) {
+		t.Errorf("page =\n%s\nwant its body\n%s", page, want)
+	}
+	uses := noematest.ReadFile(t, a, "Uses.md")
+	if want := "[[Apache Kafka|Kafka]], [[concepts/Apache Kafka]] and [[concepts/Apache Kafka|the page]].\n"; uses != want {
+		t.Errorf("Uses.md = %q, want %q", uses, want)
+	}
+}

@@ -313,23 +313,24 @@ func (s *Service) rename(ctx context.Context, c *noema.Concept, rel string, crea
 	if err != nil {
 		return err
 	}
+	// The page's own links are rewritten like every other note's.
+	linking = append(slices.DeleteFunc(linking, func(l string) bool { return l == rel }), newRel)
 	for _, l := range linking {
-		if l == rel {
-			continue // the page was rendered above
-		}
-		content, err := ed.current(l)
+		content, n, err := ed.currentNote(l)
 		if err != nil {
+			if noema.ErrorCode(err) == noema.EINVALID {
+				continue // does not parse: not ours to fix, sync reports it
+			}
 			return err
 		}
-		n, err := vault.Parse(l, content)
-		if err != nil {
-			continue
-		}
 		out, changes := vault.RewriteLinks(content, n.Links, func(link noema.Link) (string, bool) {
-			if link.Key != c.Key || strings.Contains(link.Target, "/") {
+			switch {
+			case link.Path == rel && newRel != rel:
+				return strings.TrimSuffix(newRel, ".md"), true // [[concepts/Old]]: the page by path
+			case link.Key != c.Key || link.Path != "":
 				return "", false
 			}
-			return retarget(content, link, p.label), true
+			return vault.Retarget(content, link, p.label), true
 		})
 		ed.set(l, out, changes)
 	}

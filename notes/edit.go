@@ -156,12 +156,14 @@ type MoveResult struct {
 
 // Move renames a note file. to is a vault path or memory:// URI (".md" is
 // added when missing). The note keeps its access history. As in Obsidian,
-// the links that point to it follow: links by path ([[folder/Note]]),
-// relation targets ([[folder/Note.md]], memory:// URIs), and — when the
-// note's title comes from its file name, so that the move renames it, and
-// the note is the page of the concept of its old title — links by title
-// ([[Old]] becomes [[New|Old]], the text reading the same). Everything
-// changes through one changeset.
+// the links that point to it follow: links by path ([[folder/Note]]) and
+// relation targets ([[folder/Note.md]], memory:// URIs). A move that
+// changes the file name renames the note (Obsidian knows a note by its
+// file name): its title becomes the new name, the old title stays an
+// alias, and links by the old title or file name follow ([[Old]] becomes
+// [[New|Old]], the text reading the same; see planRename). A new name
+// another note answers to is a conflict. Everything changes through one
+// changeset; a folder the move empties is removed.
 func (s *Service) Move(ctx context.Context, from, to string) (*MoveResult, error) {
 	src, err := s.Resolve(ctx, from)
 	if err != nil {

@@ -3,6 +3,7 @@ package notes
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io/fs"
 	"path"
 	"slices"
@@ -192,14 +193,7 @@ func rewritePathLinks(f noteFile, renames map[string]string) ([]byte, []vault.Li
 	if newHead == string(fm) {
 		return content, changes
 	}
-	var head []vault.LineChange
-	newLines := strings.Split(newHead, "\n")
-	for i, line := range strings.Split(string(fm), "\n") {
-		if after := newLines[i]; after != line {
-			head = append(head, vault.LineChange{Line: i + 1, Before: strings.TrimSuffix(line, "\r"), After: strings.TrimSuffix(after, "\r")})
-		}
-	}
-	return append([]byte(newHead), body...), append(head, changes...)
+	return append([]byte(newHead), body...), append(lineDiff(string(fm), newHead), changes...)
 }
 
 // replaceBounded replaces old in s where the next character does not
@@ -218,22 +212,21 @@ func (s *Service) move(ctx context.Context, src, dst string, res *MoveResult) ([
 	if err != nil {
 		return nil, err
 	}
-	oldStem := strings.TrimSuffix(path.Base(src), ".md")
-	newStem := strings.TrimSuffix(path.Base(dst), ".md")
-	// The title changes with the file name when the front matter has none.
-	retitle := ""
-	if n.FrontMatter.Title() == "" && vault.Key(oldStem) != vault.Key(newStem) {
-		if page, err := s.DB.PageOfKey(ctx, vault.Key(oldStem)); err != nil {
-			return nil, err
-		} else if page == src {
-			retitle = newStem
-		}
-	}
-	candidates, err := s.DB.NotesLinkingKeys(ctx, []string{vault.Key(oldStem)})
+	r, err := s.planRename(ctx, src, dst, n)
 	if err != nil {
 		return nil, err
 	}
-	relating, err := s.DB.FilesRelatingTo(ctx, []string{"note:" + src})
+	keys := []string{vault.Key(r.oldStem)}
+	refs := []string{"note:" + src}
+	for k := range r.follow {
+		keys = append(keys, k)
+		refs = append(refs, "concept:"+k)
+	}
+	candidates, err := s.DB.NotesLinkingKeys(ctx, keys)
+	if err != nil {
+		return nil, err
+	}
+	relating, err := s.DB.FilesRelatingTo(ctx, refs)
 	if err != nil {
 		return nil, err
 	}
@@ -253,20 +246,14 @@ func (s *Service) move(ctx context.Context, src, dst string, res *MoveResult) ([
 		}
 		s.Vault.ResolvePathLinks(note)
 		out, lines := rewritePathLinks(noteFile{rel: rel, content: old, note: note}, renames)
-		if retitle != "" {
-			again, err := vault.Parse(rel, out)
-			if err == nil {
-				var more []vault.LineChange
-				out, more = vault.RewriteLinks(out, again.Links, func(l noema.Link) (string, bool) {
-					if l.Key != vault.Key(oldStem) || strings.Contains(l.Target, "/") {
-						return "", false
-					}
-					if l.Display != "" || l.Heading != "" || l.Embed {
-						return retitle, true
-					}
-					return retitle + "|" + l.Target, true
-				})
-				lines = mergeLines(lines, more)
+		if len(r.follow) > 0 {
+			var more []vault.LineChange
+			out, more = r.rewriteNames(s.Vault, rel, out)
+			lines = mergeLines(lines, more)
+		}
+		if rel == src {
+			if out, err = r.retitle(out); err != nil {
+				return nil, err
 			}
 		}
 		uri := vault.PathToURI(rel)
@@ -285,7 +272,132 @@ func (s *Service) move(ctx context.Context, src, dst string, res *MoveResult) ([
 			changed = append(changed, rel)
 		}
 	}
-	return changed, s.Vault.Apply(ctx, cs)
+	if err := s.Vault.Apply(ctx, cs); err != nil {
+		return nil, err
+	}
+	// Obsidian leaves no empty folder behind a move; neither does noema.
+	s.Vault.RemoveEmptyDirs(path.Dir(src))
+	return changed, nil
+}
+
+// rename is what a move does to a note's names.
+type rename struct {
+	oldStem, newStem string
+	// oldTitle is the note's title before the move, newTitle after it:
+	// the new file name when the move changes it, else oldTitle.
+	oldTitle, newTitle string
+	// follow holds the keys of the links by name ([[Old]], not by path)
+	// that meant the note before the move and are rewritten to its new
+	// name.
+	follow map[string]bool
+}
+
+// planRename decides what moving n from src to dst does to its names. A
+// move that keeps the file name keeps the title. A move that changes it
+// renames the note, as Obsidian (which knows a note by its file name)
+// does: the title becomes the new file name, the old title stays an
+// alias, and the links that named the note follow — by its old title when
+// the note is the page of that title's concept (noema's meaning), by its
+// old file name when no other note's page claims that name (Obsidian's).
+// A new name that another note already answers to is a conflict (see
+// Service.sameName).
+func (s *Service) planRename(ctx context.Context, src, dst string, n *vault.Note) (*rename, error) {
+	r := &rename{oldStem: strings.TrimSuffix(path.Base(src), ".md"), newStem: strings.TrimSuffix(path.Base(dst), ".md"),
+		oldTitle: n.Title, newTitle: n.Title, follow: map[string]bool{}}
+	if r.oldStem == r.newStem {
+		return r, nil
+	}
+	r.newTitle = r.newStem
+	if k := vault.Key(r.newStem); k != vault.Key(r.oldTitle) && k != vault.Key(r.oldStem) {
+		others, err := s.sameName(ctx, r.newStem, src)
+		if err != nil {
+			return nil, err
+		}
+		if len(others) > 0 {
+			return nil, &noema.Error{Code: noema.ECONFLICT,
+				Message: fmt.Sprintf("cannot name %s %q: a note named %q already exists at %s ([[%s]] links open it); choose another name",
+					vault.PathToURI(src), r.newStem, r.newStem, vault.PathToURI(others[0]), r.newStem),
+				Details: map[string]any{"uri": vault.PathToURI(others[0]), "uris": uris(others)}}
+		}
+	}
+	for _, name := range []string{r.oldTitle, r.oldStem} {
+		k := vault.Key(name)
+		page, err := s.DB.PageOfKey(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		if page == src || (page == "" && name == r.oldStem) {
+			r.follow[k] = true
+		}
+	}
+	return r, nil
+}
+
+// rewriteNames returns content (of the note at rel) with its links by a
+// followed name pointing to the new name, reading the same ([[Old]] →
+// [[New|Old]]), and its relation targets by the old title ("[[Old]]")
+// naming the new one. Links Obsidian already resolves to the new file name
+// stay as written.
+func (r *rename) rewriteNames(v *vault.Vault, rel string, content []byte) ([]byte, []vault.LineChange) {
+	n, err := vault.Parse(rel, content)
+	if err != nil {
+		return content, nil
+	}
+	v.ResolvePathLinks(n)
+	out, lines := vault.RewriteLinks(content, n.Links, func(l noema.Link) (string, bool) {
+		if !r.follow[l.Key] || l.Path != "" || strings.EqualFold(l.Target, r.newTitle) {
+			return "", false
+		}
+		return vault.Retarget(content, l, r.newTitle), true
+	})
+	if n.BodyOffset == 0 || !r.follow[vault.Key(r.oldTitle)] {
+		return out, lines
+	}
+	head := string(out[:n.BodyOffset])
+	newHead := replaceBounded(head, "[["+r.oldTitle+"]]", "[["+r.newTitle+"]]")
+	if newHead == head {
+		return out, lines
+	}
+	return append([]byte(newHead), out[n.BodyOffset:]...), mergeLines(lineDiff(head, newHead), lines)
+}
+
+// retitle returns the moved note's content with its new names: title: the
+// new file name when it changed, the old title an alias, and concept: the
+// new title when it was the old one (the page renames its concept).
+func (r *rename) retitle(content []byte) ([]byte, error) {
+	if r.newTitle == r.oldTitle {
+		return content, nil
+	}
+	return vault.EditFrontMatter(content, func(fm *vault.FrontMatter) error {
+		if fm.Title() != "" {
+			if err := fm.Set("title", r.newTitle); err != nil {
+				return err
+			}
+		}
+		if c := fm.Concept(); c != "" && vault.Key(c) == vault.Key(r.oldTitle) {
+			if err := fm.Set("concept", r.newTitle); err != nil {
+				return err
+			}
+		}
+		aliases := fm.Aliases()
+		if vault.Key(r.oldTitle) == vault.Key(r.newTitle) ||
+			slices.ContainsFunc(aliases, func(a string) bool { return vault.Key(a) == vault.Key(r.oldTitle) }) {
+			return nil
+		}
+		return fm.Set("aliases", append(aliases, r.oldTitle))
+	})
+}
+
+// lineDiff lists the lines of a that differ in b, which has as many lines.
+func lineDiff(a, b string) []vault.LineChange {
+	var out []vault.LineChange
+	after := strings.Split(b, "\n")
+	for i, line := range strings.Split(a, "\n") {
+		if i < len(after) && after[i] != line {
+			out = append(out, vault.LineChange{Line: i + 1, Before: strings.TrimSuffix(line, "\r"), After: strings.TrimSuffix(after[i], "\r")})
+		}
+	}
+	return out
 }
 
 // mergeLines merges the line changes of a second rewrite into those of a

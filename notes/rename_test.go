@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/notes"
 )
@@ -135,12 +137,81 @@ func TestMoveRewritesLinks(t *testing.T) {
 	if c, err := a.Concepts.Get(ctx, "Roadmap"); err != nil || c.Page != "memory://archive/Roadmap" {
 		t.Errorf("concept Roadmap = %+v, %v", c, err)
 	}
-	// A note whose title is in its front matter keeps it: links by title
-	// stay, links by file name are not path links and stay too.
+	// A note whose title is in its front matter is renamed too: its title
+	// becomes the file name, links by the old title and by the old file
+	// name follow.
 	if _, err := a.Notes.Move(ctx, "Titled.md", "Moved.md"); err != nil {
 		t.Fatal(err)
 	}
-	if other := noematest.ReadFile(t, a, "Other.md"); other != files["Other.md"] {
+	if other := noematest.ReadFile(t, a, "Other.md"); other != "[[Moved|Fixed Title]] and [[Moved|Titled]]\n" {
 		t.Errorf("Other.md = %q", other)
+	}
+}
+
+// TestMoveRenamesNote: a move that changes the file name changes what the
+// note is called, as Obsidian (which resolves links by file name) sees it:
+// the title becomes the new name, the old one an alias, and every link that
+// meant the note — by title, by path, with heading or shown text — still
+// opens it in noema and in Obsidian. A move that keeps the file name keeps
+// the title. No empty folder is left behind, and a new name another note
+// answers to is a conflict.
+func TestMoveRenamesNote(t *testing.T) {
+	ctx := context.Background()
+	a := noematest.App(t)
+	w := noematest.WriteNote(t, a, notes.WriteInput{Title: "Connection Pool", Folder: "project", Content: "Pools [[Connection Pool|itself]]."})
+	noematest.WriteNote(t, a, notes.WriteInput{Title: "Mutex", Folder: "stdlib", Content: "A lock."})
+	uses := noematest.WriteNote(t, a, notes.WriteInput{Title: "Uses", Content: "[[Connection Pool]], [[connection pool|the pool]], [[Connection Pool#Sizing]],\n" +
+		"![[Connection Pool]], [[project/Connection Pool]] and `[[Connection Pool]]` in code.\n"})
+
+	res, err := a.Notes.Move(ctx, "project/Connection Pool", "database/Database Connection Pool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const dst = "database/Database Connection Pool.md"
+	want := "[[Database Connection Pool|Connection Pool]], [[Database Connection Pool|the pool]], [[Database Connection Pool#Sizing]],\n" +
+		"![[Database Connection Pool]], [[database/Database Connection Pool]] and `[[Connection Pool]]` in code.\n"
+	if got := noematest.ReadFile(t, a, uses.Path); !strings.HasSuffix(got, "\n---\n"+want) {
+		t.Errorf("Uses.md =\n%s\nwant its body\n%s", got, want)
+	}
+	if len(res.Links) != 3 { // two lines of Uses, one of the note itself
+		t.Errorf("links followed = %+v, want 3 lines", res.Links)
+	}
+	n, err := a.Notes.Read(ctx, "memory://database/Database Connection Pool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Title != "Database Connection Pool" || !slices.Equal(n.Aliases, []string{"Connection Pool"}) ||
+		!strings.Contains(n.Content, "Pools [[Database Connection Pool|itself]].") {
+		t.Errorf("moved note: title %q, aliases %q, content\n%s", n.Title, n.Aliases, n.Content)
+	}
+	if c, err := a.Concepts.Get(ctx, "Database Connection Pool"); err != nil || c.Page != "memory://database/Database Connection Pool" {
+		t.Errorf("concept = %+v, %v", c, err)
+	}
+	if _, err := os.Stat(filepath.Join(a.Vault.Root, "project")); !os.IsNotExist(err) {
+		t.Errorf("the emptied folder project/ is still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(a.Vault.Root, w.Path)); !os.IsNotExist(err) {
+		t.Errorf("the old file is still there: %v", err)
+	}
+
+	// Keeping the file name keeps the title; only path links follow.
+	if _, err := a.Notes.Move(ctx, "memory://database/Database Connection Pool", "archive/Database Connection Pool"); err != nil {
+		t.Fatal(err)
+	}
+	want = strings.ReplaceAll(want, "[[database/", "[[archive/")
+	if got := noematest.ReadFile(t, a, uses.Path); !strings.HasSuffix(got, "\n---\n"+want) {
+		t.Errorf("after a move keeping the name, Uses.md =\n%s\nwant its body\n%s", got, want)
+	}
+	if n, err := a.Notes.Read(ctx, "memory://archive/Database Connection Pool"); err != nil || n.Title != "Database Connection Pool" {
+		t.Errorf("after a move keeping the name: %+v, %v", n, err)
+	}
+
+	// A name another note answers to is refused, and nothing moves.
+	_, err = a.Notes.Move(ctx, "memory://archive/Database Connection Pool", "archive/mutex")
+	if noema.ErrorCode(err) != noema.ECONFLICT || !strings.Contains(err.Error(), "memory://stdlib/Mutex") {
+		t.Errorf("move onto another note's name: %v, want conflict naming memory://stdlib/Mutex", err)
+	}
+	if _, err := os.Stat(filepath.Join(a.Vault.Root, "archive", "Database Connection Pool.md")); err != nil {
+		t.Errorf("a refused move moved: %v", err)
 	}
 }

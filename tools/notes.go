@@ -78,7 +78,7 @@ func noteTools() []*Tool {
 
 		New(Def{
 			Name: "move_note", Command: "note move", Toolset: "notes", Title: "Move a note", Hints: destructive,
-			Description: "Move or rename a note's file inside the vault. Its access history moves with it, and as in Obsidian the links that point to it follow: links by path, relation targets, and links by title when the move renames the note (its title comes from its file name). Fails with conflict if the destination exists.",
+			Description: "Move or rename a note's file inside the vault. Its access history moves with it, and as in Obsidian the links that point to it follow: links by path and relation targets; a new file name renames the note (its title becomes the file name, the old title an alias) and links by the old title or file name follow ([[Old]] becomes [[New|Old]]). Fails with conflict if the destination exists or another note already has the new name. A folder left empty is removed.",
 		}, func(ctx context.Context, e *Env, in MoveNoteInput) (*notes.MoveResult, error) {
 			return e.App.Notes.Move(ctx, in.From, in.To)
 		}, func(w io.Writer, o *notes.MoveResult) {

@@ -77,3 +77,20 @@ func lineOf(content []byte, n int) string {
 	}
 	return strings.TrimSuffix(string(content), "\r")
 }
+
+// Retarget returns the new target text of link l (in content) to name, so
+// that the link reads the same once rewritten with [RewriteLinks]: a link
+// with shown text, a heading or an embed takes name as it is
+// ([[old|shown]] → [[name|shown]], [[old#H]] → [[name#H]]); a bare link
+// keeps its old text as shown text ([[old]] → [[name|old]]) unless that
+// text is name.
+func Retarget(content []byte, l noema.Link, name string) string {
+	if l.Display != "" || l.Heading != "" || l.Embed {
+		return name
+	}
+	inner := strings.TrimSpace(string(content[l.Offset+2 : l.End-2]))
+	if inner == name {
+		return name
+	}
+	return name + "|" + inner
+}

@@ -258,6 +258,24 @@ func (v *Vault) IsNote(rel string) bool {
 	return err == nil && info.Mode().IsRegular()
 }
 
+// RemoveEmptyDirs removes the folder dir (vault-relative) and then each of
+// its parents while they are empty, as Obsidian leaves no empty folder
+// behind a move. It stops at the first folder that is not empty (or
+// cannot be removed) and never removes the vault itself; errors are not
+// reported, an empty folder being harmless.
+func (v *Vault) RemoveEmptyDirs(dir string) {
+	root, err := v.openRoot()
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	for dir = path.Clean(dir); dir != "." && dir != "/" && !strings.HasPrefix(dir, ".."); dir = path.Dir(dir) {
+		if root.Remove(filepath.FromSlash(dir)) != nil {
+			return
+		}
+	}
+}
+
 func (v *Vault) openRoot() (*os.Root, error) {
 	root, err := os.OpenRoot(v.Root)
 	if err != nil {
