@@ -386,6 +386,11 @@ func (c *CLI) runCommand(ctx context.Context, cmd *command, args []string) error
 	if err := in.validate(); err != nil {
 		return usagef("%s: %v", cmd.path, err)
 	}
+	if cmd.tool != nil {
+		if p := in.missing(cmd.in); p != nil {
+			return usagef("%s: %s is required (see 'noema %s --help')", cmd.path, p.name(), cmd.path)
+		}
+	}
 	if cmd.run != nil {
 		if err := cmd.run(ctx, c, in.ptr.Elem().Interface()); err != nil {
 			return &commandError{err, in}

@@ -33,6 +33,9 @@ type param struct {
 	// is not no-NAME (cli:"invert=apply": --apply sets dry_run false).
 	invertName string
 	help       string
+	// negatedHelp is what a negated flag does (its negated tag): the
+	// parameter's description says what true does, the flag sets false.
+	negatedHelp string
 	set        bool // given on the command line
 }
 
@@ -96,6 +99,10 @@ func newInput(typ reflect.Type) (*input, error) {
 				}
 				p.negate = true
 				p.invertName = val
+				p.negatedHelp = f.Tag.Get("negated")
+				if p.negatedHelp == "" {
+					return nil, fmt.Errorf("cli: %s.%s: %s needs a negated:\"…\" tag saying what the flag does", typ, f.Name, key)
+				}
 			default:
 				return nil, fmt.Errorf("cli: %s.%s: unknown cli tag option %q", typ, f.Name, key)
 			}
@@ -196,6 +203,25 @@ func (in *input) validate() error {
 	return nil
 }
 
+// missing returns the first flag the tool's input schema requires that was
+// not given and has neither a default nor standard input to fall back on,
+// or nil.
+func (in *input) missing(typ reflect.Type) *param {
+	schema, err := tools.InputSchema(typ)
+	if err != nil {
+		return nil // the MCP side reports a broken schema
+	}
+	for _, p := range in.params {
+		if p.arg != "" || p.set || p.stdin || !slices.Contains(schema.Required, p.json) {
+			continue
+		}
+		if _, ok := p.field.Tag.Lookup("default"); !ok {
+			return p
+		}
+	}
+	return nil
+}
+
 // stdinParam is the parameter read from standard input when its flag was
 // not given, or nil.
 func (in *input) stdinParam() *param {
@@ -232,10 +258,12 @@ func (in *input) usage(w io.Writer) {
 			}
 		}
 		help := p.help
-		if p.negate && p.invertName == "" {
-			help = "turn off: " + help
-		} else if p.negate {
-			help = "sets " + p.json + " to false: " + help
+		if p.negate {
+			// The flag sets the parameter to false: its own help, and no
+			// default (given or not, that is all it does).
+			lines = append(lines, line{left, p.negatedHelp})
+			width = max(width, len(left))
+			continue
 		}
 		if p.field.Type.Kind() == reflect.Slice && p.arg == "" {
 			help += " (repeatable)"

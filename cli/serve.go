@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/httpserver"
 	"github.com/noema-mem/noema/mcpserver"
@@ -41,6 +43,9 @@ func runServe(ctx context.Context, c *CLI, v any) error {
 	in := v.(ServeInput)
 	if in.SessionTimeout < 0 {
 		return usagef("serve: --session-timeout cannot be negative")
+	}
+	if err := checkAddr(in.Addr); err != nil {
+		return err
 	}
 	maxSessions, sessionTimeout := in.MaxSessions, in.SessionTimeout
 	if maxSessions == 0 {
@@ -155,4 +160,21 @@ func (c *CLI) openServer(ctx context.Context, toolsets string) (*app.App, *mcp.S
 	}
 	srv.AddReceivingMiddleware(cancelOnStop(ctx))
 	return a, srv, nil
+}
+
+// checkAddr refuses a listen address that no listener could take (no port,
+// a port number beyond 65535) as invalid_argument, before the vault is
+// opened.
+func checkAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return noema.Errorf(noema.EINVALID, "--addr %q is not HOST:PORT (such as 127.0.0.1:7077)", addr)
+	}
+	if port == "" {
+		return nil // any free port, as ":0"
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return noema.Errorf(noema.EINVALID, "--addr %q: the port must be a number from 0 to 65535", addr)
+	}
+	return nil
 }

@@ -195,7 +195,7 @@ type UpdateInput struct {
 	MetadataRemove  []string       `json:"metadata_remove,omitempty" jsonschema:"metadata keys to remove"`
 	MetadataReplace bool           `json:"metadata_replace,omitempty" jsonschema:"replace the whole metadata object with metadata (default false: merge)"`
 	// RewriteLinks is true when nil.
-	RewriteLinks *bool `json:"rewrite_links,omitempty" jsonschema:"with a new label: rewrite the links and relation targets that use the old label, and rename a page named by it (default true; the old label stays an alias either way)" default:"true" cli:"negate"`
+	RewriteLinks *bool `json:"rewrite_links,omitempty" jsonschema:"with a new label: rewrite the links and relation targets that use the old label, and rename a page named by it (default true; the old label stays an alias either way)" default:"true" cli:"negate" negated:"with a new label: leave the links, relation targets and page name that use the old label as they are (the old label stays an alias, so they still resolve)"`
 }
 
 // Update changes a concept's label, aliases, description or metadata,

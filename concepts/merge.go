@@ -19,7 +19,7 @@ type MergeInput struct {
 	Sources []string `json:"sources" jsonschema:"the duplicates to merge away: ids, labels or aliases" cli:"arg=SOURCE"`
 	Target  string   `json:"target" jsonschema:"the concept that survives: id, label or alias" cli:"name=into"`
 	// DryRun defaults to true: nothing changes unless asked.
-	DryRun        *bool   `json:"dry_run,omitempty" jsonschema:"show every change and make none (default true); false applies the merge" default:"true" cli:"invert=apply"`
+	DryRun        *bool   `json:"dry_run,omitempty" jsonschema:"show every change and make none (default true); false applies the merge" default:"true" cli:"invert=apply" negated:"apply the merge (without it, a dry run: every change shown, none made)"`
 	MinSimilarity float64 `json:"min_similarity,omitempty" jsonschema:"refuse a source whose embedding similarity to the target is below this (default 0.7), unless force" default:"0.7" minimum:"0" maximum:"1"`
 	Force         bool    `json:"force,omitempty" jsonschema:"merge even below min_similarity (default false)" default:"false"`
 }

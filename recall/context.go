@@ -48,7 +48,7 @@ type Input struct {
 	// IncludeContent adds each note's Excerpt.
 	IncludeContent bool `json:"include_content,omitempty" jsonschema:"add to each note the paragraph around its first mention of the concept, at most 400 characters (default false)" default:"false"`
 	// Decay weights notes by recency; nil means true.
-	Decay *bool `json:"decay,omitempty" jsonschema:"weight notes by recency (default true); false weighs every note 1 and orders notes by last activity" default:"true" cli:"negate"`
+	Decay *bool `json:"decay,omitempty" jsonschema:"weight notes by recency (default true); false weighs every note 1 and orders notes by last activity" default:"true" cli:"negate" negated:"weigh every note 1 and order notes by last activity, ignoring recency"`
 }
 
 // Result is the context around one concept.

@@ -133,7 +133,7 @@ type Input struct {
 	Limit    int      `json:"limit,omitempty" jsonschema:"page size (default 10, max 100)" default:"10" minimum:"1" maximum:"100"`
 	Offset   int      `json:"offset,omitempty" jsonschema:"paging offset (default 0)" default:"0" minimum:"0"`
 	MinScore float64  `json:"min_score,omitempty" jsonschema:"drop hits scoring below this (0..1)" minimum:"0" maximum:"1"`
-	Decay    *bool    `json:"decay,omitempty" jsonschema:"multiply scores by recency decay (default true)" default:"true" cli:"negate"`
+	Decay    *bool    `json:"decay,omitempty" jsonschema:"multiply scores by recency decay (default true)" default:"true" cli:"negate" negated:"rank without recency decay: an old note scores as a new one"`
 }
 
 // Ranks are a hit's 1-based positions in the lists it was found in (0 or

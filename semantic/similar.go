@@ -25,7 +25,7 @@ const (
 type SimilarInput struct {
 	Concept    string `json:"concept" jsonschema:"a concept (id, label or alias) or any free text" cli:"arg=NAME"`
 	MaxResults int    `json:"max_results,omitempty" jsonschema:"how many neighbours (default 10, max 200)" default:"10" minimum:"0" maximum:"200" cli:"name=max"`
-	Decay      *bool  `json:"decay,omitempty" jsonschema:"weight by recency (default true); false ranks by similarity alone" default:"true" cli:"negate"`
+	Decay      *bool  `json:"decay,omitempty" jsonschema:"weight by recency (default true); false ranks by similarity alone" default:"true" cli:"negate" negated:"rank by similarity alone, ignoring recency"`
 }
 
 // Similar is one neighbour.

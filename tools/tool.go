@@ -22,6 +22,8 @@
 //	cli:"name=tag"         the flag's name when it differs from the parameter's
 //	cli:"negate"           a *bool defaulting to true offered as --no-name
 //	cli:"invert=apply"     the same offered as --apply (merge's dry_run)
+//	negated:"…"            with negate or invert: the help of that flag, which sets the
+//	                       parameter to false (required: jsonschema says what true does)
 //	cli:"stdin"            a string read from standard input when its flag is not given
 //	cli:"-"                not offered on the command line
 //
