@@ -203,7 +203,8 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// TestExportSurvivesRebuild is DESIGN's proof that the index is a cache:
+// TestExportSurvivesRebuild is the proof that the index is a cache
+// (docs/decisions.md, "Vault and index"):
 // export, delete the whole index, reindex, export again: the same bytes,
 // in JSON and GraphML, concept ids and relations included.
 func TestExportSurvivesRebuild(t *testing.T) {

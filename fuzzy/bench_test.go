@@ -37,7 +37,7 @@ func benchSet(tb testing.TB, n int) *Choices {
 	return c
 }
 
-// top20Key is the answer key of BENCH.md: results[N][scorer][query] is the
+// top20Key is the answer key of the benchmark (docs/fuzzy.md): results[N][scorer][query] is the
 // expected top 20.
 func top20Key(t *testing.T) map[int]map[string][][]Match {
 	t.Helper()
@@ -152,7 +152,7 @@ func BenchmarkExtractWRatio(b *testing.B) {
 }
 
 // BenchmarkExtractWRatioSingle is BenchmarkExtractWRatio on one goroutine,
-// comparable with the single-threaded C++ figures of BENCH.md.
+// comparable with the single-threaded C++ figures of docs/fuzzy.md.
 func BenchmarkExtractWRatioSingle(b *testing.B) {
 	for _, n := range []int{10000, 100000} {
 		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) { benchExtract(b, ScorerWRatio, n, 1) })

@@ -19,7 +19,7 @@ import (
 )
 
 // benchApp builds a vault whose concepts are the first n benchmark labels
-// (fuzzy/BENCH.md), linked from notes of 100 links each, and syncs it.
+// (docs/fuzzy.md), linked from notes of 100 links each, and syncs it.
 func benchApp(b *testing.B, n int) (*app.App, benchdata.Data) {
 	b.Helper()
 	data := benchdata.Generate()

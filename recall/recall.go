@@ -1,8 +1,8 @@
 // Package recall answers "what do I already know around this concept?":
-// build_context (DESIGN §2) gathers a concept, its typed relations, the
+// build_context (docs/context.md) gathers a concept, its typed relations, the
 // concepts that co-occur with it (expanded breadth first up to a depth) and
 // the notes that mention it, freshest first, weighted by recency decay
-// (DESIGN §3, package decay).
+// (docs/context.md, "Definitions"; package decay).
 //
 // The service holds no SQL: it reads the index through [Index] (implemented
 // by *sqlite.DB) and resolves names through [Concepts] (implemented by

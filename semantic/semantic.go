@@ -3,7 +3,7 @@
 // Embedder, caches the vectors in the index keyed by model and text hash,
 // keeps an exact in-memory vector index in step with the registry, and
 // answers find_similar_concepts with cosine similarity weighted by recency
-// decay (seed document 002).
+// decay (docs/decisions.md, "Embeddings and decay").
 //
 // Embedding never runs inside a database write transaction: texts are
 // embedded first, then stored in short transactions. When the backend is

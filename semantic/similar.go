@@ -17,7 +17,7 @@ const (
 	DefaultMaxResults = 10
 	MaxMaxResults     = 200
 	// saturationSpread is how close the top ten similarities may be before
-	// the neighbourhood counts as saturated (seed 002's warning).
+	// the neighbourhood counts as saturated (docs/decisions.md, "Embeddings and decay").
 	saturationSpread = 1e-6
 )
 
@@ -59,7 +59,7 @@ type SimilarResult struct {
 	Warnings []string  `json:"warnings"`
 }
 
-// Band names the similarity band of seed 002. What the bands mean depends
+// Band names the similarity band (docs/decisions.md, "Embeddings and decay"). What the bands mean depends
 // on the embedder; see Meaning.
 func Band(sim float64) string {
 	switch {
@@ -96,8 +96,8 @@ type Fuzzy func(ctx context.Context, query string, k int) ([]Similar, error)
 
 // FindSimilarOr is FindSimilar that, when the embedder is unreachable and
 // no vector is cached, answers with fuzzy's candidates marked
-// fallback "fuzzy" (DESIGN §4: an unreachable backend degrades to fuzzy
-// answers with a warning) instead of failing with unavailable. fuzzy may
+// fallback "fuzzy" (docs/decisions.md, "Embeddings and decay": an
+// unreachable backend degrades to fuzzy answers with a warning) instead of failing with unavailable. fuzzy may
 // be nil.
 func (s *Service) FindSimilarOr(ctx context.Context, in SimilarInput, fuzzy Fuzzy) (*SimilarResult, error) {
 	q := strings.TrimSpace(in.Concept)

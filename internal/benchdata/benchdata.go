@@ -1,5 +1,5 @@
 // Package benchdata generates the synthetic concept labels and queries of the
-// fuzzy benchmark (BENCH.md in the fuzzy design notes): a SplitMix64 stream
+// fuzzy benchmark (docs/fuzzy.md): a SplitMix64 stream
 // turned into a 5,000-word vocabulary, 100,000 labels and 50 queries. The
 // output is fixed; the *SHA256 constants hold its check values.
 package benchdata

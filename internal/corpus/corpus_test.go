@@ -138,7 +138,7 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// key is the concept key of DESIGN §1: NFKC, case fold, runs of
+// key is the concept key (vault.Key; docs/decisions.md, "Vault and index"): NFKC, case fold, runs of
 // whitespace/'_'/'-' → one space, trimmed.
 func key(s string) string {
 	s = cases.Fold().String(norm.NFKC.String(s))
