@@ -45,12 +45,16 @@ type Link struct {
 // source node's file. From and To are node ids: a concept id or a note's
 // memory:// URI.
 type Relation struct {
-	ID       string         `json:"id"`
-	From     string         `json:"from"`
-	Type     string         `json:"type"`
-	To       string         `json:"to"`
-	Weight   *float64       `json:"weight,omitempty"`
-	Metadata map[string]any `json:"metadata,omitempty"`
+	ID   string `json:"id"`
+	From string `json:"from"`
+	Type string `json:"type"`
+	To   string `json:"to"`
+	// FromLabel and ToLabel name the ends: a concept's label or a note's
+	// title (empty for a dangling target).
+	FromLabel string         `json:"from_label,omitempty"`
+	ToLabel   string         `json:"to_label,omitempty"`
+	Weight    *float64       `json:"weight,omitempty"`
+	Metadata  map[string]any `json:"metadata,omitempty"`
 	// Dangling is set when the target does not exist (no concept has the
 	// name, or no note is at the path); To is then "concept:<key>" or the
 	// missing note's URI.

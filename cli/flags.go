@@ -36,7 +36,7 @@ type param struct {
 	// negatedHelp is what a negated flag does (its negated tag): the
 	// parameter's description says what true does, the flag sets false.
 	negatedHelp string
-	set        bool // given on the command line
+	set         bool // given on the command line
 }
 
 // flagName is the flag's name without dashes.

@@ -2,6 +2,7 @@ package concepts_test
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -168,7 +169,7 @@ func TestFindSecondChannel(t *testing.T) {
 		if slices.Equal(c.Channels, []string{"wratio"}) {
 			t.Errorf("%q: %q found by WRatio alone; the test needs harder distractors", q, want)
 		}
-		if c.Score != fuzzy.WRatio(fuzzy.DefaultProcess(q), fuzzy.DefaultProcess(c.Matched), 0) {
+		if w := fuzzy.WRatio(fuzzy.DefaultProcess(q), fuzzy.DefaultProcess(c.Matched), 0); c.Score != math.Round(w*100)/100 {
 			t.Errorf("%q: score %v is not WRatio's", q, c.Score)
 		}
 		for k := 1; k < len(res.Candidates); k++ {

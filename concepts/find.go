@@ -49,13 +49,14 @@ type FindInput struct {
 
 // Candidate is one concept that may be what the query names.
 type Candidate struct {
-	ID       string   `json:"id"`
-	Label    string   `json:"label"`
-	Aliases  []string `json:"aliases"`
-	Score    float64  `json:"score"`
-	Matched  string   `json:"matched"`
-	IsAlias  bool     `json:"matched_alias"`
-	Mentions int      `json:"mentions"`
+	ID      string   `json:"id"`
+	Label   string   `json:"label"`
+	Aliases []string `json:"aliases"`
+	// Score is WRatio (0-100), rounded to 2 decimals.
+	Score    float64 `json:"score"`
+	Matched  string  `json:"matched"`
+	IsAlias  bool    `json:"matched_alias"`
+	Mentions int     `json:"mentions"`
 	// Channels are what found the candidate: "wratio" (the best WRatio
 	// scores), "folded" (the same words after case, accent, plural, word
 	// order and function-word folding, symbols such as c++ and c# kept),
@@ -182,7 +183,7 @@ func (s *Service) Find(ctx context.Context, in FindInput) (*FindResult, error) {
 		ids[i] = m.ids[f.g]
 		res.Candidates = append(res.Candidates, Candidate{
 			ID: m.ids[f.g], Label: m.labels[f.g], Aliases: m.aliases[f.g],
-			Score: f.score, Matched: m.texts[f.index], IsAlias: m.texts[f.index] != m.labels[f.g], Channels: f.channels,
+			Score: round2(f.score), Matched: m.texts[f.index], IsAlias: m.texts[f.index] != m.labels[f.g], Channels: f.channels,
 		})
 	}
 	counts, err := s.DB.MentionCounts(ctx, ids)

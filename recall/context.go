@@ -95,6 +95,9 @@ type Relation struct {
 	// the missing note's URI). A relation from the concept to itself is
 	// listed once, "out", with Other the concept's own id.
 	Other string `json:"other"`
+	// OtherLabel names the other end: the concept's label or the note's
+	// title; empty when the end is dangling.
+	OtherLabel string `json:"other_label,omitempty"`
 }
 
 // Related is a concept that co-occurs with the concept the context is
@@ -266,10 +269,24 @@ func (k *call) relations(id string) ([]Relation, error) {
 		return nil, err
 	}
 	out := make([]Relation, 0, len(edges))
+	var titles map[string]string // note URI -> title, built at the first note end
 	for _, e := range edges {
 		r := Relation{ID: e.ID, Type: e.Type, Direction: "out", Other: e.Target}
 		if e.Source != id {
 			r.Direction, r.Other = "in", e.Source
+		}
+		if i, ok := k.g.Concept(r.Other); ok {
+			r.OtherLabel = k.g.Concepts[i].Label
+		} else if strings.HasPrefix(r.Other, noema.URIScheme) {
+			if titles == nil {
+				titles = make(map[string]string, len(k.g.Notes))
+				for _, n := range k.g.Notes {
+					titles[graph.NoteURI(n.Path)] = n.Title
+				}
+			}
+			r.OtherLabel = titles[r.Other]
+		} else if c, err := k.s.Concepts.Get(k.ctx, r.Other); err == nil && c.ID == r.Other {
+			r.OtherLabel = c.Label // newer than the graph's snapshot
 		}
 		out = append(out, r)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -178,7 +179,7 @@ func (s *Service) FindSimilarOr(ctx context.Context, in SimilarInput, fuzzy Fuzz
 			done = float64(hits[len(hits)-1].Score) < kth
 		}
 		if done {
-			res.Results = best[:min(k, len(best))]
+			res.Results = unrelated(best[:min(k, len(best))])
 			break
 		}
 		fetch *= 4
@@ -215,10 +216,31 @@ func (s *Service) fuzzyFallback(ctx context.Context, res *SimilarResult, q strin
 			continue
 		}
 		c.Score /= 100
-		c.Decay, c.Similarity, c.Band = 1, 0, "fuzzy fallback"
+		c.Decay, c.Similarity, c.Band = 1, 0, fallbackBand
 		res.Results = append(res.Results, c)
 	}
+	res.Results = unrelated(res.Results)
 	return res, nil
+}
+
+// fallbackBand is the band of the fuzzy fallback's results.
+const fallbackBand = "fuzzy fallback"
+
+// minSimilarity is the least a result needs, as similarity (or, for the
+// fuzzy fallback, as WRatio / 100): one that prints as 0.000 has nothing
+// in common with the query, and the results are not padded with it. Decay
+// does not count: an old neighbour is still a neighbour.
+const minSimilarity = 0.0005
+
+// unrelated drops the results below minSimilarity, keeping the order.
+func unrelated(rs []Similar) []Similar {
+	return slices.DeleteFunc(rs, func(r Similar) bool {
+		sim := r.Similarity
+		if r.Band == fallbackBand {
+			sim = r.Score
+		}
+		return !(sim >= minSimilarity)
+	})
 }
 
 func (s *Service) score(ctx context.Context, hits []vector.Hit, now time.Time, useDecay bool) ([]Similar, error) {

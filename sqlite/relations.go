@@ -20,35 +20,38 @@ import (
 // error.
 func (db *DB) Relation(ctx context.Context, id string) (*noema.Relation, string, error) {
 	var r noema.Relation
-	var path, toRef, meta string
-	var pageConcept, target sql.NullString
+	var path, title, toRef, meta string
+	var pageConcept, pageLabel, target, targetLabel sql.NullString
 	var weight sql.NullFloat64
-	err := db.read.QueryRowContext(ctx, `SELECT r.id, r.type, r.to_ref, r.weight, r.metadata, n.path,
-		(SELECT c.id FROM concepts c WHERE c.page_note_id = n.id),
-		CASE WHEN substr(r.to_ref, 1, 5) <> 'note:' THEN (SELECT k.concept_id FROM concept_keys k
-			WHERE k.key = CASE WHEN substr(r.to_ref, 1, 8) = 'concept:' THEN substr(r.to_ref, 9) ELSE r.to_ref END) END
-		FROM relations r JOIN notes n ON n.id = r.note_id WHERE r.id = ?`, id).
-		Scan(&r.ID, &r.Type, &toRef, &weight, &meta, &path, &pageConcept, &target)
+	err := db.read.QueryRowContext(ctx, `SELECT r.id, r.type, r.to_ref, r.weight, r.metadata, n.path, n.title, c.id, c.label, t.id, t.label
+		FROM relations r JOIN notes n ON n.id = r.note_id
+		LEFT JOIN concepts c ON c.page_note_id = n.id
+		LEFT JOIN concepts t ON substr(r.to_ref, 1, 5) <> 'note:' AND t.id = (SELECT k.concept_id FROM concept_keys k
+			WHERE k.key = CASE WHEN substr(r.to_ref, 1, 8) = 'concept:' THEN substr(r.to_ref, 9) ELSE r.to_ref END)
+		WHERE r.id = ?`, id).
+		Scan(&r.ID, &r.Type, &toRef, &weight, &meta, &path, &title, &pageConcept, &pageLabel, &target, &targetLabel)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, "", noema.Errorf(noema.ENOTFOUND, "no relation %q", id)
 	}
 	if err != nil {
 		return nil, "", fmt.Errorf("get relation %s: %w", id, err)
 	}
-	r.From = graph.NoteURI(path)
+	r.From, r.FromLabel = graph.NoteURI(path), title
 	if pageConcept.Valid {
-		r.From = pageConcept.String
+		r.From, r.FromLabel = pageConcept.String, pageLabel.String
 	}
 	switch p, isNote := strings.CutPrefix(toRef, "note:"); {
 	case isNote:
 		r.To = graph.NoteURI(p)
-		var n int
-		if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM notes WHERE path = ?`, p).Scan(&n); err != nil {
+		err := db.read.QueryRowContext(ctx, `SELECT title FROM notes WHERE path = ?`, p).Scan(&r.ToLabel)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			r.Dangling = true
+		case err != nil:
 			return nil, "", fmt.Errorf("get relation %s: %w", id, err)
 		}
-		r.Dangling = n == 0
 	case target.Valid:
-		r.To = target.String
+		r.To, r.ToLabel = target.String, targetLabel.String
 	default:
 		r.To = toRef
 		r.Dangling = true

@@ -144,7 +144,7 @@ func textAnalyze(w io.Writer, o *graph.AnalyzeResult) {
 			for i, n := range p.Nodes {
 				labels[i] = n.Label
 			}
-			fmt.Fprintf(w, "- %d edges, weight %g: %s\n", p.Length, p.Weight, strings.Join(labels, " — "))
+			fmt.Fprintf(w, "- %d edges, weight %s: %s\n", p.Length, number(p.Weight), strings.Join(labels, " — "))
 		}
 		if o.HasMore != nil && *o.HasMore {
 			fmt.Fprintln(w, "more paths: raise limit")

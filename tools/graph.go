@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/noema-mem/noema"
@@ -98,11 +100,34 @@ func relationTools() []*Tool {
 }
 
 func textRelation(w io.Writer, r *relations.Relation) {
-	fmt.Fprintf(w, "%s: %s -[%s]-> %s", r.ID, r.From, r.Type, r.To)
+	fmt.Fprintf(w, "%s: %s -[%s]-> %s", r.ID, named(r.FromLabel, r.From), r.Type, named(r.ToLabel, r.To))
+	if r.Dangling {
+		fmt.Fprint(w, " (dangling: no such concept or note)")
+	}
 	if r.Weight != nil {
-		fmt.Fprintf(w, " (weight %g)", *r.Weight)
+		fmt.Fprintf(w, " (weight %s)", number(*r.Weight))
 	}
 	fmt.Fprintln(w)
+}
+
+// named shows a node by its label, with its id in brackets: "Mutex
+// [c_…]"; a note's id (its memory:// URI) already reads as its path, so a
+// note shows as its URI alone when its title is the file's name. Without a
+// label, the id alone.
+func named(label, id string) string {
+	switch {
+	case label == "":
+		return id
+	case strings.HasPrefix(id, noema.URIScheme) && strings.HasSuffix(id, "/"+label) || id == noema.URIScheme+label:
+		return id
+	}
+	return label + " [" + id + "]"
+}
+
+// number prints a float rounded to at most 4 decimals, without trailing
+// zeros: 0.30000000000000004 prints 0.3, 60.00000000000001 prints 60.
+func number(x float64) string {
+	return strconv.FormatFloat(math.Round(x*1e4)/1e4, 'f', -1, 64)
 }
 
 func graphTools() []*Tool {

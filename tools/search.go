@@ -64,7 +64,7 @@ func searchTools() []*Tool {
 					if r.Direction == "in" {
 						arrow = "<-"
 					}
-					fmt.Fprintf(w, "- %s %s %s\n", arrow, r.Type, r.Other)
+					fmt.Fprintf(w, "- %s %s %s\n", arrow, r.Type, named(r.OtherLabel, r.Other))
 				}
 			}
 			if len(o.Related) > 0 {
