@@ -424,9 +424,37 @@ func (c *CLI) runTool(ctx context.Context, t *tools.Tool, in *input) (any, error
 		return nil, err
 	}
 	defer a.Close()
+	if t.Embeds(in.ptr.Elem().Interface()) {
+		// A local model the user configured is there or the command fails:
+		// the tools' fallbacks (fuzzy, full text) serve agents whose
+		// server's backend went away, not a user who never pulled it.
+		if r, ok := a.Semantic.Embedder.(interface{ Ready() error }); ok {
+			if err := r.Ready(); err != nil {
+				return nil, noema.Errorf(noema.ErrorCode(err), "the embedder %s is not available: %s", a.Semantic.Embedder.Name(), noema.ErrorMessage(err))
+			}
+		}
+	}
 	bar := c.progressBar(t.Command)
 	defer bar.finish()
+	if t.Command != "sync" && t.Command != "reindex" { // they sync themselves, and report it
+		if err := firstSync(ctx, a, bar.update); err != nil {
+			return nil, err
+		}
+	}
 	return t.Run(ctx, &tools.Env{App: a, Progress: bar.update}, in.ptr.Elem().Interface())
+}
+
+// firstSync syncs an index that was never synced (a new vault, or an
+// existing folder of notes used for the first time) before a command runs:
+// otherwise reads would miss the notes already there, and `status` would
+// say "last sync: never" after the command's own writes.
+func firstSync(ctx context.Context, a *app.App, progress func(done, total int)) error {
+	last, err := a.DB.GetMeta(ctx, "last_sync")
+	if err != nil || last != "" {
+		return err
+	}
+	_, err = a.Sync(ctx, false, progress)
+	return err
 }
 
 // fail reports err and returns its exit status; in, when known, names the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/noema-mem/noema"
@@ -99,7 +100,7 @@ func (s *Service) edit(rel string, in EditInput) (*WriteResult, error) {
 		}
 		start, end, ok := vault.FindSection(body, in.Section)
 		if !ok {
-			return nil, noema.Errorf(noema.ENOTFOUND, "no section %q in %s", in.Section, vault.PathToURI(rel))
+			return nil, noSection(in.Section, rel, body)
 		}
 		repl := in.Content
 		if repl != "" && !strings.HasSuffix(repl, "\n") {
@@ -219,4 +220,24 @@ func (s *Service) Delete(ctx context.Context, ref string, confirm bool) (*Delete
 		return nil, err
 	}
 	return &DeleteResult{URI: vault.PathToURI(rel), Deleted: true}, nil
+}
+
+// noSection is the not_found of a section heading body lacks, listing the
+// headings it has.
+func noSection(section, rel string, body []byte) error {
+	headings := vault.Headings(body)
+	msg := fmt.Sprintf("no section %q in %s", section, vault.PathToURI(rel))
+	if len(headings) == 0 {
+		msg += "; it has no headings"
+	} else {
+		quoted := make([]string, len(headings))
+		for i, h := range headings {
+			quoted[i] = strconv.Quote(h)
+		}
+		msg += "; its headings: " + strings.Join(quoted, ", ")
+	}
+	if headings == nil {
+		headings = []string{}
+	}
+	return &noema.Error{Code: noema.ENOTFOUND, Message: msg, Details: map[string]any{"headings": headings}}
 }

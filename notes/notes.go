@@ -9,13 +9,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/fuzzy"
 	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/vault"
 )
@@ -322,9 +325,41 @@ func (s *Service) Resolve(ctx context.Context, ref string) (string, error) {
 		return "", err
 	}
 	if path == "" {
-		return "", noema.Errorf(noema.ENOTFOUND, "no note with uri, path or title %q", ref)
+		return "", s.noNote(ctx, ref)
 	}
 	return path, nil
+}
+
+// closestTitles is how many titles the not_found of an unknown note names.
+const closestTitles = 5
+
+// noNote is the not_found of a reference that names no note, naming the
+// titles spelled most like it (WRatio ≥ 60, best first).
+func (s *Service) noNote(ctx context.Context, ref string) error {
+	msg := fmt.Sprintf("no note with uri, path or title %q", ref)
+	_, all, err := s.DB.ListNotes(ctx, noema.NoteQuery{Limit: math.MaxInt32})
+	if err != nil {
+		return fmt.Errorf("%s; list notes: %w", msg, err)
+	}
+	titles := make([]string, len(all))
+	for i, n := range all {
+		titles[i] = n.Title
+	}
+	matches, err := fuzzy.NewChoices(titles, fuzzy.DefaultProcess).Extract(ctx, ref, fuzzy.ScorerWRatio, closestTitles, 60)
+	if err != nil {
+		return fmt.Errorf("%s: %w", msg, err)
+	}
+	closest := make([]any, len(matches))
+	quoted := make([]string, len(matches))
+	for i, m := range matches {
+		n := all[m.Index]
+		closest[i] = map[string]any{"title": n.Title, "uri": n.URI, "score": math.Round(m.Score*100) / 100}
+		quoted[i] = strconv.Quote(n.Title)
+	}
+	if len(matches) > 0 {
+		msg += "; closest titles: " + strings.Join(quoted, ", ")
+	}
+	return &noema.Error{Code: noema.ENOTFOUND, Message: msg, Details: map[string]any{"closest": closest}}
 }
 
 // Note is a note as read from its file.

@@ -15,6 +15,11 @@ type semHit struct {
 	chunk ChunkVector
 }
 
+// NoEmbeddedNotes is the warning of a search ranking by meaning when no
+// note chunk has a vector yet: a server embeds them in the background; the
+// command line does when asked.
+const NoEmbeddedNotes = "no note has been embedded yet, so ranking by meaning found nothing: run `noema sync --embed` (a running server embeds notes in the background)"
+
 // semantic ranks notes by the cosine of the query's embedding with their
 // best chunk, scanning the vectors on at most workers goroutines. An
 // embedder that is missing or fails is an unavailable error.
@@ -53,7 +58,7 @@ func (s *Service) semantic(ctx context.Context, raw string, f Filter, workers in
 	c.mu.RLock()
 	defer c.mu.RUnlock()
 	if c.idx == nil || c.idx.Len() == 0 {
-		return nil, []string{"no note has been embedded yet; semantic ranking is empty"}, nil
+		return nil, []string{NoEmbeddedNotes}, nil
 	}
 	if len(q) != c.idx.Dim() {
 		return nil, nil, noema.Errorf(noema.EUNAVAILABLE, "embedder %s returned a %d-dimensional vector, the index holds %d", s.Embedder.Name(), len(q), c.idx.Dim())

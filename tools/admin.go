@@ -35,19 +35,19 @@ func adminTools() []*Tool {
 			return e.App.Status(ctx)
 		}, textStatus),
 
-		New(Def{
+		Embeds(New(Def{
 			Name: "sync", Command: "sync", Toolset: "admin", Title: "Sync the index", Hints: idempotent,
 			Description: "Index what changed in the vault's files now (the file watcher normally does this). Sends progress notifications when the request has a progress token.",
 		}, func(ctx context.Context, e *Env, in SyncInput) (*indexer.Result, error) {
 			return runSync(ctx, e, in.Rebuild, in.Embed)
-		}, textSync),
+		}, textSync), func(in SyncInput) bool { return in.Embed }),
 
-		New(Def{
+		Embeds(New(Def{
 			Command: "reindex", Title: "Rebuild the index from the files",
 			Description: "Re-derive every note's index rows from its file (sync with rebuild).",
 		}, func(ctx context.Context, e *Env, in ReindexInput) (*indexer.Result, error) {
 			return runSync(ctx, e, true, in.Embed)
-		}, textSync),
+		}, textSync), func(in ReindexInput) bool { return in.Embed }),
 	}
 }
 

@@ -39,7 +39,7 @@ func conceptTools() []*Tool {
 			}
 		}),
 
-		New(Def{
+		Embeds(New(Def{
 			Name: "find_similar_concepts", Command: "concept similar", Toolset: "concepts", Title: "Find concepts close in meaning", Hints: readOnly,
 			Description: "Concepts whose embeddings are close to a concept (id, label or alias; its own vector, itself excluded) or to free text. " +
 				"Each result has similarity (cosine), decay (freshness: the most recent note linking it) and score = similarity × decay, ranked by score, with a band " +
@@ -66,7 +66,7 @@ func conceptTools() []*Tool {
 			for _, r := range o.Results {
 				fmt.Fprintf(w, "- %.3f %s [%s] similarity %.3f × decay %.3f (%s)\n", r.Score, r.Label, r.ID, r.Similarity, r.Decay, r.Band)
 			}
-		}),
+		}), Always[semantic.SimilarInput]),
 
 		New(Def{
 			Name: "list_concepts", Command: "concept list", Toolset: "concepts", Title: "List concepts", Hints: readOnly,
@@ -104,7 +104,7 @@ func conceptTools() []*Tool {
 				"a key with a different value fails with metadata_conflict and nothing is written (use metadata_remove or metadata_replace).",
 		}, calls(onConcepts, (*concepts.Service).Update), textConcept),
 
-		New(Def{
+		Embeds(New(Def{
 			Name: "merge_concepts", Command: "concept merge", Toolset: "concepts", Title: "Merge duplicate concepts", Hints: destructiveRepeats,
 			Description: "Merge duplicate concepts (sources) into one (target). Every link to a source in every note becomes a link to the target with the text reading the same " +
 				"([[src]] -> [[Target|src]], [[src|shown]] -> [[Target|shown]], [[src#H]] -> [[Target#H]]); the sources' names become aliases of the target so old spellings keep resolving; " +
@@ -133,7 +133,7 @@ func conceptTools() []*Tool {
 			if o.DryRun && len(o.Sources) > 0 {
 				fmt.Fprintln(w, "dry run: nothing changed (pass dry_run=false, or --apply on the command line)")
 			}
-		}),
+		}), Always[concepts.MergeInput]),
 
 		New(Def{
 			Name: "delete_concept", Command: "concept delete", Toolset: "concepts", Title: "Delete a concept", Hints: destructiveRepeats,
@@ -143,7 +143,7 @@ func conceptTools() []*Tool {
 			fmt.Fprintf(w, "deleted concept %q (%s); %d notes unlinked, relations removed from %d files\n", o.Label, o.ID, len(o.Unlinked), len(o.RelationsRemoved))
 		}),
 
-		New(Def{
+		Embeds(New(Def{
 			Name: "analyze_duplicates", Command: "concept duplicates", Toolset: "concepts", Title: "Find duplicate concepts", Hints: readOnly,
 			Description: "Groups of concepts that are likely one concept under several names, with the evidence for each pair (same key after case, accent, plural, " +
 				"word-order and function-word folding; typos; a generic head word such as \"Raft consensus algorithm\"; fuzzy WRatio; embedding similarity; shared notes and relations) " +
@@ -152,7 +152,7 @@ func conceptTools() []*Tool {
 				"are listed in do_not_merge with the reason. Read-only; concept limits it to one concept's group.",
 		}, func(ctx context.Context, e *Env, in concepts.DuplicatesInput) (*concepts.DuplicatesResult, error) {
 			return e.App.Concepts.Duplicates(ctx, in, e.App.Semantic)
-		}, textDuplicates),
+		}, textDuplicates), Always[concepts.DuplicatesInput]),
 	}
 }
 

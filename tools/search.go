@@ -11,7 +11,7 @@ import (
 
 func searchTools() []*Tool {
 	return []*Tool{
-		New(Def{
+		Embeds(New(Def{
 			Name: "search_notes", Command: "search", Toolset: "search", Title: "Search notes", Hints: readOnly,
 			Description: "Find the notes about a topic. hybrid (default) fuses full text (BM25, title above body, English stemming, Chinese/Japanese substrings; notes with every word rank first) " +
 				"and meaning (the note chunks' embeddings) by reciprocal rank, then weights by recency unless decay=false; fulltext and semantic use one list. " +
@@ -36,7 +36,7 @@ func searchTools() []*Tool {
 				ranks = append(ranks, fmt.Sprintf("decay %.2f", h.Decay))
 				fmt.Fprintf(w, " (%s)\n  %s\n", strings.Join(ranks, ", "), h.Snippet)
 			}
-		}),
+		}), func(in search.Input) bool { return in.Mode != search.ModeFulltext }),
 
 		New(Def{
 			Name: "build_context", Command: "context", Toolset: "search", Title: "Build context around a concept", Hints: readOnly,

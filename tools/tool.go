@@ -116,7 +116,10 @@ type Tool struct {
 	terminal func(w io.Writer, out any)
 	// stdin, when set, decides whether the CLI reads standard input into
 	// the cli:"stdin" field for this input.
-	stdin  func(in any) bool
+	stdin func(in any) bool
+	// embeds, when set, says whether a call with this input embeds text
+	// (so needs the configured embedder).
+	embeds func(in any) bool
 	addMCP func(s *mcp.Server, t *mcp.Tool, env func(context.Context, *mcp.CallToolRequest) *Env, fail func(error) error)
 }
 
@@ -176,6 +179,21 @@ func ReadsStdin[In any](t *Tool, fn func(in In) bool) *Tool {
 	t.stdin = func(in any) bool { return fn(in.(In)) }
 	return t
 }
+
+// Embeds declares when a call embeds text with the configured embedder (a
+// search that ranks by meaning, a similarity), and returns t. The CLI then
+// checks first that the embedder is there: a local model the user asked
+// for and never pulled is an error, not a silent fallback.
+func Embeds[In any](t *Tool, fn func(in In) bool) *Tool {
+	t.embeds = func(in any) bool { return fn(in.(In)) }
+	return t
+}
+
+// Always is the Embeds condition of a tool that embeds on every call.
+func Always[In any](In) bool { return true }
+
+// Embeds reports whether a call with in embeds text.
+func (t *Tool) Embeds(in any) bool { return t.embeds != nil && t.embeds(in) }
 
 // In is the tool's input type.
 func (t *Tool) In() reflect.Type { return t.in }

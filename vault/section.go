@@ -41,3 +41,15 @@ func FindSection(body []byte, heading string) (start, end int, ok bool) {
 	}
 	return start, end, true
 }
+
+// Headings lists the ATX headings FindSection can find in body, in order,
+// each with its leading '#'s ("## Notes").
+func Headings(body []byte) []string {
+	var out []string
+	sc := blockScanner{doc: body}
+	sc.onHeading = func(h headingLine) {
+		out = append(out, strings.Repeat("#", h.level)+" "+string(h.text))
+	}
+	sc.scan()
+	return out
+}

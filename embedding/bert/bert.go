@@ -334,6 +334,15 @@ func (e *Embedder) EmbedIDs(ctx context.Context, ids [][]int32) ([][]float32, er
 	return eng.embedIDs(ctx, ids)
 }
 
+// Ready loads the model now if it is not loaded yet. A model that is not
+// on disk, or does not load, is noema.EUNAVAILABLE, saying how to get it.
+func (e *Embedder) Ready() error {
+	if _, err := e.engine(); err != nil {
+		return e.unavailable(err)
+	}
+	return nil
+}
+
 // unavailable marks a model that cannot be loaded as noema.EUNAVAILABLE,
 // so that callers degrade to fuzzy and full-text answers.
 func (e *Embedder) unavailable(err error) error {
