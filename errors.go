@@ -3,6 +3,7 @@ package noema
 import (
 	"errors"
 	"fmt"
+	"syscall"
 )
 
 // Stable error codes. They are part of the public contract of the CLI
@@ -18,12 +19,15 @@ const (
 	EINTERNAL         = "internal"
 	// EADDRINUSE: the address a server was asked to listen on is taken.
 	EADDRINUSE = "address_in_use"
+	// ENOSPACE: the disk (or the index) is full. A write that answers it
+	// changed nothing; see the README's "When the disk is full".
+	ENOSPACE = "no_space"
 )
 
 // IsCode reports whether s is one of the stable error codes.
 func IsCode(s string) bool {
 	switch s {
-	case ENOTFOUND, EINVALID, ECONFLICT, EMETADATACONFLICT, ECHECKSUM, ETOOLARGE, EUNAVAILABLE, EINTERNAL, EADDRINUSE:
+	case ENOTFOUND, EINVALID, ECONFLICT, EMETADATACONFLICT, ECHECKSUM, ETOOLARGE, EUNAVAILABLE, EINTERNAL, EADDRINUSE, ENOSPACE:
 		return true
 	}
 	return false
@@ -69,8 +73,9 @@ func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// ErrorCode returns the code of the first *Error in err's chain, EINTERNAL for
-// any other non-nil error, and "" for nil.
+// ErrorCode returns the code of the first *Error in err's chain, ENOSPACE
+// for an uncoded error caused by a full disk (ENOSPC), EINTERNAL for any
+// other non-nil error, and "" for nil.
 func ErrorCode(err error) string {
 	code, _ := describe(err)
 	return code
@@ -92,6 +97,9 @@ func describe(err error) (code, msg string) {
 	}
 	if e, ok := errors.AsType[*Error](err); ok {
 		return e.Code, e.Message
+	}
+	if errors.Is(err, syscall.ENOSPC) {
+		return ENOSPACE, "no space left on the device"
 	}
 	return EINTERNAL, "internal error"
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/noema-mem/noema"
@@ -43,5 +45,20 @@ func TestErrorWrapsCause(t *testing.T) {
 	// Without a cause, Unwrap is nil.
 	if errors.Unwrap(noema.Errorf(noema.EINVALID, "x")) != nil {
 		t.Error("Errorf has a cause")
+	}
+}
+
+// TestNoSpaceCode: a full disk has its own stable code, also when the
+// ENOSPC comes uncoded from below.
+func TestNoSpaceCode(t *testing.T) {
+	if !noema.IsCode("no_space") || noema.ENOSPACE != "no_space" {
+		t.Fatal("no_space is not a stable code")
+	}
+	err := fmt.Errorf("write journal: %w", &fs.PathError{Op: "write", Path: "/v/.noema/j", Err: syscall.ENOSPC})
+	if got := noema.ErrorCode(err); got != noema.ENOSPACE {
+		t.Errorf("ErrorCode(ENOSPC) = %q, want no_space", got)
+	}
+	if got := noema.ErrorMessage(err); strings.Contains(got, "/v/") || !strings.Contains(got, "no space") {
+		t.Errorf("ErrorMessage(ENOSPC) = %q", got)
 	}
 }

@@ -36,6 +36,9 @@ const (
 	// ExitAddrInUse: `noema serve` could not listen, its address being
 	// taken (error code address_in_use).
 	ExitAddrInUse = 3
+	// ExitNoSpace: the disk (or the index) is full and the command changed
+	// nothing (error code no_space).
+	ExitNoSpace = 4
 )
 
 // Main runs the command line with args (without the program name) and
@@ -485,8 +488,11 @@ func (c *CLI) fail(err error, in *input) int {
 	} else {
 		fmt.Fprintf(c.Stderr, "noema: %s: %s\n", code, msg)
 	}
-	if code == noema.EADDRINUSE {
+	switch code {
+	case noema.EADDRINUSE:
 		return ExitAddrInUse
+	case noema.ENOSPACE:
+		return ExitNoSpace
 	}
 	return ExitError
 }

@@ -50,9 +50,7 @@ func (s *Service) Edit(ctx context.Context, in EditInput) (*WriteResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.Indexer.SyncPaths(ctx, []string{rel}, ""); err != nil {
-		return nil, err
-	}
+	res.Warnings = s.index(ctx, res.URI, []string{rel}, "")
 	return res, nil
 }
 
@@ -153,6 +151,9 @@ type MoveResult struct {
 	Path string `json:"path"`
 	// Links are the lines of other notes whose links followed the move.
 	Links []LinkChange `json:"links"`
+	// Warnings say what the move could not finish: the index being behind
+	// the files (see Service.index).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Move renames a note file. to is a vault path or memory:// URI (".md" is
@@ -189,7 +190,11 @@ func (s *Service) Move(ctx context.Context, from, to string) (*MoveResult, error
 		if err != nil {
 			return err
 		}
-		return s.indexMoved(ctx, map[string]string{src: dst}, changed)
+		if err := s.indexMoved(ctx, map[string]string{src: dst}, changed); err != nil {
+			// The files moved: see Service.index.
+			res.Warnings = append(res.Warnings, behind(res.URI, err))
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -201,6 +206,8 @@ func (s *Service) Move(ctx context.Context, from, to string) (*MoveResult, error
 type DeleteResult struct {
 	URI     string `json:"uri"`
 	Deleted bool   `json:"deleted"`
+	// Warnings say the index is behind the files (see Service.index).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Delete removes a note file. confirm must be true: deletion is the one
@@ -216,10 +223,9 @@ func (s *Service) Delete(ctx context.Context, ref string, confirm bool) (*Delete
 	if err := s.Vault.Locked(ctx, func(context.Context) error { return s.Vault.Remove(rel) }); err != nil {
 		return nil, err
 	}
-	if _, err := s.Indexer.SyncPaths(ctx, []string{rel}, ""); err != nil {
-		return nil, err
-	}
-	return &DeleteResult{URI: vault.PathToURI(rel), Deleted: true}, nil
+	res := &DeleteResult{URI: vault.PathToURI(rel), Deleted: true}
+	res.Warnings = s.index(ctx, res.URI, []string{rel}, "")
+	return res, nil
 }
 
 // noSection is the not_found of a section heading body lacks, listing the

@@ -29,6 +29,8 @@ import (
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/noema-mem/noema"
 )
 
 //go:embed migration/*.sql
@@ -58,6 +60,9 @@ func Open(ctx context.Context, path string) (_ *DB, err error) {
 	defer func() {
 		if err != nil {
 			db.Close()
+		}
+		if IsFull(err) {
+			err = noema.WrapError(err, noema.ENOSPACE, "no space left on the device to open the index %s; nothing was changed", path)
 		}
 	}()
 	// busy_timeout first: the journal_mode pragma itself may need the lock.
@@ -187,6 +192,9 @@ func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
 	backoff := 20 * time.Millisecond
 	for attempt := 0; ; attempt++ {
 		err := db.writeOnce(ctx, fn)
+		if IsFull(err) {
+			return noema.WrapError(err, noema.ENOSPACE, "no space left on the device for the index %s; the vault's files are the truth, and the next sync with room to spare brings it up to date", db.path)
+		}
 		if err == nil || !IsBusy(err) || attempt >= 8 {
 			return err
 		}
@@ -252,6 +260,37 @@ func IsBusy(err error) bool {
 		return true
 	}
 	return false
+}
+
+// IsFull reports whether err is SQLite's SQLITE_FULL (the disk is full, or
+// the database reached its max_page_count: see LimitGrowth) or
+// SQLITE_IOERR_SHMSIZE (the WAL index could not grow: what opening a
+// database on a full disk fails with).
+func IsFull(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	return se.Code()&0xff == sqlite3.SQLITE_FULL || se.Code() == sqlite3.SQLITE_IOERR_SHMSIZE
+}
+
+// LimitGrowth lets the database grow by at most pages more pages (SQLite's
+// max_page_count on the write connection): a write beyond fails as on a
+// full disk, with noema.ENOSPACE. Tests use it to fill the index without
+// filling a disk; a negative pages lifts the limit.
+func (db *DB) LimitGrowth(ctx context.Context, pages int64) error {
+	var n int64
+	if err := db.write.QueryRowContext(ctx, "PRAGMA page_count").Scan(&n); err != nil {
+		return fmt.Errorf("read page count: %w", err)
+	}
+	limit := n + pages
+	if pages < 0 {
+		limit = 0xfffffffe // SQLite's largest
+	}
+	if _, err := db.write.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", limit)); err != nil {
+		return fmt.Errorf("limit growth: %w", err)
+	}
+	return nil
 }
 
 // GetMeta reads a value from the meta table ("" when absent).

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -237,7 +238,7 @@ func (v *Vault) Apply(ctx context.Context, cs *Changeset) error {
 	}
 
 	// 2. Write the new versions beside their targets.
-	crashed := false
+	crashed, applied := false, false
 	defer func() {
 		if crashed {
 			return
@@ -249,18 +250,26 @@ func (v *Vault) Apply(ctx context.Context, cs *Changeset) error {
 		}
 	}()
 	dirs := map[string]bool{}
+	var undoDirs []func() // the folders created for the new files, last first
+	defer func() {
+		if !crashed && !applied {
+			for _, undo := range slices.Backward(undoDirs) {
+				undo()
+			}
+		}
+	}()
 	for i, c := range cs.Changes {
 		f := &j.Files[i]
 		if c.Delete {
 			continue
 		}
 		dir := path.Dir(f.Path)
-		if dir != "." {
-			if err := root.MkdirAll(filepath.FromSlash(dir), 0o755); err != nil {
-				return fsError("write", f.Path, err)
-			}
+		undo, err := mkdirs(root, filepath.FromSlash(dir))
+		if err != nil {
+			return fsError("write", f.Path, err)
 		}
-		tmp, err := writeTemp(root, filepath.FromSlash(dir), path.Base(f.Path), c.After, fs.FileMode(f.Mode))
+		undoDirs = append(undoDirs, undo)
+		tmp, err := v.writeTemp(root, f.Path, filepath.FromSlash(dir), c.After, fs.FileMode(f.Mode))
 		if err != nil {
 			return fsError("write", f.Path, err)
 		}
@@ -337,6 +346,7 @@ func (v *Vault) Apply(ctx context.Context, cs *Changeset) error {
 	// 5. Done. A journal that cannot be removed is harmless: the next
 	// recovery finds every file already in place.
 	_ = removeJournal(root)
+	applied = true
 	return nil
 }
 
@@ -599,7 +609,7 @@ func (v *Vault) settle(root *os.Root, j *journal, forward bool) (*Recovery, erro
 			if data == nil {
 				data = []byte{}
 			}
-			tmp, err := writeTemp(root, dir, path.Base(f.Path), data, mode)
+			tmp, err := v.writeTemp(root, f.Path, dir, data, mode)
 			if err != nil {
 				return nil, fsError("write", f.Path, err)
 			}

@@ -333,7 +333,7 @@ func TestWriteFileTempHasPID(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer root.Close()
-	tmp, err := writeTemp(root, ".", "n.md", []byte("x"), 0o644)
+	tmp, err := v.writeTemp(root, "n.md", ".", []byte("x"), 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}

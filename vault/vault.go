@@ -52,6 +52,14 @@ type Vault struct {
 	// tests set it; it is nil otherwise.
 	FaultHook func(i int) error
 
+	// WriteFault, when set, is called by every write of a file's new
+	// content (a note written, edited or moved; a changeset's files) with
+	// the file's vault path, after its temporary file is created and
+	// before anything is written to it. An error from it stands for the
+	// write's error: fault-injection tests return syscall.ENOSPC from it
+	// to fill the disk. It is nil otherwise.
+	WriteFault func(rel string) error
+
 	recoveryMu   sync.Mutex
 	lastRecovery *Recovery // the last changeset recovered in this process
 
@@ -227,6 +235,8 @@ func fsError(op, rel string, err error) error {
 		return noema.Errorf(noema.EINVALID, "invalid path %q: name too long for the file system (at most %d bytes a name)", rel, MaxNameBytes)
 	case errors.Is(err, syscall.ENOTDIR):
 		return noema.Errorf(noema.EINVALID, "invalid path %q: a part of it is a file, not a folder", rel)
+	case errors.Is(err, syscall.ENOSPC):
+		return noema.WrapError(err, noema.ENOSPACE, "no space left on the device to %s %s; it is as it was", op, PathToURI(rel))
 	}
 	return fmt.Errorf("%s %s: %w", op, rel, err)
 }
@@ -424,14 +434,13 @@ func (v *Vault) writeFile(rel string, data []byte, overwrite bool, beforeRename 
 	} else if err := checkNew(root, r); err != nil {
 		return err
 	}
-	if dir != "." {
-		if err := root.MkdirAll(dir, 0o755); err != nil {
-			return fsError("write", r, err)
-		}
-	}
-
-	tmp, err := writeTemp(root, dir, path.Base(r), data, mode)
+	undo, err := mkdirs(root, dir)
 	if err != nil {
+		return fsError("write", r, err)
+	}
+	tmp, err := v.writeTemp(root, r, dir, data, mode)
+	if err != nil {
+		undo()
 		return fsError("write", r, err)
 	}
 	defer root.Remove(tmp) // no-op once renamed; cleans up after a failure
@@ -454,15 +463,46 @@ func (v *Vault) writeFile(rel string, data []byte, overwrite bool, beforeRename 
 	return syncDir(root, dir)
 }
 
-// writeTemp writes data to a new temporary dot-file in dir (see tempName)
-// and syncs it.
-func writeTemp(root *os.Root, dir, base string, data []byte, mode fs.FileMode) (string, error) {
-	tmp := filepath.Join(dir, tempName(base))
+// mkdirs creates the folder dir and its missing parents, and returns a
+// function that removes the ones it created (if still empty): a write that
+// fails leaves no folder behind.
+func mkdirs(root *os.Root, dir string) (undo func(), err error) {
+	var missing []string
+	for d := dir; d != "." && d != string(filepath.Separator); d = filepath.Dir(d) {
+		if _, err := root.Stat(d); err == nil {
+			break
+		}
+		missing = append(missing, d)
+	}
+	undo = func() {
+		for _, d := range missing { // deepest first
+			root.Remove(d)
+		}
+	}
+	if len(missing) == 0 {
+		return func() {}, nil
+	}
+	if err := root.MkdirAll(dir, 0o755); err != nil {
+		undo()
+		return nil, err
+	}
+	return undo, nil
+}
+
+// writeTemp writes data, the new content of the file rel, to a new
+// temporary dot-file in dir (see tempName) and syncs it.
+func (v *Vault) writeTemp(root *os.Root, rel, dir string, data []byte, mode fs.FileMode) (string, error) {
+	tmp := filepath.Join(dir, tempName(path.Base(rel)))
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 	if err != nil {
 		return "", err
 	}
-	_, err = f.Write(data)
+	if v.WriteFault != nil {
+		err = v.WriteFault(rel)
+	}
+	if err == nil {
+		_, err = f.Write(data)
+	}
 	if err == nil {
 		err = f.Chmod(mode) // the umask may have narrowed an existing file's mode
 		if errors.Is(err, errors.ErrUnsupported) || runtime.GOOS == "windows" {
