@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/noema-mem/noema/graph"
@@ -33,16 +34,34 @@ func analyzeVault(tb testing.TB, n, concepts, links int) (*sqlite.DB, string) {
 		"concepts/rel-a.md": fmt.Sprintf("---\nconcept: %s\nrelations:\n  - {type: related_to, to: \"[[%s]]\", weight: 2.5}\n"+
 			"  - {type: part_of, to: \"[[%s]]\"}\n  - {type: same_as, to: \"[[%s]]\"}\n  - {type: cites, to: \"memory://rel-note\"}\n"+
 			"  - {type: see_also, to: \"[[No Such Concept Anywhere]]\"}\n---\nA page.\n", label(0), label(1), label(len(m.Concepts)-1), label(0)),
-		"rel-note.md": fmt.Sprintf("---\nrelations:\n  - {type: about, to: \"[[%s]]\", weight: 3}\n---\nAbout [[%s]] and [[%s]].\n", label(2), label(2), label(3)),
+		"rel-note.md":  fmt.Sprintf("---\nrelations:\n  - {type: about, to: \"[[%s]]\", weight: 3}\n---\nAbout [[%s]] and [[%s]].\n", label(2), label(2), label(3)),
+		"long-list.md": longList(label, 3*graph.CooccurrenceWindow),
 	}
 	treetest.WriteAll(tb, dir, extra)
 	db := noematest.SyncIndex(tb, dir)
 	return db, dir
 }
 
+// longList is a note of n distinct concepts, each linked twice (in two
+// spellings, the second far after the first), more than a co-occurrence
+// window holds: the concept graph joins only the nearby ones.
+func longList(label func(int) string, n int) string {
+	var b strings.Builder
+	b.WriteString("# A long list\n\n")
+	for i := range n {
+		fmt.Fprintf(&b, "- [[%s]]\n", label(5+i*7))
+	}
+	for i := range n {
+		fmt.Fprintf(&b, "- [[%s]]\n", strings.ToUpper(label(5+i*7)))
+	}
+	return b.String()
+}
+
 // nxAnswers is what the Go side computed, for check_analyze.py to compare.
 type nxAnswers struct {
-	Graph       string             `json:"graph"`
+	Graph string `json:"graph"`
+	// Window is graph.CooccurrenceWindow, for the rebuild.
+	Window      int                `json:"window"`
 	PageRank    map[string]float64 `json:"pagerank"`
 	Seeds       []string           `json:"seeds"`
 	Personal    map[string]float64 `json:"personal"`
@@ -72,7 +91,7 @@ type nxPaths struct {
 }
 
 func answers(t *testing.T, g *graph.Weighted, pairs [][2]int32) nxAnswers {
-	a := nxAnswers{Graph: g.Kind, PageRank: map[string]float64{}, Personal: map[string]float64{}, Betweenness: map[string]float64{}}
+	a := nxAnswers{Graph: g.Kind, Window: graph.CooccurrenceWindow, PageRank: map[string]float64{}, Personal: map[string]float64{}, Betweenness: map[string]float64{}}
 	pr, _ := graph.PageRank(g, graph.PageRankAlpha, nil)
 	for i, v := range pr {
 		a.PageRank[g.IDs[i]] = v

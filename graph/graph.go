@@ -127,6 +127,12 @@ type Edge struct {
 	// Dangling reports a relation whose target does not exist; Target is
 	// then "concept:<key>" or the missing note's URI.
 	Dangling bool `json:"dangling,omitempty"`
+	// Position orders a note's mentions: the ordinal, among the note's
+	// distinct link spellings, of its first link to the concept (0, and
+	// omitted, for the first). The concept graph joins two concepts a
+	// note mentions only when they are near in this order
+	// (CooccurrenceWindow).
+	Position int `json:"position,omitempty"`
 }
 
 // Degree counts the edges at a node by direction and kind. Mentions count

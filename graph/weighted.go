@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -190,10 +191,28 @@ func relationWeight(e *Edge) float64 {
 	return *e.Weight
 }
 
+// CooccurrenceWindow is how near two concepts must be in a note for the
+// note to join them: a note links two concepts together when at most this
+// many other concepts are first linked between their first links. A note
+// of up to CooccurrenceWindow+1 distinct concepts (every note of a normal
+// vault) joins every pair; a longer one (a list, an index, a dump of
+// thousands of links) joins each concept to its 2×CooccurrenceWindow
+// nearest, so co-occurrence costs O(links), not O(links²), in memory and
+// time. docs/graph.md has the measurement behind the number.
+const CooccurrenceWindow = 32
+
+// Window returns the part of a note's concepts (distinct, in order of
+// first mention) that the concept at position p co-occurs with: those
+// within CooccurrenceWindow positions of it, itself included.
+func Window[T any](order []T, p int) []T {
+	return order[max(0, p-CooccurrenceWindow):min(len(order), p+CooccurrenceWindow+1)]
+}
+
 // ConceptGraph builds the concept graph of an export: every concept is a
 // node (isolated ones too); two distinct concepts are joined by an
 // undirected edge whose weight is the number of notes that mention both
-// plus the weights of the typed relations between them in either direction
+// within CooccurrenceWindow of each other (by the mentions' Position) plus
+// the weights of the typed relations between them in either direction
 // (a relation without a weight counts 1). A relation from a concept to
 // itself is a self-loop. Relations that touch a note and dangling relations
 // are not part of it. A pair whose summed weight is not positive (relations
@@ -208,7 +227,12 @@ func ConceptGraph(x *Graph) *Weighted {
 			l.Labels = append(l.Labels, n.Label)
 		}
 	}
+	type mention struct {
+		pos int
+		c   int32
+	}
 	byNote := map[string]int{}
+	var notes [][]mention
 	for i := range x.Edges {
 		e := &x.Edges[i]
 		switch e.Kind {
@@ -216,16 +240,23 @@ func ConceptGraph(x *Graph) *Weighted {
 			if c, ok := index[e.Target]; ok {
 				k, ok := byNote[e.Source]
 				if !ok {
-					k = len(l.Notes)
+					k = len(notes)
 					byNote[e.Source] = k
-					l.Notes = append(l.Notes, nil)
+					notes = append(notes, nil)
 				}
-				l.Notes[k] = append(l.Notes[k], c)
+				notes[k] = append(notes[k], mention{e.Position, c})
 			}
 		case KindRelation:
 			if !e.Dangling {
 				l.Relations = append(l.Relations, *e)
 			}
+		}
+	}
+	l.Notes = make([][]int32, len(notes))
+	for k, ms := range notes {
+		slices.SortStableFunc(ms, func(a, b mention) int { return cmp.Or(cmp.Compare(a.pos, b.pos), cmp.Compare(a.c, b.c)) })
+		for _, m := range ms {
+			l.Notes[k] = append(l.Notes[k], m.c)
 		}
 	}
 	return ConceptGraphOf(l)
@@ -237,7 +268,8 @@ type ConceptLinks struct {
 	// IDs and Labels are every concept's, ascending by id.
 	IDs, Labels []string
 	// Notes lists, for each note, the numbers (indexes into IDs) of the
-	// concepts it mentions, in any order, repeats allowed.
+	// concepts it mentions in the order of their first mention; repeats
+	// are allowed (only the first counts).
 	Notes [][]int32
 	// Relations are relation edges; those whose ends are not both
 	// concepts, and dangling ones, are ignored.
@@ -251,10 +283,32 @@ type ConceptLinker interface {
 	ConceptLinks(ctx context.Context) (*ConceptLinks, error)
 }
 
+// FirstMentions returns xs without repeats, each at its first place.
+func FirstMentions[T comparable](xs []T) []T {
+	out := make([]T, 0, len(xs))
+	if len(xs) <= 64 { // a normal note: a scan beats a map
+		for _, x := range xs {
+			if !slices.Contains(out, x) {
+				out = append(out, x)
+			}
+		}
+		return out
+	}
+	seen := make(map[T]bool, len(xs))
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
 // ConceptGraphOf builds the concept graph ([ConceptGraph]) from its
 // ingredients. Co-occurrence is counted concept by concept over the
-// notes each concept is mentioned in, with a dense accumulator: the cost
-// is the number of co-mentioned pairs, with no hashing.
+// notes each concept is mentioned in, with a dense accumulator, each note
+// adding the concepts within its window ([Window]): the cost is at most
+// 2×CooccurrenceWindow per mention, with no hashing.
 func ConceptGraphOf(l *ConceptLinks) *Weighted {
 	n := len(l.IDs)
 	g := &Weighted{Kind: AnalyzeConcepts, IDs: l.IDs, Labels: l.Labels, Kinds: make([]string, n), index: make(map[string]int32, n)}
@@ -262,13 +316,12 @@ func ConceptGraphOf(l *ConceptLinks) *Weighted {
 		g.Kinds[i] = KindConcept
 		g.index[id] = int32(i)
 	}
-	// Each note's concepts, each once, ascending; and each concept's notes.
+	// Each note's concepts, each once, in order of first mention; and each
+	// concept's notes with its place in each.
 	notes := make([][]int32, len(l.Notes))
 	perConcept := make([]int32, n+1)
 	for k, cs := range l.Notes {
-		cs = slices.Clone(cs)
-		slices.Sort(cs)
-		cs = slices.Compact(cs)
+		cs = FirstMentions(cs)
 		notes[k] = cs
 		for _, c := range cs {
 			perConcept[c+1]++
@@ -278,10 +331,11 @@ func ConceptGraphOf(l *ConceptLinks) *Weighted {
 		perConcept[i+1] += perConcept[i]
 	}
 	noteOf := make([]int32, perConcept[n])
+	posOf := make([]int32, perConcept[n])
 	fill := slices.Clone(perConcept[:n])
 	for k, cs := range notes {
-		for _, c := range cs {
-			noteOf[fill[c]] = int32(k)
+		for p, c := range cs {
+			noteOf[fill[c]], posOf[fill[c]] = int32(k), int32(p)
 			fill[c]++
 		}
 	}
@@ -311,11 +365,12 @@ func ConceptGraphOf(l *ConceptLinks) *Weighted {
 	deg := make([]int32, n)
 	for i := range int32(n) {
 		touched = touched[:0]
-		for _, k := range noteOf[perConcept[i]:perConcept[i+1]] {
-			cs := notes[k]
+		for m := perConcept[i]; m < perConcept[i+1]; m++ {
 			// Only the concepts above i: each pair is counted from its smaller end.
-			at, _ := slices.BinarySearch(cs, i+1)
-			for _, j := range cs[at:] {
+			for _, j := range Window(notes[noteOf[m]], int(posOf[m])) {
+				if j <= i {
+					continue
+				}
 				if !seen[j] {
 					seen[j] = true
 					touched = append(touched, j)

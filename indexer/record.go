@@ -55,16 +55,21 @@ func Record(n *vault.Note, info fs.FileInfo) *sqlite.NoteRecord {
 		rec.Created = rec.Modified
 	}
 
-	// Links, grouped by key and spelling.
-	counts := make(map[[2]string]int)
+	// Links, grouped by key and spelling, each with the ordinal of its
+	// first occurrence among the note's links (co-occurrence pairs nearby
+	// links: see graph.CooccurrenceWindow).
+	at := make(map[[2]string]int)
 	for _, l := range n.Links {
 		if l.Key == "" {
 			continue
 		}
-		counts[[2]string{l.Key, l.Target}]++
-	}
-	for k, c := range counts {
-		rec.Links = append(rec.Links, sqlite.LinkCount{Key: k[0], Target: k[1], Count: c})
+		k := [2]string{l.Key, l.Target}
+		if i, ok := at[k]; ok {
+			rec.Links[i].Count++
+			continue
+		}
+		at[k] = len(rec.Links)
+		rec.Links = append(rec.Links, sqlite.LinkCount{Key: l.Key, Target: l.Target, Count: 1, Pos: len(rec.Links)})
 	}
 	sort.Slice(rec.Links, func(i, j int) bool {
 		a, b := rec.Links[i], rec.Links[j]

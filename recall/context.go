@@ -400,9 +400,11 @@ func (k *call) expand(root int32, depth, limit int, warnings *[]string) []Relate
 		for _, f := range frontier {
 			// Notes in index order: a fixed summation order, so weights
 			// are reproducible to the bit.
-			for _, ni := range g.Concepts[f].Notes {
+			for at, ni := range g.Concepts[f].Notes {
 				w := k.weight(ni)
-				for _, o := range g.Notes[ni].Concepts {
+				// The concepts near f in the note (graph.Window), as the
+				// concept graph joins them.
+				for _, o := range graph.Window(g.Notes[ni].Order, int(g.Concepts[f].At[at])) {
 					if visited[o] {
 						continue
 					}

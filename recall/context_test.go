@@ -520,3 +520,43 @@ func TestSameAfterReindex(t *testing.T) {
 		t.Fatalf("fresh service:\n%+v\nwant:\n%+v", fresh, before)
 	}
 }
+
+// TestLongNoteWindow checks that build_context pairs the concepts of a
+// long note only with those linked near them (graph.CooccurrenceWindow),
+// as the concept graph does: a list of 300 links relates its first concept
+// to the next 32, not to all 299 others, and a concept linked again later
+// keeps the place of its first link.
+func TestLongNoteWindow(t *testing.T) {
+	a := openApp(t)
+	var b strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&b, "- [[Item %03d]]\n", i)
+	}
+	b.WriteString("- [[Item 000]] again, at the end\n")
+	write(t, a, "", "Long List", 0, b.String())
+	s := service(a, decay.Config{})
+	off := false
+	res, err := s.BuildContext(context.Background(), recall.Input{Concept: "Item 000", Depth: 1, MaxEntities: 200, Decay: &off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range res.Related {
+		got = append(got, r.Label)
+	}
+	slices.Sort(got)
+	var want []string
+	for i := 1; i <= 32; i++ {
+		want = append(want, fmt.Sprintf("Item %03d", i))
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("related to Item 000: %d concepts %v, want the %d linked next to it", len(got), got, len(want))
+	}
+	res, err = s.BuildContext(context.Background(), recall.Input{Concept: "Item 150", Depth: 1, MaxEntities: 200, Decay: &off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Related) != 64 {
+		t.Errorf("Item 150 has %d related concepts, want 64 (32 on each side)", len(res.Related))
+	}
+}

@@ -1,9 +1,11 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/noema-mem/noema/graph"
@@ -115,31 +117,35 @@ func (db *DB) ConceptLinks(ctx context.Context) (*graph.ConceptLinks, error) {
 		}
 
 		// Links come in primary-key order: a note's rows are consecutive.
+		// Each note's concepts are put in the order of their first link.
 		last := int64(-1)
-		var cur []int32
+		var cur []placed
+		flush := func() {
+			if len(cur) > 0 {
+				l.Notes = append(l.Notes, inLinkOrder(cur))
+			}
+			cur = cur[:0]
+		}
 		var key sql.RawBytes // looked up without a string per row
-		err = eachRow(ctx, tx, `SELECT note_id, key FROM links ORDER BY note_id`, nil, func(rows *sql.Rows) error {
+		err = eachRow(ctx, tx, `SELECT note_id, key, pos FROM links ORDER BY note_id`, nil, func(rows *sql.Rows) error {
 			var note int64
-			if err := rows.Scan(&note, &key); err != nil {
+			var pos int32
+			if err := rows.Scan(&note, &key, &pos); err != nil {
 				return err
 			}
 			if note != last {
-				if len(cur) > 0 {
-					l.Notes = append(l.Notes, cur)
-				}
-				cur, last = nil, note
+				flush()
+				last = note
 			}
 			if c, ok := owner[string(key)]; ok {
-				cur = append(cur, c)
+				cur = append(cur, placed{pos, c})
 			}
 			return nil
 		})
 		if err != nil {
 			return fmt.Errorf("list links: %w", err)
 		}
-		if len(cur) > 0 {
-			l.Notes = append(l.Notes, cur)
-		}
+		flush()
 
 		l.Relations, err = (&graphReader{tx: tx}).AllRelations(ctx)
 		return err
@@ -148,4 +154,20 @@ func (db *DB) ConceptLinks(ctx context.Context) (*graph.ConceptLinks, error) {
 		return nil, fmt.Errorf("read concept links: %w", err)
 	}
 	return l, nil
+}
+
+// placed is a link of a note resolved to a concept's number, with its
+// position among the note's links.
+type placed struct{ pos, c int32 }
+
+// inLinkOrder returns the concepts of a note's links in the order of
+// their first link (ties, which only rows indexed before positions were
+// recorded have, by concept), each once.
+func inLinkOrder(links []placed) []int32 {
+	slices.SortFunc(links, func(a, b placed) int { return cmp.Or(cmp.Compare(a.pos, b.pos), cmp.Compare(a.c, b.c)) })
+	out := make([]int32, 0, len(links))
+	for _, p := range links {
+		out = append(out, p.c)
+	}
+	return graph.FirstMentions(out)
 }

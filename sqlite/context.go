@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
@@ -78,13 +79,17 @@ type MentionNote struct {
 	// Concepts are the indexes of the concepts the note links, each once,
 	// ascending.
 	Concepts []int32
+	// Order holds the same concepts in the order of their first link:
+	// the note joins those within graph.CooccurrenceWindow places of
+	// each other (see graph.Window).
+	Order []int32
 
 	// hash and verified (the content hash and when the file was last
 	// read) tell whether the note's links may have been re-derived.
 	hash     string
 	verified int64
 	sig      string   // the row's signature (see noteSig)
-	keys     []string // the keys of its links
+	keys     []string // the keys of its links, in the order of their first link
 }
 
 // MentionConcept is a concept of a MentionGraph.
@@ -94,6 +99,8 @@ type MentionConcept struct {
 	// Notes are the indexes of the notes that link the concept (under any
 	// key), ascending.
 	Notes []int32
+	// At is, for each of Notes, the concept's place in that note's Order.
+	At []int32
 }
 
 // Concept returns the index of the concept with the id.
@@ -225,12 +232,13 @@ func refreshMentions(ctx context.Context, tx *sql.Tx, prev *MentionGraph, concep
 		n := &g.Notes[i]
 		cs := make([]int32, 0, len(n.keys))
 		for _, k := range n.keys {
-			if c, ok := g.owner[k]; ok && !slices.Contains(cs, c) {
+			if c, ok := g.owner[k]; ok {
 				cs = append(cs, c)
 			}
 		}
-		slices.Sort(cs)
-		n.Concepts = cs
+		n.Order = graph.FirstMentions(cs)
+		n.Concepts = slices.Clone(n.Order)
+		slices.Sort(n.Concepts)
 	}
 	// The inverted lists, rebuilt on every change: note indexes shift.
 	counts := make([]int32, len(g.Concepts))
@@ -241,11 +249,12 @@ func refreshMentions(ctx context.Context, tx *sql.Tx, prev *MentionGraph, concep
 	}
 	concepts := make([]MentionConcept, len(g.Concepts))
 	for j, c := range g.Concepts {
-		concepts[j] = MentionConcept{ID: c.ID, Label: c.Label, Notes: make([]int32, 0, counts[j])}
+		concepts[j] = MentionConcept{ID: c.ID, Label: c.Label, Notes: make([]int32, 0, counts[j]), At: make([]int32, 0, counts[j])}
 	}
 	for i := range g.Notes {
-		for _, c := range g.Notes[i].Concepts {
+		for p, c := range g.Notes[i].Order {
 			concepts[c].Notes = append(concepts[c].Notes, int32(i))
+			concepts[c].At = append(concepts[c].At, int32(p))
 		}
 	}
 	g.Concepts = concepts
@@ -348,7 +357,7 @@ func readNotes(ctx context.Context, tx *sql.Tx, prev *MentionGraph, accessed map
 			return nil
 		}
 		if j, ok := prev.noteIndex[n.ID]; ok && prev.Notes[j].hash == n.hash && prev.Notes[j].verified == n.verified {
-			n.keys, n.Concepts = prev.Notes[j].keys, prev.Notes[j].Concepts // moved or re-dated, same links
+			n.keys, n.Concepts, n.Order = prev.Notes[j].keys, prev.Notes[j].Concepts, prev.Notes[j].Order // moved or re-dated, same links
 		} else {
 			stale = append(stale, i)
 		}
@@ -404,42 +413,52 @@ func readRegistry(ctx context.Context, tx *sql.Tx, g *MentionGraph) error {
 }
 
 // readLinkKeys reads the link keys of the notes at the indexes stale: all
-// links in one scan when they are most notes, else by note.
+// links in one scan when they are most notes, else by note. Each note's
+// keys come in the order of their first link.
 func readLinkKeys(ctx context.Context, tx *sql.Tx, g *MentionGraph, stale []int32) error {
 	if len(stale) == 0 {
 		return nil
 	}
+	type keyAt struct {
+		pos int
+		key string
+	}
+	links := make(map[int32][]keyAt, len(stale))
 	for _, i := range stale {
 		g.Notes[i].keys = []string{}
+		links[i] = nil
 	}
-	query, args := `SELECT note_id, key FROM links`, []any(nil)
+	query, args := `SELECT note_id, key, pos FROM links`, []any(nil)
 	if len(stale) < len(g.Notes)/2 {
 		ids := make([]int64, len(stale))
 		for j, i := range stale {
 			ids[j] = g.Notes[i].ID
 		}
-		query, args = `SELECT note_id, key FROM links WHERE note_id IN (SELECT value FROM json_each(?))`, []any{intsArg(ids)}
-	}
-	isStale := make(map[int32]bool, len(stale))
-	for _, i := range stale {
-		isStale[i] = true
+		query, args = `SELECT note_id, key, pos FROM links WHERE note_id IN (SELECT value FROM json_each(?))`, []any{intsArg(ids)}
 	}
 	err := eachRow(ctx, tx, query, args, func(rows *sql.Rows) error {
 		var id int64
-		var k string
-		if err := rows.Scan(&id, &k); err != nil {
+		var k keyAt
+		if err := rows.Scan(&id, &k.key, &k.pos); err != nil {
 			return err
 		}
-		if i, ok := g.noteIndex[id]; ok && isStale[i] {
-			n := &g.Notes[i]
-			if !slices.Contains(n.keys, k) { // one row per spelling
-				n.keys = append(n.keys, k)
+		if i, ok := g.noteIndex[id]; ok {
+			if ks, ok := links[i]; ok {
+				links[i] = append(ks, k)
 			}
 		}
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("read links: %w", err)
+	}
+	for i, ks := range links {
+		slices.SortFunc(ks, func(a, b keyAt) int { return cmp.Or(cmp.Compare(a.pos, b.pos), strings.Compare(a.key, b.key)) })
+		keys := make([]string, len(ks))
+		for j, k := range ks {
+			keys[j] = k.key
+		}
+		g.Notes[i].keys = graph.FirstMentions(keys) // one row per spelling
 	}
 	return nil
 }

@@ -208,7 +208,7 @@ func (r *graphReader) concepts(ctx context.Context, filter string, args []any) (
 // summed in Go. Through the view, SQLite materializes the whole grouping
 // before applying a filter; against the base tables a filter on a note or
 // a concept reaches their indexes.
-const graphMentionsQuery = `SELECT n.path, k.concept_id, l.count
+const graphMentionsQuery = `SELECT n.path, k.concept_id, l.count, l.pos
 	FROM links l JOIN concept_keys k ON k.key = l.key JOIN notes n ON n.id = l.note_id`
 
 // Mentions reads the mentions edges from the notes at paths or to the
@@ -254,10 +254,11 @@ func (r *graphReader) mentions(ctx context.Context, filter string, args []any) (
 	err := eachRow(ctx, r.tx, graphMentionsQuery+where(filter), args, func(rows *sql.Rows) error {
 		var p pair
 		var count float64
-		if err := rows.Scan(&p.path, &p.concept, &count); err != nil {
+		var pos int
+		if err := rows.Scan(&p.path, &p.concept, &count, &pos); err != nil {
 			return err
 		}
-		addMention(&m, index, p, graph.NoteURI(p.path), p.concept, count)
+		addMention(&m, index, p, graph.NoteURI(p.path), p.concept, count, pos)
 		return nil
 	})
 	if err != nil {
@@ -270,23 +271,25 @@ func (r *graphReader) mentions(ctx context.Context, filter string, args []any) (
 }
 
 // mentionEdges gathers mentions edges, each weighing the sum of its link
-// counts.
+// counts, at the position of its first link.
 type mentionEdges struct {
 	out    []graph.Edge
 	counts []float64
 }
 
-// addMention adds count links from src to concept: to the edge index[k]
-// when there is one, else to a new edge, which index[k] then names.
-func addMention[K comparable](m *mentionEdges, index map[K]int, k K, src, concept string, count float64) {
+// addMention adds count links from src to concept, the first at pos: to
+// the edge index[k] when there is one, else to a new edge, which index[k]
+// then names.
+func addMention[K comparable](m *mentionEdges, index map[K]int, k K, src, concept string, count float64, pos int) {
 	if i, ok := index[k]; ok {
 		m.counts[i] += count
+		m.out[i].Position = min(m.out[i].Position, pos)
 		return
 	}
 	index[k] = len(m.out)
 	m.out = append(m.out, graph.Edge{
 		ID: "m:" + src + "->" + concept, Kind: graph.KindMentions, Type: graph.TypeMentions,
-		Source: src, Target: concept,
+		Source: src, Target: concept, Position: pos,
 	})
 	m.counts = append(m.counts, count)
 }
@@ -325,11 +328,12 @@ func (r *graphReader) AllMentions(ctx context.Context) ([]graph.Edge, error) {
 	// Links come in primary-key order, so a note's rows are consecutive.
 	current := make(map[string]int) // concept id -> index in out, for one note
 	last := int64(-1)
-	err := eachRow(ctx, r.tx, `SELECT note_id, key, count FROM links ORDER BY note_id`, nil, func(rows *sql.Rows) error {
+	err := eachRow(ctx, r.tx, `SELECT note_id, key, count, pos FROM links ORDER BY note_id`, nil, func(rows *sql.Rows) error {
 		var noteID int64
 		var k string
 		var count float64
-		if err := rows.Scan(&noteID, &k, &count); err != nil {
+		var pos int
+		if err := rows.Scan(&noteID, &k, &count, &pos); err != nil {
 			return err
 		}
 		concept, ok := owner[k]
@@ -341,7 +345,7 @@ func (r *graphReader) AllMentions(ctx context.Context) ([]graph.Edge, error) {
 			clear(current)
 			last = noteID
 		}
-		addMention(&m, current, concept, src, concept, count)
+		addMention(&m, current, concept, src, concept, count, pos)
 		return nil
 	})
 	if err != nil {

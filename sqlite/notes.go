@@ -46,6 +46,9 @@ func (rec *NoteRecord) HasPageRow() bool {
 type LinkCount struct {
 	Key, Target string
 	Count       int
+	// Pos orders the note's links by first occurrence: the number of
+	// distinct (key, spelling) pairs linked before this one's first link.
+	Pos int
 }
 
 // PageRecord is what a note contributes when it is a concept's page.
@@ -157,8 +160,8 @@ func NewNoteWriter(tx *Tx) (*NoteWriter, error) {
 			hash = excluded.hash, created_ns = excluded.created_ns, modified_ns = excluded.modified_ns,
 			ctime_ns = excluded.ctime_ns, inode = excluded.inode, verified_ns = excluded.verified_ns
 		RETURNING id`},
-		{&w.link, `INSERT INTO links (note_id, key, target, count) VALUES (?, ?, ?, ?)
-			ON CONFLICT(note_id, key, target) DO UPDATE SET count = count + excluded.count`},
+		{&w.link, `INSERT INTO links (note_id, key, target, count, pos) VALUES (?, ?, ?, ?, ?)
+			ON CONFLICT(note_id, key, target) DO UPDATE SET count = count + excluded.count, pos = min(pos, excluded.pos)`},
 		{&w.page, `INSERT INTO pages (note_id, explicit, concept_id, label, aliases, description, metadata, created_ns, updated_ns)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`},
 		{&w.relation, `INSERT INTO relations (id, note_id, type, to_ref, weight, metadata)
@@ -202,7 +205,7 @@ func (w *NoteWriter) Put(rec *NoteRecord, fresh bool) (int64, error) {
 		}
 	}
 	for _, l := range rec.Links {
-		if _, err := w.link.ExecContext(ctx, id, l.Key, l.Target, l.Count); err != nil {
+		if _, err := w.link.ExecContext(ctx, id, l.Key, l.Target, l.Count, l.Pos); err != nil {
 			return 0, fmt.Errorf("insert link %q of %s: %w", l.Target, rec.Path, err)
 		}
 	}

@@ -6,8 +6,10 @@ usage: check_analyze.py EXPORT.json ANSWERS.json
 EXPORT.json is `noema graph export --format json`. The graphs are rebuilt
 from it alone, as docs/graph.md defines them:
 
-  concepts: every concept node; for each note, +1 between every pair of
-            distinct concepts it mentions; for each non-dangling relation
+  concepts: every concept node; for each note, its distinct concepts in
+            the order of their mentions' "position", +1 between every pair
+            at most WINDOW places apart (graph.CooccurrenceWindow, given in
+            ANSWERS.json); for each non-dangling relation
             between two concepts, + its weight (1 when it has none), a
             relation from a concept to itself being a self-loop; pairs whose
             sum is not positive have no edge.
@@ -28,24 +30,24 @@ from collections import defaultdict
 import networkx as nx
 
 
-def concept_graph(export):
+def concept_graph(export, window):
     g = nx.Graph()
     concepts = [n["id"] for n in export["nodes"] if n["kind"] == "concept"]
     g.add_nodes_from(concepts)
     cs = set(concepts)
     weight = defaultdict(float)
-    by_note = defaultdict(set)
+    by_note = defaultdict(list)
     for e in export["edges"]:
         if e["kind"] == "mentions" and e["target"] in cs:
-            by_note[e["source"]].add(e["target"])
+            by_note[e["source"]].append((e.get("position", 0), e["target"]))
         elif e["kind"] == "relation" and not e.get("dangling"):
             if e["source"] in cs and e["target"] in cs:
                 weight[tuple(sorted((e["source"], e["target"])))] += e.get("weight", 1.0)
     for linked in by_note.values():
-        linked = sorted(linked)
+        linked = [c for _, c in sorted(linked)]
         for i, a in enumerate(linked):
-            for b in linked[i + 1 :]:
-                weight[(a, b)] += 1.0
+            for b in linked[i + 1 : i + 1 + window]:
+                weight[tuple(sorted((a, b)))] += 1.0
     for (a, b), w in sorted(weight.items()):
         if w > 0:
             g.add_edge(a, b, weight=w)
@@ -160,7 +162,7 @@ def main(argv):
         export = json.load(f)
     with open(argv[2]) as f:
         answers = json.load(f)
-    graphs = {"concepts": concept_graph(export), "full": full_graph(export)}
+    graphs = {"concepts": concept_graph(export, answers[0]["window"]), "full": full_graph(export)}
     for a in answers:
         check(graphs[a["graph"]], a)
     print("all analyses match networkx")

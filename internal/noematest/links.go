@@ -24,13 +24,16 @@ func NoteRecord(path, hash string, created, modified time.Time, links ...string)
 // (each a concept's name, once per link): counted by key (see Key) and
 // target, sorted.
 func LinkCounts(links ...string) []sqlite.LinkCount {
-	counts := map[[2]string]int{}
-	for _, l := range links {
-		counts[[2]string{Key(l), l}]++
-	}
+	at := map[[2]string]int{}
 	var out []sqlite.LinkCount
-	for k, c := range counts {
-		out = append(out, sqlite.LinkCount{Key: k[0], Target: k[1], Count: c})
+	for _, l := range links {
+		k := [2]string{Key(l), l}
+		if i, ok := at[k]; ok {
+			out[i].Count++
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, sqlite.LinkCount{Key: k[0], Target: k[1], Count: 1, Pos: len(out)})
 	}
 	slices.SortFunc(out, func(a, b sqlite.LinkCount) int { return strings.Compare(a.Key+a.Target, b.Key+b.Target) })
 	return out
