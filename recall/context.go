@@ -106,7 +106,8 @@ type Related struct {
 	// ID and Label are the related concept's.
 	ID    string `json:"id"`
 	Label string `json:"label"`
-	// Count is the number of notes that link both this concept and Via.
+	// Count is the number of notes that link both this concept and Via
+	// near each other (graph.Window).
 	Count int `json:"count"`
 	// Weight is the sum of those notes' decay weights (each in [0, 1];
 	// 1 per note when decay is off), so Weight ≤ Count.
