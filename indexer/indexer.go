@@ -102,6 +102,26 @@ type Result struct {
 	DurationMS int64 `json:"duration_ms"`
 }
 
+// unreadableWarning is the warning of a folder a sync could not read.
+func unreadableWarning(rel string, err error) Warning {
+	cause := err
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		cause = pe.Err
+	}
+	return Warning{Path: rel + "/", Code: noema.EUNAVAILABLE,
+		Message: fmt.Sprintf("folder not readable (%v): skipped; the notes indexed from it are kept as they were, the rest of the vault is indexed", cause)}
+}
+
+// underAny reports whether the vault path p lies under one of the folders.
+func underAny(p string, folders []string) bool {
+	for _, f := range folders {
+		if strings.HasPrefix(p, f+"/") {
+			return true
+		}
+	}
+	return false
+}
+
 // Changed reports whether the sync changed the index.
 func (r *Result) Changed() bool { return r.Added+r.Updated+r.Removed+r.Renamed > 0 }
 
@@ -204,9 +224,13 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 		return nil, err
 	}
 	var entries []fileEntry
+	var unreadable []string // folders skipped, their notes kept as indexed
 	removed, cleanErr, err := ix.Vault.WalkCleaningTemps(ctx, StaleTempAge, func(rel string, info fs.FileInfo) error {
 		entries = append(entries, fileEntry{rel, info})
 		return nil
+	}, func(rel string, err error) {
+		unreadable = append(unreadable, rel)
+		res.Warnings = append(res.Warnings, unreadableWarning(rel, err))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("walk vault: %w", err)
@@ -223,6 +247,11 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 	}
 
 	seen := make(map[string]bool, len(entries))
+	for path := range states {
+		if underAny(path, unreadable) {
+			seen[path] = true // not walked, not deleted: kept as indexed
+		}
+	}
 	var todo []fileEntry
 	for _, e := range entries {
 		seen[e.rel] = true

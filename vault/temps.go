@@ -82,7 +82,8 @@ func parseTempName(name string) (pid int, ok bool) {
 // machines relies on the age: no write takes minutes, so olderThan = 5
 // minutes (what sync uses) is safe. A reused PID only delays the cleanup.
 func (v *Vault) CleanTemps(ctx context.Context, olderThan time.Duration) (removed []string, err error) {
-	removed, cleanErr, err := v.WalkCleaningTemps(ctx, olderThan, func(string, fs.FileInfo) error { return nil })
+	// A folder it cannot read holds no temporary file it could remove.
+	removed, cleanErr, err := v.WalkCleaningTemps(ctx, olderThan, func(string, fs.FileInfo) error { return nil }, func(string, error) {})
 	if err != nil {
 		return removed, err
 	}
@@ -92,8 +93,11 @@ func (v *Vault) CleanTemps(ctx context.Context, olderThan time.Duration) (remove
 // WalkCleaningTemps is [Vault.Walk] that also removes, in the same pass
 // over the folders, the temporary files [Vault.CleanTemps] would remove:
 // sync uses it so that cleaning costs no second walk. Failures to remove a
-// file are joined into cleanErr; err is the walk's.
-func (v *Vault) WalkCleaningTemps(ctx context.Context, olderThan time.Duration, fn func(rel string, info fs.FileInfo) error) (removed []string, cleanErr, err error) {
+// file are joined into cleanErr; err is the walk's. unreadable, when not
+// nil, is called with each folder below the root that cannot be read (a
+// permission denied, say) and the walk goes on without it; when nil, such
+// a folder ends the walk with its error.
+func (v *Vault) WalkCleaningTemps(ctx context.Context, olderThan time.Duration, fn func(rel string, info fs.FileInfo) error, unreadable func(rel string, err error)) (removed []string, cleanErr, err error) {
 	var stale []string
 	cutoff := time.Now().Add(-olderThan)
 	self := os.Getpid()
@@ -105,7 +109,7 @@ func (v *Vault) WalkCleaningTemps(ctx context.Context, olderThan time.Duration, 
 		if rel, rerr := filepath.Rel(v.Root, p); rerr == nil {
 			stale = append(stale, rel)
 		}
-	})
+	}, unreadable)
 	if err != nil || len(stale) == 0 {
 		return nil, nil, err
 	}

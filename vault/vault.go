@@ -669,13 +669,15 @@ func (v *Vault) Rename(from, to string) error {
 // error when ctx is done, and with fn's error when fn fails; fn may return
 // fs.SkipDir to skip the rest of the current folder, or fs.SkipAll.
 func (v *Vault) Walk(ctx context.Context, fn func(rel string, info fs.FileInfo) error) error {
-	return v.walk(ctx, fn, nil)
+	return v.walk(ctx, fn, nil, nil)
 }
 
 // walk is Walk; temp, when not nil, is also called with every regular
 // dot-file named like a temporary file (see parseTempName), so that sync
-// cleans them in the same pass.
-func (v *Vault) walk(ctx context.Context, fn func(rel string, info fs.FileInfo) error, temp func(p string, d fs.DirEntry, pid int)) error {
+// cleans them in the same pass. unreadable, when not nil, is called with a
+// folder below the root that cannot be read (its vault path and the error),
+// and the walk goes on without it; when nil, such a folder stops the walk.
+func (v *Vault) walk(ctx context.Context, fn func(rel string, info fs.FileInfo) error, temp func(p string, d fs.DirEntry, pid int), unreadable func(rel string, err error)) error {
 	root, err := v.openRoot()
 	if err != nil {
 		return err
@@ -686,6 +688,12 @@ func (v *Vault) walk(ctx context.Context, fn func(rel string, info fs.FileInfo) 
 			return ctxErr
 		}
 		if err != nil {
+			if unreadable != nil && p != v.Root && d != nil && d.IsDir() {
+				if rel, rerr := filepath.Rel(v.Root, p); rerr == nil {
+					unreadable(filepath.ToSlash(rel), err)
+					return filepath.SkipDir
+				}
+			}
 			return err
 		}
 		if p == v.Root {
