@@ -218,6 +218,10 @@ func TestNotFoundNamesAlternatives(t *testing.T) {
 	if code != 1 || !strings.Contains(errb, "not_found") || !strings.Contains(errb, `closest titles: "Locking"`) {
 		t.Errorf("unknown note: exit %d, %q, want not_found naming Locking", code, errb)
 	}
+	_, errb, code = runAll(t, "", "--vault", vault, "graph", "node", "Lockin")
+	if code != 1 || !strings.Contains(errb, `closest note titles: "Locking"`) {
+		t.Errorf("unknown node: exit %d, %q, want not_found naming the note Locking", code, errb)
+	}
 	var e struct {
 		Error struct {
 			Code    string

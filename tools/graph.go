@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -224,7 +225,12 @@ func nodeID(ctx context.Context, e *Env, ref string) (string, error) {
 	path, err := ResolveNote(ctx, e, ref)
 	if err != nil {
 		if noema.ErrorCode(err) == noema.ENOTFOUND && !strings.HasPrefix(ref, noema.URIScheme) {
-			return "", noema.Errorf(noema.ENOTFOUND, "no concept or note %q (want a concept id, label or alias, or a note's URI, path or title; try find_concepts)", ref)
+			msg := fmt.Sprintf("no concept or note %q (want a concept id, label or alias, or a note's URI, path or title; try find_concepts)", ref)
+			var ne *noema.Error
+			if _, closest, ok := strings.Cut(noema.ErrorMessage(err), "; closest titles: "); ok && errors.As(err, &ne) {
+				return "", &noema.Error{Code: noema.ENOTFOUND, Message: msg + "; closest note titles: " + closest, Details: ne.Details}
+			}
+			return "", noema.Errorf(noema.ENOTFOUND, "%s", msg)
 		}
 		return "", err
 	}
