@@ -354,3 +354,24 @@ func TestRenameRewritesThePageItself(t *testing.T) {
 		t.Errorf("Uses.md = %q, want %q", uses, want)
 	}
 }
+
+// TestRenameSlugNamedPage: renaming a concept whose page has the name an
+// older noema gave it (the slug of the label) renames the file too, so that
+// the rewritten links ([[New|old]]) open it in Obsidian.
+func TestRenameSlugNamedPage(t *testing.T) {
+	ctx := context.Background()
+	a := noematest.AppWith(t, map[string]string{
+		"ml/onyx-quartz.md": "---\ntitle: Onyx Quartz\n---\nA page.\n",
+		"Uses.md":           "[[onyx-quartz]] and [[Onyx Quartz]].\n",
+	})
+	c, err := a.Concepts.Update(ctx, concepts.UpdateInput{Concept: "Onyx Quartz", Label: "Basalt Vortex"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Page != "memory://ml/Basalt Vortex" {
+		t.Errorf("page = %q, want memory://ml/Basalt Vortex", c.Page)
+	}
+	if got, want := noematest.ReadFile(t, a, "Uses.md"), "[[Basalt Vortex|onyx-quartz]] and [[Basalt Vortex|Onyx Quartz]].\n"; got != want {
+		t.Errorf("Uses.md = %q, want %q", got, want)
+	}
+}

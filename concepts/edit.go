@@ -291,7 +291,7 @@ func (s *Service) rename(ctx context.Context, c *noema.Concept, rel string, crea
 	}
 	dir, base := path.Split(rel)
 	newRel := rel
-	if strings.TrimSuffix(base, ".md") == vault.FileName(c.Label) {
+	if stem := strings.TrimSuffix(base, ".md"); stem == vault.FileName(c.Label) || vault.Key(stem) == c.Key {
 		for n := 1; n < 1000; n++ {
 			cand := vault.NumberedName(dir, vault.FileName(p.label), n)
 			if !s.Vault.IsNote(cand) || strings.EqualFold(cand, rel) {

@@ -3,6 +3,7 @@ package concepts
 import (
 	"context"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
@@ -275,11 +276,11 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 			return nil, err
 		}
 		out, changes := vault.RewriteLinks(content, n.Links, func(l noema.Link) (string, bool) {
-			if !keys[l.Key] {
-				return "", false
+			if !keys[l.Key] || (l.Path != "" && !(sourcePages[l.Path] && strings.HasPrefix(l.Path, indexer.ConceptsDir))) {
+				return "", false // a link to a note that stays ([[folder/Note]]) keeps opening it
 			}
 			moved[keySource[l.Key]]++
-			return retarget(content, l, target.Label), true
+			return vault.Retarget(content, l, linkName(target)), true
 		})
 		ed.set(rel, out, changes)
 	}
@@ -512,17 +513,16 @@ func (s *Service) ownAliases(ed *edits, c *noema.Concept) (bool, error) {
 	return fm.Concept() != "", nil
 }
 
-// retarget is the new target text of link l (in content) to label: the
-// text of the link reads the same.
-func retarget(content []byte, l noema.Link, label string) string {
-	if l.Display != "" || l.Heading != "" || l.Embed {
-		return label // [[src|shown]], [[src#H]], ![[src]]
+// linkName is the name links to c are written with: its label, or the
+// file name of its page when that differs from the label only as concept
+// keys do ("connection-pool.md" of "Connection Pool"), so that Obsidian,
+// which resolves links by file name, opens the page too.
+func linkName(c *noema.Concept) string {
+	stem := path.Base(strings.TrimPrefix(c.Page, noema.URIScheme))
+	if c.Page != "" && !strings.EqualFold(stem, c.Label) && vault.Key(stem) == c.Key {
+		return stem
 	}
-	inner := string(content[l.Offset+2 : l.End-2])
-	if strings.TrimSpace(inner) == label {
-		return label
-	}
-	return label + "|" + strings.TrimSpace(inner)
+	return c.Label
 }
 
 // hasRelation reports whether fm declares a relation of type typ to ref.

@@ -202,3 +202,23 @@ func TestRenameRewritesLinks(t *testing.T) {
 		t.Errorf("rewrite_links=false changed links or the page: %s, page %s", got, c.Page)
 	}
 }
+
+// TestMergeKeepsLinksOpening: a merge rewrites the links to a source so
+// that they open the target's page in noema and in Obsidian — by the page's
+// file name when it differs from the label only as keys do — and leaves a
+// link to a note by path alone when that note stays.
+func TestMergeKeepsLinksOpening(t *testing.T) {
+	ctx := context.Background()
+	a := noematest.AppWith(t, map[string]string{
+		"ml/Cobalt.md":      "---\ntitle: Cobalt\n---\nThe element.\n",
+		"db/lagoon-reef.md": "---\ntitle: Lagoon Reef\n---\nA slug-named note of an older noema.\n",
+		"Uses.md":           "[[ml/Cobalt]], [[Cobalt]] and [[Lagoon Reef]].\n",
+	})
+	apply := false
+	if _, err := a.Concepts.Merge(ctx, concepts.MergeInput{Sources: []string{"Cobalt"}, Target: "Lagoon Reef", DryRun: &apply, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := noematest.ReadFile(t, a, "Uses.md"), "[[ml/Cobalt]], [[lagoon-reef|Cobalt]] and [[Lagoon Reef]].\n"; got != want {
+		t.Errorf("Uses.md = %q, want %q", got, want)
+	}
+}
