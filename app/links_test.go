@@ -25,7 +25,7 @@ import (
 )
 
 var (
-	linkOps  = flag.Int("link-ops", 0, "operations TestLinksSurviveEdits runs (0: $NOEMA_LINK_OPS, else 120)")
+	linkOps  = flag.Int("link-ops", 0, "operations TestLinksSurviveEdits runs (0: $NOEMA_LINK_OPS, else 60, 15 with -race)")
 	linkSeed = flag.Uint64("link-seed", 1, "the seed of TestLinksSurviveEdits")
 )
 
@@ -40,12 +40,15 @@ var (
 // other link of every note is followed, in order, from one operation to
 // the next. -link-ops and -link-seed (or $NOEMA_LINK_OPS) change the run.
 func TestLinksSurviveEdits(t *testing.T) {
-	// 120 operations keep the default go test within seconds (each one
-	// writes and fsyncs files and the index); CI runs 1,000 and more with
+	// A few dozen operations keep the default go test within seconds (each
+	// one writes and fsyncs files and the index); CI runs 1,000 with
 	// NOEMA_LINK_OPS (see .ci/run).
 	ops := *linkOps
 	if ops == 0 {
-		ops = 120
+		ops = 60
+		if raceEnabled {
+			ops = 15
+		}
 		if s := os.Getenv("NOEMA_LINK_OPS"); s != "" {
 			n, err := strconv.Atoi(s)
 			if err != nil || n < 1 {
