@@ -60,9 +60,10 @@ type App struct {
 	Config config.Config
 	Logger *slog.Logger
 
-	mu       sync.Mutex
-	progress SyncProgress
-	role     string
+	mu        sync.Mutex
+	progress  SyncProgress
+	rebuildMu sync.Mutex // one rebuild of a deleted index at a time (Check)
+	role      string
 }
 
 // Roles of a serving process on its vault.
@@ -153,6 +154,32 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 
 // Close closes the index.
 func (a *App) Close() error { return a.DB.Close() }
+
+// Check makes sure, before a request, that the vault and its index are
+// still where the App opened them. A vault folder moved, renamed or
+// deleted meanwhile is noema.EUNAVAILABLE naming the folder (see
+// vault.Vault.Check), and nothing is created at the old path. An index
+// deleted meanwhile (its .noema/ folder removed) is opened afresh and
+// rebuilt from the files with a full sync before Check returns; requests
+// checking meanwhile wait for it.
+func (a *App) Check(ctx context.Context) error {
+	if err := a.Vault.Check(); err != nil {
+		return err
+	}
+	a.rebuildMu.Lock()
+	defer a.rebuildMu.Unlock()
+	reopened, err := a.DB.Reopen(ctx)
+	if err != nil {
+		return fmt.Errorf("reopen the deleted index: %w", err)
+	}
+	if reopened {
+		a.Logger.Warn("the index was deleted while serving; rebuilding it from the vault", "index", a.DB.Path())
+		if _, err := a.Sync(ctx, false, nil); err != nil {
+			return fmt.Errorf("rebuild the deleted index: %w", err)
+		}
+	}
+	return nil
+}
 
 // SyncProgress is the state of the current or last sync run through the App.
 type SyncProgress struct {

@@ -111,7 +111,7 @@ func New(a *app.App, opts Options) (*mcp.Server, error) {
 		}
 	}
 	registerResources(r, s, enabled)
-	s.AddReceivingMiddleware(codeArgumentErrors, checkArguments(added), spacedNoteURIs, resourceNotFoundCode)
+	s.AddReceivingMiddleware(codeArgumentErrors, checkArguments(added), r.available, spacedNoteURIs, resourceNotFoundCode)
 	// Last, so it runs first: no request may end the session.
 	s.AddReceivingMiddleware(guarded(opts.Logger))
 	return s, nil

@@ -171,7 +171,7 @@ func (db *DB) closeAccessLog() error {
 // write lock, and does not retry: a busy database is an error.
 func (db *DB) writeWithin(ctx context.Context, wait time.Duration, fn func(tx *Tx) error) (err error) {
 	connCtx, cancel := context.WithTimeout(ctx, wait)
-	conn, err := db.write.Conn(connCtx)
+	conn, err := db.wr().Conn(connCtx)
 	cancel()
 	if err != nil {
 		return fmt.Errorf("write connection: %w", err)

@@ -31,7 +31,7 @@ var _ graph.Source = (*DB)(nil)
 // few milliseconds per 10,000 notes) is skipped while no other connection
 // has committed since this connection last made it.
 func (db *DB) GraphVersion(ctx context.Context) (string, error) {
-	conn, err := db.read.Conn(ctx)
+	conn, err := db.rd().Conn(ctx)
 	if err != nil {
 		return "", fmt.Errorf("read graph version: %w", err)
 	}

@@ -53,7 +53,7 @@ func scanConcept(row scanner) (*noema.Concept, error) {
 // Concept returns the concept with the id, else the one owning the key;
 // nil when there is none.
 func (db *DB) Concept(ctx context.Context, id, key string) (*noema.Concept, error) {
-	row := db.read.QueryRowContext(ctx, `SELECT `+conceptColumns+` FROM concepts c
+	row := db.rd().QueryRowContext(ctx, `SELECT `+conceptColumns+` FROM concepts c
 		WHERE c.id = ?1 OR c.id = (SELECT concept_id FROM concept_keys WHERE key = ?2) LIMIT 1`, id, key)
 	c, err := scanConcept(row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -68,7 +68,7 @@ func (db *DB) Concept(ctx context.Context, id, key string) (*noema.Concept, erro
 // KeyOwner returns the id and label of the concept that owns key; ok is
 // false when none does.
 func (db *DB) KeyOwner(ctx context.Context, key string) (id, label string, ok bool, err error) {
-	err = db.read.QueryRowContext(ctx, `SELECT c.id, c.label FROM concept_keys k JOIN concepts c ON c.id = k.concept_id WHERE k.key = ?`, key).Scan(&id, &label)
+	err = db.rd().QueryRowContext(ctx, `SELECT c.id, c.label FROM concept_keys k JOIN concepts c ON c.id = k.concept_id WHERE k.key = ?`, key).Scan(&id, &label)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", "", false, nil
 	}
@@ -86,7 +86,7 @@ func (db *DB) MentionCounts(ctx context.Context, ids []string) (map[string]int, 
 	}
 	// The base tables, not the mentions view: the view aggregates every
 	// link before it can be filtered.
-	out, err := queryMap[string, int](ctx, db.read, `SELECT k.concept_id, SUM(l.count) FROM concept_keys k JOIN links l ON l.key = k.key
+	out, err := queryMap[string, int](ctx, db.rd(), `SELECT k.concept_id, SUM(l.count) FROM concept_keys k JOIN links l ON l.key = k.key
 		WHERE k.concept_id IN (`+placeholders(len(ids))+`) GROUP BY k.concept_id`, anyArgs(ids)...)
 	if err != nil {
 		return nil, fmt.Errorf("count mentions: %w", err)
@@ -97,7 +97,7 @@ func (db *DB) MentionCounts(ctx context.Context, ids []string) (map[string]int, 
 // EachConceptByLabel calls fn with every concept's id, label and aliases
 // (never nil), by label then id.
 func (db *DB) EachConceptByLabel(ctx context.Context, fn func(id, label string, aliases []string)) error {
-	if err := eachConceptName(ctx, db.read, `SELECT id, label, aliases FROM concepts ORDER BY label, id`, nil, fn); err != nil {
+	if err := eachConceptName(ctx, db.rd(), `SELECT id, label, aliases FROM concepts ORDER BY label, id`, nil, fn); err != nil {
 		return fmt.Errorf("load concept names: %w", err)
 	}
 	return nil
@@ -131,11 +131,11 @@ func (db *DB) ListConcepts(ctx context.Context, keyPattern string, offset, limit
 		where = `EXISTS (SELECT 1 FROM concept_keys k WHERE k.concept_id = c.id AND k.key LIKE ? ESCAPE '\')`
 		args = append(args, keyPattern)
 	}
-	if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM concepts c WHERE `+where, args...).Scan(&total); err != nil {
+	if err := db.rd().QueryRowContext(ctx, `SELECT COUNT(*) FROM concepts c WHERE `+where, args...).Scan(&total); err != nil {
 		return 0, nil, fmt.Errorf("count concepts: %w", err)
 	}
 	concepts = []noema.Concept{}
-	err = eachRow(ctx, db.read, `SELECT `+conceptColumns+` FROM concepts c WHERE `+where+
+	err = eachRow(ctx, db.rd(), `SELECT `+conceptColumns+` FROM concepts c WHERE `+where+
 		` ORDER BY c.created_ns DESC, c.label, c.id LIMIT ? OFFSET ?`, append(args, limit, offset), func(rows *sql.Rows) error {
 		c, err := scanConcept(rows)
 		if err != nil {

@@ -130,7 +130,7 @@ const maxSeen = 32
 // concept registry only when its version moved. With prev nil, everything
 // is read. Keep the returned graph and pass it as prev next time.
 func (db *DB) MentionGraph(ctx context.Context, prev *MentionGraph) (*MentionGraph, error) {
-	conn, err := db.read.Conn(ctx)
+	conn, err := db.rd().Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("read mention graph: %w", err)
 	}
@@ -470,7 +470,7 @@ func (db *DB) NoteBodies(ctx context.Context, ids []int64) (map[int64]string, er
 	if len(ids) == 0 {
 		return map[int64]string{}, nil
 	}
-	out, err := queryMap[int64, string](ctx, db.read, `SELECT rowid, body FROM notes_fts WHERE rowid IN (SELECT value FROM json_each(?))`, intsArg(ids))
+	out, err := queryMap[int64, string](ctx, db.rd(), `SELECT rowid, body FROM notes_fts WHERE rowid IN (SELECT value FROM json_each(?))`, intsArg(ids))
 	if err != nil {
 		return nil, fmt.Errorf("read note bodies: %w", err)
 	}

@@ -14,7 +14,7 @@ type Counts struct {
 // in one snapshot.
 func (db *DB) Counts(ctx context.Context) (Counts, error) {
 	var c Counts
-	err := db.read.QueryRowContext(ctx, `SELECT
+	err := db.rd().QueryRowContext(ctx, `SELECT
 		(SELECT COUNT(*) FROM notes), (SELECT COUNT(*) FROM concepts),
 		(SELECT COUNT(*) FROM mentions), (SELECT COALESCE(SUM(count), 0) FROM links),
 		(SELECT COUNT(*) FROM relations)`).Scan(&c.Notes, &c.Concepts, &c.Mentions, &c.Links, &c.Relations)
@@ -27,7 +27,7 @@ func (db *DB) Counts(ctx context.Context) (Counts, error) {
 // ConceptIDUsed reports whether a concept has the id.
 func (db *DB) ConceptIDUsed(ctx context.Context, id string) (bool, error) {
 	var n int
-	if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM concepts WHERE id = ?`, id).Scan(&n); err != nil {
+	if err := db.rd().QueryRowContext(ctx, `SELECT COUNT(*) FROM concepts WHERE id = ?`, id).Scan(&n); err != nil {
 		return false, fmt.Errorf("check concept id %s: %w", id, err)
 	}
 	return n > 0, nil
@@ -36,7 +36,7 @@ func (db *DB) ConceptIDUsed(ctx context.Context, id string) (bool, error) {
 // NotesLinking returns the paths of the notes that link any key of the
 // concept, sorted.
 func (db *DB) NotesLinking(ctx context.Context, conceptID string) ([]string, error) {
-	paths, err := queryStrings(ctx, db.read, `SELECT DISTINCT n.path FROM links l
+	paths, err := queryStrings(ctx, db.rd(), `SELECT DISTINCT n.path FROM links l
 		JOIN notes n ON n.id = l.note_id JOIN concept_keys k ON k.key = l.key
 		WHERE k.concept_id = ? ORDER BY n.path`, conceptID)
 	if err != nil {

@@ -33,7 +33,7 @@ func idsFilter(column string, ids []string) (string, []any) {
 // other end ("concept:<key>" or "note:<path>" of targets, the declaring
 // note of relations pointing at it), numbered consistently within one call.
 func (db *DB) DuplicateStats(ctx context.Context, ids []string, fn func(id string, mentions int, page string, explicit bool, created int64, neighbors []int64)) error {
-	tx, err := db.read.BeginTx(ctx, nil)
+	tx, err := db.rd().BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("read concept stats: %w", err)
 	}
@@ -120,7 +120,7 @@ func (db *DB) DuplicateStats(ctx context.Context, ids []string, fn func(id strin
 // ConceptsSharingNotes calls fn with each other concept linked from a note
 // that links the concept with the id, and how many such notes there are.
 func (db *DB) ConceptsSharingNotes(ctx context.Context, id string, fn func(other string, notes int)) error {
-	err := eachPair(ctx, db.read, `WITH mine AS (
+	err := eachPair(ctx, db.rd(), `WITH mine AS (
 			SELECT DISTINCT l.note_id FROM concept_keys k JOIN links l ON l.key = k.key WHERE k.concept_id = ?)
 		SELECT k.concept_id, COUNT(DISTINCT l.note_id) FROM mine m JOIN links l ON l.note_id = m.note_id
 		JOIN concept_keys k ON k.key = l.key WHERE k.concept_id <> ? GROUP BY k.concept_id`, []any{id, id}, fn)

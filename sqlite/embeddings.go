@@ -30,7 +30,7 @@ func (db *DB) PutMeta(ctx context.Context, key, value string) error {
 // EachConcept calls fn with every concept's id, label, aliases and
 // description, by id.
 func (db *DB) EachConcept(ctx context.Context, fn func(id, label string, aliases []string, description string)) error {
-	err := eachRow(ctx, db.read, `SELECT id, label, aliases, description FROM concepts ORDER BY id`, nil, func(rows *sql.Rows) error {
+	err := eachRow(ctx, db.rd(), `SELECT id, label, aliases, description FROM concepts ORDER BY id`, nil, func(rows *sql.Rows) error {
 		var id, label, aliases, desc string
 		if err := rows.Scan(&id, &label, &aliases, &desc); err != nil {
 			return err
@@ -59,7 +59,7 @@ func (db *DB) ConceptNames(ctx context.Context, ids []string, fn func(id, label 
 }
 
 func (db *DB) conceptNames(ctx context.Context, args []any, fn func(id, label string, aliases []string)) error {
-	if err := eachConceptName(ctx, db.read, `SELECT id, label, aliases FROM concepts WHERE id IN (`+placeholders(len(args))+`)`, args, fn); err != nil {
+	if err := eachConceptName(ctx, db.rd(), `SELECT id, label, aliases FROM concepts WHERE id IN (`+placeholders(len(args))+`)`, args, fn); err != nil {
 		return fmt.Errorf("load concepts: %w", err)
 	}
 	return nil
@@ -69,7 +69,7 @@ func (db *DB) conceptNames(ctx context.Context, args []any, fn func(id, label st
 // owning the key; "" when there is none.
 func (db *DB) ConceptNamed(ctx context.Context, id, key string) (string, error) {
 	var self string
-	err := db.read.QueryRowContext(ctx, `SELECT c.id FROM concepts c WHERE c.id = ?1
+	err := db.rd().QueryRowContext(ctx, `SELECT c.id FROM concepts c WHERE c.id = ?1
 		OR c.id = (SELECT concept_id FROM concept_keys WHERE key = ?2) LIMIT 1`, id, key).Scan(&self)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
@@ -93,7 +93,7 @@ func (db *DB) ConceptNotes(ctx context.Context, ids []string, fn func(id, path s
 	}
 	in := placeholders(len(ids))
 	args = append(args, args...)
-	err := eachRow(ctx, db.read, `
+	err := eachRow(ctx, db.rd(), `
 		SELECT k.concept_id, n.path, n.modified_ns, COALESCE(a.accessed_ns, 0)
 		FROM concept_keys k JOIN links l ON l.key = k.key JOIN notes n ON n.id = l.note_id
 		LEFT JOIN access a ON a.path = n.path
@@ -123,7 +123,7 @@ func (db *DB) ConceptNotes(ctx context.Context, ids []string, fn func(id, path s
 // EmbeddedHashes returns the text hashes that have a cached vector for
 // model.
 func (db *DB) EmbeddedHashes(ctx context.Context, model string) (map[string]bool, error) {
-	hashes, err := queryStringSet(ctx, db.read, `SELECT text_hash FROM embeddings WHERE model = ?`, model)
+	hashes, err := queryStringSet(ctx, db.rd(), `SELECT text_hash FROM embeddings WHERE model = ?`, model)
 	if err != nil {
 		return nil, fmt.Errorf("list cached embeddings: %w", err)
 	}
@@ -155,7 +155,7 @@ func (db *DB) Embeddings(ctx context.Context, model string, hashes []string) (ma
 	out := make(map[string][]float32, len(hashes))
 	var stored int
 	if len(hashes) > 2000 {
-		if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings WHERE model = ?`, model).Scan(&stored); err != nil {
+		if err := db.rd().QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings WHERE model = ?`, model).Scan(&stored); err != nil {
 			return nil, fmt.Errorf("count embeddings: %w", err)
 		}
 	}
@@ -194,7 +194,7 @@ func (db *DB) embeddings(ctx context.Context, model string, hashes []string, out
 // loadVectors adds to out the vectors of the (text_hash, vec) rows query
 // returns: every one when want is nil, else those of the hashes in want.
 func (db *DB) loadVectors(ctx context.Context, query string, args []any, want map[string]bool, out map[string][]float32) error {
-	err := eachRow(ctx, db.read, query, args, func(rows *sql.Rows) error {
+	err := eachRow(ctx, db.rd(), query, args, func(rows *sql.Rows) error {
 		var h string
 		var b []byte
 		if err := rows.Scan(&h, &b); err != nil {
@@ -231,7 +231,7 @@ func decodeVector(b []byte) []float32 {
 // NotesToChunk calls fn, by note id, for every note whose chunks are
 // missing or stale, or were embedded by a model other than model.
 func (db *DB) NotesToChunk(ctx context.Context, model string, fn func(id int64, title, hash string)) error {
-	err := eachRow(ctx, db.read, `SELECT n.id, n.title, n.hash FROM notes n
+	err := eachRow(ctx, db.rd(), `SELECT n.id, n.title, n.hash FROM notes n
 		LEFT JOIN note_chunk_state st ON st.note_id = n.id
 		WHERE st.chunked_hash IS NULL OR st.chunked_hash != n.hash OR st.model != ?
 		ORDER BY n.id`, []any{model}, func(rows *sql.Rows) error {
@@ -252,7 +252,7 @@ func (db *DB) NotesToChunk(ctx context.Context, model string, fn func(id int64, 
 // NoteBody returns the indexed text of the note with the row id; ok is
 // false when there is no such note.
 func (db *DB) NoteBody(ctx context.Context, id int64) (body string, ok bool, err error) {
-	err = db.read.QueryRowContext(ctx, `SELECT body FROM notes_fts WHERE rowid = ?`, id).Scan(&body)
+	err = db.rd().QueryRowContext(ctx, `SELECT body FROM notes_fts WHERE rowid = ?`, id).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}
@@ -295,7 +295,7 @@ func (db *DB) PutChunks(ctx context.Context, model string, notes []chunk.Note) e
 // CountChunks returns how many note chunks the index holds and how many of
 // them have a cached vector for model.
 func (db *DB) CountChunks(ctx context.Context, model string) (total, embedded int, err error) {
-	err = db.read.QueryRowContext(ctx, `SELECT COUNT(*), COUNT(e.text_hash) FROM note_chunks c
+	err = db.rd().QueryRowContext(ctx, `SELECT COUNT(*), COUNT(e.text_hash) FROM note_chunks c
 		LEFT JOIN embeddings e ON e.model = ? AND e.text_hash = c.text_hash`, model).Scan(&total, &embedded)
 	if err != nil {
 		return 0, 0, fmt.Errorf("count chunks: %w", err)

@@ -11,7 +11,7 @@ import (
 // NoteConcepts returns the concepts the note at path links, by label.
 func (db *DB) NoteConcepts(ctx context.Context, path string) ([]noema.NoteConcept, error) {
 	var out []noema.NoteConcept
-	err := eachRow(ctx, db.read, `SELECT c.id, c.label, c.page_note_id IS NOT NULL,
+	err := eachRow(ctx, db.rd(), `SELECT c.id, c.label, c.page_note_id IS NOT NULL,
 			(SELECT COUNT(DISTINCT l2.note_id) FROM concept_keys k2 JOIN links l2 ON l2.key = k2.key WHERE k2.concept_id = c.id)
 		FROM notes n JOIN links l ON l.note_id = n.id JOIN concept_keys k ON k.key = l.key JOIN concepts c ON c.id = k.concept_id
 		WHERE n.path = ? GROUP BY c.id ORDER BY c.label, c.id`, []any{path}, func(rows *sql.Rows) error {

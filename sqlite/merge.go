@@ -34,7 +34,7 @@ func (db *DB) notePathsWhereIn(ctx context.Context, from, column string, vals []
 	if len(vals) == 0 {
 		return nil, nil
 	}
-	return queryStrings(ctx, db.read, `SELECT DISTINCT n.path FROM `+from+`
+	return queryStrings(ctx, db.rd(), `SELECT DISTINCT n.path FROM `+from+`
 		WHERE `+column+` IN (`+placeholders(len(vals))+`) ORDER BY n.path`, anyArgs(vals)...)
 }
 
@@ -42,7 +42,7 @@ func (db *DB) notePathsWhereIn(ctx context.Context, from, column string, vals []
 // names; "" when the key names no concept or the concept has no page.
 func (db *DB) PageOfKey(ctx context.Context, key string) (string, error) {
 	var path string
-	err := db.read.QueryRowContext(ctx, `SELECT n.path FROM concept_keys k JOIN concepts c ON c.id = k.concept_id
+	err := db.rd().QueryRowContext(ctx, `SELECT n.path FROM concept_keys k JOIN concepts c ON c.id = k.concept_id
 		JOIN notes n ON n.id = c.page_note_id WHERE k.key = ?`, key).Scan(&path)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil

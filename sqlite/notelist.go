@@ -35,10 +35,10 @@ func (db *DB) ListNotes(ctx context.Context, q noema.NoteQuery) (total int, note
 		order = "MAX(n.modified_ns, COALESCE(a.accessed_ns, 0)) DESC, n.path"
 	}
 	from := ` FROM notes n LEFT JOIN access a ON a.path = n.path WHERE ` + strings.Join(where, " AND ")
-	if err := db.read.QueryRowContext(ctx, `SELECT COUNT(*)`+from, args...).Scan(&total); err != nil {
+	if err := db.rd().QueryRowContext(ctx, `SELECT COUNT(*)`+from, args...).Scan(&total); err != nil {
 		return 0, nil, fmt.Errorf("count notes: %w", err)
 	}
-	notes, err = collect(ctx, db.read, `SELECT n.path, n.title, n.tags, n.size, n.hash, n.modified_ns, COALESCE(a.accessed_ns, 0)`+
+	notes, err = collect(ctx, db.rd(), `SELECT n.path, n.title, n.tags, n.size, n.hash, n.modified_ns, COALESCE(a.accessed_ns, 0)`+
 		from+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, q.Limit, q.Offset), func(rows *sql.Rows) (noema.NoteSummary, error) {
 		var n noema.NoteSummary
 		var tags string
@@ -70,7 +70,7 @@ func (db *DB) ListNotes(ctx context.Context, q noema.NoteQuery) (total int, note
 // only.
 func (db *DB) NoteByTitle(ctx context.Context, title string, keyOf func(string) string) (string, error) {
 	var path string
-	err := db.read.QueryRowContext(ctx, `SELECT path FROM notes WHERE title = ? ORDER BY path LIMIT 1`, title).Scan(&path)
+	err := db.rd().QueryRowContext(ctx, `SELECT path FROM notes WHERE title = ? ORDER BY path LIMIT 1`, title).Scan(&path)
 	if err == nil {
 		return path, nil
 	}
@@ -84,7 +84,7 @@ func (db *DB) NoteByTitle(ctx context.Context, title string, keyOf func(string) 
 	// note_names holds the keys of every note's title and aliases: the
 	// candidates are the notes answering to the key, of which those whose
 	// title (not only an alias) has it match.
-	rows, err := db.read.QueryContext(ctx, `SELECT n.path, n.title FROM note_names nn JOIN notes n ON n.id = nn.note_id
+	rows, err := db.rd().QueryContext(ctx, `SELECT n.path, n.title FROM note_names nn JOIN notes n ON n.id = nn.note_id
 		WHERE nn.key = ? ORDER BY n.path`, key)
 	if err != nil {
 		return "", fmt.Errorf("find note by title: %w", err)
@@ -114,7 +114,7 @@ func (db *DB) NotesNamed(ctx context.Context, key string, keyOf func(string) str
 		return nil, nil
 	}
 	var out []string
-	err := eachRow(ctx, db.read, `SELECT n.path, n.title FROM note_names nn JOIN notes n ON n.id = nn.note_id WHERE nn.key = ?`,
+	err := eachRow(ctx, db.rd(), `SELECT n.path, n.title FROM note_names nn JOIN notes n ON n.id = nn.note_id WHERE nn.key = ?`,
 		[]any{key}, func(rows *sql.Rows) error {
 			var p, t string
 			if err := rows.Scan(&p, &t); err != nil {
@@ -130,7 +130,7 @@ func (db *DB) NotesNamed(ctx context.Context, key string, keyOf func(string) str
 	}
 	// File names are not indexed by key: every path is compared (a scan of
 	// the path index, a few milliseconds for 10,000 notes).
-	err = eachRow(ctx, db.read, `SELECT path FROM notes`, nil, func(rows *sql.Rows) error {
+	err = eachRow(ctx, db.rd(), `SELECT path FROM notes`, nil, func(rows *sql.Rows) error {
 		var p string
 		if err := rows.Scan(&p); err != nil {
 			return err
@@ -190,5 +190,5 @@ func DuplicateTitles(query func(q string, args ...any) (*sql.Rows, error), keyOf
 
 // Query runs a read query with ctx on the read pool.
 func (db *DB) Query(ctx context.Context) func(q string, args ...any) (*sql.Rows, error) {
-	return func(q string, args ...any) (*sql.Rows, error) { return db.read.QueryContext(ctx, q, args...) }
+	return func(q string, args ...any) (*sql.Rows, error) { return db.rd().QueryContext(ctx, q, args...) }
 }

@@ -23,7 +23,7 @@ func (db *DB) Relation(ctx context.Context, id string) (*noema.Relation, string,
 	var path, title, toRef, meta string
 	var pageConcept, pageLabel, target, targetLabel sql.NullString
 	var weight sql.NullFloat64
-	err := db.read.QueryRowContext(ctx, `SELECT r.id, r.type, r.to_ref, r.weight, r.metadata, n.path, n.title, c.id, c.label, t.id, t.label
+	err := db.rd().QueryRowContext(ctx, `SELECT r.id, r.type, r.to_ref, r.weight, r.metadata, n.path, n.title, c.id, c.label, t.id, t.label
 		FROM relations r JOIN notes n ON n.id = r.note_id
 		LEFT JOIN concepts c ON c.page_note_id = n.id
 		LEFT JOIN concepts t ON substr(r.to_ref, 1, 5) <> 'note:' AND t.id = (SELECT k.concept_id FROM concept_keys k
@@ -43,7 +43,7 @@ func (db *DB) Relation(ctx context.Context, id string) (*noema.Relation, string,
 	switch p, isNote := strings.CutPrefix(toRef, "note:"); {
 	case isNote:
 		r.To = graph.NoteURI(p)
-		err := db.read.QueryRowContext(ctx, `SELECT title FROM notes WHERE path = ?`, p).Scan(&r.ToLabel)
+		err := db.rd().QueryRowContext(ctx, `SELECT title FROM notes WHERE path = ?`, p).Scan(&r.ToLabel)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			r.Dangling = true

@@ -74,7 +74,7 @@ func (db *DB) SearchTermDocs(ctx context.Context, exprs []string) (docs []int, t
 	for i := range docs {
 		dest = append(dest, &docs[i])
 	}
-	if err := db.read.QueryRowContext(ctx, `SELECT `+strings.Join(cols, ", "), args...).Scan(dest...); err != nil {
+	if err := db.rd().QueryRowContext(ctx, `SELECT `+strings.Join(cols, ", "), args...).Scan(dest...); err != nil {
 		return nil, 0, fmt.Errorf("count term documents: %w", err)
 	}
 	return docs, total, nil
@@ -84,7 +84,7 @@ func (db *DB) SearchTermDocs(ctx context.Context, exprs []string) (docs []int, t
 // changes a note's full-text row (migration 0009_text_version.sql).
 func (db *DB) SearchTextVersion(ctx context.Context) (int64, error) {
 	var v int64
-	if err := db.read.QueryRowContext(ctx, `SELECT text_version FROM search_state WHERE id = 1`).Scan(&v); err != nil {
+	if err := db.rd().QueryRowContext(ctx, `SELECT text_version FROM search_state WHERE id = 1`).Scan(&v); err != nil {
 		return 0, fmt.Errorf("read text version: %w", err)
 	}
 	return v, nil
@@ -117,7 +117,7 @@ func (db *DB) SearchNotes(ctx context.Context, ids []int64) (map[int64]search.No
 	if len(ids) == 0 {
 		return out, nil
 	}
-	err := eachRow(ctx, db.read, `SELECT `+searchNoteColumns+` FROM notes n
+	err := eachRow(ctx, db.rd(), `SELECT `+searchNoteColumns+` FROM notes n
 		LEFT JOIN access a ON a.path = n.path
 		WHERE n.id IN (SELECT value FROM json_each(?))`, []any{intsArg(ids)}, func(rows *sql.Rows) error {
 		n, err := scanSearchNote(rows)
@@ -134,7 +134,7 @@ func (db *DB) SearchNotes(ctx context.Context, ids []int64) (map[int64]search.No
 func (db *DB) SearchFilterIDs(ctx context.Context, f search.Filter) (map[int64]bool, error) {
 	where, args := searchWhere(f)
 	out := map[int64]bool{}
-	err := eachRow(ctx, db.read, `SELECT n.id FROM notes n WHERE `+where, args, func(rows *sql.Rows) error {
+	err := eachRow(ctx, db.rd(), `SELECT n.id FROM notes n WHERE `+where, args, func(rows *sql.Rows) error {
 		var id int64
 		err := rows.Scan(&id)
 		out[id] = true
@@ -150,7 +150,7 @@ func (db *DB) SearchFilterIDs(ctx context.Context, f search.Filter) (map[int64]b
 // chunks change (triggers of migration 0008_search.sql).
 func (db *DB) SearchChunksVersion(ctx context.Context) (int64, error) {
 	var v int64
-	if err := db.read.QueryRowContext(ctx, `SELECT chunks_version FROM search_state WHERE id = 1`).Scan(&v); err != nil {
+	if err := db.rd().QueryRowContext(ctx, `SELECT chunks_version FROM search_state WHERE id = 1`).Scan(&v); err != nil {
 		return 0, fmt.Errorf("read chunks version: %w", err)
 	}
 	return v, nil
@@ -159,7 +159,7 @@ func (db *DB) SearchChunksVersion(ctx context.Context) (int64, error) {
 // SearchChunkStates returns, by note id, the note hash the chunks were cut
 // from, for notes whose chunks model embedded.
 func (db *DB) SearchChunkStates(ctx context.Context, model string) (map[int64]string, error) {
-	out, err := queryMap[int64, string](ctx, db.read, `SELECT note_id, chunked_hash FROM note_chunk_state WHERE model = ?`, model)
+	out, err := queryMap[int64, string](ctx, db.rd(), `SELECT note_id, chunked_hash FROM note_chunk_state WHERE model = ?`, model)
 	if err != nil {
 		return nil, fmt.Errorf("read chunk states: %w", err)
 	}
@@ -179,7 +179,7 @@ func (db *DB) SearchChunkVectors(ctx context.Context, model string, ids []int64,
 }
 
 func (db *DB) searchChunkVectors(ctx context.Context, model string, ids []int64, fn func(search.ChunkVector)) error {
-	err := eachRow(ctx, db.read, `SELECT c.note_id, c.idx, c.start, c.end, e.vec FROM note_chunks c
+	err := eachRow(ctx, db.rd(), `SELECT c.note_id, c.idx, c.start, c.end, e.vec FROM note_chunks c
 		JOIN embeddings e ON e.model = ? AND e.text_hash = c.text_hash
 		WHERE c.note_id IN (SELECT value FROM json_each(?))
 		ORDER BY c.note_id, c.idx`, []any{model, intsArg(ids)}, func(rows *sql.Rows) error {
@@ -201,7 +201,7 @@ func (db *DB) searchChunkVectors(ctx context.Context, model string, ids []int64,
 // SearchConcept returns the concept that owns key as its label or an alias,
 // with all its keys; ok is false when none does.
 func (db *DB) SearchConcept(ctx context.Context, key string) (c search.Concept, ok bool, err error) {
-	err = db.read.QueryRowContext(ctx, `SELECT c.id, c.label FROM concept_keys k JOIN concepts c ON c.id = k.concept_id
+	err = db.rd().QueryRowContext(ctx, `SELECT c.id, c.label FROM concept_keys k JOIN concepts c ON c.id = k.concept_id
 		WHERE k.key = ?`, key).Scan(&c.ID, &c.Label)
 	if errors.Is(err, sql.ErrNoRows) {
 		return c, false, nil
@@ -209,7 +209,7 @@ func (db *DB) SearchConcept(ctx context.Context, key string) (c search.Concept, 
 	if err != nil {
 		return c, false, fmt.Errorf("resolve concept %q: %w", key, err)
 	}
-	if c.Keys, err = queryStrings(ctx, db.read, `SELECT key FROM concept_keys WHERE concept_id = ? ORDER BY key`, c.ID); err != nil {
+	if c.Keys, err = queryStrings(ctx, db.rd(), `SELECT key FROM concept_keys WHERE concept_id = ? ORDER BY key`, c.ID); err != nil {
 		return c, false, fmt.Errorf("resolve concept %q: %w", key, err)
 	}
 	return c, true, nil
@@ -220,7 +220,7 @@ func (db *DB) SearchConcept(ctx context.Context, key string) (c search.Concept, 
 func (db *DB) SearchConceptNotes(ctx context.Context, conceptID string, f search.Filter) ([]search.Note, error) {
 	where, args := searchWhere(f)
 	args = append([]any{conceptID, conceptID}, args...)
-	out, err := collect(ctx, db.read, `SELECT `+searchNoteColumns+` FROM notes n
+	out, err := collect(ctx, db.rd(), `SELECT `+searchNoteColumns+` FROM notes n
 		LEFT JOIN access a ON a.path = n.path
 		WHERE (n.id IN (SELECT l.note_id FROM concept_keys k JOIN links l ON l.key = k.key WHERE k.concept_id = ?)
 			OR n.id = (SELECT page_note_id FROM concepts WHERE id = ?))

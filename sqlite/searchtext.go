@@ -85,7 +85,7 @@ func (t *textSearch) rank(ctx context.Context, expr, tail string, tailArgs []any
 	args = append(args, expr)
 	args = append(args, t.fargs...)
 	args = append(args, tailArgs...)
-	return eachRow(ctx, t.db.read, `SELECT rowid, bm25(notes_fts, ?, ?, ?) AS score, `+every+` AS every FROM notes_fts
+	return eachRow(ctx, t.db.rd(), `SELECT rowid, bm25(notes_fts, ?, ?, ?) AS score, `+every+` AS every FROM notes_fts
 		WHERE notes_fts MATCH ?`+t.filter+tail, args, func(r *sql.Rows) error {
 		var id int64
 		var score float64

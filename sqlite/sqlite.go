@@ -25,6 +25,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"modernc.org/sqlite"
@@ -41,25 +43,67 @@ const BusyTimeout = 10 * time.Second
 
 // DB is an open index.
 type DB struct {
-	path  string
-	read  *sql.DB
-	write *sql.DB
+	path string
+	// pools are the connections to the database file, replaced by Reopen
+	// when the file is deleted under them.
+	pools    atomic.Pointer[pools]
+	reopenMu sync.Mutex
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
 	// access queues note accesses the write lock kept waiting (access.go).
 	access accessLog
 }
 
+// pools are the connections to one database file: a read pool and a write
+// pool of one connection.
+type pools struct {
+	read, write *sql.DB
+	file        os.FileInfo // the file they opened
+}
+
+func (db *DB) rd() *sql.DB { return db.pools.Load().read }
+func (db *DB) wr() *sql.DB { return db.pools.Load().write }
+
+// close closes both pools (each waits for its queries in flight),
+// checkpointing the WAL first when checkpoint is set.
+func (p *pools) close(checkpoint bool) error {
+	var errs []error
+	if p.read != nil {
+		errs = append(errs, p.read.Close())
+	}
+	if p.write != nil {
+		if checkpoint {
+			// Fold the WAL back so the file is self-contained; ignore busy.
+			_, _ = p.write.Exec("PRAGMA wal_checkpoint(PASSIVE)")
+		}
+		errs = append(errs, p.write.Close())
+	}
+	return errors.Join(errs...)
+}
+
 // Open opens (creating if needed) the index database at path and applies
 // pending migrations.
-func Open(ctx context.Context, path string) (_ *DB, err error) {
+func Open(ctx context.Context, path string) (*DB, error) {
+	db := &DB{path: path, Now: time.Now}
+	p, err := db.open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	db.pools.Store(p)
+	return db, nil
+}
+
+// open opens pools on db.path, creating the file and its folder when
+// missing, and applies pending migrations.
+func (db *DB) open(ctx context.Context) (p *pools, err error) {
+	path := db.path
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create index dir: %w", err)
 	}
-	db := &DB{path: path, Now: time.Now}
+	p = &pools{}
 	defer func() {
 		if err != nil {
-			db.Close()
+			p.close(false)
 		}
 		if IsFull(err) {
 			err = noema.WrapError(err, noema.ENOSPACE, "no space left on the device to open the index %s; nothing was changed", path)
@@ -75,27 +119,51 @@ func Open(ctx context.Context, path string) (_ *DB, err error) {
 	q.Add("_pragma", "cache_size(-32000)")
 	dsn := "file:" + path + "?" + q.Encode()
 
-	if db.write, err = sql.Open("sqlite", dsn+"&_txlock=immediate"); err != nil {
+	if p.write, err = sql.Open("sqlite", dsn+"&_txlock=immediate"); err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
-	db.write.SetMaxOpenConns(1)
-	db.write.SetMaxIdleConns(1)
-	db.write.SetConnMaxIdleTime(0)
-	if db.read, err = sql.Open("sqlite", dsn+"&_pragma=query_only(1)"); err != nil {
+	p.write.SetMaxOpenConns(1)
+	p.write.SetMaxIdleConns(1)
+	p.write.SetConnMaxIdleTime(0)
+	if p.read, err = sql.Open("sqlite", dsn+"&_pragma=query_only(1)"); err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
-	db.read.SetMaxOpenConns(4)
+	p.read.SetMaxOpenConns(4)
 
 	var mode string
-	if err := db.write.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+	if err := p.write.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
 		return nil, fmt.Errorf("read journal mode: %w", err)
 	} else if mode != "wal" {
 		return nil, fmt.Errorf("journal mode is %q, want wal", mode)
 	}
-	if err := db.migrate(ctx); err != nil {
+	if p.file, err = os.Stat(path); err != nil {
+		return nil, fmt.Errorf("open index: %w", err)
+	}
+	if err := db.migrate(ctx, p.write); err != nil {
 		return nil, err
 	}
-	return db, nil
+	return p, nil
+}
+
+// Reopen opens the index afresh when its file is no longer the one the
+// DB opened — deleted with its folder, or replaced — and reports whether
+// it did. The new index is empty: the caller rebuilds it (a full sync).
+// Queries in flight finish on the old file, whose pools are then closed.
+// The vault's folder must exist: Reopen creates the index's folder.
+func (db *DB) Reopen(ctx context.Context) (bool, error) {
+	db.reopenMu.Lock()
+	defer db.reopenMu.Unlock()
+	cur := db.pools.Load()
+	if fi, err := os.Stat(db.path); err == nil && os.SameFile(fi, cur.file) {
+		return false, nil
+	}
+	p, err := db.open(ctx)
+	if err != nil {
+		return false, err
+	}
+	db.pools.Store(p)
+	go cur.close(false)
+	return true, nil
 }
 
 // Path returns the database file path.
@@ -104,30 +172,22 @@ func (db *DB) Path() string { return db.path }
 // Close writes queued accesses (waiting at most AccessCloseWait), then
 // closes both pools.
 func (db *DB) Close() error {
-	var errs []error
-	if db.write != nil {
-		errs = append(errs, db.closeAccessLog())
+	p := db.pools.Load()
+	if p == nil {
+		return nil
 	}
-	if db.read != nil {
-		errs = append(errs, db.read.Close())
-	}
-	if db.write != nil {
-		// Fold the WAL back so the file is self-contained; ignore busy.
-		_, _ = db.write.Exec("PRAGMA wal_checkpoint(PASSIVE)")
-		errs = append(errs, db.write.Close())
-	}
-	return errors.Join(errs...)
+	return errors.Join(db.closeAccessLog(), p.close(true))
 }
 
 // migrate applies every embedded migration not yet recorded, each in its own
 // transaction, in file-name order.
-func (db *DB) migrate(ctx context.Context) error {
+func (db *DB) migrate(ctx context.Context, w *sql.DB) error {
 	names, err := fs.Glob(migrationFS, "migration/*.sql")
 	if err != nil {
 		return fmt.Errorf("list migrations: %w", err)
 	}
 	sort.Strings(names)
-	return db.Write(ctx, func(tx *Tx) error {
+	return db.writeOn(ctx, w, func(tx *Tx) error {
 		if _, err := tx.Exec(`CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY) STRICT`); err != nil {
 			return fmt.Errorf("create migrations table: %w", err)
 		}
@@ -189,9 +249,14 @@ func (tx *Tx) Context() context.Context { return tx.ctx }
 // heavy multi-process contention), the whole transaction is retried with
 // back-off, so fn must have no side effects outside the transaction.
 func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
+	return db.writeOn(ctx, db.wr(), fn)
+}
+
+// writeOn is Write on the write pool w.
+func (db *DB) writeOn(ctx context.Context, w *sql.DB, fn func(tx *Tx) error) error {
 	backoff := 20 * time.Millisecond
 	for attempt := 0; ; attempt++ {
-		err := db.writeOnce(ctx, fn)
+		err := db.writeOnce(ctx, w, fn)
 		if IsFull(err) {
 			return noema.WrapError(err, noema.ENOSPACE, "no space left on the device for the index %s; the vault's files are the truth, and the next sync with room to spare brings it up to date", db.path)
 		}
@@ -207,8 +272,8 @@ func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
 	}
 }
 
-func (db *DB) writeOnce(ctx context.Context, fn func(tx *Tx) error) error {
-	stx, err := db.write.BeginTx(ctx, nil)
+func (db *DB) writeOnce(ctx context.Context, w *sql.DB, fn func(tx *Tx) error) error {
+	stx, err := w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
@@ -235,12 +300,12 @@ func (db *DB) run(ctx context.Context, stx *sql.Tx, fn func(tx *Tx) error) error
 }
 
 // Read returns the read pool for queries that need no transaction.
-func (db *DB) Read() *sql.DB { return db.read }
+func (db *DB) Read() *sql.DB { return db.rd() }
 
 // ReadTx runs fn in a read-only transaction, giving it one consistent
 // snapshot of the index.
 func (db *DB) ReadTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := db.rd().BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("begin read: %w", err)
 	}
@@ -280,14 +345,14 @@ func IsFull(err error) bool {
 // filling a disk; a negative pages lifts the limit.
 func (db *DB) LimitGrowth(ctx context.Context, pages int64) error {
 	var n int64
-	if err := db.write.QueryRowContext(ctx, "PRAGMA page_count").Scan(&n); err != nil {
+	if err := db.wr().QueryRowContext(ctx, "PRAGMA page_count").Scan(&n); err != nil {
 		return fmt.Errorf("read page count: %w", err)
 	}
 	limit := n + pages
 	if pages < 0 {
 		limit = 0xfffffffe // SQLite's largest
 	}
-	if _, err := db.write.ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", limit)); err != nil {
+	if _, err := db.wr().ExecContext(ctx, fmt.Sprintf("PRAGMA max_page_count = %d", limit)); err != nil {
 		return fmt.Errorf("limit growth: %w", err)
 	}
 	return nil
@@ -296,7 +361,7 @@ func (db *DB) LimitGrowth(ctx context.Context, pages int64) error {
 // GetMeta reads a value from the meta table ("" when absent).
 func (db *DB) GetMeta(ctx context.Context, key string) (string, error) {
 	var v string
-	err := db.read.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
+	err := db.rd().QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}

@@ -48,7 +48,7 @@ func NoteStateOf(tx *Tx, path string) (NoteState, bool, error) {
 // NoteState returns the stored state of the note at path from the read
 // pool, and whether it exists.
 func (db *DB) NoteState(ctx context.Context, path string) (NoteState, bool, error) {
-	return noteState(db.read.QueryRowContext(ctx, `SELECT `+noteStateColumns+` FROM notes WHERE path = ?`, path), path)
+	return noteState(db.rd().QueryRowContext(ctx, `SELECT `+noteStateColumns+` FROM notes WHERE path = ?`, path), path)
 }
 
 // MarkAllRederive marks every note for re-derivation (see Rederive): the

@@ -29,7 +29,9 @@ const LockFile = "write.lock"
 // operating-system lock on .noema/write.lock (flock, LockFileEx) excludes
 // other processes and is dropped by the kernel if its holder dies.
 //
-// Locked gives up with ctx's error when ctx is done while waiting. fn gets
+// Locked refuses to run fn, with noema.EUNAVAILABLE, when the vault's
+// folder was moved or deleted (see Vault.Check). It gives up with ctx's
+// error when ctx is done while waiting. fn gets
 // a context that carries the held lock: a Locked call on the same vault
 // (any Vault of the same root)
 // with that context (or one derived from it) runs its function at once, so
@@ -37,6 +39,11 @@ const LockFile = "write.lock"
 func (v *Vault) Locked(ctx context.Context, fn func(ctx context.Context) error) error {
 	if held, _ := ctx.Value(heldKey{}).(string); held == v.Root {
 		return fn(ctx)
+	}
+	// The lock file lives in the vault: taking it in a vault that was
+	// moved away would create an empty vault at the old path.
+	if err := v.Check(); err != nil {
+		return err
 	}
 	v.lockOnce.Do(func() {
 		v.sem = make(chan struct{}, 1)

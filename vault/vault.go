@@ -43,6 +43,7 @@ import (
 type Vault struct {
 	// Root is the vault folder: absolute, with symbolic links resolved.
 	Root string
+	dir  os.FileInfo // the folder Open found at Root (see Check)
 
 	// FaultHook, when set, is called by [Vault.Apply] each time i files of
 	// a changeset are in place (i = 0 right after the journal is durable,
@@ -91,7 +92,25 @@ func Open(root string) (*Vault, error) {
 	if !fi.IsDir() {
 		return nil, noema.Errorf(noema.EINVALID, "vault %s is not a folder", root)
 	}
-	return &Vault{Root: abs}, nil
+	return &Vault{Root: abs, dir: fi}, nil
+}
+
+// Check reports, as noema.EUNAVAILABLE naming the folder, a vault whose
+// folder is no longer the one Open opened: moved, renamed or deleted (and
+// perhaps another folder made in its place) while noema serves it. Nothing
+// may be written then — writing would create a vault nobody asked for at
+// the old path — and the index no longer describes the files.
+func (v *Vault) Check() error {
+	fi, err := os.Stat(v.Root)
+	switch {
+	case v.dir == nil:
+		return nil // a Vault not made by Open
+	case err == nil && os.SameFile(fi, v.dir):
+		return nil
+	case err == nil:
+		return noema.Errorf(noema.EUNAVAILABLE, "the vault folder %s was replaced by another folder while noema was serving it; nothing was written: restart noema on the vault", v.Root)
+	}
+	return noema.WrapError(err, noema.EUNAVAILABLE, "the vault folder %s was moved or deleted while noema was serving it; nothing was written: restart noema on the vault's new location", v.Root)
 }
 
 // Rel validates a caller-supplied vault-relative path and returns its clean
