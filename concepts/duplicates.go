@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/fuzzy"
@@ -217,6 +218,9 @@ type dupConcept struct {
 	// support is how many concepts' names use the label's rarest content
 	// word: a misspelt word is in few names, its right spelling in more.
 	support int
+	// vocab is the vault's words by the concepts using them (nil: not
+	// known): a word in several names is a word, not a clipped form.
+	vocab map[string][]int32
 }
 
 // ownName reports whether c's i-th name is the concept's own: its label,
@@ -242,6 +246,19 @@ type dupIndex struct {
 	token    map[string][]int32
 	core     map[string][]int32 // content words joined, and core words joined when shorter
 	initials map[string][]int32 // initials of names of 2+ content words
+	// short are the words of 2-8 runes by the word, shortFL the standard
+	// contractions among them by first and last letter; longPre are the words of 5+ runes by their prefixes of
+	// 2-8 runes, longFL by first and last letter: a clipped or contracted
+	// word meets its full form ("config"/"configuration", "dept"/
+	// "department"). Numeronyms ("k8s") meet their word through longFL
+	// under "#" + length.
+	short, shortFL, longPre, longFL map[string][]int32
+	// sub are the folded keys of names without one or two of their
+	// content words ("sql injection" of "SQL injection attack"): a name
+	// meets the names that add a word or two to it, however common its
+	// words. wild are the content words with one replaced by its first
+	// letter and "*" ("d* server"): a clipped word meets its full form.
+	sub, wild map[string][]int32
 	version  map[string][]int32 // content words without their digits, for names with digits
 	lsh      *lshCache
 }
@@ -257,6 +274,12 @@ func buildDupIndex(m *matcher) *dupIndex {
 		core:     map[string][]int32{},
 		initials: map[string][]int32{},
 		version:  map[string][]int32{},
+		short:    map[string][]int32{},
+		shortFL:  map[string][]int32{},
+		longPre:  map[string][]int32{},
+		longFL:   map[string][]int32{},
+		sub:      map[string][]int32{},
+		wild:     map[string][]int32{},
 		lsh:      &lshCache{},
 	}
 	add := func(mp map[string][]int32, k string, c int32) {
@@ -278,6 +301,38 @@ func buildDupIndex(m *matcher) *dupIndex {
 			}
 			add(x.folded, n.folded, c)
 			add(x.compact, n.compact, c)
+			if n.full != n.compact {
+				add(x.compact, n.full, c)
+			}
+			if n.qualBase != "" {
+				add(x.folded, n.qualBase, c)
+			}
+			for _, k := range subKeys(n.content) {
+				add(x.sub, k, c)
+			}
+			if len(n.content) >= 2 && len(n.content) <= 6 {
+				for i, w := range n.content {
+					ws := slices.Clone(n.content)
+					ws[i] = string([]rune(w)[:1]) + "*"
+					add(x.wild, strings.Join(ws, " "), c)
+				}
+			}
+			for _, w := range n.content {
+				r := []rune(w)
+				if len(r) >= 2 && len(r) <= 8 {
+					add(x.short, w, c)
+					if contractions[w] {
+						add(x.shortFL, string(r[0])+string(r[len(r)-1]), c)
+					}
+				}
+				if len(r) >= 5 {
+					for k := 2; k <= min(8, len(r)-2); k++ {
+						add(x.longPre, string(r[:k]), c)
+					}
+					add(x.longFL, string(r[0])+string(r[len(r)-1]), c)
+					add(x.longFL, fmt.Sprintf("#%c%d%c", r[0], len(r)-2, r[len(r)-1]), c)
+				}
+			}
 			for _, d := range deletionHashes(n.compact, n.raw) {
 				l := x.deletion[d]
 				if len(l) == 0 || l[len(l)-1] != c {
@@ -301,9 +356,9 @@ func buildDupIndex(m *matcher) *dupIndex {
 			if k := versionKey(&n); k != "" {
 				add(x.version, k, c)
 			}
-			if len(n.content) >= 2 && len(n.content) <= 6 {
+			for _, ws := range acronymSources(&n) {
 				var b strings.Builder
-				for _, w := range n.content {
+				for _, w := range ws {
 					b.WriteString(string([]rune(w)[:1]))
 				}
 				add(x.initials, b.String(), c)
@@ -394,9 +449,10 @@ const (
 	chEmbedding
 	chNeighbors
 	chVersion
+	chAbbrev
 )
 
-var channelNames = []string{"folded_key", "compact", "edit", "token", "head_word", "acronym", "embedding", "shared_notes", "version"}
+var channelNames = []string{"folded_key", "compact", "edit", "token", "head_word", "acronym", "embedding", "shared_notes", "version", "abbreviation"}
 
 func channelEvidence(ch uint16) []string {
 	var out []string
@@ -528,22 +584,208 @@ func (x *dupIndex) gather(cs *candidates) {
 			}
 		}
 	}
-	// Acronyms: a one-word name equal to the initials of another.
+	// Acronyms: a name written as an acronym equal to the initials of
+	// another. An acronym of more concepts than one is left alone.
 	for i, names := range x.names {
 		for _, n := range names {
-			if len(n.content) != 1 {
-				continue
-			}
-			w := n.content[0]
-			if len([]rune(w)) < 2 || len([]rune(w)) > 6 {
+			w := acronymWord(&n)
+			if w == "" {
 				continue
 			}
 			if l := x.initials[w]; len(l) == 1 {
-				// An acronym of two concepts ("CI") is left alone.
-				cs.add(int32(i), l[0], chAcronym)
+				for _, b := range l {
+					cs.add(int32(i), b, chAcronym)
+				}
 			}
 		}
 	}
+	// A name and the names adding a word or two to it.
+	if cs.only < 0 {
+		for k, l := range x.sub {
+			if f := x.folded[k]; len(f) > 0 && len(l) <= bucketCap {
+				for _, a := range f {
+					for _, b := range l {
+						cs.add(a, b, chToken)
+					}
+				}
+			}
+		}
+	} else {
+		for _, n := range x.names[cs.only] {
+			for _, b := range x.sub[n.folded] {
+				cs.add(cs.only, b, chToken)
+			}
+			for _, k := range subKeys(n.content) {
+				for _, b := range x.folded[k] {
+					cs.add(cs.only, b, chToken)
+				}
+			}
+		}
+	}
+	if cs.only < 0 {
+		for _, l := range x.wild {
+			cs.bucket(l, chAbbrev, bucketCap)
+		}
+	} else {
+		for _, n := range x.names[cs.only] {
+			if len(n.content) >= 2 && len(n.content) <= 6 {
+				for i, w := range n.content {
+					ws := slices.Clone(n.content)
+					ws[i] = string([]rune(w)[:1]) + "*"
+					cs.bucket(x.wild[strings.Join(ws, " ")], chAbbrev, bucketCap)
+				}
+			}
+		}
+	}
+	// Clipped and contracted words, numeronyms.
+	pairs := func(short []int32, long []int32) {
+		if len(long) > tokenBucketCap*2 {
+			return
+		}
+		for _, a := range short {
+			for _, b := range long {
+				cs.add(a, b, chAbbrev)
+			}
+		}
+	}
+	if cs.only < 0 {
+		for w, l := range x.short {
+			if len(l) > tokenBucketCap {
+				continue
+			}
+			pairs(l, x.longPre[w])
+			if contractions[w] {
+				x.contracted(w, func(b int32) {
+					for _, a := range l {
+						cs.add(a, b, chAbbrev)
+					}
+				})
+			}
+		}
+		for i, names := range x.names {
+			for _, n := range names {
+				if k := numeronymKey(n.text); k != "" {
+					pairs([]int32{int32(i)}, x.longFL[k])
+				}
+			}
+		}
+	} else {
+		for _, n := range x.names[cs.only] {
+			for _, w := range n.content {
+				r := []rune(w)
+				if len(r) >= 2 && len(r) <= 8 {
+					pairs([]int32{cs.only}, x.longPre[w])
+					if contractions[w] {
+						x.contracted(w, func(b int32) { cs.add(cs.only, b, chAbbrev) })
+					}
+				}
+				if len(r) >= 5 {
+					for k := 2; k <= min(8, len(r)-2); k++ {
+						if l := x.short[string(r[:k])]; len(l) <= tokenBucketCap {
+							pairs(l, []int32{cs.only})
+						}
+					}
+					for _, a := range x.shortFL[string(r[0])+string(r[len(r)-1])] {
+						for _, n := range x.names[a] {
+							if slices.ContainsFunc(n.content, func(c string) bool {
+								return contractions[c] && subsequence([]rune(c), r)
+							}) {
+								cs.add(a, cs.only, chAbbrev)
+							}
+						}
+					}
+				}
+			}
+			if k := numeronymKey(n.text); k != "" {
+				pairs([]int32{cs.only}, x.longFL[k])
+			}
+		}
+	}
+}
+
+// subKeys are the folded keys of content without one or two of its words
+// (names of 2-8 words).
+func subKeys(content []string) []string {
+	if len(content) < 2 || len(content) > 8 {
+		return nil
+	}
+	key := func(skip1, skip2 int) string {
+		var ws []string
+		for i, w := range content {
+			if i != skip1 && i != skip2 {
+				ws = append(ws, w)
+			}
+		}
+		slices.Sort(ws)
+		return strings.Join(slices.Compact(ws), " ")
+	}
+	var out []string
+	for i := range content {
+		out = append(out, key(i, -1))
+		for j := i + 1; j < len(content) && len(content) >= 3; j++ {
+			out = append(out, key(i, j))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// contracted calls fn with the concepts having a word that the standard
+// contraction w ("mgmt") may stand for: same first and last letters, w's
+// letters in order.
+func (x *dupIndex) contracted(w string, fn func(int32)) {
+	r := []rune(w)
+	for _, b := range x.longFL[string(r[0])+string(r[len(r)-1])] {
+		for _, n := range x.names[b] {
+			if slices.ContainsFunc(n.content, func(c string) bool { return len(c) >= len(w)+2 && subsequence(r, []rune(c)) }) {
+				fn(b)
+				break
+			}
+		}
+	}
+}
+
+// acronymWord is the word a name written as an acronym stands for ("CI",
+// "U.S.A.": "usa"), "" for other names.
+func acronymWord(n *nameInfo) string {
+	if n.acro {
+		return n.acroWord
+	}
+	return ""
+}
+
+// acronymSources are the word lists whose initials a name's acronym may
+// be: its content words, all its words (function words too: "DoS"), and
+// its parts without function words ("JavaScript Object Notation": JSON),
+// each of 2-6 words.
+func acronymSources(n *nameInfo) [][]string {
+	var out [][]string
+	possessive := func(w string) bool { return w == "s" }
+	parts := slices.DeleteFunc(slices.Clone(n.parts), func(w string) bool { return functionWords[w] || possessive(w) })
+	for _, ws := range [][]string{slices.DeleteFunc(slices.Clone(n.content), possessive), slices.DeleteFunc(slices.Clone(n.all), possessive), parts} {
+		if len(ws) < 2 || len(ws) > 6 || slices.ContainsFunc(out, func(o []string) bool { return slices.Equal(o, ws) }) {
+			continue
+		}
+		out = append(out, ws)
+	}
+	return out
+}
+
+
+// numeronymKey is the longFL key of a numeronym ("k8s" → "#k8s"), "" for
+// other names.
+func numeronymKey(text string) string {
+	t := strings.ToLower(strings.TrimSpace(text))
+	r := []rune(t)
+	if len(r) < 3 || !unicode.IsLetter(r[0]) || !unicode.IsLetter(r[len(r)-1]) {
+		return ""
+	}
+	for _, c := range r[1 : len(r)-1] {
+		if !unicode.IsDigit(c) {
+			return ""
+		}
+	}
+	return "#" + t
 }
 
 // simhash planes for the embedding channel: tables × bits hyperplanes.
@@ -738,8 +980,9 @@ type judgement struct {
 	folded   bool
 }
 
-// compareNames judges two names of different concepts.
-func compareNames(a, b *nameInfo) judgement {
+// compareNames judges two names of different concepts; vocab, when not
+// nil, is the vault's words by the concepts using them.
+func compareNames(a, b *nameInfo, vocab map[string][]int32) judgement {
 	j := judgement{names: [2]string{a.text, b.text}}
 	j.fuzzy = fuzzy.WRatio(a.proc, b.proc, 0)
 	if a.folded == "" || b.folded == "" {
@@ -753,6 +996,11 @@ func compareNames(a, b *nameInfo) judgement {
 	}
 	if a.ident || b.ident {
 		j.veto = "code_identifier: a code identifier is exact"
+		return j
+	}
+	if numeronym(a, b) || numeronym(b, a) {
+		j.score, j.verdict = 0.85, VerdictReview
+		j.evidence = append(j.evidence, "numeronym")
 		return j
 	}
 	if !slices.Equal(a.numbers, b.numbers) {
@@ -770,7 +1018,7 @@ func compareNames(a, b *nameInfo) judgement {
 		j.veto = r
 		return j
 	}
-	if a.compact == b.compact {
+	if a.compact == b.compact || a.full == b.full {
 		j.score, j.verdict = 0.98, VerdictMerge
 		j.evidence = append(j.evidence, "spacing")
 		return j
@@ -780,19 +1028,30 @@ func compareNames(a, b *nameInfo) judgement {
 		j.evidence = append(j.evidence, "typo")
 		return j
 	}
+	if a.qualBase != "" && a.qualBase == b.folded || b.qualBase != "" && b.qualBase == a.folded {
+		j.score, j.verdict = 0.8, VerdictReview
+		j.evidence = append(j.evidence, "qualifier")
+		return j
+	}
 	short, long := a, b
 	if len(short.content) > len(long.content) {
 		short, long = long, short
+	}
+	if acronymOf(short, long) {
+		j.score, j.verdict = 0.8, VerdictReview
+		j.evidence = append(j.evidence, "acronym")
+		return j
+	}
+	if len(short.content) < len(long.content) && qualifiedBy(short, long) {
+		j.score, j.verdict = 0.8, VerdictReview
+		j.evidence = append(j.evidence, "qualifier_word")
+		return j
 	}
 	if len(short.content) < len(long.content) {
 		switch {
 		case hasPrefix(long.content, short.content) && allGeneric(long.content[len(short.content):]):
 			j.score, j.verdict = 0.9, VerdictMerge
 			j.evidence = append(j.evidence, "generic_head_word")
-			return j
-		case isAcronym(short, long):
-			j.score, j.verdict = 0.8, VerdictReview
-			j.evidence = append(j.evidence, "acronym")
 			return j
 		case hasSuffix(long.content, short.content) || hasSuffix(long.parts, short.parts):
 			j.veto = fmt.Sprintf("compound_and_head_word: %q is a kind of %q, not the same", long.text, short.text)
@@ -805,18 +1064,20 @@ func compareNames(a, b *nameInfo) judgement {
 	if len(a.content) == len(b.content) {
 		diff := -1
 		n := 0
+		abbr := true
 		for i := range a.content {
 			if a.content[i] != b.content[i] {
 				diff, n = i, n+1
+				abbr = abbr && shortens(a.content[i], b.content[i], len(a.content) == 1, a, b, vocab)
 			}
+		}
+		if n >= 1 && abbr {
+			j.score, j.verdict = 0.85, VerdictReview
+			j.evidence = append(j.evidence, "abbreviation")
+			return j
 		}
 		if n == 1 {
 			x, y := a.content[diff], b.content[diff]
-			if len(a.content) >= 2 && abbreviates(x, y) {
-				j.score, j.verdict = 0.85, VerdictReview
-				j.evidence = append(j.evidence, "abbreviation")
-				return j
-			}
 			if rx, ry := []rune(x), []rune(y); min(len(rx), len(ry)) >= 5 && osa(rx, ry, 2) <= 2 {
 				return j // two spellings of one word, or two words: no call
 			}
@@ -983,21 +1244,128 @@ func abbreviates(x, y string) bool {
 	return len(x) >= 3 && len(y) > len(x)+1 && strings.HasPrefix(y, x)
 }
 
-// isAcronym reports whether short is one word made of long's initials.
-func isAcronym(short, long *nameInfo) bool {
-	if len(short.content) != 1 || len(long.content) < 2 {
+// acronymOf reports whether short, written as an acronym, is one word
+// made of the initials of long's content words, of all its words ("DoS":
+// denial of service) or of its parts ("JSON": JavaScript Object
+// Notation).
+func acronymOf(short, long *nameInfo) bool {
+	w := acronymWord(short)
+	if w == "" || len(long.all) < 2 && len(long.parts) < 2 {
 		return false
 	}
-	w := []rune(short.content[0])
-	if len(w) != len(long.content) {
+	rw := []rune(w)
+	for _, ws := range acronymSources(long) {
+		if len(ws) != len(rw) {
+			continue
+		}
+		ok := true
+		for i, x := range ws {
+			ok = ok && []rune(x)[0] == rw[i]
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+
+// subsequence reports whether x's runes appear in y in order.
+func subsequence(x, y []rune) bool {
+	i := 0
+	for _, c := range y {
+		if i < len(x) && x[i] == c {
+			i++
+		}
+	}
+	return i == len(x)
+}
+
+// shortens reports whether one of the words x and y is a clipped
+// ("config"/"configuration", 3+ letters) or contracted ("dept"/
+// "department", "mt"/"mount": first and last letter kept, 2-5 letters)
+// form of the other. For one-word names (single) the short form must be
+// 3+ letters, at most 0.6 of the long one, and not the first part of a
+// compound ("Java"/"JavaScript").
+func shortens(x, y string, single bool, a, b *nameInfo, vocab map[string][]int32) bool {
+	if len(x) > len(y) {
+		x, y = y, x
+		a, b = b, a
+	}
+	rx, ry := []rune(x), []rune(y)
+	if len(rx) < 2 || len(ry) < len(rx)+2 || rx[0] != ry[0] || a.acro {
 		return false
 	}
-	for i, x := range long.content {
-		if []rune(x)[0] != w[i] {
+	if single && (len(rx) < 4 || len(ry) < 9 || 2*len(rx) > len(ry) || len(b.parts) > 1 || a.upper != b.upper) {
+		// A short word is as often a word of its own ("data"/"database"),
+		// and a proper name is not a clip of a common noun ("Intel"/
+		// "intelligence").
+		return false
+	}
+	if strings.HasPrefix(y, x) {
+		// A clip, not a word and its suffix ("north"/"northern",
+		// "token"/"tokenization"), nor a word the vault uses in three
+		// names or more ("gene"/"generative").
+		return len(rx) >= 3 && !derivationSuffixes[y[len(x):]] && len(vocab[x]) < 3
+	}
+	// A contraction keeps the first and last letters: only the standard
+	// ones, since a short word is usually a word ("set"/"sentiment").
+	return contractions[x] && rx[len(rx)-1] == ry[len(ry)-1] && subsequence(rx, ry)
+}
+
+// numeronym reports whether a is a numeronym of b's one word ("k8s" /
+// "Kubernetes": first letter, the number of letters between, last letter).
+func numeronym(a, b *nameInfo) bool {
+	k := numeronymKey(a.text)
+	if k == "" || len(b.content) != 1 {
+		return false
+	}
+	r := []rune(b.content[0])
+	if len(r) < 5 {
+		r = []rune(b.raw)
+	}
+	return len(r) >= 5 && fmt.Sprintf("#%c%d%c", r[0], len(r)-2, r[len(r)-1]) == k
+}
+
+// lowerIn reports whether word w is written in lower case (or as an
+// acronym) in text: "Redis database" names Redis, while in "Graph
+// Database" the word is part of a title-cased name.
+func lowerIn(text, w string) bool {
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if strings.EqualFold(f, w) || strings.EqualFold(singular(strings.ToLower(f)), w) {
+			return f == strings.ToLower(f) || f == strings.ToUpper(f)
+		}
+	}
+	return false
+}
+
+// qualifiedBy reports whether long is short with one or two words that do
+// not change what it names ("SQL injection attack", "Apache Kafka",
+// "Redis database", "general theory of relativity"): short's words in
+// order within long's, and every other word a qualifier word (a weak one
+// only after a name of two words, or after a capitalised name when the
+// weak word is in lower case; a leading one, such as a vendor, only first
+// and before a capitalised name).
+func qualifiedBy(short, long *nameInfo) bool {
+	extra := len(long.content) - len(short.content)
+	if extra < 1 || extra > 2 || len(short.content) == 0 {
+		return false
+	}
+	i := 0
+	for k, w := range long.content {
+		if i < len(short.content) && short.content[i] == w {
+			i++
+			continue
+		}
+		switch {
+		case k > 0 && qualifierWords[w]:
+		case k > 0 && weakQualifiers[w] && (len(short.content) >= 2 || short.upper && lowerIn(long.text, w)):
+		case leadingQualifiers[w] && k == 0 && short.upper:
+		default:
 			return false
 		}
 	}
-	return true
+	return i == len(short.content)
 }
 
 func hasPrefix(long, short []string) bool {
@@ -1070,7 +1438,13 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64) (DupPair, *DoNotMerge, 
 	bestFuzzy := 0.0
 	for i := range a.names {
 		for k := range b.names {
-			j := compareNames(&a.names[i], &b.names[k])
+			j := compareNames(&a.names[i], &b.names[k], a.vocab)
+			if ch != 0 && ch&chAcronym == 0 && slices.Contains(j.evidence, "acronym") {
+				// An acronym counts only when its initials name one
+				// concept (the acronym channel), not when another
+				// channel met a second expansion.
+				j.verdict = ""
+			}
 			bestFuzzy = math.Max(bestFuzzy, j.fuzzy)
 			if j.verdict != "" && (best.verdict == "" || j.score > best.score) {
 				best = j
@@ -1483,7 +1857,7 @@ func (s *Service) Duplicates(ctx context.Context, in DuplicatesInput, emb Embedd
 
 	cons := make([]dupConcept, len(m.ids))
 	for i, id := range m.ids {
-		cons[i] = dupConcept{id: id, label: m.labels[i], names: x.names[i], support: x.support(i)}
+		cons[i] = dupConcept{id: id, label: m.labels[i], names: x.names[i], support: x.support(i), vocab: x.token}
 	}
 	if emb != nil {
 		name, vecs, err := emb.ConceptVectors(ctx)

@@ -15,3 +15,7 @@ func (s *Service) ResetDuplicateIndex() {
 	s.cache = nil
 	s.mu.Unlock()
 }
+
+// IsFillerWord reports whether w (lower case) is a function word or a
+// generic head word of the name folding.
+func IsFillerWord(w string) bool { return functionWords[w] || genericHeads[w] }

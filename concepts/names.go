@@ -38,6 +38,54 @@ var genericHeads = map[string]bool{
 	"lang": true, "project": true, "package": true, "engine": true, "format": true,
 }
 
+// Extra words that do not change what a name names: "SQL injection
+// attack" is SQL injection, "Apache Kafka" is Kafka. qualifierWords may
+// follow (or, with "of", precede) a name; weakQualifiers only a name with
+// two or more words or an upper-case letter ("Redis database", but not
+// "graph database"); neither comes first. leadingQualifiers may come first
+// (vendors, "Mount") before a name with an upper-case letter.
+var (
+	qualifierWords = map[string]bool{
+		"attack": true, "pattern": true, "cryptocurrency": true, "blockchain": true, "disease": true,
+		"syndrome": true, "disorder": true, "river": true, "desert": true, "ocean": true, "sea": true,
+		"galaxy": true, "corporation": true, "corp": true, "inc": true, "ltd": true, "llc": true,
+		"company": true,
+	}
+	weakQualifiers = map[string]bool{
+		"database": true, "db": true, "model": true, "theory": true, "computer": true,
+		"technology": true, "process": true, "os": true, "program": true, "application": true, "app": true,
+		"service": true, "tool": true, "device": true, "mechanism": true, "lake": true, "mountain": true,
+		"island": true, "design": true, "classifier": true,
+	}
+	leadingQualifiers = map[string]bool{
+		"apache": true, "microsoft": true, "google": true, "apple": true, "amazon": true, "aws": true,
+		"ibm": true, "oracle": true, "adobe": true, "mozilla": true, "meta": true, "facebook": true,
+		"nvidia": true, "jetbrains": true, "mount": true, "mt": true, "sir": true, "lake": true,
+	}
+)
+
+// contractions are the standard contracted words (first and last letters
+// kept) that shortens accepts: "Dept." for department, "Mt." for Mount.
+var contractions = map[string]bool{
+	"dept": true, "govt": true, "mgmt": true, "intl": true, "natl": true, "mt": true, "st": true,
+	"ft": true, "dr": true, "jr": true, "sr": true, "assn": true, "bldg": true, "blvd": true,
+	"ctr": true, "dist": true, "hwy": true, "pkg": true, "msg": true, "cfg": true, "txn": true,
+	"yr": true, "hr": true, "rd": true, "ave": true, "mfg": true, "mkt": true, "acct": true,
+	"atty": true, "cmd": true, "ctx": true, "doc": true, "env": true, "img": true, "lang": true,
+	"mgr": true, "req": true, "resp": true, "src": true, "svc": true, "sys": true, "tbl": true,
+}
+
+// derivationSuffixes make a word from a word ("northern", "tokenization"):
+// a word and its derivation are not a clip and its full form.
+var derivationSuffixes = map[string]bool{
+	"s": true, "es": true, "ed": true, "er": true, "ers": true, "ing": true, "ern": true, "ly": true,
+	"al": true, "ic": true, "ical": true, "ity": true, "ness": true, "ment": true, "ist": true,
+	"ism": true, "ize": true, "ise": true, "ous": true, "ful": true, "less": true, "able": true,
+	"ible": true, "ation": true, "ization": true, "isation": true, "ions": true, "ion": true,
+	"ive": true, "ship": true, "hood": true, "dom": true, "ward": true, "wards": true, "ian": true,
+	"ery": true, "ence": true, "ance": true, "ant": true, "ent": true, "y": true,
+}
+
 // antonyms are word pairs that make two otherwise equal names opposites.
 var antonyms = func() map[[2]string]bool {
 	pairs := [][2]string{
@@ -115,8 +163,11 @@ func singular(w string) string {
 		return s
 	}
 	n := len(w)
-	if n <= 3 || keepS[w] || !strings.HasSuffix(w, "s") || !isLetters(w) {
-		return w
+	if n > 4 && strings.HasSuffix(w, "es") && keepS[w[:n-2]] {
+		return w[:n-2] // buses, viruses, statuses
+	}
+	if n <= 3 || keepS[w] || !strings.HasSuffix(w, "s") || !isLetters(w) || w[n-2] == 'j' {
+		return w // "angularjs", "nextjs": not plurals
 	}
 	switch {
 	case strings.HasSuffix(w, "ss"), strings.HasSuffix(w, "us"), strings.HasSuffix(w, "is"),
@@ -172,7 +223,7 @@ func stripAccents(s string) string {
 // (".net"). Every other character that is not a letter or digit separates
 // words. Accents are stripped.
 func words(name string) []string {
-	s := strings.ToLower(stripAccents(name))
+	s := strings.ToLower(stripAccents(joinInitials(name)))
 	var out []string
 	rs := []rune(s)
 	var cur []rune
@@ -205,6 +256,62 @@ func words(name string) []string {
 	return out
 }
 
+// joinInitials writes initialisms as one word: letters of one or two
+// separated by dots ("U.S.A.", "Ph.D.", "M.Sc.") or joined by a slash or
+// an ampersand ("A/B", "R&D", "CI/CD") become "USA", "PhD", "MSc", "AB",
+// "RD", "CICD".
+func joinInitials(name string) string {
+	if !strings.ContainsAny(name, "./&") {
+		return name
+	}
+	fields := strings.Fields(name)
+	changed := false
+	for i, f := range fields {
+		sep := ""
+		switch {
+		case strings.Count(f, ".") >= 2 && strings.HasSuffix(f, "."):
+			sep = "."
+		case strings.Count(f, "/")+strings.Count(f, "&") == 1:
+			sep = "/&"
+		default:
+			continue
+		}
+		parts := strings.FieldsFunc(f, func(r rune) bool { return strings.ContainsRune(sep, r) })
+		ok := len(parts) >= 2
+		for _, p := range parts {
+			ok = ok && len(p) <= 2 && isLetters(p)
+		}
+		if ok {
+			fields[i] = strings.Join(parts, "")
+			changed = true
+		}
+	}
+	if !changed {
+		return name
+	}
+	return strings.Join(fields, " ")
+}
+
+// acronymText reports whether a one-word name is written as an acronym:
+// 2-6 letters, at least two upper case and upper case at least half of
+// them ("CI", "IoT", "SaaS", "DoS"), after joinInitials ("U.S.A.").
+func acronymText(text string) bool {
+	t := joinInitials(strings.TrimSpace(text))
+	upper, letters := 0, 0
+	for _, r := range t {
+		switch {
+		case unicode.IsUpper(r):
+			upper++
+			letters++
+		case unicode.IsLetter(r):
+			letters++
+		default:
+			return false
+		}
+	}
+	return letters >= 2 && letters <= 6 && upper >= 2 && 2*upper >= letters
+}
+
 // nameInfo is a concept name analysed for comparison.
 type nameInfo struct {
 	text string
@@ -223,9 +330,23 @@ type nameInfo struct {
 	// folded (typos are measured on it: "kuberentes" is one edit from
 	// "kubernetes", but its singular is not).
 	compact, raw string
+	// full is every word (function words too) joined without spaces:
+	// "log in" and "login" are one spelling.
+	full string
 	// parts are the words split at case changes too ("GraphTools.cs":
 	// graph, tool, cs).
 	parts []string
+	// qualBase is the folded key of the name before a qualifier after a
+	// comma or in parentheses ("Munich" of "Munich, Germany", "Mercury"
+	// of "Mercury (planet)"); "" when there is none.
+	qualBase string
+	// acro marks a one-word name written as an acronym ("CI", "IoT");
+	// acroWord is its letters in lower case, a plural s dropped ("APIs").
+	acro     bool
+	acroWord string
+	// upper is whether the name has an upper-case letter (a proper name
+	// or a product, not a common noun).
+	upper bool
 	// core is content without trailing generic head words.
 	core []string
 	// file and ident mark file names and code identifiers.
@@ -257,6 +378,21 @@ func analyseName(text string) nameInfo {
 	n.folded = strings.Join(sorted, " ")
 	n.compact = strings.Join(n.content, "")
 	n.raw = strings.Join(raw, "")
+	n.full = strings.Join(n.all, "")
+	if i := strings.IndexAny(text, ",("); i > 0 && strings.TrimSpace(text[i+1:]) != "" {
+		if b := analyseBase(text[:i]); b != "" && len(n.content) > 1 {
+			n.qualBase = b
+		}
+	}
+	n.acro = acronymText(text)
+	if n.acro {
+		t := joinInitials(strings.TrimSpace(text))
+		if strings.HasSuffix(t, "s") && len(t) > 2 {
+			t = t[:len(t)-1]
+		}
+		n.acroWord = strings.ToLower(t)
+	}
+	n.upper = strings.IndexFunc(text, unicode.IsUpper) >= 0
 	n.parts = camelParts(text)
 	n.core = n.content
 	for len(n.core) > 1 && genericHeads[n.core[len(n.core)-1]] {
@@ -268,11 +404,27 @@ func analyseName(text string) nameInfo {
 	return n
 }
 
+// analyseBase is the folded key of text (sorted singular content words).
+func analyseBase(text string) string {
+	var content []string
+	for _, w := range words(text) {
+		if w = singular(w); !functionWords[w] {
+			content = append(content, w)
+		}
+	}
+	slices.Sort(content)
+	return strings.Join(slices.Compact(content), " ")
+}
+
 // isFileName reports whether a name ends in a known file extension
-// ("GraphTools.cs", "README.md").
+// ("GraphTools.cs", "README.md"). A capitalised name ending in .js is a
+// library ("Node.js", "Vue.js"), not a file.
 func isFileName(s string) bool {
 	i := strings.LastIndexByte(s, '.')
 	if i <= 0 || i == len(s)-1 || strings.ContainsRune(s[i:], ' ') {
+		return false
+	}
+	if strings.EqualFold(s[i+1:], "js") && unicode.IsUpper([]rune(s)[0]) {
 		return false
 	}
 	return fileExtensions[strings.ToLower(s[i+1:])]

@@ -1,0 +1,243 @@
+package concepts_test
+
+import (
+	"context"
+	"flag"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/noema-mem/noema/concepts"
+	"github.com/noema-mem/noema/internal/benchdata"
+	"github.com/noema-mem/noema/vault"
+)
+
+// The string-level set of issue 19 (testdata/duplicates/clusters_a.tsv and
+// clusters_b.tsv): hand-written clusters of one concept's names (extra
+// words and qualifiers, abbreviations and acronyms, plurals, punctuation
+// and case), hard negatives, and generated distractors. Split A tuned the
+// rules; split B is held out (only reported).
+var dupDistractors = flag.Int("dup-distractors", 1000, "distractor concepts added to each split by TestStringDuplicates (the documented figures use 5000)")
+
+// stringSet reads one split into an evalSet: cluster members share a
+// cluster; each side of a negative pair is a cluster of its own. It
+// returns the set, the negative pairs and the kind of each cluster.
+func stringSet(t testing.TB, file string) (*evalSet, [][2]string) {
+	t.Helper()
+	e := &evalSet{cluster: map[string]int{}, kind: map[string]string{}}
+	var negs [][2]string
+	next := 0
+	for _, row := range readLines(t, file) {
+		if row[0] == "neg" {
+			negs = append(negs, [2]string{row[1], row[2]})
+			for _, n := range row[1:3] {
+				if e.add(n, next, "") {
+					next++
+				}
+			}
+			continue
+		}
+		for i, n := range row[1:] {
+			kind := row[0]
+			if i == 0 {
+				kind = ""
+			}
+			if !e.add(n, next, kind) {
+				t.Fatalf("%s: %q is in two clusters", file, n)
+			}
+		}
+		next++
+	}
+	return e, negs
+}
+
+// plainWords is a rough word set for keeping distractors clear of the
+// labelled names: lower case, letters and digits, a final s dropped.
+func plainWords(s string) []string {
+	ws := strings.FieldsFunc(strings.ToLower(stripMarks(s)), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	ws = slices.DeleteFunc(ws, concepts.IsFillerWord)
+	for i, w := range ws {
+		if len(w) > 3 {
+			ws[i] = strings.TrimSuffix(w, "s")
+		}
+	}
+	slices.Sort(ws)
+	return slices.Compact(ws)
+}
+
+func subset(a, b []string) bool {
+	for _, w := range a {
+		if !slices.Contains(b, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// distractors returns n names of one to three words drawn from the
+// canonicals' and the split's vocabulary (and the canonicals themselves),
+// except the abbreviation clusters' words (a random "var pattern" beside
+// "variable pattern" would be one concept labelled as two),
+// none of whose word sets is a subset or superset of a labelled name's,
+// nor spelled like one without its spaces: they are other concepts for
+// certain, and crowd the blocking keys of the labelled ones.
+func distractors(t testing.TB, e *evalSet, n int) []string {
+	var labelled [][]string
+	compact := map[string]bool{}
+	abbrCluster := map[int]bool{}
+	for k, kind := range e.kind {
+		if kind == "abbr" {
+			abbrCluster[e.cluster[k]] = true
+		}
+	}
+	for _, name := range e.names {
+		ws := plainWords(name)
+		labelled = append(labelled, ws)
+		compact[strings.Join(ws, "")] = true
+	}
+	clear := func(name string) bool {
+		ws := plainWords(name)
+		if len(ws) == 0 || compact[strings.Join(ws, "")] {
+			return false
+		}
+		for _, l := range labelled {
+			if subset(ws, l) || subset(l, ws) {
+				return false
+			}
+		}
+		return true
+	}
+	var vocab, out []string
+	words := func(name string) []string {
+		var out []string
+		for _, w := range strings.Fields(name) {
+			w = strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+			if w != "" && !concepts.IsFillerWord(strings.ToLower(w)) {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	for _, row := range readLines(t, "canonical.txt") {
+		vocab = append(vocab, words(row[0])...)
+		if len(out) < n/10 && clear(row[0]) && e.add(row[0], -1-len(out), "") {
+			out = append(out, row[0])
+			ws := plainWords(row[0])
+			labelled = append(labelled, ws)
+			compact[strings.Join(ws, "")] = true
+		}
+	}
+	for _, name := range e.names {
+		if e.kind[vault.Key(name)] != "abbr" && !abbrCluster[e.cluster[vault.Key(name)]] {
+			vocab = append(vocab, words(name)...)
+		}
+	}
+	slices.Sort(vocab)
+	vocab = slices.Compact(vocab)
+	r := benchdata.NewSplitMix64(11)
+	for tries := 0; len(out) < n && tries < 100*n; tries++ {
+		ws := make([]string, 1+int(r.Below(3)))
+		for i := range ws {
+			ws[i] = vocab[r.Below(uint64(len(vocab)))]
+		}
+		name := strings.Join(ws, " ")
+		if clear(name) && e.add(name, -1-len(out), "") {
+			out = append(out, name)
+			ws := plainWords(name)
+			labelled = append(labelled, ws)
+			compact[strings.Join(ws, "")] = true
+		}
+	}
+	return out
+}
+
+// TestStringDuplicates measures analyze_duplicates on both splits of the
+// string-level set: precision and recall of the pairs inside proposed
+// groups (merge and review), recall by kind, and the hard negatives
+// grouped. With the default 1,000 distractors it fails below the floors
+// it sets (a regression check, under the issue's target).
+//
+//	go test ./concepts -run TestStringDuplicates -v -dup-distractors 5000
+func TestStringDuplicates(t *testing.T) {
+	if testing.Short() {
+		t.Skip("indexes two vaults")
+	}
+	for _, split := range []string{"clusters_a.tsv", "clusters_b.tsv"} {
+		t.Run(strings.TrimSuffix(split, ".tsv"), func(t *testing.T) {
+			e, negs := stringSet(t, split)
+			labelled := len(e.names)
+			extra := distractors(t, e, *dupDistractors)
+			a := openEval(t, e.names[:labelled], extra...)
+			res, err := a.Concepts.Duplicates(context.Background(), concepts.DuplicatesInput{Limit: concepts.MaxDuplicateLimit}, a.Semantic)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.HasMore {
+				t.Fatalf("more than %d groups", concepts.MaxDuplicateLimit)
+			}
+			all, missed, wrong := score(e, res.Groups, concepts.VerdictMerge, concepts.VerdictReview)
+			strict, _, _ := score(e, res.Groups, concepts.VerdictMerge)
+			total := map[string]int{}
+			for k, c := range e.cluster {
+				if e.kind[k] != "" {
+					total[e.kind[k]] += 0
+				}
+				_ = c
+			}
+			byCluster := map[int][]string{}
+			for k, c := range e.cluster {
+				byCluster[c] = append(byCluster[c], k)
+			}
+			for _, ks := range byCluster {
+				for i := range ks {
+					for j := i + 1; j < len(ks); j++ {
+						a, b := min(ks[i], ks[j]), max(ks[i], ks[j])
+						total[e.kind[a]+e.kind[b]]++
+					}
+				}
+			}
+			grouped := map[[2]string]bool{}
+			for _, g := range res.Groups {
+				for i := range g.Members {
+					for j := range g.Members {
+						grouped[[2]string{vault.Key(g.Members[i].Label), vault.Key(g.Members[j].Label)}] = true
+					}
+				}
+			}
+			var negGrouped []string
+			for _, n := range negs {
+				if grouped[[2]string{vault.Key(n[0]), vault.Key(n[1])}] {
+					negGrouped = append(negGrouped, n[0]+" ~ "+n[1])
+				}
+			}
+			t.Logf("%d labelled names, %d distractors, %d negative pairs; %d groups", labelled, len(extra), len(negs), res.Total)
+			t.Logf("merge + review: precision %.3f recall %.3f (tp %d fp %d fn %d); merge only: precision %.3f recall %.3f",
+				all.precision(), all.recall(), all.tp, all.fp, all.fn, strict.precision(), strict.recall())
+			for _, k := range []string{"extra", "abbr", "plural", "punct"} {
+				t.Logf("  %-6s found %d of %d", k, total[k]-missed[k], total[k])
+			}
+			t.Logf("hard negatives grouped (%d): %v", len(negGrouped), negGrouped)
+			t.Logf("false pairs: %v", wrong)
+			var miss []string
+			for _, ks := range byCluster {
+				for i := range ks {
+					for j := i + 1; j < len(ks); j++ {
+						if !grouped[[2]string{ks[i], ks[j]}] {
+							miss = append(miss, ks[i]+" ~ "+ks[j])
+						}
+					}
+				}
+			}
+			slices.Sort(miss)
+			t.Logf("missed pairs: %v", miss)
+			// Floors at the default 1,000 distractors, a little under what
+			// the rules reach (docs/duplicates.md): the issue's target
+			// (precision 0.97, recall 0.90) is not reached on this set.
+			floor := map[string][2]float64{"clusters_a": {0.96, 0.84}, "clusters_b": {0.96, 0.78}}[strings.TrimSuffix(split, ".tsv")]
+			if *dupDistractors == 1000 && (all.precision() < floor[0] || all.recall() < floor[1]) {
+				t.Errorf("precision %.3f recall %.3f; want >= %.2f and >= %.2f", all.precision(), all.recall(), floor[0], floor[1])
+			}
+		})
+	}
+}

@@ -1,0 +1,109 @@
+package concepts
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestCompareNamesShapes: the string-level shapes of issue 19 — extra
+// words and qualifiers, abbreviations and acronyms, plurals, punctuation —
+// are judged duplicates, and their look-alikes are not.
+func TestCompareNamesShapes(t *testing.T) {
+	// vocab: "gene" is a word of three names, "config" of one.
+	vocab := map[string][]int32{"gene": {1, 2, 3}, "config": {4}}
+	for _, c := range []struct {
+		a, b     string
+		evidence string // "" when they must not be judged one concept
+	}{
+		{"SQL injection", "SQL injection attack", "qualifier_word"},
+		{"Redis", "Redis database", "qualifier_word"},
+		{"general relativity", "general theory of relativity", "qualifier_word"},
+		{"Kafka", "Apache Kafka", "qualifier_word"},
+		{"Everest", "Mount Everest", "qualifier_word"},
+		{"Munich", "Munich, Germany", "qualifier"},
+		{"Mercury", "Mercury (planet)", "qualifier"},
+		{"CI", "Continuous Integration", "acronym"},
+		{"DoS", "denial of service", "acronym"},
+		{"JSON", "JavaScript Object Notation", "acronym"},
+		{"U.S.A.", "United States of America", "acronym"},
+		{"k8s", "Kubernetes", "numeronym"},
+		{"i18n", "internationalization", "numeronym"},
+		{"config", "configuration", "abbreviation"},
+		{"dev server", "development server", "abbreviation"},
+		{"env var", "environment variable", "abbreviation"},
+		{"Dept. of Energy", "Department of Energy", "abbreviation"},
+		{"Mt. Fuji", "Mount Fuji", "abbreviation"},
+		{"mgmt", "management", "abbreviation"},
+		{"bus", "buses", "folded_key"},
+		{"virus", "viruses", "folded_key"},
+		{"log in", "login", "spacing"},
+		{"A/B testing", "AB testing", "folded_key"},
+		{"U.S.A.", "USA", "folded_key"},
+		{"Node.js", "NodeJS", "spacing"},
+
+		{"Java", "JavaScript", ""},
+		{"SQL", "NoSQL", ""},
+		{"Austria", "Australia", ""},
+		{"graph", "graph database", ""},
+		{"Graph", "Graph Database", ""},
+		{"Intel", "intelligence", ""},
+		{"north", "northern", ""},
+		{"token", "tokenization", ""},
+		{"data", "database", ""},
+		{"algebra gene", "algebra generative", ""},
+		{"expression set", "expression sentiment", ""},
+		{"Angular", "AngularJS", ""},
+		{"Git", "Gödel's incompleteness theorems", ""},
+		{"binary search", "binary search tree", ""},
+		{"neural network", "recurrent neural network", ""},
+	} {
+		a, b := analyseName(c.a), analyseName(c.b)
+		for _, ab := range [][2]*nameInfo{{&a, &b}, {&b, &a}} {
+			j := compareNames(ab[0], ab[1], vocab)
+			if c.evidence == "" {
+				if j.verdict != "" {
+					t.Errorf("%q / %q: %s %v, want no duplicate", ab[0].text, ab[1].text, j.verdict, j.evidence)
+				}
+				continue
+			}
+			if j.verdict == "" || !slices.Contains(j.evidence, c.evidence) {
+				t.Errorf("%q / %q: verdict %q evidence %v veto %q, want %s", ab[0].text, ab[1].text, j.verdict, j.evidence, j.veto, c.evidence)
+			}
+		}
+	}
+}
+
+// TestNewChannelsFindShapes: the candidate channels meet the pairs the
+// judging accepts even when their words are common (the token channel
+// skips words of more than 32 names).
+func TestNewChannelsFindShapes(t *testing.T) {
+	names := []string{"SQL injection", "SQL injection attack", "dev server", "development server", "mgmt", "management",
+		"k8s", "Kubernetes", "CI", "Continuous Integration"}
+	// Crowd every word: 40 other names use each.
+	var crowd []string
+	for _, w := range []string{"sql", "injection", "server", "development", "continuous", "integration"} {
+		for i := 0; i < 40; i++ {
+			crowd = append(crowd, w+" thing"+string(rune('a'+i%26))+string(rune('a'+i/26)))
+		}
+	}
+	all := append(slices.Clone(names), crowd...)
+	m := &matcher{ids: make([]string, len(all)), labels: all, aliases: make([][]string, len(all))}
+	for i := range all {
+		m.ids[i] = string(rune('A' + i))
+	}
+	x := buildDupIndex(m)
+	cs := &candidates{pairs: map[uint64]uint16{}, only: -1}
+	x.gather(cs)
+	for i := 0; i < len(names); i += 2 {
+		if cs.pairs[pairKey(int32(i), int32(i+1))] == 0 {
+			t.Errorf("%q / %q not a candidate", names[i], names[i+1])
+		}
+	}
+	for i := 0; i < len(names); i += 2 {
+		one := &candidates{pairs: map[uint64]uint16{}, only: int32(i)}
+		x.gather(one)
+		if one.pairs[pairKey(int32(i), int32(i+1))] == 0 {
+			t.Errorf("%q / %q not a candidate of %q alone", names[i], names[i+1], names[i])
+		}
+	}
+}
