@@ -259,8 +259,8 @@ type dupIndex struct {
 	// words. wild are the content words with one replaced by its first
 	// letter and "*" ("d* server"): a clipped word meets its full form.
 	sub, wild map[string][]int32
-	version  map[string][]int32 // content words without their digits, for names with digits
-	lsh      *lshCache
+	version   map[string][]int32 // content words without their digits, for names with digits
+	lsh       *lshCache
 }
 
 func buildDupIndex(m *matcher) *dupIndex {
@@ -771,7 +771,6 @@ func acronymSources(n *nameInfo) [][]string {
 	return out
 }
 
-
 // numeronymKey is the longFL key of a numeronym ("k8s" → "#k8s"), "" for
 // other names.
 func numeronymKey(text string) string {
@@ -1268,7 +1267,6 @@ func acronymOf(short, long *nameInfo) bool {
 	}
 	return false
 }
-
 
 // subsequence reports whether x's runes appear in y in order.
 func subsequence(x, y []rune) bool {
