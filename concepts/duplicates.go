@@ -246,9 +246,10 @@ type dupIndex struct {
 	token    map[string][]int32
 	core     map[string][]int32 // content words joined, and core words joined when shorter
 	initials map[string][]int32 // initials of names of 2+ content words
-	// short are the words of 2-8 runes by the word, shortFL the standard
-	// contractions among them by first and last letter; longPre are the words of 5+ runes by their prefixes of
-	// 2-8 runes, longFL by first and last letter: a clipped or contracted
+	// Of one-word names: short are the words of 3-8 runes, shortFL the
+	// standard contractions by first and last letter; longPre are the
+	// words of 5+ runes by their prefixes of 3-8 runes, longFL by first
+	// and last letter: a clipped or contracted
 	// word meets its full form ("config"/"configuration", "dept"/
 	// "department"). Numeronyms ("k8s") meet their word through longFL
 	// under "#" + length.
@@ -317,16 +318,18 @@ func buildDupIndex(m *matcher) *dupIndex {
 					add(x.wild, strings.Join(ws, " "), c)
 				}
 			}
-			for _, w := range n.content {
+			// One-word names only: a clipped word among others meets its
+			// full form through the wild keys.
+			if w := n.content[0]; len(n.content) == 1 {
 				r := []rune(w)
-				if len(r) >= 2 && len(r) <= 8 {
+				if len(r) >= 3 && len(r) <= 8 {
 					add(x.short, w, c)
-					if contractions[w] {
-						add(x.shortFL, string(r[0])+string(r[len(r)-1]), c)
-					}
+				}
+				if contractions[w] {
+					add(x.shortFL, string(r[0])+string(r[len(r)-1]), c)
 				}
 				if len(r) >= 5 {
-					for k := 2; k <= min(8, len(r)-2); k++ {
+					for k := 3; k <= min(8, len(r)-2); k++ {
 						add(x.longPre, string(r[:k]), c)
 					}
 					add(x.longFL, string(r[0])+string(r[len(r)-1]), c)
@@ -680,7 +683,7 @@ func (x *dupIndex) gather(cs *candidates) {
 					}
 				}
 				if len(r) >= 5 {
-					for k := 2; k <= min(8, len(r)-2); k++ {
+					for k := 3; k <= min(8, len(r)-2); k++ {
 						if l := x.short[string(r[:k])]; len(l) <= tokenBucketCap {
 							pairs(l, []int32{cs.only})
 						}
@@ -703,8 +706,8 @@ func (x *dupIndex) gather(cs *candidates) {
 	}
 }
 
-// subKeys are the folded keys of content without one or two of its words
-// (names of 2-8 words).
+// subKeys are the folded keys of content without one of its words (names
+// of 2-8 words) or two (names of 3-5 words).
 func subKeys(content []string) []string {
 	if len(content) < 2 || len(content) > 8 {
 		return nil
@@ -722,7 +725,7 @@ func subKeys(content []string) []string {
 	var out []string
 	for i := range content {
 		out = append(out, key(i, -1))
-		for j := i + 1; j < len(content) && len(content) >= 3; j++ {
+		for j := i + 1; j < len(content) && len(content) >= 3 && len(content) <= 5; j++ {
 			out = append(out, key(i, j))
 		}
 	}
