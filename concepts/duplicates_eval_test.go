@@ -289,6 +289,21 @@ func openEval(t testing.TB, names []string, extra ...string) *app.App {
 	return noematest.OpenSynced(t, dir, app.Options{})
 }
 
+// eachPair calls fn with every pair of keys of one cluster, a < b.
+func (e *evalSet) eachPair(fn func(a, b string)) {
+	byCluster := map[int][]string{}
+	for k, c := range e.cluster {
+		byCluster[c] = append(byCluster[c], k)
+	}
+	for _, ks := range byCluster {
+		for i := range ks {
+			for j := i + 1; j < len(ks); j++ {
+				fn(min(ks[i], ks[j]), max(ks[i], ks[j]))
+			}
+		}
+	}
+}
+
 type prf struct{ tp, fp, fn int }
 
 func (p prf) precision() float64 { return float64(p.tp) / float64(max(1, p.tp+p.fp)) }
@@ -319,21 +334,12 @@ func score(e *evalSet, groups []concepts.DupGroup, verdicts ...string) (prf, map
 		}
 	}
 	missedByKind := map[string]int{}
-	byCluster := map[int][]string{}
-	for k, c := range e.cluster {
-		byCluster[c] = append(byCluster[c], k)
-	}
-	for _, ks := range byCluster {
-		for i := range ks {
-			for j := i + 1; j < len(ks); j++ {
-				a, b := min(ks[i], ks[j]), max(ks[i], ks[j])
-				if !predicted[[2]string{a, b}] {
-					p.fn++
-					missedByKind[e.kind[a]+e.kind[b]]++
-				}
-			}
+	e.eachPair(func(a, b string) {
+		if !predicted[[2]string{a, b}] {
+			p.fn++
+			missedByKind[e.kind[a]+e.kind[b]]++
 		}
-	}
+	})
 	slices.Sort(wrong)
 	return p, missedByKind, wrong
 }

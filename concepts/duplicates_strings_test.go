@@ -179,24 +179,7 @@ func TestStringDuplicates(t *testing.T) {
 			all, missed, wrong := score(e, res.Groups, concepts.VerdictMerge, concepts.VerdictReview)
 			strict, _, _ := score(e, res.Groups, concepts.VerdictMerge)
 			total := map[string]int{}
-			for k, c := range e.cluster {
-				if e.kind[k] != "" {
-					total[e.kind[k]] += 0
-				}
-				_ = c
-			}
-			byCluster := map[int][]string{}
-			for k, c := range e.cluster {
-				byCluster[c] = append(byCluster[c], k)
-			}
-			for _, ks := range byCluster {
-				for i := range ks {
-					for j := i + 1; j < len(ks); j++ {
-						a, b := min(ks[i], ks[j]), max(ks[i], ks[j])
-						total[e.kind[a]+e.kind[b]]++
-					}
-				}
-			}
+			e.eachPair(func(a, b string) { total[e.kind[a]+e.kind[b]]++ })
 			grouped := map[[2]string]bool{}
 			for _, g := range res.Groups {
 				for i := range g.Members {
@@ -220,15 +203,11 @@ func TestStringDuplicates(t *testing.T) {
 			t.Logf("hard negatives grouped (%d): %v", len(negGrouped), negGrouped)
 			t.Logf("false pairs: %v", wrong)
 			var miss []string
-			for _, ks := range byCluster {
-				for i := range ks {
-					for j := i + 1; j < len(ks); j++ {
-						if !grouped[[2]string{ks[i], ks[j]}] {
-							miss = append(miss, ks[i]+" ~ "+ks[j])
-						}
-					}
+			e.eachPair(func(a, b string) {
+				if !grouped[[2]string{a, b}] {
+					miss = append(miss, a+" ~ "+b)
 				}
-			}
+			})
 			slices.Sort(miss)
 			t.Logf("missed pairs: %v", miss)
 			// Floors at the default 1,000 distractors, a little under what

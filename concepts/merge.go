@@ -321,12 +321,7 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 	// The sources' own relations move to the target's page.
 	var movedRels []vault.RawRelation
 	for rel := range sourcePages {
-		content, err := ed.current(rel)
-		if err != nil {
-			return nil, err
-		}
-		fmSrc, _, _, _ := vault.SplitFrontMatter(content)
-		fm, err := vault.ParseFrontMatter(fmSrc)
+		fm, err := ed.frontMatter(rel)
 		if err != nil {
 			return nil, err
 		}
@@ -472,6 +467,17 @@ func (s *Service) apply(ctx context.Context, ed *edits) error {
 	return nil
 }
 
+// frontMatter is the parsed front matter of the file at rel as the plan
+// has it.
+func (ed *edits) frontMatter(rel string) (*vault.FrontMatter, error) {
+	content, err := ed.current(rel)
+	if err != nil {
+		return nil, err
+	}
+	fmSrc, _, _, _ := vault.SplitFrontMatter(content)
+	return vault.ParseFrontMatter(fmSrc)
+}
+
 // pagePath is the vault path of a page URI, "" for none.
 func pagePath(uri string) string {
 	if uri == "" {
@@ -501,12 +507,7 @@ func (s *Service) ownAliases(ed *edits, c *noema.Concept) (bool, error) {
 	if rel == "" || strings.HasPrefix(rel, indexer.ConceptsDir) {
 		return true, nil
 	}
-	content, err := ed.current(rel)
-	if err != nil {
-		return false, err
-	}
-	fmSrc, _, _, _ := vault.SplitFrontMatter(content)
-	fm, err := vault.ParseFrontMatter(fmSrc)
+	fm, err := ed.frontMatter(rel)
 	if err != nil {
 		return false, err
 	}
