@@ -3,6 +3,7 @@ package search_test
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"flag"
 	"fmt"
 	"go/parser"
@@ -13,12 +14,14 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unicode"
 
+	"github.com/noema-mem/noema/internal/corpus"
 	"github.com/noema-mem/noema/search"
 )
 
 var (
-	evalFlag  = flag.Bool("eval", false, "run the retrieval-quality evaluation (TestEval) over the Go package docs")
+	evalFlag  = flag.Bool("eval", false, "run the retrieval-quality evaluation (TestEval) over every eval set")
 	evalSweep = flag.Bool("eval.sweep", false, "with -eval, also report a sweep of the tuning weights")
 )
 
@@ -102,9 +105,10 @@ func loadQuestions(tb testing.TB, have map[string]string) (qs []question, skippe
 	return qs, skipped
 }
 
-// metrics are recall@5 (share of a question's expected notes in the top 5,
-// averaged) and MRR@10 (1/rank of the first expected note in the top 10).
-type metrics struct{ recall5, mrr10 float64 }
+// metrics are recall@5 and recall@10 (share of a question's expected notes
+// in the top 5 or 10, averaged) and MRR@10 (1/rank of the first expected
+// note in the top 10).
+type metrics struct{ recall5, recall10, mrr10 float64 }
 
 func score(qs []question, ranked func(q string) []string) metrics {
 	var m metrics
@@ -114,47 +118,101 @@ func score(qs []question, ranked func(q string) []string) metrics {
 		for _, w := range q.want {
 			want[w] = true
 		}
-		found := 0
-		for i, g := range got {
-			if i < 5 && want[g] {
-				found++
-			}
-		}
-		m.recall5 += float64(found) / float64(len(q.want))
+		found5, found10 := 0, 0
+		first := 0
 		for i, g := range got {
 			if i >= 10 {
 				break
 			}
 			if want[g] {
-				m.mrr10 += 1 / float64(i+1)
-				break
+				found10++
+				if i < 5 {
+					found5++
+				}
+				if first == 0 {
+					first = i + 1
+				}
 			}
 		}
+		m.recall5 += float64(found5) / float64(len(q.want))
+		m.recall10 += float64(found10) / float64(len(q.want))
+		if first > 0 {
+			m.mrr10 += 1 / float64(first)
+		}
 	}
-	m.recall5 /= float64(len(qs))
-	m.mrr10 /= float64(len(qs))
+	n := float64(len(qs))
+	m.recall5, m.recall10, m.mrr10 = m.recall5/n, m.recall10/n, m.mrr10/n
 	return m
 }
 
-// TestEval reports retrieval quality on the Go standard library's package
-// docs (text nobody on the project wrote) with the hand-written questions
-// of testdata/eval.tsv:
-//
-//	go test ./search -run TestEval -eval -v
-//
-// It fails if hybrid ranks worse than full text alone.
-func TestEval(t *testing.T) {
-	if !*evalFlag {
-		t.Skip("retrieval evaluation: run with -eval")
+// evalNote is a note of an eval set: its file name, title, and the body
+// the plain FTS5 baseline indexes beside the title.
+type evalNote struct{ file, title, content, body string }
+
+// evalSet is a corpus and questions whose answers are note titles.
+type evalSet struct {
+	name      string
+	notes     []evalNote
+	questions []question
+}
+
+// goDocsSet is the Go standard library's package docs with the
+// hand-written questions of testdata/eval.tsv (the regression set the
+// first fusion was tuned on).
+func goDocsSet(tb testing.TB) evalSet {
+	docs := goDocs(tb)
+	qs, _ := loadQuestions(tb, docs)
+	set := evalSet{name: "go-docs", questions: qs}
+	for ip, doc := range docs {
+		set.notes = append(set.notes, evalNote{
+			file: strings.ReplaceAll(ip, "/", "-") + ".md", title: ip,
+			content: "---\ntitle: " + ip + "\n---\n" + doc, body: doc,
+		})
 	}
+	return set
+}
+
+// dialogueSet is a generated multi-session conversation set (see
+// corpus.Dialogues): one note per session, session-level evidence.
+func dialogueSet(name string, o corpus.DialogueOptions) evalSet {
+	d := corpus.Dialogues(o)
+	set := evalSet{name: name}
+	for _, n := range d.Notes {
+		_, body, _ := strings.Cut(strings.TrimPrefix(n.Content, "---\n"), "\n---\n")
+		set.notes = append(set.notes, evalNote{file: n.File, title: n.Title, content: n.Content, body: body})
+	}
+	for _, q := range d.Questions {
+		set.questions = append(set.questions, question{q.Text, q.Evidence})
+	}
+	return set
+}
+
+// The dialogue sets: tuning weights are chosen on the "tune" sets only;
+// "held-out" ones (another seed, speaker names and events) report.
+var (
+	dialogueTune    = corpus.DialogueOptions{Seed: 11, Split: corpus.SplitTune, Conversations: 6, Sessions: 16}
+	dialogueHeldOut = corpus.DialogueOptions{Seed: 29, Split: corpus.SplitHeldOut, Conversations: 6, Sessions: 16}
+)
+
+// evalRun is an eval set indexed by noema (synced and embedded) and by two
+// plain FTS5 tables.
+type evalRun struct {
+	t     testing.TB
+	set   evalSet
+	e     *env
+	plain *sql.DB
+}
+
+// indexSet writes the set's notes into a fresh vault, syncs and embeds
+// them, and fills the plain FTS5 tables: fts5 (the default tokenizer,
+// unicode61) and fts5_porter, columns (title, body), default bm25.
+func indexSet(t testing.TB, set evalSet) *evalRun {
+	t.Helper()
 	ctx := context.Background()
 	e := newEnv(t)
-	docs := goDocs(t)
 	root := e.a.Vault.Root
-	for ip, doc := range docs {
-		name := strings.ReplaceAll(ip, "/", "-") + ".md"
-		content := "---\ntitle: " + ip + "\n---\n" + doc
-		if err := os.WriteFile(filepath.Join(root, name), []byte(content), 0o644); err != nil {
+	for _, n := range set.notes {
+		if err := os.WriteFile(filepath.Join(root, n.file), []byte(n.content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -162,64 +220,180 @@ func TestEval(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.embed()
-	qs, skipped := loadQuestions(t, docs)
-	t.Logf("corpus: %d package docs from %s; %d questions (%d skipped: package missing)", len(docs), runtime.GOROOT(), len(qs), skipped)
-
-	mode := func(svc *search.Service, m string) func(string) []string {
-		return func(q string) []string {
-			res, err := svc.Search(ctx, search.Input{Query: q, Mode: m, Limit: 10, Decay: off()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return titles(res)
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxOpenConns(1)
+	t.Cleanup(func() { db.Close() })
+	for _, stmt := range []string{
+		`CREATE VIRTUAL TABLE fts5 USING fts5(title, body)`,
+		`CREATE VIRTUAL TABLE fts5_porter USING fts5(title, body, tokenize='porter unicode61')`,
+	} {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatal(err)
 		}
 	}
-	plain := func(q string) []string {
-		hits, err := e.a.DB.SearchText(ctx, search.TextQuery{Match: search.PlainOR(q), Weights: [3]float64{1, 1, 1}, Limit: 10})
+	for _, n := range set.notes {
+		for _, table := range []string{"fts5", "fts5_porter"} {
+			if _, err := db.Exec(`INSERT INTO `+table+`(title, body) VALUES (?, ?)`, n.title, n.body); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return &evalRun{t: t, set: set, e: e, plain: db}
+}
+
+// plainQuery is the baseline's MATCH expression: every word of q (a run of
+// letters and digits) as an FTS5 string, OR-ed; no stop words removed.
+func plainQuery(q string) string {
+	var parts []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(q, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if k := strings.ToLower(w); !seen[k] {
+			seen[k] = true
+			parts = append(parts, `"`+w+`"`)
+		}
+	}
+	return strings.Join(parts, " OR ")
+}
+
+// plainRanked ranks by plain FTS5 BM25 over table.
+func (r *evalRun) plainRanked(table string) func(string) []string {
+	return func(q string) []string {
+		m := plainQuery(q)
+		if m == "" {
+			return nil
+		}
+		rows, err := r.plain.Query(`SELECT title FROM `+table+` WHERE `+table+` MATCH ? ORDER BY bm25(`+table+`), title LIMIT 10`, m)
 		if err != nil {
-			t.Fatal(err)
+			r.t.Fatal(err)
 		}
-		var ids []int64
-		for _, h := range hits {
-			ids = append(ids, h.ID)
-		}
-		notes, err := e.a.DB.SearchNotes(ctx, ids)
-		if err != nil {
-			t.Fatal(err)
-		}
+		defer rows.Close()
 		var out []string
-		for _, id := range ids {
-			out = append(out, notes[id].Title)
+		for rows.Next() {
+			var title string
+			if err := rows.Scan(&title); err != nil {
+				r.t.Fatal(err)
+			}
+			out = append(out, title)
+		}
+		if err := rows.Err(); err != nil {
+			r.t.Fatal(err)
 		}
 		return out
 	}
-	report := func(name string, m metrics) {
-		t.Logf("%-34s recall@5 %.3f   MRR@10 %.3f", name, m.recall5, m.mrr10)
+}
+
+// ranked ranks by the service in mode.
+func (r *evalRun) ranked(svc *search.Service, mode string) func(string) []string {
+	return func(q string) []string {
+		res, err := svc.Search(context.Background(), search.Input{Query: q, Mode: mode, Limit: 10, Decay: off()})
+		if err != nil {
+			r.t.Fatal(err)
+		}
+		return titles(res)
 	}
-	base := score(qs, plain)
-	ft := score(qs, mode(e.svc, "fulltext"))
-	sem := score(qs, mode(e.svc, "semantic"))
-	hy := score(qs, mode(e.svc, "hybrid"))
-	report("plain FTS5 BM25, words OR-ed", base)
-	report("fulltext", ft)
-	report("semantic ("+e.svc.Embedder.Name()+")", sem)
-	report("hybrid", hy)
-	if hy.mrr10 < ft.mrr10 || hy.recall5 < ft.recall5 {
-		t.Errorf("hybrid (%+v) is worse than full text alone (%+v)", hy, ft)
+}
+
+// evalRow is one line of the eval table.
+type evalRow struct {
+	set, method string
+	m           metrics
+}
+
+// measure scores every method on the run: plain FTS5 (both tables) and
+// the service's three modes.
+func (r *evalRun) measure() map[string]metrics {
+	qs := r.set.questions
+	out := map[string]metrics{
+		"fts5":        score(qs, r.plainRanked("fts5")),
+		"fts5 porter": score(qs, r.plainRanked("fts5_porter")),
 	}
-	if !*evalSweep {
-		return
+	for _, mode := range []string{search.ModeFulltext, search.ModeSemantic, search.ModeHybrid} {
+		out[mode] = score(qs, r.ranked(r.e.svc, mode))
 	}
+	return out
+}
+
+// evalMethods is the order of the table's rows within a set.
+var evalMethods = []string{"fts5", "fts5 porter", search.ModeFulltext, search.ModeSemantic, search.ModeHybrid}
+
+// logTable prints the eval table.
+func logTable(t testing.TB, rows []evalRow) {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%-22s %-12s %9s %9s %7s\n", "set", "method", "recall@5", "recall@10", "MRR@10")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%-22s %-12s %9.3f %9.3f %7.3f\n", r.set, r.method, r.m.recall5, r.m.recall10, r.m.mrr10)
+	}
+	t.Log(b.String())
+}
+
+// checkDefault fails unless the default mode (hybrid) is at least as good
+// as plain FTS5 and as noema's fulltext on every measure.
+func checkDefault(t *testing.T, set string, ms map[string]metrics) {
+	t.Helper()
+	hy := ms[search.ModeHybrid]
+	for _, other := range []string{"fts5", "fts5 porter", search.ModeFulltext} {
+		o := ms[other]
+		if hy.recall5 < o.recall5 || hy.recall10 < o.recall10 || hy.mrr10 < o.mrr10 {
+			t.Errorf("%s: hybrid %+v ranks below %s %+v", set, hy, other, o)
+		}
+	}
+}
+
+// TestEval reports retrieval quality on every eval set, for plain FTS5
+// BM25 and each mode, in one table:
+//
+//		go test ./search -run TestEval -eval -v
+//
+//	  - go-docs: the Go standard library's package docs (text nobody on the
+//	    project wrote) with the hand-written questions of testdata/eval.tsv;
+//	  - dialogue-tune, dialogue-held-out: generated multi-session
+//	    conversations (corpus.Dialogues), one note per session.
+//
+// It fails if the default mode ranks below plain FTS5 or fulltext on any
+// set.
+func TestEval(t *testing.T) {
+	if !*evalFlag {
+		t.Skip("retrieval evaluation: run with -eval")
+	}
+	sets := []evalSet{
+		goDocsSet(t),
+		dialogueSet("dialogue-tune", dialogueTune),
+		dialogueSet("dialogue-held-out", dialogueHeldOut),
+	}
+	var rows []evalRow
+	for _, set := range sets {
+		r := indexSet(t, set)
+		t.Logf("%s: %d notes, %d questions", set.name, len(set.notes), len(set.questions))
+		ms := r.measure()
+		for _, m := range evalMethods {
+			rows = append(rows, evalRow{set.name, m, ms[m]})
+		}
+		checkDefault(t, set.name, ms)
+		if *evalSweep {
+			sweep(t, r)
+		}
+	}
+	logTable(t, rows)
+}
+
+// sweep reports the fusion weights' effect on one set (-eval.sweep).
+func sweep(t *testing.T, r *evalRun) {
+	var rows []evalRow
 	for _, tw := range []float64{1, 2, 4, 8} {
-		svc := search.New(e.a.DB, e.svc.Embedder, e.svc.Decay)
+		svc := search.New(r.e.a.DB, r.e.svc.Embedder, r.e.svc.Decay)
 		svc.Tuning.TitleWeight = tw
-		report(fmt.Sprintf("fulltext title weight %g", tw), score(qs, mode(svc, "fulltext")))
+		rows = append(rows, evalRow{r.set.name, fmt.Sprintf("fulltext title weight %g", tw), score(r.set.questions, r.ranked(svc, search.ModeFulltext))})
 	}
 	for _, fl := range []float64{0, 0.5, 0.7, 0.8, 0.9} {
 		for _, ws := range []float64{0.25, 0.5, 1} {
-			svc := search.New(e.a.DB, e.svc.Embedder, e.svc.Decay)
+			svc := search.New(r.e.a.DB, r.e.svc.Embedder, r.e.svc.Decay)
 			svc.Tuning.SemanticFloor, svc.Tuning.SemanticWeight = fl, ws
-			report(fmt.Sprintf("hybrid floor %g weight %g", fl, ws), score(qs, mode(svc, "hybrid")))
+			rows = append(rows, evalRow{r.set.name, fmt.Sprintf("hybrid floor %g weight %g", fl, ws), score(r.set.questions, r.ranked(svc, search.ModeHybrid))})
 		}
 	}
+	logTable(t, rows)
 }
