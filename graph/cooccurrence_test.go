@@ -61,7 +61,9 @@ func TestConceptGraphLinear(t *testing.T) {
 	}
 }
 
-func id(i int) string { return "c" + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676%26)) }
+func id(i int) string {
+	return "c" + string(rune('a'+i%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i/676%26))
+}
 
 // TestCooccurrenceRecall measures what the window costs build_context:
 // on generated vaults with 8 (the corpus default), 20, 50 and 150 links per

@@ -10,11 +10,22 @@ import (
 // to another level (networkx's default threshold).
 const LouvainThreshold = 1e-7
 
+// LouvainPasses bounds the passes of one round of local moving. Ordinary
+// graphs settle in a handful; on the band a long list of links makes,
+// community borders drift by one node a pass, each gaining a little, for
+// as many passes as the list is long.
+const LouvainPasses = 32
+
+// moveEpsilon is the least modularity gain for which local moving moves a
+// node: smaller gains are floating-point noise.
+const moveEpsilon = 1e-12
+
 // Louvain partitions g into communities with the Louvain method, both
 // phases, as networkx's louvain_communities does it: local moving (each
 // node, in an order shuffled by seed, moves to the neighbouring community
-// with the largest positive modularity gain at the given resolution, until
-// a pass moves none), then aggregation (each community becomes one node,
+// with the largest positive modularity gain — above 1e-12, rounding noise —
+// at the given resolution, until a pass moves none or gains no more than
+// [LouvainThreshold] in all, at most [LouvainPasses] passes), then aggregation (each community becomes one node,
 // internal edges a self-loop), repeated while a level raises the
 // modularity by more than [LouvainThreshold]; then a last round of local
 // moving of single nodes on g itself, from the partition found
@@ -163,13 +174,28 @@ func (l *louvainLevel) move(start []int32, m, resolution float64, rng *splitmix.
 		order[i], order[j] = order[j], order[i]
 	}
 	toComm := make([]float64, n) // weight from the node to each community
+	// active: the node's neighbourhood changed since it was last looked
+	// at (every node, at first). Only active nodes are looked at: a node
+	// none of whose neighbours moved keeps its choice (the fast local
+	// moving of Traag et al.'s Leiden paper), so a pass costs the moves
+	// of the last, not the whole graph.
+	active := make([]bool, n)
+	for i := range active {
+		active[i] = true
+	}
 	seen := make([]bool, n)
 	var touched []int32
 	moved := false
+	passes := 0
 	m2 := 2 * m * m
 	for {
-		moves := 0
+		moves, gained := 0, 0.0
+		passes++
 		for _, u := range order {
+			if !active[u] {
+				continue
+			}
+			active[u] = false
 			touched = touched[:0]
 			lo, hi := l.off[u], l.off[u+1]
 			for x := lo; x < hi; x++ {
@@ -184,7 +210,11 @@ func (l *louvainLevel) move(start []int32, m, resolution float64, rng *splitmix.
 			d := l.deg[u]
 			tot[own] -= d
 			removeCost := -toComm[own]/m + resolution*tot[own]*d/m2
-			best, bestGain := own, 0.0
+			// A move must gain more than rounding noise: on a regular graph
+			// (the band a long list of links makes) nodes would otherwise
+			// trade places between equal communities forever, pass after
+			// pass, at gains of 1e-19.
+			best, bestGain := own, moveEpsilon
 			for _, c := range touched {
 				gain := removeCost + toComm[c]/m - resolution*tot[c]*d/m2
 				if gain > bestGain {
@@ -194,17 +224,25 @@ func (l *louvainLevel) move(start []int32, m, resolution float64, rng *splitmix.
 			tot[best] += d
 			if best != own {
 				comm[u] = best
+				for _, v := range l.adj[lo:hi] {
+					active[v] = true
+				}
 				moves++
+				gained += bestGain
 			}
 			for _, c := range touched {
 				toComm[c] = 0
 				seen[c] = false
 			}
 		}
-		if moves == 0 {
+		if moves > 0 {
+			moved = true
+		}
+		// A pass that gains no more than a level must gain ends the
+		// moving: the last passes of a slow drift gain 1e-8 each.
+		if moves == 0 || gained <= LouvainThreshold || passes == LouvainPasses {
 			break
 		}
-		moved = true
 	}
 	renumber(comm)
 	return comm, moved
