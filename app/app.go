@@ -64,6 +64,12 @@ type App struct {
 	progress  SyncProgress
 	rebuildMu sync.Mutex // one rebuild of a deleted index at a time (Check)
 	role      string
+
+	// background runs Start's goroutines (Serve and the embedding
+	// refreshes it starts); Close cancels them with stopBackground and
+	// waits for them.
+	background     sync.WaitGroup
+	stopBackground context.CancelFunc
 }
 
 // Roles of a serving process on its vault.
@@ -152,8 +158,18 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 	return a, nil
 }
 
-// Close closes the index.
-func (a *App) Close() error { return a.DB.Close() }
+// Close stops the background work Start began, waits until every
+// goroutine of it has returned, and then closes the index.
+func (a *App) Close() error {
+	a.mu.Lock()
+	stop := a.stopBackground
+	a.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+	a.background.Wait()
+	return a.DB.Close()
+}
 
 // Check makes sure, before a request, that the vault and its index are
 // still where the App opened them. A vault folder moved, renamed or

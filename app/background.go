@@ -14,13 +14,24 @@ import (
 // the indexer's lock has become free (its holder exited or died).
 const lockRetry = 3 * time.Second
 
+// Start runs Serve in the background until ctx is done or Close is
+// called; Close waits for it, and for every goroutine it started, before
+// it closes the index.
+func (a *App) Start(ctx context.Context) {
+	ctx, cancel := context.WithCancel(ctx)
+	a.mu.Lock()
+	a.stopBackground = cancel
+	a.mu.Unlock()
+	a.background.Go(func() { a.Serve(ctx) })
+}
+
 // Serve keeps the index live for a serving process until ctx is done. It
 // makes this process the vault's indexer when no other process is: it takes
 // the indexer lock, runs the first sync, embeds in the background and then
 // watches the files, embedding again after every quiet period. Without the
 // lock it is a reader and retries, so a surviving server takes over when the
-// indexer exits. Run it in its own goroutine: none of it delays answering
-// requests.
+// indexer exits. Run it with Start (so Close waits for it): none of it
+// delays answering requests.
 func (a *App) Serve(ctx context.Context) {
 	path := filepath.Join(a.Vault.Root, IndexDir, "indexer.lock")
 	for {
@@ -58,12 +69,12 @@ func (a *App) index(ctx context.Context) {
 			a.Logger.Warn("embedding note chunks", "err", err)
 		}
 	}
-	go refresh()
+	a.background.Go(refresh)
 	// After every quiet period of file events (tool writes included, which
 	// the index already holds): embed what changed.
 	onSync := func(_ *indexer.Result, err error) {
 		if err == nil {
-			go refresh()
+			a.background.Go(refresh)
 		}
 	}
 	if err := a.Indexer.Watch(ctx, a.Config.WatchDebounce, onSync); err != nil && ctx.Err() == nil {

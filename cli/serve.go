@@ -80,7 +80,7 @@ func runServe(ctx context.Context, c *CLI, v any) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go a.Serve(ctx)
+	a.Start(ctx) // a.Close (deferred) stops it and waits for it
 	// Only now that the port is bound (so ":0" shows the port chosen).
 	fmt.Fprintf(c.Stderr, "noema: serving %s over MCP at http://%s%s (stop with Ctrl-C or SIGTERM)\n", a.Vault.Root, ln.Addr(), httpserver.DefaultPath)
 	if err := hs.Serve(ctx, ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -98,7 +98,7 @@ func runMCP(ctx context.Context, c *CLI, v any) error {
 	defer a.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go a.Serve(ctx)
+	a.Start(ctx) // a.Close (deferred) stops it and waits for it
 	// The end of the input ends the session once the requests read are
 	// answered (see stdio); from then on the process has ExitGrace to wind
 	// down.
