@@ -2,11 +2,16 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/mcpserver"
 	"github.com/noema-mem/noema/sqlite"
 )
@@ -65,9 +70,23 @@ func TestIndexDeletedWhileServing(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(a.Vault.Root, ".noema")); err != nil {
 		t.Fatal(err)
 	}
-	var res struct{ Hits []struct{ URI string } }
-	if e := call(t, cs, "search_notes", map[string]any{"query": "pooling", "mode": "fulltext"}, &res); e != "" || len(res.Hits) != 1 {
-		t.Fatalf("search after .noema/ was deleted: %+v %s", res.Hits, e)
+	// Calls at once: one rebuilds, the others wait for it.
+	errs := noematest.Concurrently(6, func(int) error {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "search_notes", Arguments: map[string]any{"query": "pooling", "mode": "fulltext"}})
+		if err != nil {
+			return err
+		}
+		var out struct{ Hits []struct{ URI string } }
+		b, _ := json.Marshal(res.StructuredContent)
+		if json.Unmarshal(b, &out); res.IsError || len(out.Hits) != 1 {
+			return fmt.Errorf("search after .noema/ was deleted: %+v %v", out.Hits, res.Content)
+		}
+		return nil
+	})
+	for _, err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
 	}
 	if e := call(t, cs, "write_note", map[string]any{"title": "After", "content": "about [[Memory]]"}, nil); e != "" {
 		t.Errorf("write_note after .noema/ was deleted: %s", e)
