@@ -134,8 +134,7 @@ func (s *Service) writePage(ctx context.Context, rel string, create bool, p page
 	if err != nil {
 		return err
 	}
-	_, err = s.Indexer.SyncPaths(ctx, []string{rel}, "")
-	return err
+	return s.Indexer.SyncWritten(ctx, []string{rel}, "")
 }
 
 // renderPage returns the page old (nil for a new page) with the concept
@@ -366,13 +365,13 @@ func (s *Service) rename(ctx context.Context, c *noema.Concept, rel string, crea
 	}
 	paths := ed.paths()
 	if newRel != rel && !create {
-		if _, err := s.Indexer.SyncPaths(ctx, []string{newRel, rel}, rel); err != nil {
+		if err := s.Indexer.SyncWritten(ctx, []string{newRel, rel}, rel); err != nil {
 			return err
 		}
 		paths = slices.DeleteFunc(paths, func(x string) bool { return x == rel || x == newRel })
 	}
 	if len(paths) > 0 {
-		_, err = s.Indexer.SyncPaths(ctx, paths, "")
+		err = s.Indexer.SyncWritten(ctx, paths, "")
 	}
 	return err
 }

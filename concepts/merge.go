@@ -460,9 +460,7 @@ func (s *Service) apply(ctx context.Context, ed *edits) error {
 		return err
 	}
 	if paths := ed.paths(); len(paths) > 0 {
-		if _, err := s.Indexer.SyncPaths(ctx, paths, ""); err != nil {
-			return err
-		}
+		return s.Indexer.SyncWritten(ctx, paths, "")
 	}
 	return nil
 }

@@ -638,6 +638,28 @@ func (ix *Indexer) parseOne(e fileEntry) parsed {
 	return p
 }
 
+// SyncWritten is SyncPaths for files a writer has just put on disk: when
+// indexing them fails, the error keeps its code but says that the files
+// changed (see Behind), so that no caller takes it for a change that did
+// not happen and retries it.
+func (ix *Indexer) SyncWritten(ctx context.Context, paths []string, renamedFrom string) error {
+	if _, err := ix.SyncPaths(ctx, paths, renamedFrom); err != nil {
+		return Behind(paths, err)
+	}
+	return nil
+}
+
+// Behind is the error of files saved at paths that the index could not
+// follow because of err: err's code, and a message naming the files.
+func Behind(paths []string, err error) *noema.Error {
+	uris := make([]string, len(paths))
+	for i, p := range paths {
+		uris[i] = vault.PathToURI(p)
+	}
+	return noema.WrapError(err, noema.ErrorCode(err), "%s saved, but the index is behind (%s): search and links show the change after the next sync",
+		strings.Join(uris, ", "), noema.ErrorMessage(err))
+}
+
 // SyncPaths indexes exactly the given vault-relative paths, in one write
 // transaction with the concept registry update: an existing file is
 // (re-)derived, a missing one removed. Note operations call it right after

@@ -104,8 +104,23 @@ func TestFullDiskIndex(t *testing.T) {
 		if e := call(t, cs, c.tool, c.args, &out); e != "" {
 			t.Fatalf("%s with the index full: %s, want success with a warning", c.tool, e)
 		}
-		if len(out.Warnings) == 0 || !strings.Contains(strings.Join(out.Warnings, "\n"), "index is behind (no_space") {
+		if len(out.Warnings) == 0 || !strings.Contains(strings.Join(out.Warnings, "\n"), "no_space: memory://") || !strings.Contains(strings.Join(out.Warnings, "\n"), "saved, but the index is behind") {
 			t.Errorf("%s with the index full: warnings %q, want the index behind", c.tool, out.Warnings)
+		}
+	}
+	// Concept and relation writes that changed files and failed to index
+	// them say so in their error.
+	for _, c := range []struct {
+		tool    string
+		args    map[string]any
+		mayPass bool // when the index has room for it
+	}{
+		{"update_concept", map[string]any{"concept": "Memory", "description": big[:5000]}, true},
+		{"create_relation", map[string]any{"from": "memory://Pool", "type": "depends_on", "to": "Memory"}, false},
+	} {
+		got := call(t, cs, c.tool, c.args, nil)
+		if (got != "" || !c.mayPass) && (!strings.HasPrefix(got, "no_space: memory://") || !strings.Contains(got, "saved, but the index is behind")) {
+			t.Errorf("%s with the index full: %q, want success or no_space naming what was saved", c.tool, got)
 		}
 	}
 	pool, _ := os.ReadFile(filepath.Join(a.Vault.Root, "Pool.md"))

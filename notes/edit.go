@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -50,7 +51,7 @@ func (s *Service) Edit(ctx context.Context, in EditInput) (*WriteResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	res.Warnings = s.index(ctx, res.URI, []string{rel}, "")
+	res.Warnings = s.index(ctx, rel)
 	return res, nil
 }
 
@@ -192,7 +193,7 @@ func (s *Service) Move(ctx context.Context, from, to string) (*MoveResult, error
 		}
 		if err := s.indexMoved(ctx, map[string]string{src: dst}, changed); err != nil {
 			// The files moved: see Service.index.
-			res.Warnings = append(res.Warnings, behind(res.URI, err))
+			res.Warnings = append(res.Warnings, behind(indexer.Behind(append([]string{dst}, changed...), err)))
 		}
 		return nil
 	})
@@ -224,7 +225,7 @@ func (s *Service) Delete(ctx context.Context, ref string, confirm bool) (*Delete
 		return nil, err
 	}
 	res := &DeleteResult{URI: vault.PathToURI(rel), Deleted: true}
-	res.Warnings = s.index(ctx, res.URI, []string{rel}, "")
+	res.Warnings = s.index(ctx, rel)
 	return res, nil
 }
 

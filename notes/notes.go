@@ -187,7 +187,7 @@ func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error
 	}
 	res := &WriteResult{URI: vault.PathToURI(rel), Path: rel, Title: title, Checksum: vault.Checksum(content),
 		Created: !exists, Size: len(content), Warnings: []string{}}
-	res.Warnings = append(res.Warnings, s.index(ctx, res.URI, []string{rel}, "")...)
+	res.Warnings = append(res.Warnings, s.index(ctx, rel)...)
 	if others = slices.DeleteFunc(others, func(p string) bool { return p == rel }); len(others) > 0 {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("duplicate title: %s also answers to %q; [[%s]] now names %d notes (noema opens the first by path, Obsidian any of them)",
 			strings.Join(uris(others), ", "), title, title, len(others)+1))
@@ -195,23 +195,23 @@ func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error
 	return res, nil
 }
 
-// index brings the index up to date with a change of the note uri already
-// on disk (paths and renamedFrom as for Indexer.SyncPaths). The files are
+// index brings the index up to date with a change of the note rel already
+// on disk. The files are
 // the truth and the change stands: when indexing fails (a full disk, say)
 // the answer is a success whose warning says the index is behind — an
 // error would tell the caller to retry, and a retried append would append
 // twice. The next sync catches up.
-func (s *Service) index(ctx context.Context, uri string, paths []string, renamedFrom string) []string {
-	if _, err := s.Indexer.SyncPaths(ctx, paths, renamedFrom); err != nil {
-		return []string{behind(uri, err)}
+func (s *Service) index(ctx context.Context, rel string) []string {
+	if err := s.Indexer.SyncWritten(ctx, []string{rel}, ""); err != nil {
+		return []string{behind(err)}
 	}
 	return nil
 }
 
-// behind is the warning of a change on disk that the index does not show
-// because of err.
-func behind(uri string, err error) string {
-	return fmt.Sprintf("%s is saved, but the index is behind (%s: %s): search and links show the change after the next sync", uri, noema.ErrorCode(err), noema.ErrorMessage(err))
+// behind is the warning of a change on disk that the index does not show:
+// err from Indexer.SyncWritten, with its code.
+func behind(err error) string {
+	return noema.ErrorCode(err) + ": " + noema.ErrorMessage(err)
 }
 
 // sameName returns, in path order, the notes other than except that answer

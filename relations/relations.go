@@ -286,8 +286,7 @@ func (s *Service) rewrite(ctx context.Context, rel string, fn func(*vault.FrontM
 	if err := s.Vault.ReplaceFile(rel, old, content); err != nil {
 		return err
 	}
-	_, err = s.Indexer.SyncPaths(ctx, []string{rel}, "")
-	return err
+	return s.Indexer.SyncWritten(ctx, []string{rel}, "")
 }
 
 // Get returns a relation by id, with both ends as node ids.
