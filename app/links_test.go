@@ -237,29 +237,23 @@ func (p *linkProperty) step() op {
 		folder := folders[p.rng.IntN(len(folders))]
 		o.desc = fmt.Sprintf("write %q in %q", title, folder)
 		_, err = p.a.Notes.Write(p.ctx, notes.WriteInput{Title: title, Folder: folder, Content: body.String()})
-	case r < 35:
-		o.kind = "move"
-		src := pick()
-		folder := folders[p.rng.IntN(len(folders))]
-		dst := path.Join(folder, path.Base(src))
-		o.desc = fmt.Sprintf("move %s to %s", src, dst)
-		if dst == src {
-			return o
-		}
-		_, err = p.a.Notes.Move(p.ctx, uri(src), dst)
 	case r < 55:
-		o.kind = "rename"
+		// A move keeps the file name; a rename gives a new one, at times
+		// a name another note has (a conflict), at times in another folder.
 		src := pick()
-		name := p.title()
-		if p.rng.IntN(6) == 0 { // another note's name: conflict
-			name = strings.TrimSuffix(path.Base(pick()), ".md")
+		o.kind = "move"
+		dir, name := folders[p.rng.IntN(len(folders))], path.Base(src)
+		if r >= 35 {
+			o.kind, dir, name = "rename", path.Dir(src), p.title()+".md"
+			if p.rng.IntN(6) == 0 {
+				name = path.Base(pick())
+			}
+			if p.rng.IntN(3) == 0 {
+				dir = folders[p.rng.IntN(len(folders))]
+			}
 		}
-		dir := path.Dir(src)
-		if p.rng.IntN(3) == 0 {
-			dir = folders[p.rng.IntN(len(folders))]
-		}
-		dst := path.Join(dir, name+".md")
-		o.desc = fmt.Sprintf("rename %s to %s", src, dst)
+		dst := path.Join(dir, name)
+		o.desc = fmt.Sprintf("%s %s to %s", o.kind, src, dst)
 		if dst == src {
 			return o
 		}

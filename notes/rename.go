@@ -246,7 +246,7 @@ func (s *Service) move(ctx context.Context, src, dst string, res *MoveResult) ([
 		}
 		s.Vault.ResolvePathLinks(note)
 		out, lines := rewritePathLinks(noteFile{rel: rel, content: old, note: note}, renames)
-		if len(r.follow) > 0 {
+		if r.oldStem != r.newStem {
 			var more []vault.LineChange
 			out, more = r.rewriteNames(s.Vault, rel, out)
 			lines = mergeLines(lines, more)
@@ -287,9 +287,13 @@ type rename struct {
 	// the new file name when the move changes it, else oldTitle.
 	oldTitle, newTitle string
 	// follow holds the keys of the links by name ([[Old]], not by path)
-	// that meant the note before the move and are rewritten to its new
-	// name.
+	// that meant the note in noema before the move and are rewritten to
+	// its new name.
 	follow map[string]bool
+	// byFileName: links by the old file name ([[old stem]], any case) meant
+	// the note in Obsidian and are rewritten too; false when another note
+	// has the same file name, which Obsidian may have meant.
+	byFileName bool
 }
 
 // planRename decides what moving n from src to dst does to its names. A
@@ -298,7 +302,9 @@ type rename struct {
 // does: the title becomes the new file name, the old title stays an
 // alias, and the links that named the note follow — by its old title when
 // the note is the page of that title's concept (noema's meaning), by its
-// old file name when no other note's page claims that name (Obsidian's).
+// old file name, in any case, unless another note has that file name too
+// (Obsidian's meaning), and by any spelling of the old file name's key when
+// no note is the page of its concept.
 // A new name that another note already answers to is a conflict (see
 // Service.sameName).
 func (s *Service) planRename(ctx context.Context, src, dst string, n *vault.Note) (*rename, error) {
@@ -320,6 +326,13 @@ func (s *Service) planRename(ctx context.Context, src, dst string, n *vault.Note
 				Details: map[string]any{"uri": vault.PathToURI(others[0]), "uris": uris(others)}}
 		}
 	}
+	named, err := s.sameName(ctx, r.oldStem, src)
+	if err != nil {
+		return nil, err
+	}
+	r.byFileName = !slices.ContainsFunc(named, func(p string) bool {
+		return strings.EqualFold(strings.TrimSuffix(path.Base(p), ".md"), r.oldStem)
+	})
 	for _, name := range []string{r.oldTitle, r.oldStem} {
 		k := vault.Key(name)
 		page, err := s.DB.PageOfKey(ctx, k)
@@ -345,7 +358,8 @@ func (r *rename) rewriteNames(v *vault.Vault, rel string, content []byte) ([]byt
 	}
 	v.ResolvePathLinks(n)
 	out, lines := vault.RewriteLinks(content, n.Links, func(l noema.Link) (string, bool) {
-		if !r.follow[l.Key] || l.Path != "" || strings.EqualFold(l.Target, r.newTitle) {
+		named := r.follow[l.Key] || (r.byFileName && strings.EqualFold(l.Target, r.oldStem))
+		if !named || l.Path != "" || strings.EqualFold(l.Target, r.newTitle) {
 			return "", false
 		}
 		return vault.Retarget(content, l, r.newTitle), true

@@ -215,3 +215,27 @@ func TestMoveRenamesNote(t *testing.T) {
 		t.Errorf("a refused move moved: %v", err)
 	}
 }
+
+// TestMoveFollowsFileNameLinks: links by the old file name follow a rename
+// because Obsidian opened the note by them — also when noema gives the name
+// to another concept's page, and when the title does not change (a
+// slug-named note renamed to its title).
+func TestMoveFollowsFileNameLinks(t *testing.T) {
+	ctx := context.Background()
+	a := noematest.AppWith(t, map[string]string{
+		"project/Glacier Basalt.md": "---\ntitle: Glacier Basalt\n---\nA note.\n",
+		"concepts/Target.md":        "---\ntitle: Target\nconcept: Target\naliases: [Glacier Basalt]\n---\nA page that took the name.\n",
+		"ml/connection-pool.md":     "---\ntitle: Connection Pool\n---\nFrom an older noema.\n",
+		"Uses.md":                   "[[Glacier Basalt]], [[glacier basalt|x]], [[connection-pool]] and [[Connection Pool]].\n",
+	})
+	if _, err := a.Notes.Move(ctx, "project/Glacier Basalt.md", "project/Garnet Prairie.md"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Notes.Move(ctx, "ml/connection-pool.md", "ml/Connection Pool.md"); err != nil {
+		t.Fatal(err)
+	}
+	want := "[[Garnet Prairie|Glacier Basalt]], [[Garnet Prairie|x]], [[Connection Pool|connection-pool]] and [[Connection Pool]].\n"
+	if got := noematest.ReadFile(t, a, "Uses.md"); got != want {
+		t.Errorf("Uses.md = %q, want %q", got, want)
+	}
+}
