@@ -146,8 +146,9 @@ func conceptTools() []*Tool {
 		Embeds(New(Def{
 			Name: "analyze_duplicates", Command: "concept duplicates", Toolset: "concepts", Title: "Find duplicate concepts", Hints: readOnly,
 			Description: "Groups of concepts that are likely one concept under several names, with the evidence for each pair (same key after case, accent, plural, " +
-				"word-order and function-word folding; typos; a generic head word such as \"Raft consensus algorithm\"; fuzzy WRatio; embedding similarity; shared notes and relations) " +
-				"and a verdict (merge, or review: look first). Each group names the suggested survivor (the member whose page is a note, then one with a page, then not a misspelling, then most mentions) and a merge " +
+				"word-order and function-word folding; typos; a generic head word such as \"Raft consensus algorithm\"; a qualifier such as \"Munich, Germany\" or \"SQL injection attack\"; " +
+				"acronyms, clipped and contracted words, numeronyms such as \"k8s\"; fuzzy WRatio; embedding similarity; shared notes and relations) " +
+				"and a verdict (merge, or review: look first; merge_concepts accepts every merge group as proposed). Each group names the suggested survivor (the member whose page is a note, then one with a page, then not a misspelling, then most mentions) and a merge " +
 				"ready for merge_concepts. Look-alikes that must stay apart (opposites, one-word siblings, versions, file names, code identifiers, a compound and its head word) " +
 				"are listed in do_not_merge with the reason. Read-only; concept limits it to one concept's group.",
 		}, func(ctx context.Context, e *Env, in concepts.DuplicatesInput) (*concepts.DuplicatesResult, error) {
