@@ -30,11 +30,17 @@ import (
 //   - compact: the same words without spaces ("Java Script" / "JavaScript");
 //   - edit: one edit apart in the compact form (a deletion neighbourhood:
 //     typos, transpositions, a missing letter);
-//   - token: a rare word in common, scored with WRatio;
+//   - token: a rare word in common, scored with WRatio; and a name against
+//     the names that add a word or two to it ("SQL injection" / "SQL
+//     injection attack"), however common its words;
+//   - abbreviation: a word replaced by its first letter ("dev server" /
+//     "development server"), word prefixes, standard contractions and
+//     numeronyms of one-word names ("config", "mgmt", "k8s");
 //   - head: one name is the other plus generic head words ("Raft" / "Raft
 //     consensus algorithm");
-//   - acronym: one name is the initials of the other ("CI" / "Continuous
-//     Integration");
+//   - acronym: a name written as an acronym is the initials of the other
+//     ("CI" / "Continuous Integration", "JSON" / "JavaScript Object
+//     Notation");
 //   - embedding: close vectors (random-hyperplane hashing over the semantic
 //     service's cached vectors, then the exact cosine);
 //   - neighbours: notes linking both.
@@ -1235,15 +1241,6 @@ func transposed(a, b []rune) bool {
 		}
 	}
 	return false
-}
-
-// abbreviates reports whether one word is a clipped form of the other
-// ("net"/"network", "config"/"configuration").
-func abbreviates(x, y string) bool {
-	if len(x) > len(y) {
-		x, y = y, x
-	}
-	return len(x) >= 3 && len(y) > len(x)+1 && strings.HasPrefix(y, x)
 }
 
 // acronymOf reports whether short, written as an acronym, is one word
