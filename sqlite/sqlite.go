@@ -187,6 +187,12 @@ func (db *DB) migrate(ctx context.Context, w *sql.DB) error {
 		return fmt.Errorf("list migrations: %w", err)
 	}
 	sort.Strings(names)
+	if applied(ctx, w, names) {
+		// Every migration is recorded: no write lock to take, so opening
+		// the index never waits behind another process's long write (a
+		// sync of a huge note, say) — a read never waits for a sync.
+		return nil
+	}
 	return db.writeOn(ctx, w, func(tx *Tx) error {
 		if _, err := tx.Exec(`CREATE TABLE IF NOT EXISTS migrations (name TEXT PRIMARY KEY) STRICT`); err != nil {
 			return fmt.Errorf("create migrations table: %w", err)
@@ -212,6 +218,23 @@ func (db *DB) migrate(ctx context.Context, w *sql.DB) error {
 		}
 		return nil
 	})
+}
+
+// applied reports whether every migration of names is recorded, reading
+// without a transaction (no lock in WAL mode). Any error (no migrations
+// table yet) is "not known to be applied".
+func applied(ctx context.Context, w *sql.DB, names []string) bool {
+	done := map[string]bool{}
+	err := eachPair(ctx, w, `SELECT name, 1 FROM migrations`, nil, func(name string, _ int) { done[name] = true })
+	if err != nil {
+		return false
+	}
+	for _, n := range names {
+		if !done[n] {
+			return false
+		}
+	}
+	return true
 }
 
 // Tx is a write transaction. Helpers that take a *Tx can be combined inside
