@@ -47,6 +47,10 @@ type Options struct {
 	// Version is reported to clients.
 	Version string
 	Logger  *slog.Logger
+	// WorkLimit is how many expensive tool calls (ExpensiveTools) run at
+	// once; 0 means DefaultWorkLimit. QueuedPerSlot more per slot wait;
+	// beyond, a call is refused with unavailable.
+	WorkLimit int
 }
 
 // Instructions tell an agent in a few lines how to use noema well.
@@ -111,6 +115,11 @@ func New(a *app.App, opts Options) (*mcp.Server, error) {
 		}
 	}
 	registerResources(r, s, enabled)
+	slots := opts.WorkLimit
+	if slots <= 0 {
+		slots = DefaultWorkLimit()
+	}
+	s.AddReceivingMiddleware(limited(newWorkLimit(slots, slots*QueuedPerSlot)))
 	s.AddReceivingMiddleware(codeArgumentErrors, checkArguments(added), r.available, spacedNoteURIs, resourceNotFoundCode)
 	// Last, so it runs first: no request may end the session.
 	s.AddReceivingMiddleware(guarded(opts.Logger))

@@ -1,0 +1,184 @@
+package mcpserver_test
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/internal/noematest"
+	"github.com/noema-mem/noema/mcpserver"
+)
+
+// BenchmarkLoad measures cheap calls under expensive load, end to end over
+// streamable HTTP on a 10,000-note generated vault: find_concepts' p50 and
+// p99 latency idle, then while 6 other clients call, back to back,
+// analyze_graph (pagerank, communities and centrality with a new seed each
+// time, predict_links), build_context at depth 4, search_notes with a
+// 100,000-character query and export_graph. The expensive tools run under
+// the server's work limit (mcpserver.ExpensiveTools); a call refused for
+// room (unavailable) is counted in refused/op and retried. It also reports
+// the process's resident memory idle, at its peak under load and 2 s after
+// the load stopped. Loaded p99 above 50 ms (or, on a machine whose idle
+// p99 is already above that, three times idle) fails the benchmark.
+//
+//	go test -run '^$' -bench Load -benchtime 300x -timeout 30m ./mcpserver/
+func BenchmarkLoad(b *testing.B) {
+	a, m := noematest.SyncedApp(b, corpus.Options{Seed: 42, Notes: 10000}, app.Options{})
+	ctx := context.Background()
+	srv, err := mcpserver.New(a, mcpserver.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	defer ts.Close()
+	connect := func() *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return cs
+	}
+	cheap := connect()
+	defer cheap.Close()
+	queries := make([]string, 0, 50)
+	for i := 0; len(queries) < 50; i += 7 {
+		l := m.Concepts[i%len(m.Concepts)].Label
+		queries = append(queries, l[:max(3, len(l)-2)])
+	}
+	find := func(b *testing.B) (p99 time.Duration) {
+		lat := make([]time.Duration, 0, b.N)
+		i := 0
+		for b.Loop() {
+			t0 := time.Now()
+			res, err := cheap.CallTool(ctx, &mcp.CallToolParams{Name: "find_concepts", Arguments: map[string]any{"query": queries[i%len(queries)], "limit": 20}})
+			if err != nil || res.IsError {
+				b.Fatalf("find_concepts: %v %v", err, res)
+			}
+			lat = append(lat, time.Since(t0))
+			i++
+		}
+		sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+		b.ReportMetric(ms(lat[len(lat)/2]), "p50-ms")
+		p99 = lat[len(lat)*99/100]
+		b.ReportMetric(ms(p99), "p99-ms")
+		return p99
+	}
+	// Warm what every server warms on first use.
+	for _, c := range []*mcp.ClientSession{cheap} {
+		for _, name := range []string{"find_concepts", "build_context"} {
+			args := map[string]any{"query": "warm"}
+			if name == "build_context" {
+				args = map[string]any{"concept": m.Concepts[0].Label}
+			}
+			if _, err := c.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	idle := rssMB()
+	var idleP99 time.Duration
+	b.Run("idle", func(b *testing.B) {
+		idleP99 = find(b)
+		b.ReportMetric(idle, "rss-MB")
+	})
+
+	pair := m.Concepts[3].Label + " " + m.Concepts[40].Label + " "
+	long := strings.Repeat(pair, 100000/len(pair)+1)[:100000]
+	calls := []func(i int) (string, map[string]any){
+		func(i int) (string, map[string]any) {
+			op := []string{"pagerank", "communities", "centrality", "predict_links"}[i%4]
+			return "analyze_graph", map[string]any{"op": op, "seed": i + 1, "resolution": 1 + float64(i%5)/10}
+		},
+		func(i int) (string, map[string]any) {
+			return "build_context", map[string]any{"concept": m.Concepts[i%20].Label, "depth": 4, "max_entities": 200}
+		},
+		func(i int) (string, map[string]any) { return "search_notes", map[string]any{"query": long[:100000-i%7]} },
+		func(i int) (string, map[string]any) { return "export_graph", map[string]any{} },
+	}
+	var countMu sync.Mutex
+	refused, done := map[string]int{}, map[string]int{}
+	count := func(m map[string]int, name string) {
+		countMu.Lock()
+		m[name]++
+		countMu.Unlock()
+	}
+	load, stop := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	peak := idle
+	var peakMu sync.Mutex
+	for c := range 6 {
+		cs := connect()
+		wg.Go(func() {
+			defer cs.Close()
+			for i := c; load.Err() == nil; i++ {
+				name, args := calls[i%len(calls)](i)
+				res, err := cs.CallTool(load, &mcp.CallToolParams{Name: name, Arguments: args})
+				switch {
+				case load.Err() != nil:
+					return
+				case err != nil:
+					b.Errorf("%s: %v", name, err)
+					return
+				case res.IsError && strings.HasPrefix(res.Content[0].(*mcp.TextContent).Text, "unavailable: busy"):
+					count(refused, name)
+					time.Sleep(50 * time.Millisecond)
+				case res.IsError:
+					b.Errorf("%s: %s", name, res.Content[0].(*mcp.TextContent).Text)
+					return
+				default:
+					count(done, name)
+				}
+				peakMu.Lock()
+				peak = max(peak, rssMB())
+				peakMu.Unlock()
+			}
+		})
+	}
+	time.Sleep(2 * time.Second) // let the load build up
+	b.Run("loaded", func(b *testing.B) {
+		p99 := find(b)
+		b.ReportMetric(float64(p99)/float64(max(idleP99, time.Microsecond)), "p99/idle")
+		// The bound is 50 ms; on a machine already slower than that idle
+		// (other work competing for the cores), three times idle.
+		if p99 > max(50*time.Millisecond, 3*idleP99) {
+			b.Errorf("find_concepts p99 %v under load (idle %v), want ≤ 50 ms", p99, idleP99)
+		}
+	})
+	stop()
+	wg.Wait()
+	time.Sleep(2 * time.Second)
+	after := rssMB()
+	b.Logf("under load, answered: %v; refused (unavailable, retried): %v", done, refused)
+	b.Logf("resident memory: idle %.0f MB, peak under load %.0f MB, 2 s after %.0f MB", idle, peak, after)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// rssMB is this process's resident memory (VmRSS), in MB.
+func rssMB() float64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		if rest, ok := strings.CutPrefix(s.Text(), "VmRSS:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kb / 1000
+		}
+	}
+	return 0
+}
