@@ -26,7 +26,7 @@ func ExpensiveTools() []string {
 // Work limit defaults (see DefaultWorkLimit).
 const (
 	// QueuedPerSlot is how many expensive calls may wait per running one.
-	QueuedPerSlot = 4
+	QueuedPerSlot = 16
 	// RetryAfter is what a call refused for lack of room is told to wait.
 	RetryAfter = 2 * time.Second
 	// freeAfter is the least time between two returns of memory to the
