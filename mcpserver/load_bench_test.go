@@ -29,7 +29,7 @@ import (
 // 100,000-character query and export_graph. The expensive tools run under
 // the server's work limit (mcpserver.ExpensiveTools); a call refused for
 // room (unavailable) is counted in refused/op and retried. It also reports
-// the process's resident memory idle, at its peak under load and 2 s after
+// the process's resident memory idle, at its peak under load and 10 s after
 // the load stopped (the "after" run, which also measures find_concepts
 // again). Loaded p99 above 50 ms (or, on a machine whose idle
 // p99 is already above that, three times idle) fails the benchmark.
@@ -141,12 +141,17 @@ func BenchmarkLoad(b *testing.B) {
 				default:
 					count(done, name)
 				}
-				peakMu.Lock()
-				peak = max(peak, rssMB())
-				peakMu.Unlock()
 			}
 		})
 	}
+	wg.Go(func() { // sample the resident memory
+		for load.Err() == nil {
+			peakMu.Lock()
+			peak = max(peak, rssMB())
+			peakMu.Unlock()
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
 	time.Sleep(2 * time.Second) // let the load build up
 	b.Run("loaded", func(b *testing.B) {
 		p99 := find(b)
@@ -159,7 +164,9 @@ func BenchmarkLoad(b *testing.B) {
 	})
 	stop()
 	wg.Wait()
-	time.Sleep(2 * time.Second)
+	// Calls the clients gave up on end on the server too (cancelled while
+	// queued, or finished): give them time, then measure.
+	time.Sleep(10 * time.Second)
 	after := rssMB()
 	b.Logf("under load, answered: %v; refused (unavailable, retried): %v", done, refused)
 	b.Run("after", func(b *testing.B) {

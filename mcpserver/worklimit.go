@@ -43,7 +43,8 @@ func DefaultWorkLimit() int { return max(1, runtime.GOMAXPROCS(0)-1) }
 // call's context. Beyond the queue a call is refused at once with
 // unavailable and a time to retry after. When the last running call ends,
 // the heap it grew is given back to the OS (debug.FreeOSMemory, at most
-// once per freeAfter), so an idle server returns close to its idle size.
+// once per freeAfter: then later, if still idle), so an idle server
+// returns close to its idle size.
 type workLimit struct {
 	slots chan struct{}
 	queue int
@@ -52,13 +53,15 @@ type workLimit struct {
 	waiting   int
 	running   int
 	lastFreed time.Time
-	// free returns memory to the OS; debug.FreeOSMemory unless a test
-	// replaces it.
-	free func()
+	freeLater bool // a freeIfIdle is scheduled
+	// free returns memory to the OS, at most once per freeEvery;
+	// debug.FreeOSMemory and freeAfter unless a test replaces them.
+	free      func()
+	freeEvery time.Duration
 }
 
 func newWorkLimit(slots, queue int) *workLimit {
-	return &workLimit{slots: make(chan struct{}, max(1, slots)), queue: max(0, queue), free: debug.FreeOSMemory}
+	return &workLimit{slots: make(chan struct{}, max(1, slots)), queue: max(0, queue), free: debug.FreeOSMemory, freeEvery: freeAfter}
 }
 
 // acquire waits for a slot (or refuses the call when too many wait) and
@@ -100,19 +103,42 @@ func (l *workLimit) started() func() {
 	return func() { once.Do(l.release) }
 }
 
-// release frees a slot; the last call to finish returns memory to the OS.
+// release frees a slot; the last call to finish returns memory to the OS
+// (see freeIfIdle).
 func (l *workLimit) release() {
 	l.mu.Lock()
 	l.running--
-	idle := l.running == 0 && l.waiting == 0 && time.Since(l.lastFreed) >= freeAfter
-	if idle {
-		l.lastFreed = time.Now()
-	}
 	l.mu.Unlock()
 	<-l.slots
-	if idle {
-		l.free()
+	l.freeIfIdle()
+}
+
+// freeIfIdle returns memory to the OS when no expensive call runs or
+// waits: at once, or, within freeAfter of the last time, once that much
+// time has passed (if still idle then), so the memory of the last call of
+// a burst is always given back.
+func (l *workLimit) freeIfIdle() {
+	l.mu.Lock()
+	if l.running > 0 || l.waiting > 0 {
+		l.mu.Unlock()
+		return
 	}
+	if wait := l.freeEvery - time.Since(l.lastFreed); wait > 0 {
+		if !l.freeLater {
+			l.freeLater = true
+			time.AfterFunc(wait, func() {
+				l.mu.Lock()
+				l.freeLater = false
+				l.mu.Unlock()
+				l.freeIfIdle()
+			})
+		}
+		l.mu.Unlock()
+		return
+	}
+	l.lastFreed = time.Now()
+	l.mu.Unlock()
+	l.free()
 }
 
 // limited is the receiving middleware that runs the expensive tools' calls

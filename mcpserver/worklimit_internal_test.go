@@ -101,4 +101,17 @@ func TestWorkLimit(t *testing.T) {
 	if f := freed.Load(); f != 1 {
 		t.Errorf("memory given back %d times, want once (when the last call ended; then at most every %v)", f, freeAfter)
 	}
+	// A second burst right after: its memory is given back too, once the
+	// interval has passed.
+	l.freeEvery = 50 * time.Millisecond
+	l.lastFreed = time.Now()
+	hold = make(chan struct{})
+	close(hold)
+	if a := <-start(context.Background(), "analyze_graph"); a.err != nil {
+		t.Fatal(a.err)
+	}
+	if f := freed.Load(); f != 1 {
+		t.Errorf("memory given back %d times right after the second burst, want still once", f)
+	}
+	waitFor("the second burst's memory is given back", func() bool { return freed.Load() == 2 })
 }
