@@ -105,7 +105,9 @@ func BenchmarkLoad(b *testing.B) {
 		func(i int) (string, map[string]any) {
 			return "build_context", map[string]any{"concept": m.Concepts[i%20].Label, "depth": 4, "max_entities": 200}
 		},
-		func(i int) (string, map[string]any) { return "search_notes", map[string]any{"query": long[:100000-i%7]} },
+		func(i int) (string, map[string]any) {
+			return "search_notes", map[string]any{"query": long[:100000-i%7]}
+		},
 		func(i int) (string, map[string]any) { return "export_graph", map[string]any{} },
 	}
 	var countMu sync.Mutex
