@@ -650,14 +650,19 @@ func (ix *Indexer) SyncWritten(ctx context.Context, paths []string, renamedFrom 
 }
 
 // Behind is the error of files saved at paths that the index could not
-// follow because of err: err's code, and a message naming the files.
+// follow because of err: err's code (unavailable when the caller was
+// interrupted), and a message naming the files.
 func Behind(paths []string, err error) *noema.Error {
 	uris := make([]string, len(paths))
 	for i, p := range paths {
 		uris[i] = vault.PathToURI(p)
 	}
-	return noema.WrapError(err, noema.ErrorCode(err), "%s saved, but the index is behind (%s): search and links show the change after the next sync",
-		strings.Join(uris, ", "), noema.ErrorMessage(err))
+	code, why := noema.ErrorCode(err), noema.ErrorMessage(err)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		code, why = noema.EUNAVAILABLE, "interrupted"
+	}
+	return noema.WrapError(err, code, "%s saved, but the index is behind (%s): search and links show the change after the next sync",
+		strings.Join(uris, ", "), why)
 }
 
 // SyncPaths indexes exactly the given vault-relative paths, in one write

@@ -229,7 +229,11 @@ func TestSignals(t *testing.T) {
 		})
 	}
 
-	// A command waiting for SQLite's write lock, held by another connection.
+	// A command waiting for SQLite's write lock, held by another connection,
+	// with its note already saved: it stops promptly, and since the note
+	// is saved it says so — success with a warning that the index is
+	// behind (README, "An error means nothing changed"), not an error that
+	// invites a retry.
 	t.Run("note write waiting for the index lock", func(t *testing.T) {
 		holdIndexLock(t, vault)
 		cmd := exec.Command(binary, "--vault", vault, "--json", "note", "write", "--title", "Blocked", "--content", "x")
@@ -239,10 +243,12 @@ func TestSignals(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, took := interruptLater(t, cmd, syscall.SIGTERM, within)
-		var e errOut
-		json.Unmarshal(stdout.Bytes(), &e)
-		if code != 143 || e.Error.Code != "unavailable" || e.Error.Message != "interrupted by SIGTERM" {
-			t.Errorf("exit %d after %v, want 143; stdout %s", code, took, stdout.String())
+		var out struct{ URI string }
+		json.Unmarshal(stdout.Bytes(), &out)
+		_, err := os.Stat(filepath.Join(vault, "Blocked.md"))
+		if err != nil || code != 0 || out.URI != "memory://Blocked" ||
+			!strings.Contains(stdout.String(), "unavailable: memory://Blocked saved, but the index is behind (interrupted)") {
+			t.Errorf("exit %d after %v (file: %v), want 0 with the index-behind warning; stdout %s", code, took, err, stdout.String())
 		}
 	})
 }
