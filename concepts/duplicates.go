@@ -266,28 +266,33 @@ type dupIndex struct {
 	// words. wild are the content words with one replaced by its first
 	// letter and "*" ("d* server"): a clipped word meets its full form.
 	sub, wild map[string][]int32
-	version   map[string][]int32 // content words without their digits, for names with digits
-	lsh       *lshCache
+	// initialsWild are the content words of 2-3 word names, each replaced
+	// by its first letter and "*" ("e* v*"): two clipped words at once
+	// ("env var" / "environment variable").
+	initialsWild map[string][]int32
+	version      map[string][]int32 // content words without their digits, for names with digits
+	lsh          *lshCache
 }
 
 func buildDupIndex(m *matcher) *dupIndex {
 	x := &dupIndex{
-		names:    make([][]nameInfo, len(m.ids)),
-		pos:      make(map[string]int32, len(m.ids)),
-		folded:   map[string][]int32{},
-		compact:  map[string][]int32{},
-		deletion: make(map[uint64][]int32, 16*len(m.ids)),
-		token:    map[string][]int32{},
-		core:     map[string][]int32{},
-		initials: map[string][]int32{},
-		version:  map[string][]int32{},
-		short:    map[string][]int32{},
-		shortFL:  map[string][]int32{},
-		longPre:  map[string][]int32{},
-		longFL:   map[string][]int32{},
-		sub:      map[string][]int32{},
-		wild:     map[string][]int32{},
-		lsh:      &lshCache{},
+		names:        make([][]nameInfo, len(m.ids)),
+		pos:          make(map[string]int32, len(m.ids)),
+		folded:       map[string][]int32{},
+		compact:      map[string][]int32{},
+		deletion:     make(map[uint64][]int32, 16*len(m.ids)),
+		token:        map[string][]int32{},
+		core:         map[string][]int32{},
+		initials:     map[string][]int32{},
+		version:      map[string][]int32{},
+		short:        map[string][]int32{},
+		shortFL:      map[string][]int32{},
+		longPre:      map[string][]int32{},
+		longFL:       map[string][]int32{},
+		sub:          map[string][]int32{},
+		wild:         map[string][]int32{},
+		initialsWild: map[string][]int32{},
+		lsh:          &lshCache{},
 	}
 	add := func(mp map[string][]int32, k string, c int32) {
 		l := mp[k]
@@ -323,6 +328,9 @@ func buildDupIndex(m *matcher) *dupIndex {
 					ws[i] = string([]rune(w)[:1]) + "*"
 					add(x.wild, strings.Join(ws, " "), c)
 				}
+			}
+			if k := allWildKey(&n); k != "" {
+				add(x.initialsWild, k, c)
 			}
 			// One-word names only: a clipped word among others meets its
 			// full form through the wild keys.
@@ -646,6 +654,32 @@ func (x *dupIndex) gather(cs *candidates) {
 			}
 		}
 	}
+	// Two clipped words: a name with two short words or more against the
+	// names of the same initials.
+	for i, names := range x.names {
+		if cs.only >= 0 && int32(i) != cs.only {
+			continue
+		}
+		for k := range names {
+			n := &names[k]
+			key := allWildKey(n)
+			l := x.initialsWild[key]
+			if key == "" || len(l) > bucketCap {
+				continue
+			}
+			for _, b := range l {
+				if b == int32(i) {
+					continue
+				}
+				if cs.only < 0 && !twoShortWords(n) {
+					continue // the other side asks
+				}
+				if twoShortWords(n) || slices.ContainsFunc(x.names[b], func(m nameInfo) bool { return twoShortWords(&m) }) {
+					cs.add(int32(i), b, chAbbrev)
+				}
+			}
+		}
+	}
 	// Clipped and contracted words, numeronyms.
 	pairs := func(short []int32, long []int32) {
 		if len(long) > tokenBucketCap*2 {
@@ -710,6 +744,35 @@ func (x *dupIndex) gather(cs *candidates) {
 			}
 		}
 	}
+}
+
+// allWildKey is the initialsWild key of a name of 2-3 content words ("e*
+// v*"), "" for other names.
+func allWildKey(n *nameInfo) string {
+	if len(n.content) < 2 || len(n.content) > 3 {
+		return ""
+	}
+	var b strings.Builder
+	for i, w := range n.content {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(string([]rune(w)[:1]))
+		b.WriteByte('*')
+	}
+	return b.String()
+}
+
+// twoShortWords reports whether two content words of n or more are short
+// enough to be clipped forms (2-5 letters).
+func twoShortWords(n *nameInfo) bool {
+	short := 0
+	for _, w := range n.content {
+		if l := len([]rune(w)); l >= 2 && l <= 5 {
+			short++
+		}
+	}
+	return short >= 2
 }
 
 // subKeys are the folded keys of content without one of its words (names
@@ -1031,7 +1094,7 @@ func compareNames(a, b *nameInfo, vocab map[string][]int32) judgement {
 		j.evidence = append(j.evidence, "spacing")
 		return j
 	}
-	if d, ok := typo(a, b); ok {
+	if d, ok := typo(a, b, vocab); ok {
 		j.score, j.verdict = math.Max(0.9, j.fuzzy/100-0.01*float64(d-1)), VerdictMerge
 		j.evidence = append(j.evidence, "typo")
 		return j
@@ -1057,7 +1120,8 @@ func compareNames(a, b *nameInfo, vocab map[string][]int32) judgement {
 	}
 	if len(short.content) < len(long.content) {
 		switch {
-		case hasPrefix(long.content, short.content) && allGeneric(long.content[len(short.content):]):
+		case hasPrefix(long.content, short.content) && allGeneric(long.content[len(short.content):]) &&
+			(short.upper || !slices.ContainsFunc(long.content[len(short.content):], func(w string) bool { return productHeads[w] })):
 			j.score, j.verdict = 0.9, VerdictMerge
 			j.evidence = append(j.evidence, "generic_head_word")
 			return j
@@ -1068,6 +1132,10 @@ func compareNames(a, b *nameInfo, vocab map[string][]int32) judgement {
 			j.veto = fmt.Sprintf("more_specific: %q narrows %q", long.text, short.text)
 			return j
 		}
+	}
+	if x, y, ok := derived(a.content, b.content); ok {
+		j.veto = fmt.Sprintf("derived_word: %q and %q are different words", x, y)
+		return j
 	}
 	if len(a.content) == len(b.content) {
 		diff := -1
@@ -1185,7 +1253,18 @@ func opposite(a, b []string) string {
 
 // typo reports names one or two edits apart in their compact form (two
 // only for longer names), no edit touching a digit.
-func typo(a, b *nameInfo) (int, bool) {
+func typo(a, b *nameInfo, vocab map[string][]int32) (int, bool) {
+	if len(a.content) == len(b.content) {
+		// Two words that three names of the vault use each are words, not
+		// a word and its misspelling ("Computer back" / "Computer Black",
+		// "Mount Word" / "Mount World"): a typo is in few names.
+		for i := range a.content {
+			x, y := a.content[i], b.content[i]
+			if x != y && len(vocab[x]) >= 3 && len(vocab[y]) >= 3 {
+				return 0, false
+			}
+		}
+	}
 	d, ok := typoOf(a, b, a.compact, b.compact)
 	if !ok {
 		d, ok = typoOf(a, b, a.raw, b.raw)
@@ -1230,6 +1309,35 @@ func typoOf(a, b *nameInfo, ca, cb string) (int, bool) {
 		}
 	}
 	return d, true
+}
+
+// derived reports names whose words differ by one word each way, one
+// being the other plus a derivational suffix ("Maximization Transform" /
+// "Transformer Maximization", "process" / "processor"): a word and its
+// derivation name different things.
+func derived(a, b []string) (string, string, bool) {
+	var da, db []string
+	for _, w := range a {
+		if !slices.Contains(b, w) {
+			da = append(da, w)
+		}
+	}
+	for _, w := range b {
+		if !slices.Contains(a, w) {
+			db = append(db, w)
+		}
+	}
+	if len(da) != 1 || len(db) != 1 {
+		return "", "", false
+	}
+	x, y := da[0], db[0]
+	if len(x) > len(y) {
+		x, y = y, x
+	}
+	if len(x) < 4 || !strings.HasPrefix(y, x) || len(y)-len(x) < 2 || !derivationSuffixes[y[len(x):]] {
+		return "", "", false
+	}
+	return da[0], db[0], true
 }
 
 // transposed reports whether equal-length a and b differ by one swap of
@@ -1356,7 +1464,9 @@ func qualifiedBy(short, long *nameInfo) bool {
 			continue
 		}
 		switch {
-		case k > 0 && qualifierWords[w]:
+		case k > 0 && qualifierWords[w] && !(len(short.content) == 1 && leadingQualifiers[short.content[0]]):
+			// A company's name is not a place's: "Amazon River" is not
+			// Amazon.
 		case k > 0 && weakQualifiers[w] && (len(short.content) >= 2 || short.upper && lowerIn(long.text, w)):
 		case leadingQualifiers[w] && k == 0 && short.upper:
 		default:

@@ -38,6 +38,14 @@ var genericHeads = map[string]bool{
 	"lang": true, "project": true, "package": true, "engine": true, "format": true,
 }
 
+// productHeads are the genericHeads that, after a common noun, name a
+// product for it ("deep learning framework" is software, not deep
+// learning); after a capitalised name they are generic ("Raft framework").
+var productHeads = map[string]bool{
+	"framework": true, "library": true, "software": true, "toolkit": true, "platform": true,
+	"engine": true, "package": true, "project": true,
+}
+
 // Extra words that do not change what a name names: "SQL injection
 // attack" is SQL injection, "Apache Kafka" is Kafka. qualifierWords may
 // follow (or, with "of", precede) a name; weakQualifiers only a name with
@@ -78,7 +86,7 @@ var contractions = map[string]bool{
 // derivationSuffixes make a word from a word ("northern", "tokenization"):
 // a word and its derivation are not a clip and its full form.
 var derivationSuffixes = map[string]bool{
-	"s": true, "es": true, "ed": true, "er": true, "ers": true, "ing": true, "ern": true, "ly": true,
+	"s": true, "es": true, "ed": true, "er": true, "ers": true, "or": true, "ing": true, "ern": true, "ly": true,
 	"al": true, "ic": true, "ical": true, "ity": true, "ness": true, "ment": true, "ist": true,
 	"ism": true, "ize": true, "ise": true, "ous": true, "ful": true, "less": true, "able": true,
 	"ible": true, "ation": true, "ization": true, "isation": true, "ions": true, "ion": true,

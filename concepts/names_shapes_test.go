@@ -2,6 +2,7 @@ package concepts
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -73,15 +74,57 @@ func TestCompareNamesShapes(t *testing.T) {
 	}
 }
 
+// TestCompareNamesStricter: the false pairs that 5,000 distractors made
+// on split A of the string-level set — two real words one letter apart,
+// a product head after a common noun, a company's name with a place's
+// qualifier, a word and its derivation — are not duplicates, while the
+// shapes next to them still are.
+func TestCompareNamesStricter(t *testing.T) {
+	three := []int32{1, 2, 3}
+	vocab := map[string][]int32{"back": three, "black": three, "word": three, "world": three,
+		"collection": three, "colection": {4}}
+	for _, c := range []struct {
+		a, b     string
+		evidence string // "" when they must not be judged one concept
+		veto     string // the veto wanted, if any
+	}{
+		{"Computer back", "Computer Black", "", ""},
+		{"Mount Word", "Mount World", "", ""},
+		{"deep learning", "deep learning framework", "", "more_specific"},
+		{"Amazon", "Amazon River", "", ""},
+		{"Maximization Transform", "Transformer Maximization", "", "derived_word"},
+		{"process", "processor", "", "derived_word"},
+
+		{"Garbage Colection", "Garbage Collection", "typo", ""},
+		{"Raft", "Raft framework", "generic_head_word", ""},
+		{"Caching", "Caching framework", "generic_head_word", ""},
+		{"gradient descent", "gradient descent algorithm", "generic_head_word", ""},
+		{"Nile", "Nile River", "qualifier_word", ""},
+	} {
+		a, b := analyseName(c.a), analyseName(c.b)
+		for _, ab := range [][2]*nameInfo{{&a, &b}, {&b, &a}} {
+			j := compareNames(ab[0], ab[1], vocab)
+			switch {
+			case c.evidence == "" && j.verdict != "":
+				t.Errorf("%q / %q: %s %v, want no duplicate", ab[0].text, ab[1].text, j.verdict, j.evidence)
+			case c.evidence != "" && (j.verdict == "" || !slices.Contains(j.evidence, c.evidence)):
+				t.Errorf("%q / %q: verdict %q evidence %v veto %q, want %s", ab[0].text, ab[1].text, j.verdict, j.evidence, j.veto, c.evidence)
+			case c.veto != "" && !strings.HasPrefix(j.veto, c.veto):
+				t.Errorf("%q / %q: veto %q, want %s", ab[0].text, ab[1].text, j.veto, c.veto)
+			}
+		}
+	}
+}
+
 // TestNewChannelsFindShapes: the candidate channels meet the pairs the
 // judging accepts even when their words are common (the token channel
 // skips words of more than 32 names).
 func TestNewChannelsFindShapes(t *testing.T) {
 	names := []string{"SQL injection", "SQL injection attack", "dev server", "development server", "mgmt", "management",
-		"k8s", "Kubernetes", "CI", "Continuous Integration"}
+		"k8s", "Kubernetes", "CI", "Continuous Integration", "env var", "environment variable"}
 	// Crowd every word: 40 other names use each.
 	var crowd []string
-	for _, w := range []string{"sql", "injection", "server", "development", "continuous", "integration"} {
+	for _, w := range []string{"sql", "injection", "server", "development", "continuous", "integration", "environment", "variable"} {
 		for i := 0; i < 40; i++ {
 			crowd = append(crowd, w+" thing"+string(rune('a'+i%26))+string(rune('a'+i/26)))
 		}
