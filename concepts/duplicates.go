@@ -1454,6 +1454,10 @@ func lowerIn(text, w string) bool {
 // and before a capitalised name).
 func qualifiedBy(short, long *nameInfo) bool {
 	extra := len(long.content) - len(short.content)
+	if extra == 2 && short.upper && hasPrefix(long.content, short.content) && corporateSuffixes[long.content[len(long.content)-1]] {
+		// A company's full name: "Toyota Motor Corporation" is Toyota.
+		return true
+	}
 	if extra < 1 || extra > 2 || len(short.content) == 0 {
 		return false
 	}

@@ -218,11 +218,15 @@ func TestStringDuplicates(t *testing.T) {
 			})
 			slices.Sort(miss)
 			t.Logf("missed pairs: %v", miss)
-			// Floors at the default 1,000 distractors, a little under what
+			// Floors at 1,000 (the default) and 5,000 distractors, at what
 			// the rules reach (docs/duplicates.md): the target
 			// (precision 0.97, recall 0.90) is not reached on this set.
-			floor := map[string][2]float64{"clusters_a": {0.96, 0.84}, "clusters_b": {0.96, 0.78}}[strings.TrimSuffix(split, ".tsv")]
-			if *dupDistractors == 1000 && (all.precision() < floor[0] || all.recall() < floor[1]) {
+			floors := map[int]map[string][2]float64{
+				1000: {"clusters_a": {0.99, 0.85}, "clusters_b": {0.97, 0.78}, "clusters_c": {0.88, 0.77}},
+				5000: {"clusters_a": {0.98, 0.84}, "clusters_b": {0.94, 0.74}, "clusters_c": {0.85, 0.70}},
+			}
+			floor, ok := floors[*dupDistractors][strings.TrimSuffix(split, ".tsv")]
+			if ok && (all.precision() < floor[0] || all.recall() < floor[1]) {
 				t.Errorf("precision %.3f recall %.3f; want >= %.2f and >= %.2f", all.precision(), all.recall(), floor[0], floor[1])
 			}
 		})

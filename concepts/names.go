@@ -46,6 +46,13 @@ var productHeads = map[string]bool{
 	"engine": true, "package": true, "project": true,
 }
 
+// corporateSuffixes end a company's full name, which may put a word of
+// its own before them ("Toyota Motor Corporation").
+var corporateSuffixes = map[string]bool{
+	"corporation": true, "corp": true, "inc": true, "ltd": true, "llc": true, "company": true,
+	"plc": true, "gmbh": true, "co": true, "group": true, "holding": true, "limited": true,
+}
+
 // Extra words that do not change what a name names: "SQL injection
 // attack" is SQL injection, "Apache Kafka" is Kafka. qualifierWords may
 // follow (or, with "of", precede) a name; weakQualifiers only a name with

@@ -100,6 +100,8 @@ func TestCompareNamesStricter(t *testing.T) {
 		{"Caching", "Caching framework", "generic_head_word", ""},
 		{"gradient descent", "gradient descent algorithm", "generic_head_word", ""},
 		{"Nile", "Nile River", "qualifier_word", ""},
+		{"Toyota", "Toyota Motor Corporation", "qualifier_word", ""},
+		{"toyota", "toyota motor corporation", "", ""},
 	} {
 		a, b := analyseName(c.a), analyseName(c.b)
 		for _, ab := range [][2]*nameInfo{{&a, &b}, {&b, &a}} {
