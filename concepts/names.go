@@ -394,7 +394,7 @@ func analyseName(text string) nameInfo {
 	n.compact = strings.Join(n.content, "")
 	n.raw = strings.Join(raw, "")
 	n.full = strings.Join(n.all, "")
-	if i := strings.IndexAny(text, ",("); i > 0 && strings.TrimSpace(text[i+1:]) != "" {
+	if i := strings.IndexAny(text, ",("); i > 0 && strings.TrimSpace(text[i+1:]) != "" && !dottedInitials(text[i+1:]) {
 		if b := analyseBase(text[:i]); b != "" && len(n.content) > 1 {
 			n.qualBase = b
 		}
@@ -417,6 +417,14 @@ func analyseName(text string) nameInfo {
 	n.ident = isCodeIdentifier(text)
 	n.numbers = numbersOf(text)
 	return n
+}
+
+// dottedInitials reports whether a qualifier is written as dotted initials
+// ("D.C." of "Washington, D.C."): a part of the name that makes it
+// another place or body, not a qualifier that says which one.
+func dottedInitials(q string) bool {
+	q = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(q), ")"))
+	return strings.Count(q, ".") >= 2 && acronymText(q)
 }
 
 // analyseBase is the folded key of text (sorted singular content words).

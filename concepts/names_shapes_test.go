@@ -102,6 +102,8 @@ func TestCompareNamesStricter(t *testing.T) {
 		{"Nile", "Nile River", "qualifier_word", ""},
 		{"Toyota", "Toyota Motor Corporation", "qualifier_word", ""},
 		{"toyota", "toyota motor corporation", "", ""},
+		{"Washington", "Washington, D.C.", "", ""},
+		{"Paris", "Paris, France", "qualifier", ""},
 	} {
 		a, b := analyseName(c.a), analyseName(c.b)
 		for _, ab := range [][2]*nameInfo{{&a, &b}, {&b, &a}} {
