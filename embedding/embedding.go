@@ -54,6 +54,17 @@ type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
+// Spelling reports whether e captures spelling rather than meaning: its
+// vectors bring together texts that share letters and word stems, not
+// texts that mean the same (the builtin n-gram embedder says so through a
+// method Spelling() bool returning true). Search weighs the ranking of such
+// an embedder as a tie-breaker (package search, Tuning.SpellingWeight);
+// every other embedder is taken for a meaning model.
+func Spelling(e Embedder) bool {
+	s, ok := e.(interface{ Spelling() bool })
+	return ok && s.Spelling()
+}
+
 // Compile-time checks that every backend implements Embedder.
 var (
 	_ Embedder = (*builtin.Embedder)(nil)

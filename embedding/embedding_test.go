@@ -61,3 +61,24 @@ func TestNew(t *testing.T) {
 		})
 	}
 }
+
+// TestSpelling: the builtin embedder says it is a spelling model; the
+// model backends are taken for meaning models.
+func TestSpelling(t *testing.T) {
+	for _, tc := range []struct {
+		cfg  config.Embedder
+		want bool
+	}{
+		{config.Embedder{Backend: config.BackendBuiltin}, true},
+		{config.Embedder{Backend: config.BackendOllama, Model: "all-minilm"}, false},
+		{config.Embedder{Backend: config.BackendOpenAI, Model: "text-embedding-3-small", APIKeyEnv: "K"}, false},
+	} {
+		e, err := embedding.New(tc.cfg, func(string) string { return "key" })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := embedding.Spelling(e); got != tc.want {
+			t.Errorf("Spelling(%s) = %v, want %v", e.Name(), got, tc.want)
+		}
+	}
+}

@@ -23,6 +23,7 @@ import (
 var (
 	evalFlag  = flag.Bool("eval", false, "run the retrieval-quality evaluation (TestEval) over every eval set")
 	evalSweep = flag.Bool("eval.sweep", false, "with -eval, also report a sweep of the tuning weights")
+	evalSets  = flag.String("eval.sets", "", "with -eval, only these sets (comma-separated names; default all)")
 )
 
 // goDocs returns one note per standard-library package that has a package
@@ -192,6 +193,9 @@ func dialogueSet(name string, o corpus.DialogueOptions) evalSet {
 var (
 	dialogueTune    = corpus.DialogueOptions{Seed: 11, Split: corpus.SplitTune, Conversations: 6, Sessions: 16}
 	dialogueHeldOut = corpus.DialogueOptions{Seed: 29, Split: corpus.SplitHeldOut, Conversations: 6, Sessions: 16}
+	// The small sets of TestDialogueRecall (default go test).
+	dialogueTuneSmall    = corpus.DialogueOptions{Seed: 5, Split: corpus.SplitTune, Conversations: 3, Sessions: 8}
+	dialogueHeldOutSmall = corpus.DialogueOptions{Seed: 7, Split: corpus.SplitHeldOut, Conversations: 3, Sessions: 8}
 )
 
 // evalRun is an eval set indexed by noema (synced and embedded) and by two
@@ -331,11 +335,11 @@ func logTable(t testing.TB, rows []evalRow) {
 }
 
 // checkDefault fails unless the default mode (hybrid) is at least as good
-// as plain FTS5 and as noema's fulltext on every measure.
-func checkDefault(t *testing.T, set string, ms map[string]metrics) {
+// as each of the others on every measure.
+func checkDefault(t *testing.T, set string, ms map[string]metrics, others ...string) {
 	t.Helper()
 	hy := ms[search.ModeHybrid]
-	for _, other := range []string{"fts5", "fts5 porter", search.ModeFulltext} {
+	for _, other := range others {
 		o := ms[other]
 		if hy.recall5 < o.recall5 || hy.recall10 < o.recall10 || hy.mrr10 < o.mrr10 {
 			t.Errorf("%s: hybrid %+v ranks below %s %+v", set, hy, other, o)
@@ -366,16 +370,38 @@ func TestEval(t *testing.T) {
 	}
 	var rows []evalRow
 	for _, set := range sets {
+		if *evalSets != "" && !strings.Contains(","+*evalSets+",", ","+set.name+",") {
+			continue
+		}
 		r := indexSet(t, set)
 		t.Logf("%s: %d notes, %d questions", set.name, len(set.notes), len(set.questions))
 		ms := r.measure()
 		for _, m := range evalMethods {
 			rows = append(rows, evalRow{set.name, m, ms[m]})
 		}
-		checkDefault(t, set.name, ms)
+		checkDefault(t, set.name, ms, "fts5", "fts5 porter", search.ModeFulltext)
 		if *evalSweep {
 			sweep(t, r)
 		}
+	}
+	logTable(t, rows)
+}
+
+// TestDialogueRecall runs small dialogue sets, a tuning and a held-out one,
+// in the default go test: the default mode must never rank below its
+// better list, full text (with the builtin embedder), on any measure.
+// (TestEval, on the larger sets, also compares with plain FTS5.)
+func TestDialogueRecall(t *testing.T) {
+	var rows []evalRow
+	for _, set := range []evalSet{
+		dialogueSet("dialogue-tune-small", dialogueTuneSmall),
+		dialogueSet("dialogue-held-small", dialogueHeldOutSmall),
+	} {
+		ms := indexSet(t, set).measure()
+		for _, m := range evalMethods {
+			rows = append(rows, evalRow{set.name, m, ms[m]})
+		}
+		checkDefault(t, set.name, ms, search.ModeFulltext)
 	}
 	logTable(t, rows)
 }
@@ -388,11 +414,11 @@ func sweep(t *testing.T, r *evalRun) {
 		svc.Tuning.TitleWeight = tw
 		rows = append(rows, evalRow{r.set.name, fmt.Sprintf("fulltext title weight %g", tw), score(r.set.questions, r.ranked(svc, search.ModeFulltext))})
 	}
-	for _, fl := range []float64{0, 0.5, 0.7, 0.8, 0.9} {
-		for _, ws := range []float64{0.25, 0.5, 1} {
+	for _, boost := range []float64{0, 1, 1.1, 1.5, 2} {
+		for _, ws := range []float64{0, 0.1, 0.3, 0.5} {
 			svc := search.New(r.e.a.DB, r.e.svc.Embedder, r.e.svc.Decay)
-			svc.Tuning.SemanticFloor, svc.Tuning.SemanticWeight = fl, ws
-			rows = append(rows, evalRow{r.set.name, fmt.Sprintf("hybrid floor %g weight %g", fl, ws), score(r.set.questions, r.ranked(svc, search.ModeHybrid))})
+			svc.Tuning.SpellingWeight, svc.Tuning.SemanticWeight, svc.Tuning.AllTermsBoost = ws, ws, boost
+			rows = append(rows, evalRow{r.set.name, fmt.Sprintf("hybrid boost %g weight %g", boost, ws), score(r.set.questions, r.ranked(svc, search.ModeHybrid))})
 		}
 	}
 	logTable(t, rows)

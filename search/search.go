@@ -14,10 +14,16 @@
 //     vectors of the notes' chunks (a note scores its best chunk), with the
 //     embedder the chunks were embedded with. An embedder that is missing or
 //     fails makes semantic mode an unavailable error.
-//   - hybrid (default): both lists fused by reciprocal rank (k = 60), the
-//     semantic list weighted [Tuning.SemanticWeight] and cut below
-//     [Tuning.SemanticFloor] × its best cosine. With the embedder
-//     unavailable, hybrid answers from full text with a warning.
+//   - hybrid (default): both lists' scores fused, each list weighted by
+//     what its embedder can know. Full text weighs 1 (its BM25 relative to
+//     the best, a note with every term counting [Tuning.AllTermsBoost]
+//     times); a meaning model's list (minilm, Ollama, OpenAI) weighs
+//     [Tuning.SemanticWeight]; a spelling model's (the builtin embedder,
+//     embedding.Spelling) [Tuning.SpellingWeight], 0 by default: it only
+//     breaks full text's ties and adds the notes full text did not find.
+//     The semantic list is cut below [Tuning.SemanticFloor] × its best
+//     cosine. With the embedder unavailable, hybrid answers from full text
+//     with a warning.
 //
 // Then, unless Input.Decay is false, each score is multiplied by the note's
 // recency weight (package decay). A query written as `[[X]]` resolves X as
@@ -46,14 +52,15 @@
 //     of its tier: the best all-terms note scores 1, and min_score 0.5
 //     keeps only notes with every term.
 //   - semantic: the cosine similarity (negative values are 0).
-//   - hybrid: Σ w/(60+rank) over the lists the note is in, divided by the
-//     same sum at rank 1 in every list that was searched: 1 means first in
-//     both lists.
+//   - hybrid: (t + w·v) / (1 + w), t the note's full-text strength
+//     relative to the best (BM25, × AllTermsBoost with every term), v its
+//     cosine placed between the floor (0) and the best cosine (1), w the
+//     semantic weight: 1 means first in both lists. With w = 0, t.
 //   - `[[X]]`: 1 for every linking note.
 //
 // Then score × decay when decay is on (Hit.Decay always shows the weight).
-// Ties break by path (for `[[X]]`, by freshness, then path), so paging is
-// stable. Each list contributes its best [Depth] notes, and total counts the
+// Ties break by cosine (hybrid), then by path (for `[[X]]`, by
+// freshness, then path), so paging is stable. Each list contributes its best [Depth] notes, and total counts the
 // fused candidates (in fulltext mode: the matching notes, up to Depth).
 //
 // # Snippets
@@ -98,8 +105,6 @@ const (
 	MaxLimit     = 100
 	// Depth is how many notes each ranked list contributes to a search.
 	Depth = 200
-	// RRFK is the k of reciprocal rank fusion.
-	RRFK = 60
 	// SnippetChars is the target length of a snippet.
 	SnippetChars = 160
 	// MarkOpen and MarkClose surround the matched terms in a snippet.
@@ -111,17 +116,28 @@ const (
 type Tuning struct {
 	// TitleWeight is the BM25 weight of the title column (the body's is 1).
 	TitleWeight float64
-	// FulltextWeight and SemanticWeight weigh the two lists in hybrid
-	// reciprocal rank fusion.
-	FulltextWeight, SemanticWeight float64
+	// SemanticWeight weighs, in hybrid mode, the semantic list of a meaning
+	// model (a sentence encoder: minilm, Ollama, OpenAI) against the
+	// full-text list (weight 1); SpellingWeight that of a spelling model
+	// (the builtin n-gram embedder, embedding.Spelling). At 0 the list only
+	// breaks full text's ties (by cosine) and adds the notes full text did
+	// not find, below every full-text hit.
+	SemanticWeight, SpellingWeight float64
 	// SemanticFloor drops, in hybrid mode, the semantic candidates whose
 	// cosine is below this share of the best one: the tail of a semantic
-	// list is noise that would only shuffle the full-text ranking.
+	// list is noise that would only shuffle the full-text ranking. The
+	// kept candidates score 0 at the floor and 1 at the best cosine.
 	SemanticFloor float64
+	// AllTermsBoost is, in hybrid mode, the factor on the BM25 of a note
+	// holding every term of the query; 0 keeps fulltext's tiers (every
+	// such note above the others).
+	AllTermsBoost float64
 }
 
 // DefaultTuning is the Tuning of a new Service.
-var DefaultTuning = Tuning{TitleWeight: 4, FulltextWeight: 1, SemanticWeight: 0.5, SemanticFloor: 0.7}
+var DefaultTuning = Tuning{
+	TitleWeight: 4, SemanticWeight: 0.5, SpellingWeight: 0, SemanticFloor: 0.7, AllTermsBoost: 1.1,
+}
 
 // Input is the search_notes request.
 type Input struct {
@@ -200,6 +216,8 @@ type candidate struct {
 	chunk   *ChunkVector // best chunk, for semantic hits
 	cosine  float64
 	textHit bool
+	bm25    float64 // FTS5 bm25 (negative, lower is better)
+	every   bool    // holds every term of the query
 	// linkKeys are the keys of the concept of a `[[X]]` query.
 	linkKeys map[string]bool
 	// order is the position in a `[[X]]` answer (freshest first).
@@ -282,6 +300,9 @@ func (s *Service) Search(ctx context.Context, in Input) (*Result, error) {
 		}
 		if a.order != b.order {
 			return a.order < b.order
+		}
+		if a.cosine != b.cosine { // hybrid: the semantic list breaks ties
+			return a.cosine > b.cosine
 		}
 		return a.note.Path < b.note.Path
 	})
@@ -428,6 +449,7 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 		c.textHit = true
 		c.note = h.Note
 		every := h.All || p.all() == ""
+		c.bm25, c.every = h.BM25, every
 		best := bestSome
 		if every {
 			best = bestAll
@@ -462,23 +484,74 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 			c.base = c.cosine
 		}
 	case ModeHybrid:
-		wt, ws := s.Tuning.FulltextWeight, s.Tuning.SemanticWeight
-		norm := wt / (RRFK + 1)
-		if semOK {
-			norm += ws / (RRFK + 1)
-		}
-		for _, c := range order {
-			var rrf float64
-			if c.ranks.Fulltext > 0 {
-				rrf += wt / float64(RRFK+c.ranks.Fulltext)
-			}
-			if c.ranks.Semantic > 0 {
-				rrf += ws / float64(RRFK+c.ranks.Semantic)
-			}
-			c.base = rrf / norm
-		}
+		s.fuse(order, sem, !p.empty(), semOK)
 	}
 	return order, nil
+}
+
+// fuse scores the hybrid candidates: the full-text score (0..1, already
+// in c.base) plus the semantic list's weight × the note's cosine placed
+// between the floor (0) and the best cosine (1), divided by the sum of the
+// weights of the lists searched, so 1 is first in both. Scores, not ranks,
+// are fused: a full-text hit well ahead of the next keeps its lead unless
+// the semantic list is both sure and weighty, and where full text is
+// unsure (close scores) the semantic list decides. The semantic weight is
+// what the embedder can know: a meaning model's SemanticWeight, a spelling
+// model's SpellingWeight.
+func (s *Service) fuse(order []*candidate, sem []semHit, textSearched, semOK bool) {
+	ws := s.Tuning.SemanticWeight
+	if embedding.Spelling(s.Embedder) {
+		ws = s.Tuning.SpellingWeight
+	}
+	norm := 0.0
+	if textSearched {
+		norm++
+	}
+	if semOK && len(sem) > 0 {
+		norm += ws
+	}
+	best := 0.0
+	if len(sem) > 0 {
+		best = max(0, sem[0].score)
+	}
+	floor := best * s.Tuning.SemanticFloor
+	boost := s.Tuning.AllTermsBoost
+	bestText := 0.0
+	for _, c := range order {
+		if c.textHit {
+			bestText = max(bestText, c.textScore(boost))
+		}
+	}
+	for _, c := range order {
+		ft := 0.0
+		if c.textHit {
+			ft = c.base
+			if boost > 0 && bestText > 0 {
+				ft = c.textScore(boost) / bestText
+			}
+		}
+		sv := 0.0
+		if c.ranks.Semantic > 0 {
+			sv = 1
+			if best > floor {
+				sv = min(1, max(0, (c.cosine-floor)/(best-floor)))
+			}
+		}
+		c.base = 0
+		if norm > 0 {
+			c.base = (ft + ws*sv) / norm
+		}
+	}
+}
+
+// textScore is the candidate's full-text strength for fusion: −BM25,
+// times boost when it holds every term of the query.
+func (c *candidate) textScore(boost float64) float64 {
+	x := max(0, -c.bm25)
+	if c.every {
+		x *= boost
+	}
+	return x
 }
 
 // fulltextMatch returns the MATCH expression of p's full-text query. A

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -733,4 +734,31 @@ func referenceText(t *testing.T, db *sqlite.DB, match, all string, limit int) []
 		return nil
 	})
 	return out
+}
+
+// TestSpellingListKeepsTextOrder: the builtin embedder sees spelling, not
+// meaning, so its list must not pull the only note holding "memory limit"
+// below notes that merely spell "limit" and "container" alike (a
+// newcomer's report); it may add what full text missed.
+func TestSpellingListKeepsTextOrder(t *testing.T) {
+	e := newEnv(t)
+	e.note("", "Cgroups", "", nil, "Set the memory limit so that the process is killed before the host starts to swap.")
+	e.note("", "Rate limiting", "", nil, "Limits and limiters for containerized services: container limits per namespace, limited containers.")
+	e.note("", "Container images", "", nil, "Containers, container registries, containerd, and the limits of layered containers.")
+	e.note("", "Limit orders", "", nil, "A limit order in a containerized trading engine; containers of limit orders.")
+	e.note("", "Shipping", "", nil, "Shipping containers and their limitations at the port.")
+	e.embed()
+	if !embedding.Spelling(e.svc.Embedder) {
+		t.Fatalf("embedder %s: want a spelling model", e.svc.Embedder.Name())
+	}
+	q := "memory limit in containers"
+	ft := titles(e.search(search.Input{Query: q, Mode: search.ModeFulltext, Decay: off()}))
+	hy := e.search(search.Input{Query: q, Decay: off()})
+	if len(ft) == 0 || ft[0] != "Cgroups" {
+		t.Fatalf("fulltext = %v, want Cgroups first", ft)
+	}
+	got := titles(hy)
+	if len(got) < len(ft) || !slices.Equal(got[:len(ft)], ft) {
+		t.Errorf("hybrid = %v, want full text's order %v first", got, ft)
+	}
 }

@@ -91,8 +91,13 @@ func (*Embedder) Name() string { return Name }
 // Dimension returns 384.
 func (*Embedder) Dimension() int { return Dimension }
 
+// Spelling reports true: the embedder captures spelling, not meaning
+// (see embedding.Spelling).
+func (*Embedder) Spelling() bool { return true }
+
 // Embed returns one vector per text, in order. It never fails except when
 // ctx is done, in which case it returns ctx's error and no vectors.
+
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	s, _ := e.scratch.Get().(*scratch)
