@@ -1219,17 +1219,7 @@ func foldDetails(a, b *nameInfo) []string {
 // opposite reports two word lists that differ only by antonyms or a
 // negating prefix ("supervised learning" / "unsupervised learning").
 func opposite(a, b []string) string {
-	var da, db []string
-	for _, w := range a {
-		if !slices.Contains(b, w) {
-			da = append(da, w)
-		}
-	}
-	for _, w := range b {
-		if !slices.Contains(a, w) {
-			db = append(db, w)
-		}
-	}
+	da, db := wordDiff(a, b)
 	for _, x := range da {
 		for _, y := range db {
 			if antonyms[[2]string{x, y}] {
@@ -1311,12 +1301,8 @@ func typoOf(a, b *nameInfo, ca, cb string) (int, bool) {
 	return d, true
 }
 
-// derived reports names whose words differ by one word each way, one
-// being the other plus a derivational suffix ("Maximization Transform" /
-// "Transformer Maximization", "process" / "processor"): a word and its
-// derivation name different things.
-func derived(a, b []string) (string, string, bool) {
-	var da, db []string
+// wordDiff returns a's words not in b and b's words not in a.
+func wordDiff(a, b []string) (da, db []string) {
 	for _, w := range a {
 		if !slices.Contains(b, w) {
 			da = append(da, w)
@@ -1327,6 +1313,15 @@ func derived(a, b []string) (string, string, bool) {
 			db = append(db, w)
 		}
 	}
+	return da, db
+}
+
+// derived reports names whose words differ by one word each way, one
+// being the other plus a derivational suffix ("Maximization Transform" /
+// "Transformer Maximization", "process" / "processor"): a word and its
+// derivation name different things.
+func derived(a, b []string) (string, string, bool) {
+	da, db := wordDiff(a, b)
 	if len(da) != 1 || len(db) != 1 {
 		return "", "", false
 	}
