@@ -5,12 +5,10 @@
 package notes
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
-	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -173,9 +171,12 @@ func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error
 		if others, err = s.sameName(ctx, title, ""); err != nil {
 			return err
 		}
-		// A note of this title in this folder is place's to judge: the
-		// same note, replaced with overwrite, a conflict without.
-		others = slices.DeleteFunc(others, func(p string) bool { return path.Dir(p)+"/" == cmp.Or(folder, "./") && s.titled(p, title) })
+		// A note of this title at a name place would write (the title's
+		// file name in this folder, or a numbered one) is place's to
+		// judge: the same note, replaced with overwrite, a conflict
+		// without. Any other, a file name differing only in case among
+		// them, is a second note answering to the title.
+		others = slices.DeleteFunc(others, func(p string) bool { return placeName(p, folder, stem) && s.titled(p, title) })
 		if len(others) > 0 && !in.AllowDuplicateTitle {
 			return duplicateTitle(title, others)
 		}
@@ -225,6 +226,21 @@ func (s *Service) sameName(ctx context.Context, title, except string) ([]string,
 		return nil, err
 	}
 	return slices.DeleteFunc(named, func(p string) bool { return p == except }), nil
+}
+
+// placeName reports whether rel is a name place tries for a note of stem
+// in folder: folder+stem+".md" or a numbered "stem N.md", compared
+// exactly, as the file system compares names.
+func placeName(rel, folder, stem string) bool {
+	base, ok := strings.CutPrefix(strings.TrimSuffix(rel, ".md"), folder+stem)
+	if !ok || !strings.HasSuffix(rel, ".md") {
+		return false
+	}
+	if base == "" {
+		return true
+	}
+	n, ok := strings.CutPrefix(base, " ")
+	return ok && n != "" && strings.Trim(n, "0123456789") == ""
 }
 
 // titled reports whether the note at rel has title (compared as keys).

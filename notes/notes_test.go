@@ -225,6 +225,8 @@ func TestWriteTitleIsOneNote(t *testing.T) {
 	}{
 		{"same title, other folder", notes.WriteInput{Title: "Mutex"}, "memory://stdlib/Mutex"},
 		{"other case, other folder", notes.WriteInput{Title: "mutex", Folder: "go"}, "memory://stdlib/Mutex"},
+		{"other case, same folder", notes.WriteInput{Title: "mutex", Folder: "stdlib"}, "memory://stdlib/Mutex"},
+		{"other case, same folder, overwrite", notes.WriteInput{Title: "MUTEX", Folder: "stdlib", Overwrite: true}, "memory://stdlib/Mutex"},
 		{"title of a note named otherwise", notes.WriteInput{Title: "mutual-exclusion"}, "memory://old/Lock"},
 		{"another note's file name", notes.WriteInput{Title: "LOCK", Folder: "new"}, "memory://old/Lock"},
 		{"overwrite is not a licence", notes.WriteInput{Title: "Mutex", Overwrite: true}, "memory://stdlib/Mutex"},
