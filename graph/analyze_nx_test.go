@@ -60,8 +60,10 @@ func longList(label func(int) string, n int) string {
 // nxAnswers is what the Go side computed, for check_analyze.py to compare.
 type nxAnswers struct {
 	Graph string `json:"graph"`
-	// Window is graph.CooccurrenceWindow, for the rebuild.
+	// Window and Pairs are graph.CooccurrenceWindow and
+	// graph.CooccurrencePairs, for the rebuild (graph.WindowOf).
 	Window      int                `json:"window"`
+	Pairs       int                `json:"pairs"`
 	PageRank    map[string]float64 `json:"pagerank"`
 	Seeds       []string           `json:"seeds"`
 	Personal    map[string]float64 `json:"personal"`
@@ -91,7 +93,7 @@ type nxPaths struct {
 }
 
 func answers(t *testing.T, g *graph.Weighted, pairs [][2]int32) nxAnswers {
-	a := nxAnswers{Graph: g.Kind, Window: graph.CooccurrenceWindow, PageRank: map[string]float64{}, Personal: map[string]float64{}, Betweenness: map[string]float64{}}
+	a := nxAnswers{Graph: g.Kind, Window: graph.CooccurrenceWindow, Pairs: graph.CooccurrencePairs, PageRank: map[string]float64{}, Personal: map[string]float64{}, Betweenness: map[string]float64{}}
 	pr, _ := graph.PageRank(g, graph.PageRankAlpha, nil)
 	for i, v := range pr {
 		a.PageRank[g.IDs[i]] = v

@@ -17,11 +17,13 @@ const (
 	// source nodes, drawn with the seed, from which betweenness is
 	// estimated on larger graphs; within the bounds, as many as scan about
 	// BetweennessWork adjacency entries (each source scans every entry
-	// once): 42 sources on the 1.2-million-edge concept graph of a
-	// 122,000-concept vault.
+	// once): 32 sources on the 1.2-million-edge concept graph of a
+	// 122,000-concept vault. 5×10⁷ entries keep an estimate within
+	// analyze_graph's 10 s on two loaded cores (10⁸ took 11–16 s with a
+	// 100,000-link note).
 	MaxBetweennessSamples = 256
 	MinBetweennessSamples = 32
-	BetweennessWork       = 100_000_000
+	BetweennessWork       = 50_000_000
 )
 
 // BetweennessSamplesFor returns how many sources betweenness is estimated

@@ -13,8 +13,8 @@ import (
 )
 
 // TestConceptGraphLinear checks that co-occurrence costs O(links): a note
-// of 5,000 distinct concepts adds at most CooccurrenceWindow edges per
-// concept, not the 12.5 million of every pair, and each concept's edges
+// of 5,000 distinct concepts adds at most WindowOf(5000) edges per
+// concept (CooccurrencePairs in all), not the 12.5 million of every pair, and each concept's edges
 // go to the concepts linked near it.
 func TestConceptGraphLinear(t *testing.T) {
 	const n = 5000
@@ -32,16 +32,17 @@ func TestConceptGraphLinear(t *testing.T) {
 	long = append(long, long...)
 	l.Notes = [][]int32{long, {0, 1, 2}}
 	g := graph.ConceptGraphOf(l)
-	if max := n * graph.CooccurrenceWindow; g.Edges() > max {
+	w := graph.WindowOf(n)
+	if max := n * w; g.Edges() > max {
 		t.Fatalf("%d edges from %d links, want at most %d", g.Edges(), 2*n+3, max)
 	}
 	// Concept at place p of the long note is joined to the places within
 	// the window, and only those.
-	for _, p := range []int{0, 1, graph.CooccurrenceWindow, n / 2, n - 1} {
+	for _, p := range []int{0, 1, w, n / 2, n - 1} {
 		c := long[p]
 		nb, _ := g.Neighbors(c)
 		var want []int32
-		for q := max(0, p-graph.CooccurrenceWindow); q <= min(n-1, p+graph.CooccurrenceWindow); q++ {
+		for q := max(0, p-w); q <= min(n-1, p+w); q++ {
 			if q != p {
 				want = append(want, long[q])
 			}

@@ -198,14 +198,33 @@ func relationWeight(e *Edge) float64 {
 // vault) joins every pair; a longer one (a list, an index, a dump of
 // thousands of links) joins each concept to its 2×CooccurrenceWindow
 // nearest, so co-occurrence costs O(links), not O(links²), in memory and
-// time. docs/graph.md has the measurement behind the number.
+// time. docs/graph.md has the measurement behind the number. A note of
+// more than CooccurrencePairs/CooccurrenceWindow concepts has a narrower
+// window ([WindowOf]).
 const CooccurrenceWindow = 32
+
+// CooccurrencePairs bounds the pairs one note joins: a note of n distinct
+// concepts joins each to those within WindowOf(n) places, so at most
+// about CooccurrencePairs pairs however long it is (a dump of 100,000
+// links joins each concept to its neighbours only; a note of up to 1,024
+// concepts keeps the whole CooccurrenceWindow). Without it such a dump
+// made 3.2 million edges, and analyze_graph's Louvain and betweenness ran
+// past their 10 s on it.
+const CooccurrencePairs = 32 * 1024
+
+// WindowOf returns the co-occurrence window of a note of n distinct
+// concepts: CooccurrenceWindow, narrowed for long notes so that n×window
+// stays within CooccurrencePairs, and never below 1.
+func WindowOf(n int) int {
+	return min(CooccurrenceWindow, max(1, CooccurrencePairs/max(n, 1)))
+}
 
 // Window returns the part of a note's concepts (distinct, in order of
 // first mention) that the concept at position p co-occurs with: those
-// within CooccurrenceWindow positions of it, itself included.
+// within WindowOf(len(order)) positions of it, itself included.
 func Window[T any](order []T, p int) []T {
-	return order[max(0, p-CooccurrenceWindow):min(len(order), p+CooccurrenceWindow+1)]
+	w := WindowOf(len(order))
+	return order[max(0, p-w):min(len(order), p+w+1)]
 }
 
 // ConceptGraph builds the concept graph of an export: every concept is a

@@ -27,7 +27,7 @@ type AnalyzeInput struct {
 }
 
 const analyzeDescription = "Graph algorithms over the knowledge graph, each reproducible in networkx from export_graph. " +
-	"graph=concepts (default): concepts are nodes; two concepts share an undirected edge weighing the number of notes that link both within 32 concepts of each other (in order of first link) plus the weights of the typed relations between them (1 for a relation without a weight). " +
+	"graph=concepts (default): concepts are nodes; two concepts share an undirected edge weighing the number of notes that link both within 32 concepts of each other (in order of first link; fewer in a note of over 1,024 concepts, which joins at most 32,768 pairs) plus the weights of the typed relations between them (1 for a relation without a weight). " +
 	"graph=full: the export as an undirected graph (mentions weigh their link count, relations their weight, parallel edges summed, dangling relations left out). " +
 	"Ops: pagerank (alpha 0.85, weighted; personalised on seeds): which nodes matter most, scores sum to 1. " +
 	"communities: Louvain (both phases, resolution, seed: the same vault and seed give the same partition), largest first, members by PageRank, with the modularity; with concept, its community and siblings. " +

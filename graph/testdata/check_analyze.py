@@ -8,7 +8,9 @@ from it alone, as docs/graph.md defines them:
 
   concepts: every concept node; for each note, its distinct concepts in
             the order of their mentions' "position", +1 between every pair
-            at most WINDOW places apart (graph.CooccurrenceWindow, given in
+            at most WINDOW places apart, fewer in a note of over PAIRS/WINDOW
+            concepts (graph.WindowOf; graph.CooccurrenceWindow and
+            graph.CooccurrencePairs, given in
             ANSWERS.json); for each non-dangling relation
             between two concepts, + its weight (1 when it has none), a
             relation from a concept to itself being a self-loop; pairs whose
@@ -30,7 +32,7 @@ from collections import defaultdict
 import networkx as nx
 
 
-def concept_graph(export, window):
+def concept_graph(export, window, pairs):
     g = nx.Graph()
     concepts = [n["id"] for n in export["nodes"] if n["kind"] == "concept"]
     g.add_nodes_from(concepts)
@@ -45,8 +47,9 @@ def concept_graph(export, window):
                 weight[tuple(sorted((e["source"], e["target"])))] += e.get("weight", 1.0)
     for linked in by_note.values():
         linked = [c for _, c in sorted(linked)]
+        w = min(window, max(1, pairs // len(linked)))  # graph.WindowOf
         for i, a in enumerate(linked):
-            for b in linked[i + 1 : i + 1 + window]:
+            for b in linked[i + 1 : i + 1 + w]:
                 weight[tuple(sorted((a, b)))] += 1.0
     for (a, b), w in sorted(weight.items()):
         if w > 0:
@@ -162,7 +165,7 @@ def main(argv):
         export = json.load(f)
     with open(argv[2]) as f:
         answers = json.load(f)
-    graphs = {"concepts": concept_graph(export, answers[0]["window"]), "full": full_graph(export)}
+    graphs = {"concepts": concept_graph(export, answers[0]["window"], answers[0]["pairs"]), "full": full_graph(export)}
     for a in answers:
         check(graphs[a["graph"]], a)
     print("all analyses match networkx")
