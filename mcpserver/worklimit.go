@@ -32,6 +32,10 @@ const (
 	// freeAfter is the least time between two returns of memory to the
 	// OS (see workLimit.release).
 	freeAfter = 5 * time.Second
+	// freeSettle is how long after the last expensive call ends memory
+	// is given back: the call's result is encoded and written after its
+	// handler returns, and that garbage is part of what it grew.
+	freeSettle = time.Second
 )
 
 // DefaultWorkLimit is how many expensive calls run at once: all cores but
@@ -58,10 +62,11 @@ type workLimit struct {
 	// debug.FreeOSMemory and freeAfter unless a test replaces them.
 	free      func()
 	freeEvery time.Duration
+	settle    time.Duration // freeSettle unless a test replaces it
 }
 
 func newWorkLimit(slots, queue int) *workLimit {
-	return &workLimit{slots: make(chan struct{}, max(1, slots)), queue: max(0, queue), free: debug.FreeOSMemory, freeEvery: freeAfter}
+	return &workLimit{slots: make(chan struct{}, max(1, slots)), queue: max(0, queue), free: debug.FreeOSMemory, freeEvery: freeAfter, settle: freeSettle}
 }
 
 // acquire waits for a slot (or refuses the call when too many wait) and
@@ -114,25 +119,26 @@ func (l *workLimit) release() {
 }
 
 // freeIfIdle returns memory to the OS when no expensive call runs or
-// waits: at once, or, within freeAfter of the last time, once that much
-// time has passed (if still idle then), so the memory of the last call of
-// a burst is always given back.
+// waits: settle after the last call ended (its answer is written by then),
+// or, within freeAfter of the last time, once that much time has passed —
+// if still idle then — so the memory of the last call of a burst is
+// always given back.
 func (l *workLimit) freeIfIdle() {
 	l.mu.Lock()
-	if l.running > 0 || l.waiting > 0 {
-		l.mu.Unlock()
+	defer l.mu.Unlock()
+	if l.running > 0 || l.waiting > 0 || l.freeLater {
 		return
 	}
-	if wait := l.freeEvery - time.Since(l.lastFreed); wait > 0 {
-		if !l.freeLater {
-			l.freeLater = true
-			time.AfterFunc(wait, func() {
-				l.mu.Lock()
-				l.freeLater = false
-				l.mu.Unlock()
-				l.freeIfIdle()
-			})
-		}
+	l.freeLater = true
+	time.AfterFunc(max(l.settle, l.freeEvery-time.Since(l.lastFreed)), l.freeScheduled)
+}
+
+// freeScheduled is freeIfIdle's timer: it gives memory back if still
+// idle (a call running now schedules the next when it ends).
+func (l *workLimit) freeScheduled() {
+	l.mu.Lock()
+	l.freeLater = false
+	if l.running > 0 || l.waiting > 0 {
 		l.mu.Unlock()
 		return
 	}
