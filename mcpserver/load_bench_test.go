@@ -3,9 +3,13 @@ package mcpserver_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
+	"os/exec"
 	"runtime"
 	"sort"
 	"strconv"
@@ -30,23 +34,22 @@ import (
 // 100,000-character query and export_graph. The expensive tools run under
 // the server's work limit (mcpserver.ExpensiveTools); a call refused for
 // room (unavailable) is retried. It also reports
-// the process's resident memory idle, at its peak under load and 6 s
-// after the last call of the load finished, with the live heap then (the
+// the server process's resident memory idle, at its peak under load and 6 s
+// after the last call of the load finished, with its Go heap then (the
 // "after" run, which also measures find_concepts again). The target is a
 // loaded p99 of at most 50 ms.
 //
 //	go test -run '^$' -bench Load -benchtime 300x -timeout 30m ./mcpserver/
+//
+// The server runs in a process of its own (this test binary again, as
+// TestLoadServer), so that its memory is measured apart from the clients'.
 func BenchmarkLoad(b *testing.B) {
-	a, m := noematest.SyncedApp(b, corpus.Options{Seed: 42, Notes: 10000}, app.Options{})
+	dir, m := noematest.Corpus(b, corpus.Options{Seed: 42, Notes: 10000})
 	ctx := context.Background()
-	srv, err := mcpserver.New(a, mcpserver.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
-	defer ts.Close()
+	url, pid := startLoadServer(b, dir)
+	rssMB := func() float64 { return rssOf(pid) }
 	connect := func() *mcp.ClientSession {
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL}, nil)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -166,30 +169,84 @@ func BenchmarkLoad(b *testing.B) {
 	// after the last (see mcpserver.ExpensiveTools).
 	time.Sleep(6 * time.Second)
 	after := rssMB()
-	var mem runtime.MemStats
-	runtime.GC() // the live heap, after rss was read: not garbage awaiting a collection
-	runtime.ReadMemStats(&mem)
+	// The server's Go heap then: what is live, and what the Go runtime
+	// holds from the OS; the rest of rss-MB is memory outside the Go heap
+	// (SQLite's page caches and temporary storage, through modernc.org/libc).
+	var mem struct{ Live, Held uint64 }
+	if r, err := http.Get(strings.TrimSuffix(url, "/mcp") + "/memstats"); err == nil {
+		json.NewDecoder(r.Body).Decode(&mem)
+		r.Body.Close()
+	}
 	b.Logf("under load, answered: %v; refused (unavailable, retried): %v", done, refused)
 	b.Run("after", func(b *testing.B) {
 		find(b)
 		b.ReportMetric(peak, "peak-rss-MB")
 		b.ReportMetric(after, "rss-MB")
-		// The live heap: client and server share this process, and the
-		// MCP SDK's JSON decoders keep buffers as large as the largest
-		// message (export_graph's) per connection.
-		b.ReportMetric(float64(mem.HeapInuse)/1e6, "heap-inuse-MB")
-		// What the Go runtime holds from the OS and has not given back;
-		// the rest of rss-MB is memory outside the Go heap (SQLite's,
-		// allocated by modernc.org/libc) and the test's client.
-		b.ReportMetric(float64(mem.Sys-mem.HeapReleased)/1e6, "go-held-MB")
+		b.ReportMetric(float64(mem.Live)/1e6, "go-live-MB")
+		b.ReportMetric(float64(mem.Held)/1e6, "go-held-MB")
 	})
+}
+
+// startLoadServer serves the vault at dir over streamable HTTP from a child
+// process (this test binary running TestLoadServer), and returns its URL
+// and process id; the process is killed when the benchmark ends.
+func startLoadServer(b *testing.B, dir string) (string, int) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestLoadServer$", "-test.bench=^$", "-test.timeout=0")
+	cmd.Env = append(os.Environ(), "NOEMA_LOAD_SERVER="+dir)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		if addr, ok := strings.CutPrefix(sc.Text(), "serving "); ok {
+			go io.Copy(io.Discard, out)
+			return "http://" + addr + "/mcp", cmd.Process.Pid
+		}
+	}
+	b.Fatalf("the load server ended before it served: %v", sc.Err())
+	return "", 0
+}
+
+// TestLoadServer is BenchmarkLoad's server process: with NOEMA_LOAD_SERVER
+// set to a vault, it syncs it and serves it over streamable HTTP on a
+// loopback port it prints ("serving ADDR") until killed. Without, it skips.
+func TestLoadServer(t *testing.T) {
+	dir := os.Getenv("NOEMA_LOAD_SERVER")
+	if dir == "" {
+		t.Skip("BenchmarkLoad's server process (NOEMA_LOAD_SERVER=vault)")
+	}
+	a := noematest.OpenSynced(t, dir, app.Options{})
+	srv, err := mcpserver.New(a, mcpserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	mux.HandleFunc("/memstats", func(w http.ResponseWriter, r *http.Request) {
+		var m runtime.MemStats
+		runtime.GC() // the live heap, not garbage awaiting a collection
+		runtime.ReadMemStats(&m)
+		json.NewEncoder(w).Encode(map[string]uint64{"live": m.HeapAlloc, "held": m.Sys - m.HeapReleased})
+	})
+	fmt.Printf("serving %s\n", ln.Addr())
+	t.Fatal(http.Serve(ln, mux))
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// rssMB is this process's resident memory (VmRSS), in MB.
-func rssMB() float64 {
-	f, err := os.Open("/proc/self/status")
+// rssOf is the resident memory (VmRSS) of the process pid, in MB.
+func rssOf(pid int) float64 {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}

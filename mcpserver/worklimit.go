@@ -57,7 +57,12 @@ type workLimit struct {
 	waiting   int
 	running   int
 	lastFreed time.Time
-	freeLater bool // a freeIfIdle is scheduled
+	freeLater bool // a freeScheduled is scheduled
+	// tail is set once the memory of the last burst was given back and a
+	// second, later return is scheduled: the answer of a long call is
+	// encoded and written after it ends, which can take longer than
+	// settle.
+	tail bool
 	// free returns memory to the OS, at most once per freeEvery;
 	// debug.FreeOSMemory and freeAfter unless a test replaces them.
 	free      func()
@@ -103,6 +108,7 @@ func (l *workLimit) acquire(ctx context.Context, tool string) (release func(), e
 func (l *workLimit) started() func() {
 	l.mu.Lock()
 	l.running++
+	l.tail = false
 	l.mu.Unlock()
 	var once sync.Once
 	return func() { once.Do(l.release) }
@@ -119,10 +125,10 @@ func (l *workLimit) release() {
 }
 
 // freeIfIdle returns memory to the OS when no expensive call runs or
-// waits: settle after the last call ended (its answer is written by then),
-// or, within freeAfter of the last time, once that much time has passed —
-// if still idle then — so the memory of the last call of a burst is
-// always given back.
+// waits: settle after the last call ended, or, within freeAfter of the
+// last time, once that much time has passed — if still idle then — and
+// once more freeAfter later (see freeScheduled), so the memory of the
+// last call of a burst, its answer's encoding included, is given back.
 func (l *workLimit) freeIfIdle() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -134,7 +140,8 @@ func (l *workLimit) freeIfIdle() {
 }
 
 // freeScheduled is freeIfIdle's timer: it gives memory back if still
-// idle (a call running now schedules the next when it ends).
+// idle (a call running now schedules the next when it ends), and once
+// more freeEvery later, if still idle then.
 func (l *workLimit) freeScheduled() {
 	l.mu.Lock()
 	l.freeLater = false
@@ -143,6 +150,12 @@ func (l *workLimit) freeScheduled() {
 		return
 	}
 	l.lastFreed = time.Now()
+	again := !l.tail
+	l.tail = true
+	if again {
+		l.freeLater = true
+		time.AfterFunc(l.freeEvery, l.freeScheduled)
+	}
 	l.mu.Unlock()
 	l.free()
 }

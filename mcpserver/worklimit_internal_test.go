@@ -116,5 +116,10 @@ func TestWorkLimit(t *testing.T) {
 	if f := freed.Load(); f != 1 {
 		t.Errorf("memory given back %d times right after the second burst, want still once", f)
 	}
-	waitFor("the second burst's memory is given back", func() bool { return freed.Load() == 2 })
+	waitFor("the second burst's memory is given back", func() bool { return freed.Load() >= 2 })
+	waitFor("and once more, freeEvery later", func() bool { return freed.Load() >= 3 })
+	time.Sleep(5 * l.freeEvery)
+	if f := freed.Load(); f != 3 {
+		t.Errorf("an idle server gave memory back %d times after two bursts, want 3 (no more once idle)", f)
+	}
 }
