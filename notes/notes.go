@@ -176,7 +176,7 @@ func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error
 		// judge: the same note, replaced with overwrite, a conflict
 		// without. Any other, a file name differing only in case among
 		// them, is a second note answering to the title.
-		others = slices.DeleteFunc(others, func(p string) bool { return placeName(p, folder, stem) && s.titled(p, title) })
+		others = slices.DeleteFunc(others, func(p string) bool { return vault.IsNumberedName(p, folder, stem) && s.titled(p, title) })
 		if len(others) > 0 && !in.AllowDuplicateTitle {
 			return duplicateTitle(title, others)
 		}
@@ -226,21 +226,6 @@ func (s *Service) sameName(ctx context.Context, title, except string) ([]string,
 		return nil, err
 	}
 	return slices.DeleteFunc(named, func(p string) bool { return p == except }), nil
-}
-
-// placeName reports whether rel is a name place tries for a note of stem
-// in folder: folder+stem+".md" or a numbered "stem N.md", compared
-// exactly, as the file system compares names.
-func placeName(rel, folder, stem string) bool {
-	base, ok := strings.CutPrefix(strings.TrimSuffix(rel, ".md"), folder+stem)
-	if !ok || !strings.HasSuffix(rel, ".md") {
-		return false
-	}
-	if base == "" {
-		return true
-	}
-	n, ok := strings.CutPrefix(base, " ")
-	return ok && n != "" && strings.Trim(n, "0123456789") == ""
 }
 
 // titled reports whether the note at rel has title (compared as keys).

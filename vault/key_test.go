@@ -148,3 +148,29 @@ func TestFileName(t *testing.T) {
 		t.Errorf("NumberedName 3 = %q", got)
 	}
 }
+
+func TestIsNumberedName(t *testing.T) {
+	for _, tt := range []struct {
+		rel, folder, stem string
+		want              bool
+	}{
+		{"go/Mutex.md", "go/", "Mutex", true},
+		{"go/Mutex 2.md", "go/", "Mutex", true},
+		{"go/Mutex 12.md", "go/", "Mutex", true},
+		{"go/mutex.md", "go/", "Mutex", false},
+		{"go/Mutex 2b.md", "go/", "Mutex", false},
+		{"go/Mutex .md", "go/", "Mutex", false},
+		{"go/Mutexes.md", "go/", "Mutex", false},
+		{"Mutex.md", "go/", "Mutex", false},
+		{"go/Mutex", "go/", "Mutex", false},
+	} {
+		if got := IsNumberedName(tt.rel, tt.folder, tt.stem); got != tt.want {
+			t.Errorf("IsNumberedName(%q, %q, %q) = %v, want %v", tt.rel, tt.folder, tt.stem, got, tt.want)
+		}
+	}
+	for n := 1; n <= 3; n++ { // the inverse of NumberedName
+		if rel := NumberedName("a/", "B c", n); !IsNumberedName(rel, "a/", "B c") {
+			t.Errorf("IsNumberedName(%q) = false", rel)
+		}
+	}
+}

@@ -158,3 +158,21 @@ func NumberedName(folder, stem string, n int) string {
 	}
 	return folder + stem + ".md"
 }
+
+// IsNumberedName reports whether rel is one of NumberedName's candidates
+// for stem in folder, for some n ≥ 1, compared exactly (as the file
+// system compares names).
+func IsNumberedName(rel, folder, stem string) bool {
+	base, ok := strings.CutSuffix(rel, ".md")
+	if !ok {
+		return false
+	}
+	if base, ok = strings.CutPrefix(base, folder+stem); !ok {
+		return false
+	}
+	if base == "" {
+		return true
+	}
+	n, ok := strings.CutPrefix(base, " ")
+	return ok && n != "" && strings.Trim(n, "0123456789") == ""
+}
