@@ -19,7 +19,13 @@ import (
 // and case), hard negatives, and generated distractors. Split A tuned the
 // rules; splits B and C are held out (only reported; C was written by a
 // second author before any result on it was seen).
-var dupDistractors = flag.Int("dup-distractors", 1000, "distractor concepts added to each split by TestStringDuplicates (the documented figures use 5000)")
+var (
+	dupDistractors = flag.Int("dup-distractors", 1000, "distractor concepts added to each split by TestStringDuplicates (the documented figures use 5000)")
+	dupSource      = flag.String("dup-distractor-source", "generated", "where TestStringDuplicates' distractors come from: generated (random 1-3 word names from the sets' vocabulary) or vault (real names: FOLDOC's headwords and the other splits' names)")
+)
+
+// stringSplits are the splits of the string-level set, in order.
+var stringSplits = []string{"clusters_a.tsv", "clusters_b.tsv", "clusters_c.tsv", "clusters_d.tsv"}
 
 // stringSet reads one split into an evalSet: cluster members share a
 // cluster; each side of a negative pair is a cluster of its own. It
@@ -76,14 +82,19 @@ func subset(a, b []string) bool {
 	return true
 }
 
-// distractors returns n names of one to three words drawn from the
+// distractorsFrom returns n names of one to three words drawn from the
 // canonicals' and the split's vocabulary (and the canonicals themselves),
 // except the abbreviation clusters' words (a random "var pattern" beside
 // "variable pattern" would be one concept labelled as two),
 // none of whose word sets is a subset or superset of a labelled name's,
 // nor spelled like one without its spaces: they are other concepts for
 // certain, and crowd the blocking keys of the labelled ones.
-func distractors(t testing.TB, e *evalSet, n int) []string {
+// That is source "generated"; source "vault" (real names in a
+// seeded order: the headwords of foldoc_names.txt, a dictionary of
+// computing, and the names of the other splits but D — the first of each
+// cluster and both sides of each negative pair, so that no two are one
+// concept — under the same exclusions). split is the evaluated split.
+func distractorsFrom(t testing.TB, e *evalSet, n int, source, split string) []string {
 	var labelled [][]string
 	compact := map[string]bool{}
 	abbrCluster := map[int]bool{}
@@ -109,7 +120,48 @@ func distractors(t testing.TB, e *evalSet, n int) []string {
 		}
 		return true
 	}
-	var vocab, out []string
+	var out []string
+	take := func(name string) {
+		if clear(name) && e.add(name, -1-len(out), "") {
+			out = append(out, name)
+			ws := plainWords(name)
+			labelled = append(labelled, ws)
+			compact[strings.Join(ws, "")] = true
+		}
+	}
+	if source == "vault" {
+		var pool []string
+		for _, row := range readLines(t, "foldoc_names.txt") {
+			pool = append(pool, row[0])
+		}
+		for _, other := range stringSplits {
+			if other == split || other == "clusters_d.tsv" {
+				continue
+			}
+			for _, row := range readLines(t, other) {
+				pool = append(pool, row[1])
+				if row[0] == "neg" {
+					pool = append(pool, row[2])
+				}
+			}
+		}
+		r := benchdata.NewSplitMix64(11)
+		for i := len(pool) - 1; i > 0; i-- {
+			j := int(r.Below(uint64(i + 1)))
+			pool[i], pool[j] = pool[j], pool[i]
+		}
+		for _, name := range pool {
+			if len(out) >= n {
+				break
+			}
+			take(name)
+		}
+		if len(out) < n {
+			t.Fatalf("only %d vault distractors clear of the labelled names; want %d", len(out), n)
+		}
+		return out
+	}
+	var vocab []string
 	words := func(name string) []string {
 		var out []string
 		for _, w := range strings.Fields(name) {
@@ -122,11 +174,8 @@ func distractors(t testing.TB, e *evalSet, n int) []string {
 	}
 	for _, row := range readLines(t, "canonical.txt") {
 		vocab = append(vocab, words(row[0])...)
-		if len(out) < n/10 && clear(row[0]) && e.add(row[0], -1-len(out), "") {
-			out = append(out, row[0])
-			ws := plainWords(row[0])
-			labelled = append(labelled, ws)
-			compact[strings.Join(ws, "")] = true
+		if len(out) < n/10 {
+			take(row[0])
 		}
 	}
 	for _, name := range e.names {
@@ -142,13 +191,7 @@ func distractors(t testing.TB, e *evalSet, n int) []string {
 		for i := range ws {
 			ws[i] = vocab[r.Below(uint64(len(vocab)))]
 		}
-		name := strings.Join(ws, " ")
-		if clear(name) && e.add(name, -1-len(out), "") {
-			out = append(out, name)
-			ws := plainWords(name)
-			labelled = append(labelled, ws)
-			compact[strings.Join(ws, "")] = true
-		}
+		take(strings.Join(ws, " "))
 	}
 	return out
 }
@@ -164,11 +207,11 @@ func TestStringDuplicates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes two vaults")
 	}
-	for _, split := range []string{"clusters_a.tsv", "clusters_b.tsv", "clusters_c.tsv"} {
+	for _, split := range stringSplits {
 		t.Run(strings.TrimSuffix(split, ".tsv"), func(t *testing.T) {
 			e, negs := stringSet(t, split)
 			labelled := len(e.names)
-			extra := distractors(t, e, *dupDistractors)
+			extra := distractorsFrom(t, e, *dupDistractors, *dupSource, split)
 			a := openEval(t, e.names[:labelled], extra...)
 			res, err := a.Concepts.Duplicates(context.Background(), concepts.DuplicatesInput{Limit: concepts.MaxDuplicateLimit}, a.Semantic)
 			if err != nil {
@@ -198,7 +241,7 @@ func TestStringDuplicates(t *testing.T) {
 			t.Logf("%d labelled names, %d distractors, %d negative pairs; %d groups", labelled, len(extra), len(negs), res.Total)
 			t.Logf("merge + review: precision %.3f recall %.3f (tp %d fp %d fn %d); merge only: precision %.3f recall %.3f",
 				all.precision(), all.recall(), all.tp, all.fp, all.fn, strict.precision(), strict.recall())
-			for _, k := range []string{"extra", "abbr", "plural", "punct"} {
+			for _, k := range []string{"extra", "abbr", "plural", "punct", "spell"} {
 				t.Logf("  %-6s found %d of %d", k, total[k]-missed[k], total[k])
 			}
 			t.Logf("hard negatives grouped (%d): %v", len(negGrouped), negGrouped)
@@ -226,6 +269,9 @@ func TestStringDuplicates(t *testing.T) {
 				5000: {"clusters_a": {0.98, 0.84}, "clusters_b": {0.94, 0.74}, "clusters_c": {0.85, 0.70}},
 			}
 			floor, ok := floors[*dupDistractors][strings.TrimSuffix(split, ".tsv")]
+			if *dupSource != "generated" {
+				ok = false
+			}
 			if ok && (all.precision() < floor[0] || all.recall() < floor[1]) {
 				t.Errorf("precision %.3f recall %.3f; want >= %.2f and >= %.2f", all.precision(), all.recall(), floor[0], floor[1])
 			}
