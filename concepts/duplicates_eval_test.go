@@ -244,6 +244,11 @@ type evalSet struct {
 	names   []string
 	cluster map[string]int // key -> cluster
 	kind    map[string]string
+	// unlabelled are names no one labelled against each other (real
+	// names taken as distractors): a pair of two of them is not scored.
+	unlabelled map[string]bool
+	// skipped counts the predicted pairs not scored for that.
+	skipped int
 }
 
 // canonicalSet is an evalSet of the canonicals, each its own cluster (its
@@ -325,7 +330,12 @@ func score(e *evalSet, groups []concepts.DupGroup, verdicts ...string) (prf, map
 	}
 	var p prf
 	var wrong []string
+	e.skipped = 0
 	for pair := range predicted {
+		if e.unlabelled[pair[0]] && e.unlabelled[pair[1]] {
+			e.skipped++
+			continue
+		}
 		if e.cluster[pair[0]] == e.cluster[pair[1]] {
 			p.tp++
 		} else {
