@@ -1283,6 +1283,12 @@ func typoOf(a, b *nameInfo, ca, cb string) (int, bool) {
 	if len(ra) == len(rb) && n < 8 && d == 1 && !transposed(ra, rb) || ra[0] != rb[0] {
 		return 0, false
 	}
+	// One word capitalised and one not are a name and a word ("Munich" /
+	// "munch", "Apple" / "applet", "Mathematica" / "mathematics"): a
+	// misspelling keeps the case it was written in.
+	if len(a.content) == 1 && len(b.content) == 1 && initialUpper(a.text) != initialUpper(b.text) {
+		return 0, false
+	}
 	// Names split into words differently ("garbagecollection" / "garbage
 	// collector") take one edit at most.
 	if len(a.content) != len(b.content) && d > 1 {
@@ -1299,6 +1305,16 @@ func typoOf(a, b *nameInfo, ca, cb string) (int, bool) {
 		}
 	}
 	return d, true
+}
+
+// initialUpper reports whether the first letter of s is upper case.
+func initialUpper(s string) bool {
+	for _, r := range s {
+		if unicode.IsLetter(r) {
+			return unicode.IsUpper(r)
+		}
+	}
+	return false
 }
 
 // wordDiff returns a's words not in b and b's words not in a.
