@@ -215,12 +215,39 @@ type duplicateIndex interface {
 	ConceptsSharingNotes(ctx context.Context, id string, fn func(other string, notes int)) error
 }
 
+// contextIndex gives the keys linked beside concepts; *sqlite.DB
+// implements it.
+type contextIndex interface {
+	// ConceptContexts calls fn with each concept among ids and the other
+	// keys linked from the notes of at most maxLinks links that link it.
+	ConceptContexts(ctx context.Context, ids []string, maxLinks int, fn func(id string, keys []string)) error
+}
+
+// Context: the concepts linked beside a concept in its notes. Two names of
+// one concept are written about the same things; a name that only looks
+// like another (an acronym of several expansions, a clipped word, a
+// place's qualifier) is linked beside other things.
+const (
+	// contextNoteLinks: a note linking more keys gives none of them
+	// context (a list, an index page).
+	contextNoteLinks = 32
+	// contextMin is the number of keys each side's context needs before
+	// it is evidence.
+	contextMin = 3
+	// contextSupport is the number of keys in common that pick one
+	// expansion of an acronym of several concepts.
+	contextSupport = 2
+)
+
 // dupConcept is one concept as the analysis sees it.
 type dupConcept struct {
 	id, label string
 	names     []nameInfo // label first
 	dupStats
-	vec []float32
+	// context is the sorted keys linked beside it (hasContext: loaded).
+	context    []string
+	hasContext bool
+	vec        []float32
 	// support is how many concepts' names use the label's rarest content
 	// word: a misspelt word is in few names, its right spelling in more.
 	support int
@@ -467,9 +494,12 @@ const (
 	chNeighbors
 	chVersion
 	chAbbrev
+	// chAcronymOfSeveral: an acronym whose initials name several
+	// concepts; judged as one only when the context picks this one.
+	chAcronymOfSeveral
 )
 
-var channelNames = []string{"folded_key", "compact", "edit", "token", "head_word", "acronym", "embedding", "shared_notes", "version", "abbreviation"}
+var channelNames = []string{"folded_key", "compact", "edit", "token", "head_word", "acronym", "embedding", "shared_notes", "version", "abbreviation", "acronym_of_several"}
 
 func channelEvidence(ch uint16) []string {
 	var out []string
@@ -602,16 +632,20 @@ func (x *dupIndex) gather(cs *candidates) {
 		}
 	}
 	// Acronyms: a name written as an acronym equal to the initials of
-	// another. An acronym of more concepts than one is left alone.
+	// another. An acronym of more concepts than one is judged only when
+	// the context picks the expansion (judgeSim).
 	for i, names := range x.names {
 		for _, n := range names {
 			w := acronymWord(&n)
 			if w == "" {
 				continue
 			}
-			if l := x.initials[w]; len(l) == 1 {
+			switch l := x.initials[w]; {
+			case len(l) == 1:
+				cs.add(int32(i), l[0], chAcronym)
+			case len(l) <= bucketCap:
 				for _, b := range l {
-					cs.add(int32(i), b, chAcronym)
+					cs.add(int32(i), b, chAcronymOfSeveral)
 				}
 			}
 		}
@@ -1559,14 +1593,21 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64) (DupPair, *DoNotMerge, 
 	var best judgement
 	var veto judgement
 	bestFuzzy := 0.0
+	ctxShared, ctxKnown := contextShared(a, b)
+	picked := false // an acronym of several concepts, this one picked by context
 	for i := range a.names {
 		for k := range b.names {
 			j := compareNames(&a.names[i], &b.names[k], a.vocab)
 			if ch != 0 && ch&chAcronym == 0 && slices.Contains(j.evidence, "acronym") {
 				// An acronym counts only when its initials name one
 				// concept (the acronym channel), not when another
-				// channel met a second expansion.
-				j.verdict = ""
+				// channel met a second expansion, unless the two are
+				// linked beside the same things.
+				if ch&chAcronymOfSeveral != 0 && ctxKnown && ctxShared >= contextSupport {
+					picked = true
+				} else {
+					j.verdict = ""
+				}
 			}
 			bestFuzzy = math.Max(bestFuzzy, j.fuzzy)
 			if j.verdict != "" && (best.verdict == "" || j.score > best.score) {
@@ -1582,6 +1623,17 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64) (DupPair, *DoNotMerge, 
 	}
 	shared := countShared(a.Neighbors, b.Neighbors)
 	p := DupPair{A: DupRef{a.id, a.label}, B: DupRef{b.id, b.label}, Fuzzy: round2(bestFuzzy), Similarity: sim, SharedNeighbors: shared}
+	if best.verdict == VerdictReview && shared < 2 && ctxKnown && ctxShared == 0 {
+		// A likeness of spelling worth a review (a qualifier, an acronym,
+		// a clipped word), and each is linked beside other things: two
+		// concepts that look alike ("Paris" / "Paris, Texas", "demo" /
+		// "democracy"). Merge-level spelling (folded key, spacing, a typo,
+		// a generic head word) stands whatever the context.
+		if bestFuzzy >= dnmFuzzy || (sim != nil && *sim >= embedReview) {
+			return DupPair{}, &DoNotMerge{A: p.A, B: p.B, Reason: "distinct_contexts: no concept is linked beside both (" + best.evidence[0] + " alone)", Fuzzy: round2(bestFuzzy), Similarity: sim}, true
+		}
+		return DupPair{}, nil, true
+	}
 	switch {
 	case best.verdict != "":
 		p.Score, p.Verdict, p.Evidence, p.Names, p.FoldedKeyEqual = best.score, best.verdict, best.evidence, best.names, best.folded
@@ -1608,6 +1660,9 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64) (DupPair, *DoNotMerge, 
 	if shared > 0 {
 		p.Evidence = append(p.Evidence, "shared_neighbors")
 	}
+	if picked && best.verdict != "" && slices.Contains(best.evidence, "acronym") {
+		p.Evidence = append(p.Evidence, "shared_context")
+	}
 	if p.Verdict == VerdictReview && shared >= 2 && p.Score >= 0.75 {
 		p.Verdict = VerdictMerge // spelling evidence backed by the same notes
 	}
@@ -1622,6 +1677,48 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64) (DupPair, *DoNotMerge, 
 }
 
 func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+// contextShared counts the keys linked beside both a and b, their own
+// names' keys aside; known is whether both contexts are loaded and each
+// has contextMin keys or more besides those names.
+func contextShared(a, b *dupConcept) (shared int, known bool) {
+	if !a.hasContext || !b.hasContext {
+		return 0, false
+	}
+	own := func(k string) bool {
+		return slices.ContainsFunc(a.names, func(n nameInfo) bool { return n.key == k }) ||
+			slices.ContainsFunc(b.names, func(n nameInfo) bool { return n.key == k })
+	}
+	na, nb := 0, 0
+	i, k := 0, 0
+	for i < len(a.context) || k < len(b.context) {
+		switch {
+		case k == len(b.context) || i < len(a.context) && a.context[i] < b.context[k]:
+			if !own(a.context[i]) {
+				na++
+			}
+			i++
+		case i == len(a.context) || b.context[k] < a.context[i]:
+			if !own(b.context[k]) {
+				nb++
+			}
+			k++
+		default:
+			if !own(a.context[i]) {
+				na, nb, shared = na+1, nb+1, shared+1
+			}
+			i++
+			k++
+		}
+	}
+	return shared, na >= contextMin && nb >= contextMin
+}
+
+// needsContext reports whether a pair's judgement could change with the
+// two concepts' contexts: an acronym of several concepts, or a review.
+func needsContext(ch uint16, p DupPair) bool {
+	return ch&chAcronymOfSeveral != 0 || p.Verdict == VerdictReview
+}
 
 func countShared(a, b []int64) int {
 	n, i, k := 0, 0, 0
@@ -1642,12 +1739,12 @@ func countShared(a, b []int64) int {
 
 // analyseVault runs every channel over all of cons (their stats loaded)
 // and judges and groups the candidates.
-func analyseVault(x *dupIndex, cons []dupConcept, minScore float64) ([]DupGroup, []DoNotMerge) {
+func analyseVault(x *dupIndex, cons []dupConcept, minScore float64, loadContext func([]int32)) ([]DupGroup, []DoNotMerge) {
 	cs := &candidates{pairs: map[uint64]uint16{}, only: -1}
 	x.gather(cs)
 	embeddingCandidates(cs, vectorsOf(cons), embedReview, x.lsh)
 	neighborCandidates(cs, cons)
-	return analyse(cs, cons, minScore)
+	return analyse(cs, cons, minScore, loadContext)
 }
 
 func vectorsOf(cons []dupConcept) [][]float32 {
@@ -1660,7 +1757,10 @@ func vectorsOf(cons []dupConcept) [][]float32 {
 
 // analyse judges the candidate pairs of cs and groups them; with cs.only
 // set, only that concept's group.
-func analyse(cs *candidates, cons []dupConcept, minScore float64) ([]DupGroup, []DoNotMerge) {
+// loadContext, when not nil, loads the contexts of the concepts given
+// (their hasContext set) before the pairs whose judgement they may change
+// are judged again with them.
+func analyse(cs *candidates, cons []dupConcept, minScore float64, loadContext func([]int32)) ([]DupGroup, []DoNotMerge) {
 	only := cs.only
 
 	keys := make([]uint64, 0, len(cs.pairs))
@@ -1675,12 +1775,47 @@ func analyse(cs *candidates, cons []dupConcept, minScore float64) ([]DupGroup, [
 	var pairs []judged
 	var dnm []DoNotMerge
 	apart := map[uint64]bool{} // vetoed pairs: never in one group
-	for _, k := range keys {
+	type verdict struct {
+		p      DupPair
+		no     *DoNotMerge
+		vetoed bool
+		skip   bool
+	}
+	first := make([]verdict, len(keys))
+	var again []int
+	var need []int32
+	for i, k := range keys {
 		a, b := int32(k>>32), int32(uint32(k))
 		if cs.pairs[k] == chToken && !nearWords(&cons[a], &cons[b]) {
-			continue // a word in common and nothing else
+			first[i].skip = true // a word in common and nothing else
+			continue
 		}
 		p, no, vetoed := judgePair(&cons[a], &cons[b], cs.pairs[k])
+		first[i] = verdict{p: p, no: no, vetoed: vetoed}
+		if loadContext != nil && !vetoed && needsContext(cs.pairs[k], p) {
+			again = append(again, i)
+			for _, c := range []int32{a, b} {
+				if !cons[c].hasContext {
+					need = append(need, c)
+				}
+			}
+		}
+	}
+	if len(again) > 0 {
+		slices.Sort(need)
+		loadContext(slices.Compact(need))
+		for _, i := range again {
+			a, b := int32(keys[i]>>32), int32(uint32(keys[i]))
+			p, no, vetoed := judgePair(&cons[a], &cons[b], cs.pairs[keys[i]])
+			first[i] = verdict{p: p, no: no, vetoed: vetoed}
+		}
+	}
+	for i, k := range keys {
+		a, b := int32(k>>32), int32(uint32(k))
+		if first[i].skip {
+			continue
+		}
+		p, no, vetoed := first[i].p, first[i].no, first[i].vetoed
 		if no != nil {
 			dnm = append(dnm, *no)
 		}
@@ -1906,6 +2041,12 @@ func (s *Service) judgedDuplicates(ctx context.Context, target *noema.Concept, s
 			return nil, err
 		}
 	}
+	if ci, ok := s.DB.(contextIndex); ok {
+		// The same evidence as analyze_duplicates: contexts too.
+		if err := loadContexts(ctx, ci, ids, func(id string) *dupConcept { return &cons[pos[id]] }); err != nil {
+			return nil, err
+		}
+	}
 	joined := map[string]bool{}
 	in := []int{0}
 	for grew := true; grew; {
@@ -1929,6 +2070,14 @@ func (s *Service) judgedDuplicates(ctx context.Context, target *noema.Concept, s
 		}
 	}
 	return joined, nil
+}
+
+// loadContexts sets the context of each concept among ids (con gives it).
+func loadContexts(ctx context.Context, ci contextIndex, ids []string, con func(id string) *dupConcept) error {
+	return ci.ConceptContexts(ctx, ids, contextNoteLinks, func(id string, keys []string) {
+		c := con(id)
+		c.context, c.hasContext = keys, true
+	})
 }
 
 // dupState is the duplicate index cached with a matcher.
@@ -2009,13 +2158,24 @@ func (s *Service) Duplicates(ctx context.Context, in DuplicatesInput, emb Embedd
 			}
 		})
 	}
+	var loadContext func([]int32)
+	var ctxErr error
+	if ci, ok := s.DB.(contextIndex); ok {
+		loadContext = func(idx []int32) {
+			ids := make([]string, len(idx))
+			for i, c := range idx {
+				ids[i] = m.ids[c]
+			}
+			ctxErr = loadContexts(ctx, ci, ids, func(id string) *dupConcept { return &cons[x.pos[id]] })
+		}
+	}
 	var groups []DupGroup
 	var dnm []DoNotMerge
 	if only < 0 {
 		if err := load(nil); err != nil {
 			return nil, err
 		}
-		groups, dnm = analyseVault(x, cons, in.MinScore)
+		groups, dnm = analyseVault(x, cons, in.MinScore, loadContext)
 	} else {
 		cs := &candidates{pairs: map[uint64]uint16{}, only: only}
 		x.gather(cs)
@@ -2039,7 +2199,10 @@ func (s *Service) Duplicates(ctx context.Context, in DuplicatesInput, emb Embedd
 		if err := load(ids); err != nil {
 			return nil, err
 		}
-		groups, dnm = analyse(cs, cons, in.MinScore)
+		groups, dnm = analyse(cs, cons, in.MinScore, loadContext)
+	}
+	if ctxErr != nil {
+		return nil, ctxErr
 	}
 	if only >= 0 {
 		id := m.ids[only]

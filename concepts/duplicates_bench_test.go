@@ -71,7 +71,7 @@ func BenchmarkDuplicatesVault(b *testing.B) {
 			b.ResetTimer()
 			var groups []DupGroup
 			for b.Loop() {
-				groups, _ = analyseVault(x, cons, 0)
+				groups, _ = analyseVault(x, cons, 0, nil)
 			}
 			b.ReportMetric(float64(len(groups)), "groups")
 		})
@@ -88,7 +88,7 @@ func BenchmarkDuplicatesVault(b *testing.B) {
 		b.ResetTimer()
 		for b.Loop() {
 			x := buildDupIndex(m)
-			analyseVault(x, cons, 0)
+			analyseVault(x, cons, 0, nil)
 		}
 	})
 }
@@ -102,7 +102,7 @@ func BenchmarkDuplicatesConcept(b *testing.B) {
 		cs := &candidates{pairs: map[uint64]uint16{}, only: int32(i * 7919 % len(cons))}
 		x.gather(cs)
 		embeddingCandidates(cs, vectorsOf(cons), embedReview, x.lsh)
-		analyse(cs, cons, 0)
+		analyse(cs, cons, 0, nil)
 		i++
 	}
 }

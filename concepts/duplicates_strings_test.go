@@ -3,13 +3,18 @@ package concepts_test
 import (
 	"context"
 	"flag"
+	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"unicode"
 
+	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/internal/benchdata"
+	"github.com/noema-mem/noema/internal/noematest"
+	"github.com/noema-mem/noema/internal/treetest"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -21,6 +26,7 @@ import (
 // second author before any result on it was seen).
 var (
 	dupDistractors = flag.Int("dup-distractors", 1000, "distractor concepts added to each split by TestStringDuplicates (the documented figures use 5000)")
+	dupContext     = flag.Bool("dup-context", false, "TestStringDuplicates writes each name into notes beside other concepts of its topic (openContextEval) instead of a note of its own")
 	dupSource      = flag.String("dup-distractor-source", "generated", "where TestStringDuplicates' distractors come from: generated (random 1-3 word names from the sets' vocabulary) or vault (real names: FOLDOC's headwords and the other splits' names)")
 )
 
@@ -295,7 +301,12 @@ func TestStringDuplicates(t *testing.T) {
 			e, negs := stringSet(t, split)
 			labelled := len(e.names)
 			extra := distractorsFrom(t, e, *dupDistractors, *dupSource, split)
-			a := openEval(t, e.names[:labelled], extra...)
+			var a *app.App
+			if *dupContext {
+				a = openContextEval(t, e, labelled, negs, extra)
+			} else {
+				a = openEval(t, e.names[:labelled], extra...)
+			}
 			res, err := a.Concepts.Duplicates(context.Background(), concepts.DuplicatesInput{Limit: concepts.MaxDuplicateLimit}, a.Semantic)
 			if err != nil {
 				t.Fatal(err)
@@ -353,7 +364,7 @@ func TestStringDuplicates(t *testing.T) {
 				5000: {"clusters_a": {0.98, 0.84}, "clusters_b": {0.94, 0.74}, "clusters_c": {0.85, 0.70}},
 			}
 			floor, ok := floors[*dupDistractors][strings.TrimSuffix(split, ".tsv")]
-			if *dupSource != "generated" {
+			if *dupSource != "generated" || *dupContext {
 				ok = false
 			}
 			if ok && (all.precision() < floor[0] || all.recall() < floor[1]) {
@@ -361,4 +372,86 @@ func TestStringDuplicates(t *testing.T) {
 			}
 		})
 	}
+}
+
+// openContextEval writes a vault in which names are linked beside other
+// concepts, as notes are written, rather than each alone in a note of its
+// own (openEval). The model, seeded, the same for every split:
+//
+//   - a topic is 6 distractors drawn at random; each cluster of labelled
+//     names has one. Each labelled name is linked from 2 notes, each also
+//     linking 3 concepts of its cluster's topic and 1 distractor drawn
+//     from the whole vault (the names of one concept are written about the
+//     same things, not in the same notes);
+//   - the two sides of a hard negative are look-alikes of related things:
+//     when one side is a cluster of its own (a name listed only as a
+//     negative), its topic keeps 3 of the other side's and draws 3 more;
+//   - distractors are linked 4 to a note, at random: every concept has
+//     some context, and distractors in a topic also have the labelled
+//     names'.
+//
+// So context tells the names of one concept from a look-alike elsewhere
+// in the vault (a random expansion of an acronym, a word one letter away),
+// and only partly from a hard negative.
+func openContextEval(t testing.TB, e *evalSet, labelled int, negs [][2]string, extra []string) *app.App {
+	t.Helper()
+	if len(extra) < 8 {
+		t.Fatalf("context needs distractors; have %d", len(extra))
+	}
+	r := benchdata.NewSplitMix64(5)
+	draw := func() string { return extra[r.Below(uint64(len(extra)))] }
+	topic := map[int][]string{}
+	topicOf := func(c int) []string {
+		if tp, ok := topic[c]; ok {
+			return tp
+		}
+		tp := make([]string, 6)
+		for i := range tp {
+			tp[i] = draw()
+		}
+		topic[c] = tp
+		return tp
+	}
+	members := map[int]int{}
+	for _, n := range e.names[:labelled] {
+		members[e.cluster[vault.Key(n)]]++
+	}
+	for _, ng := range negs {
+		ca, cb := e.cluster[vault.Key(ng[0])], e.cluster[vault.Key(ng[1])]
+		if members[cb] > 1 && members[ca] == 1 {
+			ca, cb = cb, ca
+		}
+		if members[cb] == 1 {
+			if _, ok := topic[cb]; !ok {
+				tp := append(slices.Clone(topicOf(ca)[:3]), draw(), draw(), draw())
+				topic[cb] = tp
+			}
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "vault")
+	for i, n := range e.names[:labelled] {
+		tp := topicOf(e.cluster[vault.Key(n)])
+		for k := range 2 {
+			var b strings.Builder
+			b.WriteString(strings.Repeat("[["+n+"]] ", 1+i%3) + "\n")
+			for range 3 {
+				b.WriteString("- [[" + tp[r.Below(uint64(len(tp)))] + "]]\n")
+			}
+			b.WriteString("- [[" + draw() + "]]\n")
+			treetest.Write(t, dir, fmt.Sprintf("n/n%04d-%d.md", i, k), b.String())
+		}
+	}
+	order := slices.Clone(extra)
+	for i := len(order) - 1; i > 0; i-- {
+		j := int(r.Below(uint64(i + 1)))
+		order[i], order[j] = order[j], order[i]
+	}
+	for i := 0; i < len(order); i += 4 {
+		var b strings.Builder
+		for _, n := range order[i:min(i+4, len(order))] {
+			b.WriteString("- [[" + n + "]]\n")
+		}
+		treetest.Write(t, dir, fmt.Sprintf("n/x%04d.md", i), b.String())
+	}
+	return noematest.OpenSynced(t, dir, app.Options{})
 }

@@ -129,3 +129,31 @@ func (db *DB) ConceptsSharingNotes(ctx context.Context, id string, fn func(other
 	}
 	return nil
 }
+
+// ConceptContexts calls fn with each concept among ids and the keys linked
+// beside it (its context): the other link keys of the notes that link the
+// concept and link at most maxLinks keys in all (a note of many links
+// says little about any one of them). A concept that no such note links
+// gets fn with no keys.
+func (db *DB) ConceptContexts(ctx context.Context, ids []string, maxLinks int, fn func(id string, keys []string)) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	cond, args := idsFilter("k.concept_id", ids)
+	args = append(args, maxLinks)
+	got := map[string][]string{}
+	err := eachPair(ctx, db.rd(), `SELECT k.concept_id, l2.key FROM concept_keys k JOIN links l ON l.key = k.key
+		JOIN links l2 ON l2.note_id = l.note_id AND l2.key <> l.key
+		WHERE `+cond+` AND (SELECT COUNT(*) FROM links c WHERE c.note_id = l.note_id) <= ?`, args, func(id, key string) {
+		got[id] = append(got[id], key)
+	})
+	if err != nil {
+		return fmt.Errorf("read concept contexts: %w", err)
+	}
+	for _, id := range ids {
+		keys := got[id]
+		slices.Sort(keys)
+		fn(id, slices.Compact(keys))
+	}
+	return nil
+}
