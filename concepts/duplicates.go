@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -130,6 +131,9 @@ type DupPair struct {
 	Verdict string `json:"verdict"`
 	// Names are the two names (label or alias) that matched best.
 	Names [2]string `json:"names"`
+	// wantsContext: a judgement that needs the concepts' contexts was
+	// dropped because they were not loaded.
+	wantsContext bool
 }
 
 // MergeSuggestion is ready to pass to merge_concepts.
@@ -640,7 +644,11 @@ func (x *dupIndex) gather(cs *candidates) {
 			if w == "" {
 				continue
 			}
-			switch l := x.initials[w]; {
+			l := x.initials[w]
+			if len(l) == 0 {
+				l = x.innerInitials(w)
+			}
+			switch {
 			case len(l) == 1:
 				cs.add(int32(i), l[0], chAcronym)
 			case len(l) <= bucketCap:
@@ -1083,6 +1091,10 @@ type judgement struct {
 	veto     string // do-not-merge reason
 	names    [2]string
 	folded   bool
+	// weak marks a verdict that stands only when the two concepts are
+	// linked beside the same things (a clipped word the vault's other
+	// names also start with, or of three letters).
+	weak bool
 }
 
 // compareNames judges two names of different concepts; vocab, when not
@@ -1119,13 +1131,14 @@ func compareNames(a, b *nameInfo, vocab map[string][]int32) judgement {
 		j.evidence = append(j.evidence, foldDetails(a, b)...)
 		return j
 	}
-	if r := opposite(a.content, b.content); r != "" {
-		j.veto = r
-		return j
-	}
 	if a.compact == b.compact || a.full == b.full {
+		// Before the opposites: "multi tenant" is "multitenant", spaced.
 		j.score, j.verdict = 0.98, VerdictMerge
 		j.evidence = append(j.evidence, "spacing")
+		return j
+	}
+	if r := opposite(a.content, b.content); r != "" {
+		j.veto = r
 		return j
 	}
 	if d, ok := typo(a, b, vocab); ok {
@@ -1174,16 +1187,18 @@ func compareNames(a, b *nameInfo, vocab map[string][]int32) judgement {
 	if len(a.content) == len(b.content) {
 		diff := -1
 		n := 0
-		abbr := true
+		abbr, weak := true, false
 		for i := range a.content {
 			if a.content[i] != b.content[i] {
 				diff, n = i, n+1
-				abbr = abbr && shortens(a.content[i], b.content[i], len(a.content) == 1, a, b, vocab)
+				ok, w := shortens(a.content[i], b.content[i], len(a.content) == 1, a, b, vocab)
+				abbr, weak = abbr && ok, weak || w
 			}
 		}
 		if n >= 1 && abbr {
 			j.score, j.verdict = 0.85, VerdictReview
 			j.evidence = append(j.evidence, "abbreviation")
+			j.weak = weak
 			return j
 		}
 		if n == 1 {
@@ -1399,7 +1414,9 @@ func transposed(a, b []rune) bool {
 // acronymOf reports whether short, written as an acronym, is one word
 // made of the initials of long's content words, of all its words ("DoS":
 // denial of service) or of its parts ("JSON": JavaScript Object
-// Notation).
+// Notation), or of those initials and letters from inside the words, in
+// order ("DNA": deoxyribonucleic acid, "HTTP": hypertext transfer
+// protocol).
 func acronymOf(short, long *nameInfo) bool {
 	w := acronymWord(short)
 	if w == "" || len(long.all) < 2 && len(long.parts) < 2 {
@@ -1407,18 +1424,92 @@ func acronymOf(short, long *nameInfo) bool {
 	}
 	rw := []rune(w)
 	for _, ws := range acronymSources(long) {
-		if len(ws) != len(rw) {
-			continue
-		}
-		ok := true
-		for i, x := range ws {
-			ok = ok && []rune(x)[0] == rw[i]
-		}
-		if ok {
+		if len(ws) == len(rw) {
+			ok := true
+			for i, x := range ws {
+				ok = ok && []rune(x)[0] == rw[i]
+			}
+			if ok {
+				return true
+			}
+		} else if innerAcronym(rw, ws) {
 			return true
 		}
 	}
 	return false
+}
+
+// innerAcronym reports whether the acronym a (3-6 letters) is the initials
+// of ws (2 words or more, fewer than its letters) with a letter from
+// inside long compound words: one letter at most from each word of 9
+// letters or more, 3 letters or more from both its ends ("DNA":
+// deoxyribo-nucleic acid, "HTTP": hyper-text transfer protocol), two at
+// most. Shorter words are not compounds: "Apache Kafka" is not ACK,
+// "graph database" not GDB.
+func innerAcronym(a []rune, ws []string) bool {
+	if len(a) < 3 || len(a) > 6 || len(ws) < 2 || len(ws) >= len(a) || len(a)-len(ws) > 2 {
+		return false
+	}
+	var split func(a []rune, ws []string) bool
+	split = func(a []rune, ws []string) bool {
+		if len(ws) == 0 {
+			return len(a) == 0
+		}
+		w := []rune(ws[0])
+		if len(a) == 0 || a[0] != w[0] {
+			return false
+		}
+		if split(a[1:], ws[1:]) {
+			return true
+		}
+		if len(w) < 9 || len(a) < 2 {
+			return false
+		}
+		for i := 3; i <= len(w)-3; i++ {
+			if w[i] == a[1] && split(a[2:], ws[1:]) {
+				return true
+			}
+		}
+		return false
+	}
+	return split(a, ws)
+}
+
+// innerInitials returns the concepts with a name whose acronym sources
+// spell the acronym w by innerAcronym: the names with initials that are w
+// without some inner letters (w's first letter kept), checked letter by
+// letter.
+func (x *dupIndex) innerInitials(w string) []int32 {
+	a := []rune(w)
+	if len(a) < 3 || len(a) > 6 {
+		return nil
+	}
+	var out []int32
+	// Every subset of a's letters after the first, of 1 to len(a)-2
+	// letters, with the first: the initials of 2 to len(a)-1 words.
+	for mask := 1; mask < 1<<(len(a)-1); mask++ {
+		n := bits.OnesCount(uint(mask))
+		if n+1 >= len(a) {
+			continue
+		}
+		key := []rune{a[0]}
+		for i := 1; i < len(a); i++ {
+			if mask&(1<<(i-1)) != 0 {
+				key = append(key, a[i])
+			}
+		}
+		for _, c := range x.initials[string(key)] {
+			if slices.Contains(out, c) {
+				continue
+			}
+			if slices.ContainsFunc(x.names[c], func(n nameInfo) bool {
+				return slices.ContainsFunc(acronymSources(&n), func(ws []string) bool { return innerAcronym(a, ws) })
+			}) {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // subsequence reports whether x's runes appear in y in order.
@@ -1438,30 +1529,36 @@ func subsequence(x, y []rune) bool {
 // form of the other. For one-word names (single) the short form must be
 // 3+ letters, at most 0.6 of the long one, and not the first part of a
 // compound ("Java"/"JavaScript").
-func shortens(x, y string, single bool, a, b *nameInfo, vocab map[string][]int32) bool {
+func shortens(x, y string, single bool, a, b *nameInfo, vocab map[string][]int32) (ok, weak bool) {
 	if len(x) > len(y) {
 		x, y = y, x
 		a, b = b, a
 	}
 	rx, ry := []rune(x), []rune(y)
 	if len(rx) < 2 || len(ry) < len(rx)+2 || rx[0] != ry[0] || a.acro {
-		return false
+		return false, false
 	}
-	if single && (len(rx) < 4 || len(ry) < 9 || 2*len(rx) > len(ry) || len(b.parts) > 1 || a.upper != b.upper) {
-		// A short word is as often a word of its own ("data"/"database"),
-		// and a proper name is not a clip of a common noun ("Intel"/
+	if single && (len(rx) < 3 || len(ry) < 6 || 2*len(rx) > len(ry)+1 || len(b.parts) > 1 || a.upper != b.upper) {
+		// A proper name is not a clip of a common noun ("Intel"/
 		// "intelligence").
-		return false
+		return false, false
 	}
+	// A short word is as often a word of its own ("data"/"database"):
+	// a one-word clip under 4 letters or of a word under 9 stands only
+	// with context ("doc"/"document", "func"/"function").
+	weak = single && (len(rx) < 4 || len(ry) < 9 || 2*len(rx) > len(ry))
 	if strings.HasPrefix(y, x) {
 		// A clip, not a word and its suffix ("north"/"northern",
-		// "token"/"tokenization"), nor a word the vault uses in three
-		// names or more ("gene"/"generative").
-		return len(rx) >= 3 && !derivationSuffixes[y[len(x):]] && len(vocab[x]) < 3
+		// "token"/"tokenization"); a word the vault uses in three names
+		// or more ("gene"/"generative") only with context.
+		if len(rx) < 3 || derivationSuffixes[y[len(x):]] {
+			return false, false
+		}
+		return true, weak || len(vocab[x]) >= 3
 	}
 	// A contraction keeps the first and last letters: only the standard
 	// ones, since a short word is usually a word ("set"/"sentiment").
-	return contractions[x] && rx[len(rx)-1] == ry[len(ry)-1] && subsequence(rx, ry)
+	return contractions[x] && rx[len(rx)-1] == ry[len(ry)-1] && subsequence(rx, ry), weak
 }
 
 // numeronym reports whether a is a numeronym of b's one word ("k8s" /
@@ -1595,6 +1692,15 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64) (DupPair, *DoNotMerge, 
 	bestFuzzy := 0.0
 	ctxShared, ctxKnown := contextShared(a, b)
 	picked := false // an acronym of several concepts, this one picked by context
+	wants := false  // a judgement dropped for want of loaded contexts
+	supported := func() bool {
+		if ctxKnown && ctxShared >= contextSupport {
+			picked = true
+			return true
+		}
+		wants = wants || !a.hasContext || !b.hasContext
+		return false
+	}
 	for i := range a.names {
 		for k := range b.names {
 			j := compareNames(&a.names[i], &b.names[k], a.vocab)
@@ -1603,11 +1709,12 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64) (DupPair, *DoNotMerge, 
 				// concept (the acronym channel), not when another
 				// channel met a second expansion, unless the two are
 				// linked beside the same things.
-				if ch&chAcronymOfSeveral != 0 && ctxKnown && ctxShared >= contextSupport {
-					picked = true
-				} else {
+				if ch&chAcronymOfSeveral == 0 || !supported() {
 					j.verdict = ""
 				}
+			}
+			if j.weak && j.verdict != "" && !supported() {
+				j.verdict = ""
 			}
 			bestFuzzy = math.Max(bestFuzzy, j.fuzzy)
 			if j.verdict != "" && (best.verdict == "" || j.score > best.score) {
@@ -1652,7 +1759,7 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64) (DupPair, *DoNotMerge, 
 		p.Score, p.Verdict = 0.6, VerdictReview
 		p.Names = [2]string{a.label, b.label}
 	default:
-		return DupPair{}, nil, false
+		return DupPair{wantsContext: wants}, nil, false
 	}
 	if sim != nil && *sim >= 0.85 {
 		p.Evidence = append(p.Evidence, "embedding")
@@ -1660,7 +1767,7 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64) (DupPair, *DoNotMerge, 
 	if shared > 0 {
 		p.Evidence = append(p.Evidence, "shared_neighbors")
 	}
-	if picked && best.verdict != "" && slices.Contains(best.evidence, "acronym") {
+	if picked && best.verdict != "" && (best.weak || slices.Contains(best.evidence, "acronym")) {
 		p.Evidence = append(p.Evidence, "shared_context")
 	}
 	if p.Verdict == VerdictReview && shared >= 2 && p.Score >= 0.75 {
@@ -1715,9 +1822,10 @@ func contextShared(a, b *dupConcept) (shared int, known bool) {
 }
 
 // needsContext reports whether a pair's judgement could change with the
-// two concepts' contexts: an acronym of several concepts, or a review.
+// two concepts' contexts: a review, or a judgement dropped for want of
+// them (an acronym of several concepts, a weak clip).
 func needsContext(ch uint16, p DupPair) bool {
-	return ch&chAcronymOfSeveral != 0 || p.Verdict == VerdictReview
+	return p.wantsContext || p.Verdict == VerdictReview
 }
 
 func countShared(a, b []int64) int {

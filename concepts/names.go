@@ -154,6 +154,8 @@ var irregularPlurals = map[string]string{
 	"women": "woman", "geese": "goose", "feet": "foot", "teeth": "tooth", "appendices": "appendix",
 	"schemata": "schema", "corpora": "corpus", "leaves": "leaf", "lives": "life", "halves": "half",
 	"knives": "knife", "wolves": "wolf", "selves": "self",
+	"radii": "radius", "nuclei": "nucleus", "stimuli": "stimulus", "fungi": "fungus", "cacti": "cactus",
+	"syllabi": "syllabus", "alumni": "alumnus", "foci": "focus", "loci": "locus",
 }
 
 // keepS are words that end in s without being plurals.

@@ -38,6 +38,10 @@ func TestCompareNamesShapes(t *testing.T) {
 		{"bus", "buses", "folded_key"},
 		{"virus", "viruses", "folded_key"},
 		{"log in", "login", "spacing"},
+		{"multi-tenant", "multitenant", "spacing"},
+		{"DNA", "deoxyribonucleic acid", "acronym"},
+		{"HTTP", "hypertext transfer protocol", "acronym"},
+		{"radius", "radii", "singular_plural"},
 		{"A/B testing", "AB testing", "folded_key"},
 		{"U.S.A.", "USA", "folded_key"},
 		{"Node.js", "NodeJS", "spacing"},
@@ -57,12 +61,18 @@ func TestCompareNamesShapes(t *testing.T) {
 		{"Git", "Gödel's incompleteness theorems", ""},
 		{"binary search", "binary search tree", ""},
 		{"neural network", "recurrent neural network", ""},
+		{"doc", "document", ""},
+		{"ACK", "Apache Kafka", ""},
+		{"GDB", "graph database", ""},
+		{"func", "function", ""},
 	} {
 		a, b := analyseName(c.a), analyseName(c.b)
 		for _, ab := range [][2]*nameInfo{{&a, &b}, {&b, &a}} {
 			j := compareNames(ab[0], ab[1], vocab)
 			if c.evidence == "" {
-				if j.verdict != "" {
+				// A weak verdict stands only with context (judgeSim);
+				// these names have none.
+				if j.verdict != "" && !j.weak {
 					t.Errorf("%q / %q: %s %v, want no duplicate", ab[0].text, ab[1].text, j.verdict, j.evidence)
 				}
 				continue
