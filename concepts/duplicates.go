@@ -1155,9 +1155,12 @@ func compareNames(a, b *nameInfo, vocab map[string][]int32) judgement {
 	if len(short.content) > len(long.content) {
 		short, long = long, short
 	}
-	if acronymOf(short, long) {
+	if ok, inner := acronymOf(short, long); ok {
 		j.score, j.verdict = 0.8, VerdictReview
 		j.evidence = append(j.evidence, "acronym")
+		// Letters from inside words are a looser fit ("CSS" / "constraint
+		// satisfaction"): with context only.
+		j.weak = inner
 		return j
 	}
 	if len(short.content) < len(long.content) && qualifiedBy(short, long) {
@@ -1416,11 +1419,11 @@ func transposed(a, b []rune) bool {
 // denial of service) or of its parts ("JSON": JavaScript Object
 // Notation), or of those initials and letters from inside the words, in
 // order ("DNA": deoxyribonucleic acid, "HTTP": hypertext transfer
-// protocol).
-func acronymOf(short, long *nameInfo) bool {
+// protocol; inner).
+func acronymOf(short, long *nameInfo) (ok, inner bool) {
 	w := acronymWord(short)
 	if w == "" || len(long.all) < 2 && len(long.parts) < 2 {
-		return false
+		return false, false
 	}
 	rw := []rune(w)
 	for _, ws := range acronymSources(long) {
@@ -1430,13 +1433,13 @@ func acronymOf(short, long *nameInfo) bool {
 				ok = ok && []rune(x)[0] == rw[i]
 			}
 			if ok {
-				return true
+				return true, false
 			}
 		} else if innerAcronym(rw, ws) {
-			return true
+			inner = true
 		}
 	}
-	return false
+	return inner, inner
 }
 
 // innerAcronym reports whether the acronym a (3-6 letters) is the initials

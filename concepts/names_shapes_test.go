@@ -39,8 +39,6 @@ func TestCompareNamesShapes(t *testing.T) {
 		{"virus", "viruses", "folded_key"},
 		{"log in", "login", "spacing"},
 		{"multi-tenant", "multitenant", "spacing"},
-		{"DNA", "deoxyribonucleic acid", "acronym"},
-		{"HTTP", "hypertext transfer protocol", "acronym"},
 		{"radius", "radii", "singular_plural"},
 		{"A/B testing", "AB testing", "folded_key"},
 		{"U.S.A.", "USA", "folded_key"},
@@ -63,6 +61,7 @@ func TestCompareNamesShapes(t *testing.T) {
 		{"neural network", "recurrent neural network", ""},
 		{"doc", "document", ""},
 		{"ACK", "Apache Kafka", ""},
+		{"CSS", "constraint satisfaction", ""},
 		{"GDB", "graph database", ""},
 		{"func", "function", ""},
 	} {
@@ -161,6 +160,27 @@ func TestNewChannelsFindShapes(t *testing.T) {
 		x.gather(one)
 		if one.pairs[pairKey(int32(i), int32(i+1))] == 0 {
 			t.Errorf("%q / %q not a candidate of %q alone", names[i], names[i+1], names[i])
+		}
+	}
+}
+
+// TestWeakShapes: judgements that stand only with context (judgeSim):
+// acronyms with letters from inside compound words, short clips.
+func TestWeakShapes(t *testing.T) {
+	for _, c := range []struct{ a, b, evidence string }{
+		{"DNA", "deoxyribonucleic acid", "acronym"},
+		{"HTTP", "hypertext transfer protocol", "acronym"},
+		{"RNA", "ribonucleic acid", "acronym"},
+		{"doc", "document", "abbreviation"},
+		{"func", "function", "abbreviation"},
+		{"env", "environment", "abbreviation"},
+	} {
+		a, b := analyseName(c.a), analyseName(c.b)
+		for _, ab := range [][2]*nameInfo{{&a, &b}, {&b, &a}} {
+			j := compareNames(ab[0], ab[1], nil)
+			if j.verdict == "" || !j.weak || !slices.Contains(j.evidence, c.evidence) {
+				t.Errorf("%q / %q: verdict %q weak %v evidence %v, want a weak %s", ab[0].text, ab[1].text, j.verdict, j.weak, j.evidence, c.evidence)
+			}
 		}
 	}
 }
