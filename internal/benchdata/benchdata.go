@@ -49,17 +49,7 @@ type Data struct {
 // Generate builds the data; it takes a few tens of milliseconds, so callers
 // that need it repeatedly should keep the result.
 func Generate() Data {
-	r := NewSplitMix64(42)
-	vocab := make([]string, VocabSize)
-	var b strings.Builder
-	for i := range vocab {
-		l := 3 + r.Below(8)
-		b.Reset()
-		for range l {
-			b.WriteByte(byte('a' + r.Below(26)))
-		}
-		vocab[i] = b.String()
-	}
+	r, vocab := vocabulary()
 	labels := make([]string, LabelCount)
 	for i := range labels {
 		labels[i] = label(r, vocab)
@@ -111,4 +101,34 @@ func label(r *SplitMix64, vocab []string) string {
 		}
 	}
 	return b.String()
+}
+
+// Labels returns n labels: Generate's LabelCount labels first (when n is
+// at least that many), then more drawn from the same stream, for
+// benchmarks beyond 100,000 concepts (cmd/noema's BenchmarkScale draws a
+// million).
+func Labels(n int) []string {
+	r, vocab := vocabulary()
+	labels := make([]string, n)
+	for i := range labels {
+		labels[i] = label(r, vocab)
+	}
+	return labels
+}
+
+// vocabulary draws the vocabulary from the seeded stream and returns the
+// stream where the labels start.
+func vocabulary() (*SplitMix64, []string) {
+	r := NewSplitMix64(42)
+	vocab := make([]string, VocabSize)
+	var b strings.Builder
+	for i := range vocab {
+		l := 3 + r.Below(8)
+		b.Reset()
+		for range l {
+			b.WriteByte(byte('a' + r.Below(26)))
+		}
+		vocab[i] = b.String()
+	}
+	return r, vocab
 }

@@ -3,6 +3,7 @@ package benchdata
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -37,5 +38,22 @@ func TestHashes(t *testing.T) {
 		if d.Queries[i] != want {
 			t.Errorf("queries[%d] = %q, want %q", i, d.Queries[i], want)
 		}
+	}
+}
+
+// TestLabelsExtendGenerate checks that Labels starts with Generate's labels
+// and goes on drawing new ones.
+func TestLabelsExtendGenerate(t *testing.T) {
+	d := Generate()
+	more := Labels(LabelCount + 1000)
+	if !slices.Equal(more[:LabelCount], d.Labels) {
+		t.Fatal("Labels(n)[:LabelCount] differs from Generate().Labels")
+	}
+	seen := map[string]bool{}
+	for _, l := range more[LabelCount:] {
+		seen[l] = true
+	}
+	if len(seen) < 990 {
+		t.Errorf("the 1,000 labels after Generate's have %d distinct values", len(seen))
 	}
 }

@@ -1,0 +1,403 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/noema-mem/noema/internal/benchdata"
+	"github.com/noema-mem/noema/internal/corpus"
+)
+
+var (
+	scaleFlag = flag.String("scale", "", "run BenchmarkScale at these comma-separated sizes: 10k, 30k, 100k (generated notes) or 100k-concepts, 1m-concepts (label vaults)")
+	scaleDir  = flag.String("scale-cache", filepath.Join(os.TempDir(), "noema-scale"), "BenchmarkScale keeps its generated vaults here and copies them for every run")
+	scaleOps  = flag.Int("scale-ops", 20, "BenchmarkScale: writes, edits and build_context rounds measured at each size")
+)
+
+// scaleMode is one size BenchmarkScale runs at.
+type scaleMode struct {
+	name     string
+	notes    int // generated notes (corpus); 0 for a label vault
+	concepts int // labels of a label vault (100 links a note)
+}
+
+var scaleModes = map[string]scaleMode{
+	"10k":           {name: "10k notes", notes: 10000},
+	"30k":           {name: "30k notes", notes: 30000},
+	"100k":          {name: "100k notes", notes: 100000},
+	"100k-concepts": {name: "100k concepts", concepts: 100000},
+	"1m-concepts":   {name: "1M concepts", concepts: 1000000},
+}
+
+// scaleRow is one row of issue 21's table: its name and its target.
+type scaleRow struct{ key, name, target string }
+
+var scaleRows = []scaleRow{
+	{"write", "write_note p50 (1.5 KB, 8 links, one to the hub)", "≤ 15 ms at 10k and 100k notes"},
+	{"edit", "edit_note append p50 (a hub link)", "≤ 15 ms at 10k and 100k notes"},
+	{"context", "build_context right after a write, p50 / max", "≤ 50 ms at 100k notes"},
+	{"search", "first hybrid search after start", "≤ 1 s at 100k notes"},
+	{"rss", "server RSS idle → after first search", "≤ 1 GB at 100k notes, ≤ 3 GB at 1M concepts"},
+	{"peak", "server peak RSS (VmHWM, whole run)", "≤ 1 GB at 100k notes, ≤ 3 GB at 1M concepts"},
+	{"start", "serve: start to first answer", "≤ 5 s at 1M concepts"},
+	{"cold", "cold sync: wall, peak RSS", "≤ 30 s at 100k notes"},
+	{"embed", "sync --embed: wall, peak RSS", "peak ≤ 2 GB at 1M concepts"},
+	{"noop", "no-op re-sync", "≤ 0.3 s at 100k notes"},
+	{"find", "find_concepts p50 (typos)", "≤ 50 ms at 1M concepts"},
+}
+
+// BenchmarkScale measures issue 21's table with the real binary at each
+// size named by -scale: sync (cold, no-op, --embed) as processes of their
+// own (wall time and peak RSS from getrusage), then `noema serve` and, over
+// MCP (streamable HTTP, the SDK client), the time from its start to the
+// first answer, the first hybrid search, find_concepts, write_note,
+// edit_note and build_context right after a write, with the server's
+// resident memory read from its /proc status (VmRSS, and VmHWM, its peak).
+// It prints the rows beside their targets, one column a size; the targets
+// are checked by reading, not asserted (a loaded machine moves them).
+// Vaults are generated once into -scale-cache and copied for every run:
+//
+//	go test -run '^$' -bench Scale -benchtime 1x -timeout 2h ./cmd/noema/ -scale=10k,100k
+//	go test -run '^$' -bench Scale -benchtime 1x -timeout 2h ./cmd/noema/ -scale=1m-concepts
+//
+// 10k notes take about a minute; the first 100k run generates its vault
+// (a few minutes) and syncs it three times.
+func BenchmarkScale(b *testing.B) {
+	if *scaleFlag == "" {
+		b.Skip("run with -scale=10k|30k|100k|100k-concepts|1m-concepts (comma-separated)")
+	}
+	var names []string
+	results := map[string]map[string]string{}
+	for _, key := range strings.Split(*scaleFlag, ",") {
+		mode, ok := scaleModes[key]
+		if !ok {
+			b.Fatalf("-scale: unknown size %q", key)
+		}
+		names = append(names, mode.name)
+		b.Run(key, func(b *testing.B) {
+			results[mode.name] = runScale(b, mode)
+		})
+	}
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "\n| | %s | target |\n|---|", strings.Join(names, " | "))
+	sb.WriteString(strings.Repeat("---|", len(names)+1) + "\n")
+	for _, r := range scaleRows {
+		fmt.Fprintf(&sb, "| %s |", r.name)
+		for _, n := range names {
+			v := results[n][r.key]
+			if v == "" {
+				v = "–"
+			}
+			fmt.Fprintf(&sb, " %s |", v)
+		}
+		fmt.Fprintf(&sb, " %s |\n", r.target)
+	}
+	fmt.Print(sb.String())
+}
+
+// scaleVault is a generated vault and what the benchmark needs of it.
+type scaleVault struct {
+	Hub     string   `json:"hub"`     // the most linked concept
+	Others  []string `json:"others"`  // other concepts, most linked first
+	Queries []string `json:"queries"` // find_concepts queries (misspelt labels)
+	Notes   []string `json:"notes"`   // paths of existing notes to edit
+}
+
+// cachedVault generates the vault of mode into -scale-cache once (a
+// "ready.json" file marks it complete) and returns its folder.
+func cachedVault(b *testing.B, mode scaleMode) (string, scaleVault) {
+	key := fmt.Sprintf("notes-%d", mode.notes)
+	if mode.notes == 0 {
+		key = fmt.Sprintf("labels-%d", mode.concepts)
+	}
+	dir := filepath.Join(*scaleDir, key)
+	ready := filepath.Join(dir, "ready.json")
+	var sv scaleVault
+	if data, err := os.ReadFile(ready); err == nil {
+		if err := json.Unmarshal(data, &sv); err != nil {
+			b.Fatal(err)
+		}
+		return filepath.Join(dir, "vault"), sv
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		b.Fatal(err)
+	}
+	vault := filepath.Join(dir, "vault")
+	t0 := time.Now()
+	if mode.notes > 0 {
+		m, err := corpus.Generate(context.Background(), vault, corpus.Options{Seed: 42, Notes: mode.notes})
+		if err != nil {
+			b.Fatal(err)
+		}
+		sv.Hub = m.Concepts[0].Label
+		for _, c := range m.Concepts[1:min(len(m.Concepts), 400)] {
+			sv.Others = append(sv.Others, c.Label)
+		}
+		for i := 0; len(sv.Queries) < 50; i += 7 {
+			l := m.Concepts[i%len(m.Concepts)].Label
+			// A typo: one letter dropped from the middle.
+			p := len(l) / 2
+			sv.Queries = append(sv.Queries, l[:p]+l[p+1:])
+		}
+		for i := 0; len(sv.Notes) < 200; i += len(m.Notes) / 200 {
+			sv.Notes = append(sv.Notes, m.Notes[i].Path)
+		}
+	} else {
+		labels := benchdata.Labels(mode.concepts)
+		if err := benchdata.WriteVault(vault, labels, 100); err != nil {
+			b.Fatal(err)
+		}
+		sv.Hub = labels[0]
+		sv.Others = slices.Clone(labels[1:400])
+		sv.Queries = benchdata.Generate().Queries
+		for i := 0; len(sv.Notes) < 200; i += mode.concepts / 100 / 200 {
+			sv.Notes = append(sv.Notes, fmt.Sprintf("n%06d.md", i*100))
+		}
+	}
+	data, err := json.Marshal(sv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(ready, data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("generated %s in %v", vault, time.Since(t0).Round(time.Second))
+	return vault, sv
+}
+
+// copyTree copies the files under src (not .noema) to dst.
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(src, p)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == ".noema" {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(dst, rel)
+		if err := os.WriteFile(out, data, 0o644); err != nil {
+			return err
+		}
+		return os.Chtimes(out, info.ModTime(), info.ModTime())
+	})
+}
+
+// runScale measures every row at one size and returns the cells by row key.
+func runScale(b *testing.B, mode scaleMode) map[string]string {
+	src, sv := cachedVault(b, mode)
+	vault := filepath.Join(b.TempDir(), "vault")
+	if err := copyTree(src, vault); err != nil {
+		b.Fatal(err)
+	}
+	debug.FreeOSMemory()
+	cells := map[string]string{}
+	mb := func(bytes int64) string { return fmt.Sprintf("%.0f MB", float64(bytes)/1e6) }
+
+	cold := measureScale(b, vault, "sync")
+	cells["cold"] = fmt.Sprintf("%.1f s, %s", cold.wall.Seconds(), mb(cold.maxRSS))
+	b.ReportMetric(cold.wall.Seconds(), "cold-sync-s")
+	noop := measureScale(b, vault, "sync")
+	cells["noop"] = fmt.Sprintf("%.2f s", noop.wall.Seconds())
+	b.ReportMetric(noop.wall.Seconds(), "noop-sync-s")
+	embed := measureScale(b, vault, "sync", "--embed")
+	cells["embed"] = fmt.Sprintf("%.1f s, %s", embed.wall.Seconds(), mb(embed.maxRSS))
+	b.ReportMetric(float64(embed.maxRSS)/1e6, "embed-peak-MB")
+
+	ctx := context.Background()
+	start := time.Now()
+	url, pid := startServe(b, vault)
+	var cs *mcp.ClientSession
+	for {
+		var err error
+		cs, err = mcp.NewClient(&mcp.Implementation{Name: "scale", Version: "v0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+		if err == nil {
+			break
+		}
+		if time.Since(start) > 5*time.Minute {
+			b.Fatalf("the server did not answer within 5 minutes: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	defer cs.Close()
+	call := func(name string, args map[string]any) time.Duration {
+		t0 := time.Now()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		d := time.Since(t0)
+		if err != nil {
+			b.Fatalf("%s: %v", name, err)
+		}
+		if res.IsError {
+			b.Fatalf("%s %v: %s", name, args, res.Content[0].(*mcp.TextContent).Text)
+		}
+		return d
+	}
+	call("find_concepts", map[string]any{"query": sv.Queries[0], "limit": 20})
+	first := time.Since(start)
+	cells["start"] = fmt.Sprintf("%.2f s", first.Seconds())
+	b.ReportMetric(first.Seconds(), "first-answer-s")
+	idle := procStatus(pid, "VmRSS")
+	search := call("search_notes", map[string]any{"query": sv.Others[3] + " " + sv.Others[10]})
+	cells["search"] = fmt.Sprintf("%.2f s", search.Seconds())
+	b.ReportMetric(search.Seconds(), "first-search-s")
+	after := procStatus(pid, "VmRSS")
+	cells["rss"] = mb(idle) + " → " + mb(after)
+	b.ReportMetric(float64(after)/1e6, "rss-after-search-MB")
+
+	var find []time.Duration
+	for i := range 50 {
+		find = append(find, call("find_concepts", map[string]any{"query": sv.Queries[i%len(sv.Queries)], "limit": 20}))
+	}
+	cells["find"] = fmt.Sprintf("%.1f ms", msOf(p50(find)))
+	b.ReportMetric(msOf(p50(find)), "find-p50-ms")
+
+	n := *scaleOps
+	note := func(i int) string {
+		var sb strings.Builder
+		links := []string{sv.Hub}
+		for k := range 7 {
+			links = append(links, sv.Others[(i*7+k*13)%len(sv.Others)])
+		}
+		fmt.Fprintf(&sb, "A note written by the scale benchmark, number %d.\n\n", i)
+		for k := 0; sb.Len() < 1500; k++ {
+			fmt.Fprintf(&sb, "Paragraph %d goes over the matter once more, with plain words about what was done and why it mattered then. ", k)
+			if k < len(links) {
+				fmt.Fprintf(&sb, "It names [[%s]]. ", links[k])
+			}
+			if k%3 == 2 {
+				sb.WriteString("\n\n")
+			}
+		}
+		for k := 0; k < len(links); k++ { // every link, however long the text ran
+			if !strings.Contains(sb.String(), "[["+links[k]+"]]") {
+				fmt.Fprintf(&sb, "\nSee [[%s]].", links[k])
+			}
+		}
+		return sb.String()
+	}
+	var writes, edits, contexts []time.Duration
+	for i := range n {
+		writes = append(writes, call("write_note", map[string]any{"title": fmt.Sprintf("Scale write %d", i), "content": note(i), "folder": "scale"}))
+	}
+	for i := range n {
+		edits = append(edits, call("edit_note", map[string]any{"uri": sv.Notes[i%len(sv.Notes)], "op": "append",
+			"content": fmt.Sprintf("\nAppended %d: more about [[%s]].\n", i, sv.Hub)}))
+	}
+	for i := range n {
+		call("write_note", map[string]any{"title": fmt.Sprintf("Scale context %d", i), "content": note(n + i), "folder": "scale"})
+		contexts = append(contexts, call("build_context", map[string]any{"concept": sv.Others[(i*7)%len(sv.Others)]}))
+	}
+	cells["write"] = fmt.Sprintf("%.1f ms", msOf(p50(writes)))
+	cells["edit"] = fmt.Sprintf("%.1f ms", msOf(p50(edits)))
+	cells["context"] = fmt.Sprintf("%.1f / %.1f ms", msOf(p50(contexts)), msOf(slices.Max(contexts)))
+	b.ReportMetric(msOf(p50(writes)), "write-p50-ms")
+	b.ReportMetric(msOf(p50(edits)), "edit-p50-ms")
+	b.ReportMetric(msOf(p50(contexts)), "context-after-write-p50-ms")
+	peak := procStatus(pid, "VmHWM")
+	cells["peak"] = mb(peak)
+	b.ReportMetric(float64(peak)/1e6, "server-peak-MB")
+	for _, r := range scaleRows {
+		b.Logf("%-50s %-24s %s", r.name, cells[r.key], r.target)
+	}
+	return cells
+}
+
+// measureScale is measure without this process's memory in the child's
+// peak: the manifest and labels are dropped before it runs.
+func measureScale(b *testing.B, vault string, args ...string) boundsRun {
+	debug.FreeOSMemory()
+	cmd := exec.Command(binary, append([]string{"--vault", vault}, args...)...)
+	var errb strings.Builder
+	cmd.Stdout, cmd.Stderr = io.Discard, &errb
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		b.Fatalf("noema %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+	}
+	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		b.Skip("no rusage on this platform")
+	}
+	return boundsRun{maxRSS: int64(ru.Maxrss) * 1024, wall: wall}
+}
+
+// startServe runs `noema serve` on a loopback port and returns its MCP URL
+// and process id; it is stopped when the benchmark ends.
+func startServe(b *testing.B, vault string) (string, int) {
+	cmd := exec.Command(binary, "--vault", vault, "serve", "--addr", "127.0.0.1:0")
+	errs, err := cmd.StderrPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
+	sc := bufio.NewScanner(errs)
+	for sc.Scan() {
+		line := sc.Text()
+		if i := strings.Index(line, " over MCP at "); i >= 0 {
+			go io.Copy(io.Discard, errs)
+			url, _, _ := strings.Cut(line[i+len(" over MCP at "):], " ")
+			return url, cmd.Process.Pid
+		}
+	}
+	b.Fatalf("noema serve ended before it served: %v", errors.Join(sc.Err(), cmd.Wait()))
+	return "", 0
+}
+
+// procStatus is the field (VmRSS, VmHWM) of process pid's status, in bytes.
+func procStatus(pid int, field string) int64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+func p50(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
