@@ -29,22 +29,18 @@ func (s *Service) RefreshChunks(ctx context.Context) error {
 	}
 	if len(todo) == 0 {
 		s.mu.RLock()
-		counted := s.progress.Chunks > 0 || s.progress.ChunksEmbedded > 0
+		done := !s.progress.UpdatedAt.IsZero()
 		s.mu.RUnlock()
-		if counted {
-			return nil // nothing changed since the last count: no work, no write
+		if done {
+			return nil // nothing changed since the last refresh: no work, no write
 		}
 	}
 	s.setProgress(func(p *Progress) { p.Running, p.ChunkNotesPending, p.LastError = len(todo) > 0, len(todo), "" })
 	defer s.setProgress(func(p *Progress) { p.Running = false })
-	cached, err := s.cachedHashes(ctx, model)
-	if err != nil {
-		return err
-	}
 	for i := 0; i < len(todo); i += chunkBatch {
 		batch := todo[i:min(i+chunkBatch, len(todo))]
 		var work []chunk.Note
-		var missing []conceptRow // reused shape: text + hash
+		var texts []conceptRow // reused shape: text + hash
 		for _, n := range batch {
 			body, ok, err := s.DB.NoteBody(ctx, n.id)
 			if err != nil || !ok {
@@ -55,25 +51,35 @@ func (s *Service) RefreshChunks(ctx context.Context) error {
 				text := c.EmbedText(n.title)
 				h := TextHash(text)
 				nc.TextHashes = append(nc.TextHashes, h)
-				if !cached[h] {
-					cached[h] = true
-					missing = append(missing, conceptRow{text: text, hash: h})
-				}
+				texts = append(texts, conceptRow{text: text, hash: h})
 			}
 			work = append(work, nc)
+		}
+		// Only this batch's texts are looked up in the cache (not every
+		// hash it holds): the cost follows the chunks that changed.
+		hashes := make([]string, len(texts))
+		for j, t := range texts {
+			hashes[j] = t.hash
+		}
+		cached, err := s.DB.EmbeddedAmong(ctx, model, hashes)
+		if err != nil {
+			return err
+		}
+		var missing []conceptRow
+		for _, t := range texts {
+			if !cached[t.hash] {
+				cached[t.hash] = true
+				missing = append(missing, t)
+			}
 		}
 		if err := s.embedMissing(ctx, model, missing); err != nil {
 			s.setProgress(func(p *Progress) { p.LastError = err.Error() })
 			return err
 		}
-		err := s.DB.PutChunks(ctx, model, work)
-		if err != nil {
+		if err := s.DB.PutChunks(ctx, model, work); err != nil {
 			return err
 		}
 		s.setProgress(func(p *Progress) { p.ChunkNotesPending -= len(batch) })
-	}
-	if err := s.countChunks(ctx, model); err != nil {
-		return err
 	}
 	s.saveState(ctx)
 	return nil
@@ -89,11 +95,30 @@ func (s *Service) notesToChunk(ctx context.Context, model string) ([]noteToChunk
 	return out, err
 }
 
-func (s *Service) countChunks(ctx context.Context, model string) error {
-	total, embedded, err := s.DB.CountChunks(ctx, model)
+// countChunks sets p's chunk counts. Counting is a pass over every chunk,
+// so it is done when a status asks, and again only once the chunks have
+// changed since (the chunks version moved) or the model did: a refresh
+// after a write never counts.
+func (s *Service) countChunks(ctx context.Context, p *Progress) error {
+	version, err := s.DB.SearchChunksVersion(ctx)
 	if err != nil {
 		return err
 	}
-	s.setProgress(func(p *Progress) { p.Chunks, p.ChunksEmbedded = total, embedded })
+	model := s.Embedder.Name()
+	s.mu.RLock()
+	fresh := s.countedModel == model && s.counted == version
+	total, embedded := s.progress.Chunks, s.progress.ChunksEmbedded
+	s.mu.RUnlock()
+	if !fresh {
+		total, embedded, err = s.DB.CountChunks(ctx, model)
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.progress.Chunks, s.progress.ChunksEmbedded = total, embedded
+		s.counted, s.countedModel = version, model
+		s.mu.Unlock()
+	}
+	p.Chunks, p.ChunksEmbedded = total, embedded
 	return nil
 }

@@ -47,8 +47,9 @@ type Index interface {
 	// that mentions it and with its page.
 	ConceptNotes(ctx context.Context, ids []string, fn func(id, path string, modified, accessed time.Time)) error
 
-	// EmbeddedHashes returns the text hashes with a cached vector for model.
-	EmbeddedHashes(ctx context.Context, model string) (map[string]bool, error)
+	// EmbeddedAmong returns those of hashes that have a cached vector for
+	// model.
+	EmbeddedAmong(ctx context.Context, model string, hashes []string) (map[string]bool, error)
 	// PutEmbeddings caches vecs[i] for the text hashes[i] under model.
 	PutEmbeddings(ctx context.Context, model string, dim int, hashes []string, vecs [][]float32) error
 	// Embeddings returns the cached vectors of model for the hashes.
@@ -63,6 +64,9 @@ type Index interface {
 	PutChunks(ctx context.Context, model string, notes []chunk.Note) error
 	// CountChunks counts chunks and those with a vector for model.
 	CountChunks(ctx context.Context, model string) (total, embedded int, err error)
+	// SearchChunksVersion returns a counter that moves whenever any
+	// note's chunks change.
+	SearchChunksVersion(ctx context.Context) (int64, error)
 
 	// GetMeta and PutMeta read and write a meta value.
 	GetMeta(ctx context.Context, key string) (string, error)
@@ -93,6 +97,10 @@ type Service struct {
 	gen     int64
 	vecs    map[string][]float32
 	vecsGen int64
+	// counted is the chunks version (and model) progress's chunk counts
+	// were taken at; Status counts again only when it moved.
+	counted      int64
+	countedModel string
 }
 
 // Progress reports embedding work for status.
@@ -180,13 +188,25 @@ func (s *Service) Refresh(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cached, err := s.cachedHashes(ctx, model)
+	// Only texts the in-memory index does not hold yet can lack a vector:
+	// look those up, not the whole cache.
+	s.mu.RLock()
+	var unknown []conceptRow
+	var hashes []string
+	for _, r := range rows {
+		if s.model != model || s.hashes[r.id] != r.hash {
+			unknown = append(unknown, r)
+			hashes = append(hashes, r.hash)
+		}
+	}
+	s.mu.RUnlock()
+	cached, err := s.DB.EmbeddedAmong(ctx, model, hashes)
 	if err != nil {
 		return err
 	}
 	var missing []conceptRow
 	seen := map[string]bool{}
-	for _, r := range rows {
+	for _, r := range unknown {
 		if !cached[r.hash] && !seen[r.hash] {
 			seen[r.hash] = true
 			missing = append(missing, r)
@@ -224,10 +244,6 @@ func (s *Service) loadConcepts(ctx context.Context) ([]conceptRow, error) {
 		rows = append(rows, conceptRow{id: id, text: text, hash: TextHash(text)})
 	})
 	return rows, err
-}
-
-func (s *Service) cachedHashes(ctx context.Context, model string) (map[string]bool, error) {
-	return s.DB.EmbeddedHashes(ctx, model)
 }
 
 // embedBatch is how many texts are embedded and then stored together.

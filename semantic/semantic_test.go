@@ -270,7 +270,7 @@ func TestRefreshChunksReembedsOnlyChangedChunks(t *testing.T) {
 	if err := a.Semantic.RefreshChunks(ctx); err != nil {
 		t.Fatal(err)
 	}
-	p := a.Semantic.Progress()
+	p := a.Semantic.Status(ctx)
 	if p.Chunks < 4 || p.ChunksEmbedded != p.Chunks || p.ChunkNotesPending != 0 {
 		t.Fatalf("progress = %+v", p)
 	}
@@ -300,7 +300,7 @@ func TestRefreshChunksReembedsOnlyChangedChunks(t *testing.T) {
 	if err := a.Semantic.RefreshChunks(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if p := a.Semantic.Progress(); p.ChunksEmbedded != p.Chunks {
+	if p := a.Semantic.Status(ctx); p.ChunksEmbedded != p.Chunks {
 		t.Errorf("after switching models: %+v", p)
 	}
 }
@@ -351,5 +351,72 @@ func TestFuzzyFallback(t *testing.T) {
 	}
 	if st := a.Semantic.Status(ctx); !strings.Contains(st.LastError, "connection refused") {
 		t.Errorf("status: %+v", st)
+	}
+}
+
+// countingIndex is the index with its whole-cache calls counted: a full
+// count of the chunks, and the cache lookups with how many hashes each.
+type countingIndex struct {
+	semantic.Index
+	counts, lookups, looked int
+}
+
+func (c *countingIndex) CountChunks(ctx context.Context, model string) (int, int, error) {
+	c.counts++
+	return c.Index.CountChunks(ctx, model)
+}
+
+func (c *countingIndex) EmbeddedAmong(ctx context.Context, model string, hashes []string) (map[string]bool, error) {
+	c.lookups++
+	c.looked += len(hashes)
+	return c.Index.EmbeddedAmong(ctx, model, hashes)
+}
+
+// TestRefreshCostsWhatChanged checks issue 21's background work after a
+// write: refreshing the chunks of one new note looks up only that note's
+// chunk hashes in the embedding cache and never counts every chunk, and
+// refreshing concepts after one new concept looks up that concept's text
+// only. Status counts the chunks, once per change.
+func TestRefreshCostsWhatChanged(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	for i := range 30 {
+		write(t, a, fmt.Sprintf("Note %d", i), "", fmt.Sprintf("about [[Topic %d]] and [[Shared]]", i))
+	}
+	ci := &countingIndex{Index: a.Semantic.DB}
+	a.Semantic.DB = ci
+	if err := a.Semantic.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Semantic.RefreshChunks(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ci.counts != 0 {
+		t.Errorf("a refresh counted every chunk %d times", ci.counts)
+	}
+	if p := a.Semantic.Status(ctx); p.Chunks != 30 || p.ChunksEmbedded != 30 || ci.counts != 1 {
+		t.Errorf("status: %d of %d chunks embedded after %d counts, want 30 of 30 after 1", p.ChunksEmbedded, p.Chunks, ci.counts)
+	}
+	a.Semantic.Status(ctx)
+	if ci.counts != 1 {
+		t.Errorf("a second status with nothing changed counted again (%d counts)", ci.counts)
+	}
+	write(t, a, "Late", "", "one more about [[Late Topic]]")
+	ci.lookups, ci.looked = 0, 0
+	if err := a.Semantic.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ci.looked != 1 {
+		t.Errorf("refreshing concepts after one new concept looked up %d hashes, want 1", ci.looked)
+	}
+	ci.lookups, ci.looked = 0, 0
+	if err := a.Semantic.RefreshChunks(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ci.looked != 1 || ci.counts != 1 {
+		t.Errorf("refreshing one new note's chunk looked up %d hashes and counted %d times, want 1 and 1", ci.looked, ci.counts)
+	}
+	if p := a.Semantic.Status(ctx); p.Chunks != 31 || p.ChunksEmbedded != 31 || ci.counts != 2 {
+		t.Errorf("status after the write: %d of %d chunks embedded after %d counts, want 31 of 31 after 2", p.ChunksEmbedded, p.Chunks, ci.counts)
 	}
 }

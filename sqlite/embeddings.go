@@ -130,6 +130,34 @@ func (db *DB) EmbeddedHashes(ctx context.Context, model string) (map[string]bool
 	return hashes, nil
 }
 
+// EmbeddedAmong returns those of hashes that have a cached vector for
+// model: lookups by key, so that a refresh costs what it embeds, not what
+// the cache holds.
+func (db *DB) EmbeddedAmong(ctx context.Context, model string, hashes []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(hashes))
+	const part = 500
+	for i := 0; i < len(hashes); i += part {
+		batch := hashes[i:min(i+part, len(hashes))]
+		args := make([]any, 0, 1+len(batch))
+		args = append(args, model)
+		for _, h := range batch {
+			args = append(args, h)
+		}
+		err := eachRow(ctx, db.rd(), `SELECT text_hash FROM embeddings WHERE model = ? AND text_hash IN (`+placeholders(len(batch))+`)`, args, func(rows *sql.Rows) error {
+			var h string
+			if err := rows.Scan(&h); err != nil {
+				return err
+			}
+			out[h] = true
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("look up cached embeddings: %w", err)
+		}
+	}
+	return out, nil
+}
+
 // PutEmbeddings caches vecs[i] (of dim dimensions) for the text hashes[i]
 // under model, in one write transaction; a vector already cached stays.
 func (db *DB) PutEmbeddings(ctx context.Context, model string, dim int, hashes []string, vecs [][]float32) error {
