@@ -32,7 +32,7 @@ type Service struct {
 	Similarity Similarity
 
 	mu    sync.Mutex
-	cache *matcher // fuzzy choices, rebuilt when the registry changes
+	cache *nameView // the concepts' names for fuzzy matching, updated when the registry changes
 }
 
 // Index is the index concept operations read; *sqlite.DB implements it.
@@ -45,8 +45,10 @@ type Index interface {
 	KeyOwner(ctx context.Context, key string) (id, label string, ok bool, err error)
 	// MentionCounts returns how many times notes link each concept of ids.
 	MentionCounts(ctx context.Context, ids []string) (map[string]int, error)
-	// EachConceptByLabel calls fn for every concept, by label.
-	EachConceptByLabel(ctx context.Context, fn func(id, label string, aliases []string)) error
+	// EachConceptByLabelSince calls fn, by label, for every concept added
+	// or renamed after the names revision rev (every concept for 0), and
+	// returns the revision and the deletion count it read at.
+	EachConceptByLabelSince(ctx context.Context, rev int64, fn func(id, label string, aliases []string)) (at, deleted int64, err error)
 	// ListConcepts returns one page of the concepts with a key matching
 	// keyPattern (SQL LIKE), newest first, and how many match.
 	ListConcepts(ctx context.Context, keyPattern string, offset, limit int) (total int, concepts []noema.Concept, err error)

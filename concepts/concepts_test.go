@@ -2,6 +2,7 @@ package concepts_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -373,5 +374,56 @@ func TestRenameSlugNamedPage(t *testing.T) {
 	}
 	if got, want := noematest.ReadFile(t, a, "Uses.md"), "[[Basalt Vortex|onyx-quartz]] and [[Basalt Vortex|Onyx Quartz]].\n"; got != want {
 		t.Errorf("Uses.md = %q, want %q", got, want)
+	}
+}
+
+// TestFindAfterWritesWithoutReload checks issue 21's "no rebuild of the
+// duplicate index for one new concept": after concepts are added, renamed
+// and given aliases, find_concepts reads only the changed concepts (the
+// names loaded in full stay the same) and answers exactly what a service
+// reading every name afresh answers, second channel included; a deleted
+// concept makes it read every name again.
+func TestFindAfterWritesWithoutReload(t *testing.T) {
+	ctx := context.Background()
+	a := noematest.App(t)
+	for i := range 40 {
+		write(t, a, fmt.Sprintf("N%d", i), fmt.Sprintf("[[Gradient Check %d]] [[Topic %c%c]] [[Config]]", i, 'a'+i%26, 'a'+i/26))
+	}
+	queries := []string{"gradient check 7", "configuration", "topic ab", "gradient checkpointing", "grad chk", "Kubernetes"}
+	find := func(s *concepts.Service, q string) *concepts.FindResult {
+		t.Helper()
+		res, err := s.Find(ctx, concepts.FindInput{Query: q, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	find(a.Concepts, "warm")
+	base := a.Concepts.NamesBase()
+	write(t, a, "New 1", "[[Gradient Checkpointing]] [[Kubernetes]] [[Configuration]]")
+	if _, err := a.Concepts.Update(ctx, concepts.UpdateInput{Concept: "Topic ab", AddAliases: []string{"k8s"}}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, a, "New 2", "[[grad chk]] [[Topic Aa]]")
+	for _, q := range queries {
+		got := find(a.Concepts, q)
+		fresh := concepts.New(a.Indexer)
+		want := find(fresh, q)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("find %q after writes:\n got %+v\nwant %+v", q, got, want)
+		}
+	}
+	if a.Concepts.NamesBase() != base {
+		t.Error("find_concepts read every name again after concepts were added (want only the changed ones)")
+	}
+	if _, err := a.Notes.Delete(ctx, "New 2", true); err != nil {
+		t.Fatal(err)
+	}
+	got := find(a.Concepts, "grad chk")
+	if want := find(concepts.New(a.Indexer), "grad chk"); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("find after a deletion:\n got %+v\nwant %+v", got, want)
+	}
+	if a.Concepts.NamesBase() == base {
+		t.Error("a deleted concept did not reload the names")
 	}
 }

@@ -19,3 +19,14 @@ func (s *Service) ResetDuplicateIndex() {
 // IsFillerWord reports whether w (lower case) is a function word or a
 // generic head word of the name folding.
 func IsFillerWord(w string) bool { return functionWords[w] || genericHeads[w] }
+
+// NamesBase returns the identity of the names last read in full (nil
+// before the first find), to tell a reload from an update.
+func (s *Service) NamesBase() any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cache == nil {
+		return nil
+	}
+	return s.cache.base
+}

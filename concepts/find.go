@@ -33,8 +33,13 @@ type matcher struct {
 	texts   []string // every name; groups[i] is the concept of texts[i]
 	groups  []int
 
+	// rev and deleted are the names revision and deletion count the
+	// names were read at (sqlite's concept_rev).
+	rev, deleted int64
+
 	mu     sync.Mutex
 	byProc map[string]*fuzzy.Choices
+	pos    map[string]int // concept id -> group, built on first use
 
 	dups dupState // analyze_duplicates' index, built on first use
 }
@@ -103,19 +108,18 @@ func (s *Service) Find(ctx context.Context, in FindInput) (*FindResult, error) {
 		limit = DefaultFindLimit
 	}
 	limit = min(limit, MaxFindLimit)
-	m, err := s.matcher(ctx)
+	v, err := s.names(ctx)
 	if err != nil {
 		return nil, err
 	}
-	choices, err := m.choices(procName)
-	if err != nil {
-		return nil, err
+	parts := []*matcher{v.base}
+	if v.delta != nil {
+		parts = append(parts, v.delta)
 	}
-	matches, err := choices.ExtractGroups(ctx, in.Query, fuzzy.ScorerWRatio, limit, in.MinScore)
-	if err != nil {
-		return nil, fmt.Errorf("fuzzy match: %w", err)
+	res := &FindResult{Query: in.Query, Scorer: "WRatio", Processor: procName, Candidates: []Candidate{}, Total: len(v.base.ids) - len(v.hidden), Warnings: []string{}}
+	if v.delta != nil {
+		res.Total += len(v.delta.ids)
 	}
-	res := &FindResult{Query: in.Query, Scorer: "WRatio", Processor: procName, Candidates: []Candidate{}, Total: len(m.ids), Warnings: []string{}}
 	proc, _ := fuzzy.ParseProcessor(procName)
 	pq := in.Query
 	if proc != nil {
@@ -125,41 +129,81 @@ func (s *Service) Find(ctx context.Context, in FindInput) (*FindResult, error) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("the query %q is empty after the default processor (it keeps only letters and digits): every concept scores 0; try processor \"none\"", in.Query))
 	}
 	type found struct {
+		m        *matcher
 		g, index int
 		score    float64
 		channels []string
 	}
-	var all []found
-	at := map[int]int{}
-	for _, g := range matches {
-		at[g.Group] = len(all)
-		all = append(all, found{g: g.Group, index: g.Index, score: g.Score, channels: []string{"wratio"}})
+	// Matcher order: label, then id (the order names are loaded in).
+	byScore := func(a, b found) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.m.labels[a.g], b.m.labels[b.g]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.m.ids[a.g], b.m.ids[b.g])
 	}
-	if secondChannel {
-		m.dups.once.Do(func() { m.dups.x = buildDupIndex(m) })
-		var extra []found
-		for _, h := range m.dups.x.channelHits(in.Query) {
-			if i, ok := at[h.g]; ok {
-				all[i].channels = append(all[i].channels, h.channel)
+	var all []found
+	for i, m := range parts {
+		choices, err := m.choices(procName)
+		if err != nil {
+			return nil, err
+		}
+		hide := 0
+		if i == 0 {
+			hide = len(v.hidden) // the base's best may include superseded names
+		}
+		matches, err := choices.ExtractGroups(ctx, in.Query, fuzzy.ScorerWRatio, limit+hide, in.MinScore)
+		if err != nil {
+			return nil, fmt.Errorf("fuzzy match: %w", err)
+		}
+		for _, g := range matches {
+			if i == 0 && v.hidden[g.Group] {
 				continue
 			}
-			// Its exact WRatio, over its names as find_concepts scores them.
-			f := found{g: h.g, index: -1, channels: []string{h.channel}}
-			for i, t := range m.texts {
-				if m.groups[i] != h.g {
+			all = append(all, found{m: m, g: g.Group, index: g.Index, score: g.Score, channels: []string{"wratio"}})
+		}
+	}
+	slices.SortStableFunc(all, byScore)
+	all = all[:min(len(all), limit)]
+	at := map[string]int{}
+	for i, f := range all {
+		at[f.m.ids[f.g]] = i
+	}
+	if secondChannel {
+		var extra []found
+		for i, m := range parts {
+			m.dups.once.Do(func() { m.dups.x = buildDupIndex(m) })
+			for _, h := range m.dups.x.channelHits(in.Query) {
+				if i == 0 && v.hidden[h.g] {
 					continue
 				}
-				pt := t
-				if proc != nil {
-					pt = proc(t)
+				id := m.ids[h.g]
+				if i, ok := at[id]; ok {
+					if i >= 0 {
+						all[i].channels = append(all[i].channels, h.channel)
+					}
+					continue
 				}
-				if sc := fuzzy.WRatio(pq, pt, 0); f.index < 0 || sc > f.score {
-					f.index, f.score = i, sc
+				// Its exact WRatio, over its names as find_concepts scores them.
+				f := found{m: m, g: h.g, index: -1, channels: []string{h.channel}}
+				for i, t := range m.texts {
+					if m.groups[i] != h.g {
+						continue
+					}
+					pt := t
+					if proc != nil {
+						pt = proc(t)
+					}
+					if sc := fuzzy.WRatio(pq, pt, 0); f.index < 0 || sc > f.score {
+						f.index, f.score = i, sc
+					}
 				}
-			}
-			if f.index >= 0 && f.score >= in.MinScore {
-				at[h.g] = -1
-				extra = append(extra, f)
+				if f.index >= 0 && f.score >= in.MinScore {
+					at[id] = -1
+					extra = append(extra, f)
+				}
 			}
 		}
 		// At most half the candidates come from the second channel, the
@@ -170,16 +214,12 @@ func (s *Service) Find(ctx context.Context, in FindInput) (*FindResult, error) {
 			all = all[:len(all)-1]
 		}
 		all = append(all, extra...)
-		slices.SortStableFunc(all, func(a, b found) int {
-			if c := cmp.Compare(b.score, a.score); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.g, b.g) // matcher order: label, then id
-		})
+		slices.SortStableFunc(all, byScore)
 		all = all[:min(len(all), limit)]
 	}
 	ids := make([]string, len(all))
 	for i, f := range all {
+		m := f.m
 		ids[i] = m.ids[f.g]
 		res.Candidates = append(res.Candidates, Candidate{
 			ID: m.ids[f.g], Label: m.labels[f.g], Aliases: m.aliases[f.g],
@@ -234,6 +274,54 @@ func (x *dupIndex) channelHits(query string) []channelHit {
 
 // matcher returns the cached names, rebuilt when the registry changed.
 func (s *Service) matcher(ctx context.Context) (*matcher, error) {
+	v, err := s.names(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if v.delta == nil {
+		return v.base, nil
+	}
+	// Whole-registry analyses want one index of every name: fold the
+	// names added since into a full reload.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cache != v {
+		v = s.cache // another call reloaded meanwhile
+		if v.delta == nil && v.version == v.base.version {
+			return v.base, nil
+		}
+	}
+	full, err := s.loadNames(ctx, v.version)
+	if err != nil {
+		return nil, err
+	}
+	s.cache = &nameView{version: v.version, base: full}
+	return full, nil
+}
+
+// nameView is every concept's names at one registry version: the names
+// loaded in full at some earlier version (base), and those of the
+// concepts added or renamed since (delta, nil when none); a base concept
+// also in delta is hidden (delta has its current names). A write that
+// adds a concept thus costs a look at the concepts it changed, not a
+// reload of all names and a rebuild of their indexes.
+type nameView struct {
+	version string
+	base    *matcher
+	delta   *matcher
+	hidden  map[int]bool // base groups superseded by delta
+}
+
+// maxDelta is how many changed concepts a view keeps beside its base
+// before the names are reloaded in full: at least maxDeltaMin, else a
+// tenth of the base, so that a reload is paid once per many writes.
+const maxDeltaMin = 2000
+
+// names returns the view of the concepts' names at the current registry
+// version: the cached one when nothing changed; else the cached base with
+// the concepts added or renamed since; else (no base yet, a concept was
+// deleted, or the changes outgrew maxDelta) a full reload.
+func (s *Service) names(ctx context.Context) (*nameView, error) {
 	version, err := s.DB.ConceptsVersion(ctx)
 	if err != nil {
 		return nil, err
@@ -243,13 +331,55 @@ func (s *Service) matcher(ctx context.Context) (*matcher, error) {
 	if s.cache != nil && s.cache.version == version {
 		return s.cache, nil
 	}
+	if s.cache != nil {
+		base := s.cache.base
+		delta := &matcher{version: version, byProc: map[string]*fuzzy.Choices{}}
+		at, deleted, err := s.DB.EachConceptByLabelSince(ctx, base.rev, func(id, label string, aliases []string) {
+			delta.ids, delta.labels, delta.aliases = append(delta.ids, id), append(delta.labels, label), append(delta.aliases, aliases)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if deleted == base.deleted && len(delta.ids) <= max(maxDeltaMin, len(base.ids)/10) {
+			delta.rev, delta.deleted = at, deleted
+			delta.index()
+			v := &nameView{version: version, base: base}
+			if len(delta.ids) > 0 {
+				v.delta, v.hidden = delta, map[int]bool{}
+				for _, id := range delta.ids {
+					if g, ok := base.group(id); ok {
+						v.hidden[g] = true
+					}
+				}
+			}
+			s.cache = v
+			return v, nil
+		}
+	}
+	m, err := s.loadNames(ctx, version)
+	if err != nil {
+		return nil, err
+	}
+	s.cache = &nameView{version: version, base: m}
+	return s.cache, nil
+}
+
+// loadNames reads every concept's names.
+func (s *Service) loadNames(ctx context.Context, version string) (*matcher, error) {
 	m := &matcher{version: version, byProc: map[string]*fuzzy.Choices{}}
-	err = s.DB.EachConceptByLabel(ctx, func(id, label string, aliases []string) {
+	at, deleted, err := s.DB.EachConceptByLabelSince(ctx, 0, func(id, label string, aliases []string) {
 		m.ids, m.labels, m.aliases = append(m.ids, id), append(m.labels, label), append(m.aliases, aliases)
 	})
 	if err != nil {
 		return nil, err
 	}
+	m.rev, m.deleted = at, deleted
+	m.index()
+	return m, nil
+}
+
+// index lists every name of the matcher's concepts (texts, groups).
+func (m *matcher) index() {
 	for g := range m.ids {
 		m.texts = append(m.texts, m.labels[g])
 		m.groups = append(m.groups, g)
@@ -258,8 +388,20 @@ func (s *Service) matcher(ctx context.Context) (*matcher, error) {
 			m.groups = append(m.groups, g)
 		}
 	}
-	s.cache = m
-	return m, nil
+}
+
+// group returns the group of the concept id (a map built on first use).
+func (m *matcher) group(id string) (int, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.pos == nil {
+		m.pos = make(map[string]int, len(m.ids))
+		for g, id := range m.ids {
+			m.pos[id] = g
+		}
+	}
+	g, ok := m.pos[id]
+	return g, ok
 }
 
 // choices builds (once) the processed names for a processor.

@@ -103,6 +103,26 @@ func (db *DB) EachConceptByLabel(ctx context.Context, fn func(id, label string, 
 	return nil
 }
 
+// EachConceptByLabelSince calls fn, by label, for every concept added or
+// renamed (label or aliases) after the names revision rev; with rev 0, for
+// every concept. It returns the revision it read at, in the same read
+// transaction, so that the next call continues where this one ended.
+func (db *DB) EachConceptByLabelSince(ctx context.Context, rev int64, fn func(id, label string, aliases []string)) (at, deleted int64, err error) {
+	err = db.ReadTx(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT rev, deleted FROM concept_rev WHERE id = 1`).Scan(&at, &deleted); err != nil {
+			return err
+		}
+		if rev == 0 {
+			return eachConceptName(ctx, tx, `SELECT id, label, aliases FROM concepts ORDER BY label, id`, nil, fn)
+		}
+		return eachConceptName(ctx, tx, `SELECT id, label, aliases FROM concepts WHERE rev > ? ORDER BY label, id`, []any{rev}, fn)
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("load concept names: %w", err)
+	}
+	return at, deleted, nil
+}
+
 // eachConceptName calls fn with the id, label and aliases (never nil) of
 // every row of query, which selects a concept's id, label and aliases.
 func eachConceptName(ctx context.Context, q querier, query string, args []any, fn func(id, label string, aliases []string)) error {
