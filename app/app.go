@@ -154,7 +154,7 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 		Config: cfg, Logger: opts.Logger}
 	cs.Similarity = a.Semantic.Similarity
 	a.Graph = graph.NewAnalyzer(db)
-	a.Recall.Community = a.Graph.ConceptCommunity
+	a.Recall.Community = a.Graph.RecentConceptCommunity
 	return a, nil
 }
 

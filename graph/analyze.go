@@ -106,6 +106,11 @@ type ConceptCommunity struct {
 	Size      int `json:"size"`
 	// Siblings are the other members, highest PageRank first.
 	Siblings []ScoredNode `json:"siblings"`
+	// Stale reports that the community and ranks are those of an earlier
+	// version of the graph (before the latest writes), served while the
+	// current ones are computed in the background
+	// (Analyzer.RecentConceptCommunity).
+	Stale bool `json:"stale,omitempty"`
 }
 
 // PathResult is one simple path.
@@ -169,6 +174,20 @@ type Analyzer struct {
 
 	mu  sync.Mutex
 	cur *snapshot
+	// ranked is the newest version whose concept communities and PageRank
+	// are computed; ranking is set while RecentConceptCommunity computes a
+	// newer one in the background.
+	ranked  *rankedGraph
+	ranking bool
+}
+
+// rankedGraph is the concept graph of one version with its communities
+// and PageRank, complete.
+type rankedGraph struct {
+	version string
+	g       *Weighted
+	p       *rankedPartition
+	pr      []float64
 }
 
 // snapshot is the cache of one graph version.
@@ -579,16 +598,87 @@ func (a *Analyzer) ConceptCommunity(ctx context.Context, conceptID string, sibli
 	if err != nil {
 		return nil, err
 	}
-	s, g, err := a.current(ctx, AnalyzeConcepts)
+	s, err := a.snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
-	i, ok := g.Index(conceptID)
+	r, err := a.rank(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return r.community(conceptID, n, false)
+}
+
+// RecentConceptCommunity is ConceptCommunity for answers that must stay
+// fast right after a write (build_context): when the current graph's
+// communities are not computed yet but an earlier version's are, it
+// answers from those, with Stale set, and computes the current ones in
+// the background, one computation at a time (a burst of writes costs one
+// or two, not one each). Without earlier ones (the first call) it
+// computes them before answering. A concept the earlier graph does not
+// have yet is not_found, as one outside the graph.
+func (a *Analyzer) RecentConceptCommunity(ctx context.Context, conceptID string, siblings int) (*ConceptCommunity, error) {
+	n, err := clampParam("siblings", siblings, DefaultMembers, MaxMembers)
+	if err != nil {
+		return nil, err
+	}
+	s, err := a.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	r := a.ranked
+	if r != nil && r.version != s.version {
+		if !a.ranking {
+			a.ranking = true
+			// The request's end must not cancel what the next ones use.
+			bg := context.WithoutCancel(ctx)
+			go func() {
+				defer func() {
+					a.mu.Lock()
+					a.ranking = false
+					a.mu.Unlock()
+				}()
+				_, _ = a.rank(bg, s) // an error is retried by the next call
+			}()
+		}
+		a.mu.Unlock()
+		return r.community(conceptID, n, true)
+	}
+	a.mu.Unlock()
+	r, err = a.rank(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	return r.community(conceptID, n, false)
+}
+
+// rank computes (once per snapshot) the concept graph's communities and
+// PageRank of s, and keeps them as the newest ranked version unless a
+// newer one is kept already.
+func (a *Analyzer) rank(ctx context.Context, s *snapshot) (*rankedGraph, error) {
+	g, err := a.graph(ctx, s, AnalyzeConcepts)
+	if err != nil {
+		return nil, err
+	}
+	r := &rankedGraph{version: s.version, g: g, p: s.partition(g, 1, 1), pr: s.pagerank(g, nil)}
+	a.mu.Lock()
+	if a.ranked == nil || a.ranked.version != a.cur.version {
+		a.ranked = r
+	}
+	a.mu.Unlock()
+	return r, nil
+}
+
+// community is the concept's community in r.
+func (r *rankedGraph) community(conceptID string, n int, stale bool) (*ConceptCommunity, error) {
+	i, ok := r.g.Index(conceptID)
 	if !ok {
 		return nil, noema.Errorf(noema.ENOTFOUND, "no concept %q in the concept graph", conceptID)
 	}
-	p := s.partition(g, 1, 1)
-	return conceptCommunity(g, p, s.pagerank(g, nil), i, n), nil
+	cc := conceptCommunity(r.g, r.p, r.pr, i, n)
+	cc.Stale = stale
+	return cc, nil
 }
 
 func conceptCommunity(g *Weighted, p *rankedPartition, pr []float64, i int32, n int) *ConceptCommunity {

@@ -79,6 +79,9 @@ func searchTools() []*Tool {
 			}
 			if cc := o.Community; cc != nil {
 				fmt.Fprintf(w, "community %d (%d concepts)", cc.Community, cc.Size)
+				if cc.Stale {
+					fmt.Fprint(w, " [stale: as before the latest writes, recomputing]")
+				}
 				for i, sib := range cc.Siblings {
 					sep := ", "
 					if i == 0 {

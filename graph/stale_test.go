@@ -1,0 +1,102 @@
+package graph_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/noema-mem/noema/graph"
+	"github.com/noema-mem/noema/sqlite"
+)
+
+// gatedSource is an index whose graph version the test sets, and whose
+// concept links wait for gate (when set) before they are read.
+type gatedSource struct {
+	*sqlite.DB
+	mu      sync.Mutex
+	version string
+	gate    chan struct{}
+}
+
+func (s *gatedSource) GraphVersion(context.Context) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version, nil
+}
+
+func (s *gatedSource) ConceptLinks(ctx context.Context) (*graph.ConceptLinks, error) {
+	s.mu.Lock()
+	gate := s.gate
+	s.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+	return s.DB.ConceptLinks(ctx)
+}
+
+// TestRecentConceptCommunityServesStale checks issue 21's "answers after a
+// write stay fast": once the graph changed, RecentConceptCommunity answers
+// at once from the last computed communities, saying they are stale,
+// while the new ones are computed in the background (here held up until
+// the gate opens); then it answers fresh. ConceptCommunity, for
+// analyze_graph, always waits for the current graph.
+func TestRecentConceptCommunityServesStale(t *testing.T) {
+	db, _ := analyzeVault(t, 80, 40, 4)
+	ctx := context.Background()
+	src := &gatedSource{DB: db, version: "1"}
+	a := graph.NewAnalyzer(src)
+	g, err := a.Graph(ctx, graph.AnalyzeConcepts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := g.IDs[0]
+	first, err := a.RecentConceptCommunity(ctx, id, 3)
+	if err != nil || first.Stale {
+		t.Fatalf("first call = %+v, %v; want a fresh community", first, err)
+	}
+	gate := make(chan struct{})
+	src.mu.Lock()
+	src.version, src.gate = "2", gate
+	src.mu.Unlock()
+	got := make(chan *graph.ConceptCommunity, 1)
+	go func() {
+		cc, err := a.RecentConceptCommunity(ctx, id, 3)
+		if err != nil {
+			t.Error(err)
+		}
+		got <- cc
+	}()
+	select {
+	case cc := <-got:
+		if cc == nil || !cc.Stale || cc.Community != first.Community || cc.Size != first.Size {
+			t.Errorf("after a change = %+v; want the earlier community, stale", cc)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("after a change, the community waited for the new graph")
+	}
+	close(gate)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		cc, err := a.RecentConceptCommunity(ctx, id, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !cc.Stale {
+			if cc.Community != first.Community || cc.Size != first.Size {
+				t.Errorf("fresh again = %+v, want %+v (the graph itself did not change)", cc, first)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the background computation never finished")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	src.mu.Lock()
+	src.version = "3"
+	src.mu.Unlock()
+	if cc, err := a.ConceptCommunity(ctx, id, 3); err != nil || cc.Stale {
+		t.Errorf("ConceptCommunity after a change = %+v, %v; want fresh", cc, err)
+	}
+}
