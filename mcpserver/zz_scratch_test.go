@@ -43,7 +43,7 @@ func TestScratchWrites(t *testing.T) {
 	}
 	call("build_context", map[string]any{"concept": hub})
 	time.Sleep(2 * time.Second)
-	for i := range 40 {
+	for i := range 20 {
 		d := call("write_note", map[string]any{"title": fmt.Sprintf("S %d", i), "content": fmt.Sprintf("text %d about [[%s]] and [[Other %d]] and more words here", i, hub, i)})
 		d2 := call("edit_note", map[string]any{"uri": fmt.Sprintf("S %d", i), "op": "append", "content": "\nmore [[" + hub + "]]\n"})
 		d3 := call("build_context", map[string]any{"concept": hub})

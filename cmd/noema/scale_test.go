@@ -30,6 +30,7 @@ var (
 	scaleFlag = flag.String("scale", "", "run BenchmarkScale at these comma-separated sizes: 10k, 30k, 100k (generated notes) or 100k-concepts, 1m-concepts (label vaults)")
 	scaleDir  = flag.String("scale-cache", filepath.Join(os.TempDir(), "noema-scale"), "BenchmarkScale keeps its generated vaults here and copies them for every run")
 	scaleOps  = flag.Int("scale-ops", 20, "BenchmarkScale: writes, edits and build_context rounds measured at each size")
+	scaleBin  = flag.String("scale-bin", "", "BenchmarkScale measures this noema binary instead of this tree's (to compare builds side by side on one machine)")
 )
 
 // scaleMode is one size BenchmarkScale runs at.
@@ -338,7 +339,7 @@ func runScale(b *testing.B, mode scaleMode) map[string]string {
 // peak: the manifest and labels are dropped before it runs.
 func measureScale(b *testing.B, vault string, args ...string) boundsRun {
 	debug.FreeOSMemory()
-	cmd := exec.Command(binary, append([]string{"--vault", vault}, args...)...)
+	cmd := exec.Command(scaleBinary(), append([]string{"--vault", vault}, args...)...)
 	var errb strings.Builder
 	cmd.Stdout, cmd.Stderr = io.Discard, &errb
 	start := time.Now()
@@ -357,7 +358,7 @@ func measureScale(b *testing.B, vault string, args ...string) boundsRun {
 // startServe runs `noema serve` on a loopback port and returns its MCP URL
 // and process id; it is stopped when the benchmark ends.
 func startServe(b *testing.B, vault string) (string, int) {
-	cmd := exec.Command(binary, "--vault", vault, "serve", "--addr", "127.0.0.1:0")
+	cmd := exec.Command(scaleBinary(), "--vault", vault, "serve", "--addr", "127.0.0.1:0")
 	errs, err := cmd.StderrPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -377,6 +378,15 @@ func startServe(b *testing.B, vault string) (string, int) {
 	}
 	b.Fatalf("noema serve ended before it served: %v", errors.Join(sc.Err(), cmd.Wait()))
 	return "", 0
+}
+
+// scaleBinary is the binary BenchmarkScale measures: -scale-bin, else the
+// one built from this tree.
+func scaleBinary() string {
+	if *scaleBin != "" {
+		return *scaleBin
+	}
+	return binary
 }
 
 // procStatus is the field (VmRSS, VmHWM) of process pid's status, in bytes.
