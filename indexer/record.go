@@ -37,6 +37,7 @@ func Record(n *vault.Note, info fs.FileInfo) *sqlite.NoteRecord {
 		Created:  mtime,
 		Modified: mtime,
 		Body:     string(n.Body),
+		FileKey:  vault.Key(strings.TrimSuffix(path.Base(n.Path), ".md")),
 	}
 	created, hasCreated := fm.Time("created")
 	modified, hasModified := fm.Time("modified")

@@ -128,9 +128,18 @@ func (db *DB) NotesNamed(ctx context.Context, key string, keyOf func(string) str
 	if err != nil {
 		return nil, fmt.Errorf("find notes named %q: %w", key, err)
 	}
-	// File names are not indexed by key: every path is compared (a scan of
-	// the path index, a few milliseconds for 10,000 notes).
-	err = eachRow(ctx, db.rd(), `SELECT path FROM notes`, nil, func(rows *sql.Rows) error {
+	// File names by their indexed key (NoteRecord.FileKey); while a row
+	// has none (indexed before migration 0012 and not read since, or made
+	// without one), every path is compared.
+	var unkeyed bool
+	if err := db.rd().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM notes WHERE file_key = '')`).Scan(&unkeyed); err != nil {
+		return nil, fmt.Errorf("find notes named %q: %w", key, err)
+	}
+	query, args := `SELECT path FROM notes WHERE file_key = ?`, []any{key}
+	if unkeyed {
+		query, args = `SELECT path FROM notes`, nil
+	}
+	err = eachRow(ctx, db.rd(), query, args, func(rows *sql.Rows) error {
 		var p string
 		if err := rows.Scan(&p); err != nil {
 			return err

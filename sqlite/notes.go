@@ -31,6 +31,9 @@ type NoteRecord struct {
 	Relations []RelationRecord
 	// NameKeys are the keys of the note's title and aliases.
 	NameKeys []string
+	// FileKey is the key of the file name without .md (vault.Key), by
+	// which NotesNamed finds the notes a [[title]] opens in Obsidian.
+	FileKey string
 }
 
 // HasPageRow reports whether the note says something as a concept page
@@ -153,12 +156,13 @@ func NewNoteWriter(tx *Tx) (*NoteWriter, error) {
 		q   string
 	}{
 		{&w.upsert, `INSERT INTO notes (path, title, tags, aliases, size, mtime_ns, hash, created_ns, modified_ns,
-			ctime_ns, inode, verified_ns)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ctime_ns, inode, verified_ns, file_key)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT(path) DO UPDATE SET title = excluded.title, tags = excluded.tags,
 			aliases = excluded.aliases, size = excluded.size, mtime_ns = excluded.mtime_ns,
 			hash = excluded.hash, created_ns = excluded.created_ns, modified_ns = excluded.modified_ns,
-			ctime_ns = excluded.ctime_ns, inode = excluded.inode, verified_ns = excluded.verified_ns
+			ctime_ns = excluded.ctime_ns, inode = excluded.inode, verified_ns = excluded.verified_ns,
+			file_key = excluded.file_key
 		RETURNING id`},
 		{&w.link, `INSERT INTO links (note_id, key, target, count, pos) VALUES (?, ?, ?, ?, ?)
 			ON CONFLICT(note_id, key, target) DO UPDATE SET count = count + excluded.count, pos = min(pos, excluded.pos)`},
@@ -195,7 +199,7 @@ func (w *NoteWriter) Put(rec *NoteRecord, fresh bool) (int64, error) {
 	var id int64
 	err := w.upsert.QueryRowContext(ctx,
 		rec.Path, rec.Title, jsonList(rec.Tags), jsonList(rec.Aliases), rec.Size, rec.MtimeNS, rec.Hash,
-		nsOf(rec.Created), nsOf(rec.Modified), rec.File.CtimeNS, rec.File.Inode, rec.File.VerifiedNS).Scan(&id)
+		nsOf(rec.Created), nsOf(rec.Modified), rec.File.CtimeNS, rec.File.Inode, rec.File.VerifiedNS, rec.FileKey).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("upsert note %s: %w", rec.Path, err)
 	}
