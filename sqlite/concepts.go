@@ -168,9 +168,14 @@ func bestSpelling(sp map[string]int) string {
 }
 
 func loadLinkAggs(tx *Tx) (map[string]*linkAgg, error) {
-	return linkAggs(tx, `SELECT l.key, l.target, SUM(l.count), MIN(n.created_ns), MAX(n.modified_ns)
+	return linkAggs(tx, `SELECT l.key, l.target, SUM(l.count), `+linkTimes+`
 		FROM links l JOIN notes n ON n.id = l.note_id GROUP BY l.key, l.target`)
 }
+
+// linkTimes selects, over a group of links, the earliest creation time of
+// their notes (0, unknown, counts only when no note has one: a note of
+// unknown creation does not hide the others) and the latest modification.
+const linkTimes = `COALESCE(MIN(NULLIF(n.created_ns, 0)), 0), MAX(n.modified_ns)`
 
 // linkAggs aggregates per key the rows of query, which selects a key, a
 // spelling (target), its link count and its notes' earliest creation and

@@ -31,6 +31,19 @@ type Change struct {
 	newKeys map[string]bool // link keys of the records written
 	names   map[string]bool // name keys of the notes, before and after
 	full    bool
+	// dates are each written note's dates and keys before and after, by
+	// which updateKeys derives a linked concept's created and updated
+	// times from its stored ones instead of from all its links.
+	dates []noteDates
+}
+
+// noteDates is one written note's creation and modification times and
+// link keys, before the writes (had) and after (has).
+type noteDates struct {
+	had, has                bool
+	oldCreated, oldModified int64
+	newCreated, newModified int64
+	oldKeys, newKeys        map[string]bool
 }
 
 // BeginChange captures, before the writes, the registry-relevant state of
@@ -40,9 +53,12 @@ type Change struct {
 func BeginChange(tx *Tx, paths []string, recs []*NoteRecord) (*Change, error) {
 	c := &Change{paths: paths, keys: map[string]bool{}, oldKeys: map[string]bool{}, newKeys: map[string]bool{}, names: map[string]bool{}}
 	oldNames := map[string][]string{}
+	dates := map[string]*noteDates{}
 	for _, p := range paths {
 		var id int64
-		err := tx.QueryRow(`SELECT id FROM notes WHERE path = ?`, p).Scan(&id)
+		d := &noteDates{}
+		dates[p] = d
+		err := tx.QueryRow(`SELECT id, created_ns, modified_ns FROM notes WHERE path = ?`, p).Scan(&id, &d.oldCreated, &d.oldModified)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}
@@ -61,9 +77,11 @@ func BeginChange(tx *Tx, paths []string, recs []*NoteRecord) (*Change, error) {
 		if err != nil {
 			return nil, fmt.Errorf("capture change of %s: %w", p, err)
 		}
+		d.had, d.oldKeys = true, map[string]bool{}
 		for _, k := range keys {
 			c.keys[k] = true
 			c.oldKeys[k] = true
+			d.oldKeys[k] = true
 		}
 		names, err := queryStrings(tx.ctx, tx, `SELECT key FROM note_names WHERE note_id = ? ORDER BY key`, id)
 		if err != nil {
@@ -81,15 +99,60 @@ func BeginChange(tx *Tx, paths []string, recs []*NoteRecord) (*Change, error) {
 		if old, ok := oldNames[r.Path]; ok && !slices.Equal(old, r.NameKeys) {
 			c.full = true
 		}
+		d := dates[r.Path]
+		if d == nil || d.has {
+			c.full = true // a record for a path not captured, or twice
+			d = &noteDates{}
+		}
+		d.has, d.newCreated, d.newModified, d.newKeys = true, nsOf(r.Created), nsOf(r.Modified), map[string]bool{}
 		for _, l := range r.Links {
 			c.keys[l.Key] = true
 			c.newKeys[l.Key] = true
+			d.newKeys[l.Key] = true
 		}
 		for _, k := range r.NameKeys {
 			c.names[k] = true
 		}
 	}
+	for _, p := range paths {
+		if d := dates[p]; d != nil {
+			c.dates = append(c.dates, *d)
+			delete(dates, p) // a path listed twice is one note
+		}
+	}
 	return c, nil
+}
+
+// datesOf derives, from a linked concept's stored created and updated
+// times (the earliest known creation and the latest modification of the
+// notes linking its key, see linkTimes), the times after the writes, note
+// by note: a note that links the key now moves them out to its own; one
+// that no longer links it, or moved its time inward, leaves them unless
+// it held the extreme — then (ok false) only a pass over the key's links
+// can tell. A creation time of 0 is unknown and counts for nothing.
+func (c *Change) datesOf(key string, created, updated int64) (int64, int64, bool) {
+	if created == 0 || updated == 0 {
+		return 0, 0, false
+	}
+	for _, d := range c.dates {
+		had, has := d.had && d.oldKeys[key], d.has && d.newKeys[key]
+		if !had && !has {
+			continue
+		}
+		if had && d.oldCreated != 0 && d.oldCreated == created && !(has && d.newCreated != 0 && d.newCreated <= d.oldCreated) {
+			return 0, 0, false // the earliest note went later or away
+		}
+		if had && d.oldModified == updated && !(has && d.newModified >= d.oldModified) {
+			return 0, 0, false // the latest note went earlier or away
+		}
+		if has {
+			if d.newCreated != 0 {
+				created = min(created, d.newCreated)
+			}
+			updated = max(updated, d.newModified)
+		}
+	}
+	return created, updated, true
 }
 
 // Full makes Apply recompute the whole registry.
@@ -110,7 +173,7 @@ func (c *Change) Apply(tx *Tx, keyOf KeyFunc) (warnings []string, err error) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	changed, err := updateKeys(tx, keys)
+	changed, err := updateKeys(tx, keys, c)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +256,7 @@ type keyOwner struct {
 // changes owner: an implicit concept's label and times (created, updated or
 // deleted with its links), or a page concept's times. It reports whether
 // any concept changed.
-func updateKeys(tx *Tx, keys []string) (bool, error) {
+func updateKeys(tx *Tx, keys []string, c *Change) (bool, error) {
 	if len(keys) == 0 {
 		return false, nil
 	}
@@ -215,7 +278,7 @@ func updateKeys(tx *Tx, keys []string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("owners of linked keys: %w", err)
 	}
-	aggs, err := aggregateLinks(tx, arr)
+	aggs, err := c.aggregate(tx, arr, keys, owners)
 	if err != nil {
 		return false, err
 	}
@@ -286,9 +349,66 @@ func updateKeys(tx *Tx, keys []string) (bool, error) {
 // loadLinkAggs does for every key: per spelling in SQL (a key linked by
 // thousands of notes is a few rows), then over spellings.
 func aggregateLinks(tx *Tx, arr string) (map[string]*linkAgg, error) {
-	return linkAggs(tx, `SELECT l.key, l.target, SUM(l.count), MIN(n.created_ns), MAX(n.modified_ns)
+	return linkAggs(tx, `SELECT l.key, l.target, SUM(l.count), `+linkTimes+`
 		FROM json_each(?) j JOIN links l ON l.key = j.value JOIN notes n ON n.id = l.note_id
 		GROUP BY l.key, l.target`, arr)
+}
+
+// aggregate is aggregateLinks for the keys of a write: a key whose
+// concept is stored (implicit, not a page) sums its spellings from the
+// covering index alone and derives its times from the stored ones
+// (datesOf), so a note linking a hub concept does not re-read the notes of
+// its 75,000 links; the other keys, and those datesOf cannot settle, are
+// aggregated in full.
+func (c *Change) aggregate(tx *Tx, arr string, keys []string, owners map[string]keyOwner) (map[string]*linkAgg, error) {
+	out := make(map[string]*linkAgg, len(keys))
+	err := eachRow(tx.ctx, tx, `SELECT l.key, l.target, SUM(l.count) FROM json_each(?) j JOIN links l ON l.key = j.value
+		GROUP BY l.key, l.target`, []any{arr}, func(rows *sql.Rows) error {
+		var key, target string
+		var n int
+		if err := rows.Scan(&key, &target, &n); err != nil {
+			return err
+		}
+		a := out[key]
+		if a == nil {
+			a = &linkAgg{spellings: map[string]int{}}
+			out[key] = a
+		}
+		a.spellings[target] += n
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sum link spellings: %w", err)
+	}
+	var rest []string
+	for _, k := range keys {
+		a := out[k]
+		if a == nil {
+			continue // no links left
+		}
+		o, ok := owners[k]
+		if ok && !o.page {
+			if a.created, a.updated, ok = c.datesOf(k, o.created, o.updated); ok {
+				continue
+			}
+		}
+		rest = append(rest, k)
+	}
+	if len(rest) == 0 {
+		return out, nil
+	}
+	restArr, err := jsonArray(rest)
+	if err != nil {
+		return nil, err
+	}
+	full, err := aggregateLinks(tx, restArr)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range rest {
+		out[k] = full[k]
+	}
+	return out, nil
 }
 
 // insertImplicit creates the implicit concepts of keys (sorted), which no
