@@ -134,6 +134,9 @@ type DupPair struct {
 	// wantsContext: a judgement that needs the concepts' contexts was
 	// dropped because they were not loaded.
 	wantsContext bool
+	// picked is the number of keys in context that picked this pair (an
+	// acronym of several concepts, a weak clip); 0 for other pairs.
+	picked int
 }
 
 // MergeSuggestion is ready to pass to merge_concepts.
@@ -1772,6 +1775,7 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64) (DupPair, *DoNotMerge, 
 	}
 	if picked && best.verdict != "" && (best.weak || slices.Contains(best.evidence, "acronym")) {
 		p.Evidence = append(p.Evidence, "shared_context")
+		p.picked = ctxShared
 	}
 	if p.Verdict == VerdictReview && shared >= 2 && p.Score >= 0.75 {
 		p.Verdict = VerdictMerge // spelling evidence backed by the same notes
@@ -1938,6 +1942,32 @@ func analyse(cs *candidates, cons []dupConcept, minScore float64, loadContext fu
 			continue
 		}
 		pairs = append(pairs, judged{a, b, p})
+	}
+	// A name that context matched to several concepts (PM: project
+	// manager and prime minister both written about nearby things) keeps
+	// the one with the most keys in common, none on a tie.
+	top := map[int32][2]int{} // concept -> best support, how many pairs have it
+	for _, j := range pairs {
+		if j.p.picked == 0 {
+			continue
+		}
+		for _, c := range []int32{j.a, j.b} {
+			switch t := top[c]; {
+			case j.p.picked > t[0]:
+				top[c] = [2]int{j.p.picked, 1}
+			case j.p.picked == t[0]:
+				top[c] = [2]int{t[0], t[1] + 1}
+			}
+		}
+	}
+	if len(top) > 0 {
+		pairs = slices.DeleteFunc(pairs, func(j judged) bool {
+			if j.p.picked == 0 {
+				return false
+			}
+			ta, tb := top[j.a], top[j.b]
+			return j.p.picked < ta[0] || ta[1] > 1 || j.p.picked < tb[0] || tb[1] > 1
+		})
 	}
 	// In one concept's group, also judge the pairs among its members.
 	if only >= 0 {

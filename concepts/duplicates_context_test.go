@@ -11,8 +11,9 @@ import (
 )
 
 // TestDuplicatesContext: the concepts linked beside two names decide what
-// spelling alone cannot. "PM" has two expansions in the vault; the one
-// written about the same things is proposed, the other is not. "Paris,
+// spelling alone cannot. "PM" has two expansions in the vault, both
+// written about some of the same things; the one with more in common is
+// proposed, the other is not. "Paris,
 // Texas" is written about other things than "Paris": no group, and a
 // do_not_merge saying why.
 func TestDuplicatesContext(t *testing.T) {
@@ -23,6 +24,7 @@ func TestDuplicatesContext(t *testing.T) {
 	write(t, a, "Hiring", "We hire a [[project manager]] to run the [[sprint]] and keep the [[backlog]] and [[roadmap]].")
 	write(t, a, "Team", "The [[project manager]] talks to each [[stakeholder]] about the [[roadmap]].")
 	write(t, a, "Politics", "The [[prime minister]] faces [[parliament]] before the [[election]]; the [[cabinet]] meets.")
+	write(t, a, "Politics 2", "The [[prime minister]] set a [[roadmap]] for each [[stakeholder]].")
 	write(t, a, "Travel", "[[Paris]]: the [[Louvre]], the [[Seine]], [[Montmartre]] and [[France]]'s food.")
 	write(t, a, "Road trip", "[[Paris, Texas]] is in [[Lamar County]], near [[Oklahoma]]; the [[Texas]] heat.")
 	write(t, a, "Deploy", "Each [[env]] has its [[secrets]], its [[config file]] and a [[staging]] copy.")
