@@ -18,12 +18,13 @@ import (
 	"github.com/noema-mem/noema/vault"
 )
 
-// The string-level set of issue 19 (testdata/duplicates/clusters_a.tsv and
-// clusters_b.tsv): hand-written clusters of one concept's names (extra
+// The string-level set of issue 19 (testdata/duplicates/clusters_a.tsv to
+// clusters_d.tsv): hand-written clusters of one concept's names (extra
 // words and qualifiers, abbreviations and acronyms, plurals, punctuation
-// and case), hard negatives, and generated distractors. Split A tuned the
-// rules; splits B and C are held out (only reported; C was written by a
-// second author before any result on it was seen).
+// and case, spelling variants), hard negatives, and distractors. Split A
+// tuned the rules of rounds 1-2, splits A-C those of round 3; split D is
+// held out (written by a third author and committed before any result on
+// it was seen; only reported).
 var (
 	dupDistractors = flag.Int("dup-distractors", 1000, "distractor concepts added to each split by TestStringDuplicates (the documented figures use 5000)")
 	dupContext     = flag.Bool("dup-context", false, "TestStringDuplicates writes each name into notes beside other concepts of its topic (openContextEval) instead of a note of its own")
@@ -285,13 +286,15 @@ func distractorsFrom(t testing.TB, e *evalSet, n int, source, split string) []st
 	return out
 }
 
-// TestStringDuplicates measures analyze_duplicates on both splits of the
+// TestStringDuplicates measures analyze_duplicates on each split of the
 // string-level set: precision and recall of the pairs inside proposed
 // groups (merge and review), recall by kind, and the hard negatives
-// grouped. With the default 1,000 distractors it fails below the floors
+// grouped. With generated distractors (1,000, the default, or 5,000), with
+// or without context, it fails below the floors
 // it sets (a regression check, under the issue's target).
 //
 //	go test ./concepts -run TestStringDuplicates -v -dup-distractors 5000
+//	go test ./concepts -run TestStringDuplicates -v -dup-distractors 5000 -dup-context -dup-distractor-source vault
 func TestStringDuplicates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes two vaults")
@@ -356,15 +359,24 @@ func TestStringDuplicates(t *testing.T) {
 			})
 			slices.Sort(miss)
 			t.Logf("missed pairs: %v", miss)
-			// Floors at 1,000 (the default) and 5,000 distractors, at what
-			// the rules reach (docs/duplicates.md): the issue's target
-			// (precision 0.97, recall 0.90) is not reached on this set.
-			floors := map[int]map[string][2]float64{
-				1000: {"clusters_a": {0.99, 0.85}, "clusters_b": {0.97, 0.78}, "clusters_c": {0.88, 0.77}},
-				5000: {"clusters_a": {0.98, 0.84}, "clusters_b": {0.94, 0.74}, "clusters_c": {0.85, 0.70}},
+			// Floors at 1,000 (the default) and 5,000 distractors, with
+			// and without context, at what the rules reach
+			// (docs/duplicates.md): the issue's target (precision 0.97,
+			// recall 0.90) is not reached on every split. Real-name
+			// distractors have no floors (their unlabelled pairs make the
+			// figures a report, not a check).
+			floors := map[bool]map[int]map[string][2]float64{
+				false: {
+					1000: {"clusters_a": {0.99, 0.85}, "clusters_b": {0.97, 0.78}, "clusters_c": {0.89, 0.81}, "clusters_d": {0.89, 0.68}},
+					5000: {"clusters_a": {0.98, 0.84}, "clusters_b": {0.94, 0.74}, "clusters_c": {0.86, 0.73}, "clusters_d": {0.88, 0.63}},
+				},
+				true: {
+					1000: {"clusters_a": {0.99, 0.91}, "clusters_b": {0.97, 0.87}, "clusters_c": {0.90, 0.91}, "clusters_d": {0.92, 0.73}},
+					5000: {"clusters_a": {0.99, 0.91}, "clusters_b": {0.97, 0.86}, "clusters_c": {0.89, 0.90}, "clusters_d": {0.91, 0.73}},
+				},
 			}
-			floor, ok := floors[*dupDistractors][strings.TrimSuffix(split, ".tsv")]
-			if *dupSource != "generated" || *dupContext {
+			floor, ok := floors[*dupContext][*dupDistractors][strings.TrimSuffix(split, ".tsv")]
+			if *dupSource != "generated" {
 				ok = false
 			}
 			if ok && (all.precision() < floor[0] || all.recall() < floor[1]) {
