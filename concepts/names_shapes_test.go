@@ -61,6 +61,8 @@ func TestCompareNamesShapes(t *testing.T) {
 		{"neural network", "recurrent neural network", ""},
 		{"doc", "document", ""},
 		{"ACK", "Apache Kafka", ""},
+		{"Munich", "munch", ""},
+		{"Mathematica", "mathematics", ""},
 		{"CSS", "constraint satisfaction", ""},
 		{"GDB", "graph database", ""},
 		{"func", "function", ""},
