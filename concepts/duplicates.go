@@ -1095,8 +1095,9 @@ type judgement struct {
 	names    [2]string
 	folded   bool
 	// weak marks a verdict that stands only when the two concepts are
-	// linked beside the same things (a clipped word the vault's other
-	// names also start with, or of three letters).
+	// linked beside the same things: a short clip or one the vault's
+	// names use as a word ("doc", "func"), an acronym with letters from
+	// inside words ("DNA").
 	weak bool
 }
 
@@ -1448,7 +1449,7 @@ func acronymOf(short, long *nameInfo) (ok, inner bool) {
 // innerAcronym reports whether the acronym a (3-6 letters) is the initials
 // of ws (2 words or more, fewer than its letters) with a letter from
 // inside long compound words: one letter at most from each word of 9
-// letters or more, 3 letters or more from both its ends ("DNA":
+// letters or more, with 3 letters or more before it and 2 after ("DNA":
 // deoxyribo-nucleic acid, "HTTP": hyper-text transfer protocol), two at
 // most. Shorter words are not compounds: "Apache Kafka" is not ACK,
 // "graph database" not GDB.
