@@ -350,9 +350,7 @@ func TestHelpListsEveryParameter(t *testing.T) {
 			t.Errorf("help %s: exit %d", tool.Command, code)
 			continue
 		}
-		typ := tool.In()
-		for i := range typ.NumField() {
-			f := typ.Field(i)
+		for _, f := range tools.Fields(tool.In()) {
 			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 			want := "--" + strings.ReplaceAll(name, "_", "-")
 			cliTag := f.Tag.Get("cli")

@@ -37,6 +37,10 @@ type param struct {
 	// parameter's description says what true does, the flag sets false.
 	negatedHelp string
 	set         bool // given on the command line
+	// cliDefault is the command line's own default (cli:"default=JSON"),
+	// when it differs from the MCP parameter's: it may lie outside the
+	// parameter's bounds (graph export's max_tokens 0: the whole export).
+	cliDefault string
 }
 
 // flagName is the flag's name without dashes.
@@ -71,7 +75,7 @@ func newInput(typ reflect.Type) (*input, error) {
 	st := in.ptr.Elem()
 	for _, f := range tools.Fields(typ) {
 		jsonName := f.JSON
-		p := &param{field: f.StructField, value: st.Field(f.Index), json: jsonName, help: f.Tag.Get("jsonschema")}
+		p := &param{field: f.StructField, value: st.FieldByIndex(f.Index), json: jsonName, help: f.Tag.Get("jsonschema")}
 		cliTag, hasCLI := f.Tag.Lookup("cli")
 		if cliTag == "-" || (jsonName == "" && !hasCLI) {
 			continue
@@ -91,6 +95,8 @@ func newInput(typ reflect.Type) (*input, error) {
 				p.flag = val
 			case "stdin":
 				p.stdin = true
+			case "default":
+				p.cliDefault = val
 			case "optional":
 				p.optional = true
 			case "negate", "invert":
@@ -110,7 +116,10 @@ func newInput(typ reflect.Type) (*input, error) {
 		if p.flag == "" && p.arg == "" {
 			return nil, fmt.Errorf("cli: %s.%s: no flag name", typ, f.Name)
 		}
-		if def, ok := f.Tag.Lookup("default"); ok {
+		if def, ok := f.Tag.Lookup("default"); ok || p.cliDefault != "" {
+			if p.cliDefault != "" {
+				def = p.cliDefault
+			}
 			if err := setJSON(p.value, def); err != nil {
 				return nil, fmt.Errorf("cli: default of %s.%s: %w", typ, f.Name, err)
 			}
@@ -196,6 +205,9 @@ func (in *input) setArgs(pos []string) error {
 // states them (tools.Check), naming the flag.
 func (in *input) validate() error {
 	for _, p := range in.params {
+		if !p.set && p.cliDefault != "" {
+			continue // the command line's own default, outside the MCP bounds
+		}
 		if problem := tools.Check(p.field, p.value); problem != "" {
 			return usagef("%s %s", p.name(), problem)
 		}

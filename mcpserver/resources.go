@@ -62,7 +62,7 @@ func registerResources(r *registry, s *mcp.Server, enabled map[string]bool) {
 			"The whole graph as JSON {nodes, edges}.",
 			"The whole graph as JSON (format=json) or GraphML (format=graphml).",
 			func(ctx context.Context, q url.Values) (any, string, error) {
-				out, err := tools.ExportGraph(ctx, &tools.Env{App: r.app}, q.Get("format"))
+				out, err := tools.ExportGraph(ctx, &tools.Env{App: r.app}, tools.ExportInput{Format: q.Get("format")})
 				if err != nil {
 					return nil, "", err
 				}

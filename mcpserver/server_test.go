@@ -464,8 +464,14 @@ func TestGraphTools(t *testing.T) {
 		}
 		return res.Content[0].(*mcp.TextContent).Text
 	}
-	call(t, cs, "export_graph", map[string]any{"format": "graphml"}, &exp)
-	text := exportText(map[string]any{"format": "graphml"})
+	// GraphML is a document for a file, at least ~3,000 tokens even for
+	// a graph of four nodes (its key declarations, twice: text and data):
+	// the default budget refuses it, naming its size.
+	if e := wantFailure(t, cs, "export_graph", map[string]any{"format": "graphml"}, "too_large"); !strings.Contains(e, "above max_tokens 4000") {
+		t.Errorf("graphml export at the default budget = %q", e)
+	}
+	call(t, cs, "export_graph", map[string]any{"format": "graphml", "max_tokens": 20000}, &exp)
+	text := exportText(map[string]any{"format": "graphml", "max_tokens": 20000})
 	if exp.NodeCount != 4 || !strings.Contains(exp.Data, "<graphml") || exp.Nodes != nil || text != exp.Data { // the note, two concepts, Rust's new page
 		t.Errorf("graphml export = %d nodes, %d node objects, text is the document: %v", exp.NodeCount, len(exp.Nodes), text == exp.Data)
 	}

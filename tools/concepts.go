@@ -24,20 +24,7 @@ func conceptTools() []*Tool {
 				"(rapidfuzz WRatio, 0-100), best first; each candidate says which name matched. Recall first: nothing is cut unless min_score asks. " +
 				"A second channel adds names with the same words after plural, word-order and function-word folding, or without a generic head word (\"Git version control system\" finds Git), marked in channels, with their WRatio score. " +
 				"Synonyms that share no spelling are out of its reach: browse list_concepts for those. You decide what is a duplicate.",
-		}, calls(onConcepts, (*concepts.Service).Find), func(w io.Writer, o *concepts.FindResult) {
-			fmt.Fprintf(w, "%d candidates for %q among %d concepts\n", len(o.Candidates), o.Query, o.Total)
-			warnings(w, o.Warnings)
-			for _, c := range o.Candidates {
-				via := ""
-				if c.IsAlias {
-					via = fmt.Sprintf(" (via alias %q)", c.Matched)
-				}
-				if len(c.Channels) > 0 && c.Channels[0] != "wratio" {
-					via += " (found by " + strings.Join(c.Channels, ", ") + ")"
-				}
-				fmt.Fprintf(w, "- %.1f %s%s [%s, %d mentions]\n", c.Score, c.Label, via, c.ID, c.Mentions)
-			}
-		}),
+		}, FindConcepts, textFind),
 
 		Embeds(New(Def{
 			Name: "find_similar_concepts", Command: "concept similar", Toolset: "concepts", Title: "Find concepts close in meaning", Hints: readOnly,
@@ -71,20 +58,7 @@ func conceptTools() []*Tool {
 		New(Def{
 			Name: "list_concepts", Command: "concept list", Toolset: "concepts", Title: "List concepts", Hints: readOnly,
 			Description: "Browse the concept vocabulary, newest first, optionally filtered by text on labels and aliases (contains, starts_with, ends_with; case-insensitive). Paged: offset/limit (default 50, max 500), total and has_more.",
-		}, calls(onConcepts, (*concepts.Service).List), func(w io.Writer, o *concepts.ListResult) {
-			fmt.Fprintf(w, "%d of %d concepts", len(o.Concepts), o.Total)
-			if o.HasMore {
-				fmt.Fprintf(w, " (more from offset %d)", o.Offset+len(o.Concepts))
-			}
-			fmt.Fprintln(w)
-			for _, c := range o.Concepts {
-				fmt.Fprintf(w, "- %s", c.Label)
-				if len(c.Aliases) > 0 {
-					fmt.Fprintf(w, " (aka %s)", strings.Join(c.Aliases, ", "))
-				}
-				fmt.Fprintf(w, " [%s, %d mentions]\n", c.ID, c.Mentions)
-			}
-		}),
+		}, ListConcepts, textConceptList),
 
 		New(Def{
 			Name: "create_concept", Command: "concept create", Toolset: "concepts", Title: "Create a concept", Hints: additive,

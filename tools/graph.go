@@ -3,6 +3,8 @@ package tools
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +35,7 @@ type NeighborsInput struct {
 	Type      string `json:"type,omitempty" jsonschema:"only edges of this type (mentions, or a relation type)"`
 	Offset    int    `json:"offset,omitempty" jsonschema:"paging offset (default 0)" default:"0" minimum:"0"`
 	Limit     int    `json:"limit,omitempty" jsonschema:"page size (default 50, max 500)" default:"50" minimum:"0" maximum:"500"`
+	Paging
 }
 
 // SubgraphInput expands around seed nodes.
@@ -42,31 +45,57 @@ type SubgraphInput struct {
 	Type  string   `json:"type,omitempty" jsonschema:"only follow edges of this type"`
 }
 
-// ExportInput chooses the export format.
+// ExportInput chooses the export format and its budget.
 type ExportInput struct {
-	Format string `json:"format,omitempty" jsonschema:"json (default) or graphml" default:"\"json\"" enum:"json,graphml"`
+	Format    string `json:"format,omitempty" jsonschema:"json (default) or graphml" default:"\"json\"" enum:"json,graphml"`
+	MaxTokens int    `json:"max_tokens,omitempty" jsonschema:"the most tokens this answer may take, text and structured result together (estimated, above cl100k/o200k counts); json pages nodes then edges, and graphml above it is too_large (default 4000, 1000-100000; the command line exports the whole graph unless given)" default:"4000" minimum:"1000" maximum:"100000" cli:"default=0"`
+	Cursor    string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous answer: its next page of nodes and edges (format json; refused once the graph has changed)" maxLength:"200"`
 }
 
-// ExportOutput is the exported graph. For format json the graph itself is
-// the structured result (nodes and edges, as the JSON export holds them);
-// for graphml the GraphML document is data. The text rendering is the
-// export as serialized, byte for byte, in either format.
+// ExportOutput is the exported graph, or one page of it. For format json
+// the graph itself is the structured result (nodes and edges, as the JSON
+// export holds them); for graphml the GraphML document is data. The text
+// rendering is the export (or page) as serialized, byte for byte, in
+// either format, followed by the budget's line when the budget cut it.
 type ExportOutput struct {
-	Format    string `json:"format" jsonschema:"json or graphml"`
-	NodeCount int    `json:"node_count"`
-	EdgeCount int    `json:"edge_count"`
+	Format string `json:"format" jsonschema:"json or graphml"`
+	// NodeCount and EdgeCount are the whole graph's, whatever the page.
+	NodeCount int `json:"node_count" jsonschema:"nodes in the whole graph"`
+	EdgeCount int `json:"edge_count" jsonschema:"edges in the whole graph"`
 	// Nodes and Edges are the graph (format json; never null then).
 	Nodes []graph.Node `json:"nodes,omitzero" jsonschema:"the graph's notes and concepts (format json)"`
 	Edges []graph.Edge `json:"edges,omitzero" jsonschema:"mentions and relations (format json)"`
 	// Data is the GraphML document (format graphml).
 	Data string `json:"data,omitempty" jsonschema:"the GraphML document (format graphml)"`
-
-	raw string // the serialized export, in either format
+	Budget
 }
 
-// Serialized is the export as written: the JSON document {nodes, edges} or
-// the GraphML document. The same vault serializes to the same bytes.
-func (o *ExportOutput) Serialized() string { return o.raw }
+// Serialized is the export (or page) as written: the JSON document {nodes,
+// edges} or the GraphML document. The same vault serializes to the same
+// bytes.
+func (o *ExportOutput) Serialized() string {
+	var b strings.Builder
+	o.serialize(&b)
+	return b.String()
+}
+
+func (o *ExportOutput) serialize(w io.Writer) {
+	if o.Format == "graphml" {
+		io.WriteString(w, o.Data)
+		return
+	}
+	if err := graph.WriteJSON(w, &graph.Graph{Nodes: o.Nodes, Edges: o.Edges}); err != nil {
+		fmt.Fprintf(w, "error: %v", err) // a strings.Builder does not fail
+	}
+}
+
+func textExport(w io.Writer, o *ExportOutput) {
+	o.serialize(w) // the export itself, ready to redirect to a file
+	if o.cut() {
+		fmt.Fprintln(w)
+		o.Budget.text(w)
+	}
+}
 
 func relationTools() []*Tool {
 	return []*Tool{
@@ -153,22 +182,7 @@ func graphTools() []*Tool {
 		New(Def{
 			Name: "neighbors", Command: "graph neighbors", Toolset: "graph", Title: "Neighbours of a node", Hints: readOnly,
 			Description: "Edges around a node with the node at the other end: typed relations first, then mentions (note → concept). Filter by direction and type; paged with total and has_more.",
-		}, func(ctx context.Context, e *Env, in NeighborsInput) (*graph.NeighborPage, error) {
-			id, err := nodeID(ctx, e, in.ID)
-			if err != nil {
-				return nil, err
-			}
-			return graph.Neighbors(ctx, e.App.DB, id, graph.NeighborOptions{Direction: in.Direction, Type: in.Type, Offset: in.Offset, Limit: in.Limit})
-		}, func(w io.Writer, p *graph.NeighborPage) {
-			fmt.Fprintf(w, "%d of %d edges around %s\n", len(p.Neighbors), p.Total, p.Node.Label)
-			for _, n := range p.Neighbors {
-				other := n.Edge.Target
-				if n.Node != nil {
-					other = n.Node.Label + " (" + n.Node.ID + ")"
-				}
-				fmt.Fprintf(w, "- %s %s %s\n", n.Direction, n.Edge.Type, other)
-			}
-		}),
+		}, Neighbors, textNeighbors),
 
 		New(Def{
 			Name: "subgraph", Command: "graph subgraph", Toolset: "graph", Title: "Subgraph around nodes", Hints: readOnly,
@@ -194,11 +208,7 @@ func graphTools() []*Tool {
 		New(Def{
 			Name: "export_graph", Command: "graph export", Toolset: "graph", Title: "Export the graph", Hints: readOnly,
 			Description: "The whole graph — notes, concepts, relations and mentions edges — as JSON {nodes, edges} (the structured result) or GraphML (opens in Gephi, Cytoscape, networkx; the document is data). Deterministic: the same vault exports the same bytes. Also the resource noema://graph/export{?format}.",
-		}, func(ctx context.Context, e *Env, in ExportInput) (*ExportOutput, error) {
-			return ExportGraph(ctx, e, in.Format)
-		}, func(w io.Writer, o *ExportOutput) {
-			io.WriteString(w, o.raw) // the export itself, ready to redirect to a file
-		}),
+		}, ExportGraph, textExport),
 	}
 }
 
@@ -237,39 +247,78 @@ func nodeID(ctx context.Context, e *Env, ref string) (string, error) {
 	return vault.PathToURI(path), nil
 }
 
-// ExportGraph serializes the whole graph as format: "json" (the default when
-// empty) or "graphml".
-func ExportGraph(ctx context.Context, e *Env, format string) (*ExportOutput, error) {
+// ExportGraph serializes the graph as in.Format: "json" (the default when
+// empty) or "graphml". With a budget (in.MaxTokens), the JSON export is
+// paged — nodes first, then edges, each whole, from the cursor on — and
+// its cursor holds a hash of the whole export, so that a cursor is refused
+// once the graph has changed (a page of another graph would skip or repeat
+// items); a GraphML document above the budget is too_large. Without one
+// (0: the command line's default, and the noema://graph/export resource)
+// the whole graph comes back.
+func ExportGraph(ctx context.Context, e *Env, in ExportInput) (*ExportOutput, error) {
+	format := in.Format
 	if format == "" {
 		format = "json"
 	}
 	if format != "json" && format != "graphml" {
 		return nil, noema.Errorf(noema.EINVALID, "format must be json or graphml").WithParam("format")
 	}
+	budget, err := budgetOf(in.MaxTokens)
+	if err != nil {
+		return nil, err
+	}
+	if format == "graphml" && in.Cursor != "" {
+		return nil, noema.Errorf(noema.EINVALID, "cursor pages the json export only: a GraphML document is not cut in pages").WithParam("cursor")
+	}
 	g, err := graph.Export(ctx, e.App.DB)
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if format == "json" {
-		err = graph.WriteJSON(&buf, g)
-	} else {
-		err = graph.WriteGraphML(&buf, g)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("write %s export: %w", format, err)
-	}
-	out := &ExportOutput{Format: format, NodeCount: len(g.Nodes), EdgeCount: len(g.Edges), raw: buf.String()}
-	if format == "json" {
-		out.Nodes, out.Edges = g.Nodes, g.Edges
-		if out.Nodes == nil {
-			out.Nodes = []graph.Node{}
+	out := &ExportOutput{Format: format, NodeCount: len(g.Nodes), EdgeCount: len(g.Edges), Budget: Budget{MaxTokens: budget}}
+	if format == "graphml" {
+		var buf bytes.Buffer
+		if err := graph.WriteGraphML(&buf, g); err != nil {
+			return nil, fmt.Errorf("write graphml export: %w", err)
 		}
-		if out.Edges == nil {
-			out.Edges = []graph.Edge{}
+		out.Data = buf.String()
+		out.Tokens = answerTokens(out, textExport)
+		if budget > 0 && out.Tokens > budget {
+			return nil, noema.Errorf(noema.ETOOLARGE, "the GraphML export of %d nodes and %d edges is about %d tokens, above max_tokens %d: page the json export (format json, then cursor), or write the whole file from the command line: noema graph export --format graphml > graph.graphml",
+				out.NodeCount, out.EdgeCount, out.Tokens, budget).WithParam("max_tokens")
 		}
+		return out, nil
+	}
+	out.Nodes, out.Edges = g.Nodes, g.Edges
+	if out.Nodes == nil {
+		out.Nodes = []graph.Node{}
+	}
+	if out.Edges == nil {
+		out.Edges = []graph.Edge{}
+	}
+	var print string
+	var offsets []int
+	if budget > 0 {
+		// The graph's own bytes, hashed as they stream: a cursor of a
+		// changed graph is refused.
+		h := sha256.New()
+		if err := graph.WriteJSON(h, g); err != nil {
+			return nil, fmt.Errorf("hash the export: %w", err)
+		}
+		print = hex.EncodeToString(h.Sum(nil)[:8])
+		offsets, err = readCursor(in.Cursor, "export_graph", print, 2,
+			"cursor was returned for another graph: notes, concepts or relations changed since, so its pages would skip or repeat items; leave cursor out to start over")
+		if err != nil {
+			return nil, err
+		}
+		out.Nodes, out.Edges = from(out.Nodes, offsets[0]), from(out.Edges, offsets[1])
+	} else if in.Cursor != "" {
+		return nil, noema.Errorf(noema.EINVALID, "cursor pages a budgeted export: pass max_tokens with it").WithParam("cursor")
 	} else {
-		out.Data = out.raw
+		offsets = []int{0, 0}
+	}
+	newCursor := func(o []int) string { return cursor{"export_graph", print, o}.String() }
+	if err := fitSections(out, &out.Budget, textExport, offsets, newCursor, list("nodes", &out.Nodes, false), list("edges", &out.Edges, false)); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -97,12 +97,12 @@ func noteTools() []*Tool {
 		New(Def{
 			Name: "list_notes", Command: "note list", Toolset: "notes", Title: "List notes", Hints: readOnly,
 			Description: "List notes by path, optionally under a folder or with a tag. Paged with offset/limit (default 50, max 500); the result has total and has_more.",
-		}, calls(onNotes, (*notes.Service).List), textNoteList),
+		}, ListNotes, textNoteList),
 
 		New(Def{
 			Name: "recent_activity", Command: "note recent", Toolset: "notes", Title: "Recent activity", Hints: readOnly,
 			Description: "Notes by their latest activity (modification or explicit read), newest first. since accepts an RFC 3339 time, a date or a duration such as 24h or 7d.",
-		}, calls(onNotes, (*notes.Service).Recent), textNoteList),
+		}, RecentActivity, textNoteList),
 	}
 }
 
@@ -153,17 +153,6 @@ func ResolveNote(ctx context.Context, e *Env, ref string) (string, error) {
 		return "", err
 	}
 	return aliased, nil
-}
-
-func textNoteList(w io.Writer, o *notes.ListResult) {
-	fmt.Fprintf(w, "%d of %d notes", len(o.Notes), o.Total)
-	if o.HasMore {
-		fmt.Fprintf(w, " (more from offset %d)", o.Offset+len(o.Notes))
-	}
-	fmt.Fprintln(w)
-	for _, n := range o.Notes {
-		fmt.Fprintf(w, "- %s — %s (modified %s)\n", n.URI, n.Title, n.Modified.Format("2006-01-02"))
-	}
 }
 
 // withFeedback runs a write of a note and reports the concepts it links:

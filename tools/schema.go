@@ -203,19 +203,28 @@ func outputSchema(typ reflect.Type) (*jsonschema.Schema, error) {
 }
 
 // Field is an exported field of an input struct with its JSON name ("" when
-// the field is not part of the JSON form: json:"-").
+// the field is not part of the JSON form: json:"-"). The fields of an
+// embedded struct are the struct's own, as encoding/json sees them.
 type Field struct {
 	reflect.StructField
-	// Index is the field's index in the struct.
-	Index int
+	// Index is the field's index sequence in the struct (reflect.Value.FieldByIndex).
+	Index []int
 	JSON  string
 }
 
-// Fields lists an input struct's exported fields.
+// Fields lists an input struct's exported fields, those of embedded
+// structs in their place.
 func Fields(typ reflect.Type) []Field {
 	var out []Field
 	for i := range typ.NumField() {
 		f := typ.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && f.Tag.Get("json") == "" {
+			for _, inner := range Fields(f.Type) {
+				inner.Index = append([]int{i}, inner.Index...)
+				out = append(out, inner)
+			}
+			continue
+		}
 		if !f.IsExported() {
 			continue
 		}
@@ -225,7 +234,7 @@ func Fields(typ reflect.Type) []Field {
 		} else if name == "" {
 			name = f.Name
 		}
-		out = append(out, Field{f, i, name})
+		out = append(out, Field{f, []int{i}, name})
 	}
 	return out
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/noema-mem/noema/notes"
 	"github.com/noema-mem/noema/recall"
+	"github.com/noema-mem/noema/tools"
 )
 
 // TestBuildContextCommunity: build_context tells the concept's community
@@ -20,7 +21,7 @@ func TestBuildContextCommunity(t *testing.T) {
 		mustRun[*notes.WriteResult](t, e, "write_note", n)
 	}
 	decay := true
-	res := mustRun[*recall.Result](t, e, "build_context", recall.Input{Concept: "Go", Depth: 2, MaxEntities: 20, Decay: &decay})
+	res := mustRun[*tools.ContextOutput](t, e, "build_context", tools.ContextInput{Input: recall.Input{Concept: "Go", Depth: 2, MaxEntities: 20, Decay: &decay}})
 	cc := res.Community
 	if cc == nil || cc.Size != 3 || len(cc.Siblings) != 2 {
 		t.Fatalf("community = %+v (warnings %q)", cc, res.Warnings)

@@ -25,6 +25,9 @@
 //	negated:"…"            with negate or invert: the help of that flag, which sets the
 //	                       parameter to false (required: jsonschema says what true does)
 //	cli:"stdin"            a string read from standard input when its flag is not given
+//	cli:"default=JSON"     the command line's default instead of the default tag's
+//	                       (it may lie outside the bounds: graph export's
+//	                       max_tokens 0, the whole export)
 //	cli:"-"                not offered on the command line
 //
 // A field with json:"-" is not part of the MCP tool; with a cli name it is a

@@ -25,9 +25,7 @@ func TestDeclarations(t *testing.T) {
 			t.Errorf("%s (%s) declared twice", tool.Command, tool.Name)
 		}
 		commands[tool.Command], names[tool.Name] = true, true
-		typ := tool.In()
-		for i := range typ.NumField() {
-			f := typ.Field(i)
+		for _, f := range tools.Fields(tool.In()) {
 			if f.Tag.Get("jsonschema") == "" {
 				t.Errorf("%s: %s has no description", tool.Command, f.Name)
 			}

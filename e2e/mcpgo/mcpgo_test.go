@@ -221,8 +221,11 @@ func exercise(ctx context.Context, t *testing.T, c *client.Client, vault string)
 		t.Error("sync sent no progress notifications")
 	}
 
-	// The JSON export is structured content; GraphML stays text.
-	res = call(ctx, t, c, "export_graph", nil)
+	// The JSON export is structured content; GraphML stays text. Both
+	// within a budget large enough for the whole graph (the default pages
+	// nodes before edges, and refuses GraphML, a document of ~3,000
+	// tokens at least).
+	res = call(ctx, t, c, "export_graph", map[string]any{"max_tokens": 100000})
 	var export struct {
 		Format string
 		Nodes  []struct{ ID, Kind, Label string }
@@ -232,7 +235,7 @@ func exercise(ctx context.Context, t *testing.T, c *client.Client, vault string)
 	if export.Format != "json" || len(export.Nodes) < 4 || len(export.Edges) < 3 {
 		t.Errorf("export_graph json: %+v", export)
 	}
-	res = call(ctx, t, c, "export_graph", map[string]any{"format": "graphml"})
+	res = call(ctx, t, c, "export_graph", map[string]any{"format": "graphml", "max_tokens": 20000})
 	var gml struct{ Format, Data string }
 	structured(t, res, &gml)
 	if gml.Format != "graphml" || !strings.Contains(gml.Data, "<graphml") {
