@@ -119,18 +119,25 @@ func callAnswer(t *testing.T, cs *mcp.ClientSession, name string, args map[strin
 	return answer{wire: wire, structured: structured}
 }
 
-// dumpAnswer writes an answer to $NOEMA_DUMP_ANSWERS, when set: the
-// corpus docs/budgets.md measures the token estimate on.
+// dumpAnswer writes an answer to $NOEMA_DUMP_ANSWERS, when set, and its
+// estimate to estimates.tsv there: the corpus docs/budgets.md measures the
+// token estimate on (e2e/node/count-tokens.mjs).
 func dumpAnswer(t *testing.T, name string, wire []byte) {
 	dir := os.Getenv("NOEMA_DUMP_ANSWERS")
 	if dir == "" {
 		return
 	}
 	entries, _ := os.ReadDir(dir)
-	path := filepath.Join(dir, fmt.Sprintf("%03d-%s.json", len(entries), name))
-	if err := os.WriteFile(path, wire, 0o644); err != nil {
+	file := fmt.Sprintf("%03d-%s.json", len(entries), name)
+	if err := os.WriteFile(filepath.Join(dir, file), wire, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	f, err := os.OpenFile(filepath.Join(dir, "estimates.tsv"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fmt.Fprintf(f, "%s\t%d\n", file, tools.EstimateTokens(wire))
 }
 
 func with(args map[string]any, kv ...any) map[string]any {

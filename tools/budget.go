@@ -177,7 +177,7 @@ func readCursor(s, tool, print string, n int, mismatch ...string) ([]int, error)
 		return nil, noema.Errorf(noema.EINVALID, "%s", mismatch[0]).WithParam("cursor")
 	}
 	if parts[2] != print {
-		return nil, noema.Errorf(noema.EINVALID, "cursor was returned for other arguments: call %s again with the arguments of the call that returned it (only the page size and max_tokens may change), or leave cursor out to start over", tool).WithParam("cursor")
+		return nil, noema.Errorf(noema.EINVALID, "cursor was returned for other arguments: call again with the arguments of the call that returned it (only the page size and the budget may change), or leave cursor out to start over").WithParam("cursor")
 	}
 	offs := strings.Split(parts[3], ",")
 	if len(offs) != n {
@@ -396,6 +396,11 @@ func fitSections[Out any](out Out, budget *Budget, text func(io.Writer, Out), of
 			// Nothing fits whole: the first item, shortened.
 			s.keep(1)
 			cut, ok := shorten(s.first(), s.name, fits)
+			if !ok { // the answer's own fields too (what the envelope kept of a long query)
+				var more []string
+				more, ok = shorten(out, "", fits)
+				cut = append(cut, more...)
+			}
 			budget.Shortened = append(budget.Shortened, cut...)
 			if !ok {
 				need := answerTokens(out, text)

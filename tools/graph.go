@@ -207,7 +207,8 @@ func graphTools() []*Tool {
 
 		New(Def{
 			Name: "export_graph", Command: "graph export", Toolset: "graph", Title: "Export the graph", Hints: readOnly,
-			Description: "The whole graph — notes, concepts, relations and mentions edges — as JSON {nodes, edges} (the structured result) or GraphML (opens in Gephi, Cytoscape, networkx; the document is data). Deterministic: the same vault exports the same bytes. Also the resource noema://graph/export{?format}.",
+			Description: "The whole graph — notes, concepts, relations and mentions edges — as JSON {nodes, edges} (the structured result) or GraphML (opens in Gephi, Cytoscape, networkx; the document is data). Deterministic: the same vault exports the same bytes. Also the resource noema://graph/export{?format}. " +
+				"Keeps to max_tokens (default 4000): json pages nodes, then edges, with next_cursor (refused once the graph changed); GraphML, at least ~3000 tokens, needs a larger max_tokens or is too_large.",
 		}, ExportGraph, textExport),
 	}
 }

@@ -19,14 +19,16 @@ func searchTools() []*Tool {
 			Description: "Find the notes about a topic. hybrid (default) fuses full text (BM25, title above body, English stemming, Chinese/Japanese substrings; notes with every word rank first) " +
 				"and meaning (the note chunks' embeddings) by reciprocal rank, then weights by recency unless decay=false; fulltext and semantic use one list. " +
 				"[[X]] as the query returns the notes linking concept X (aliases included), freshest first. Any text is a valid query. " +
-				"Each hit has a 0-1 score, a snippet with matched terms in «», its decay and its rank in each list (why it ranks where it does). Searching does not count as reading.",
+				"Each hit has a 0-1 score, a snippet with matched terms in «», its decay and its rank in each list (why it ranks where it does). Searching does not count as reading. " +
+				"The answer keeps to max_tokens (default 4000), whole hits; pass next_cursor as cursor for the rest.",
 		}, SearchNotes, textSearch), func(in SearchInput) bool { return in.Mode != search.ModeFulltext }),
 
 		New(Def{
 			Name: "build_context", Command: "context", Toolset: "search", Title: "Build context around a concept", Hints: readOnly,
 			Description: "What is already known around a concept (id, label or alias): its description and page, its typed relations, the concepts that co-occur with it in notes " +
 				"(count = notes linking both, weight = those notes' recency weights summed; expanded breadth first up to depth hops, with distance and the concept each came through) " +
-				"the notes that mention it, freshest first (with include_content, the paragraph around the first mention), and its community in the concept graph with its top siblings (analyze_graph communities). An unknown name is not_found, naming the closest spellings.",
+				"the notes that mention it, freshest first (with include_content, the paragraph around the first mention), and its community in the concept graph with its top siblings (analyze_graph communities). An unknown name is not_found, naming the closest spellings. " +
+				"The answer keeps to max_tokens (default 4000), filling relations, then notes, then related concepts, then the community; omitted says what was left, next_cursor continues.",
 		}, BuildContext, textContext),
 	}
 }

@@ -5,12 +5,14 @@ import "unicode/utf8"
 // EstimateTokens estimates how many tokens a model's tokenizer makes of b,
 // in one pass and without a vocabulary. It follows the way byte-pair
 // tokenizers of the cl100k and o200k kind cut text before merging: a run of
-// letters is a word (a space before it joins it), at most five letters a
-// token; a run of digits is cut into groups of at most three (a space
+// letters is a word (a space before it joins it), cut where a capital
+// follows a small letter, at most five letters a token (three in capitals
+// only); a run of digits is cut into groups of at most three (a space
 // before it is a token); a run of other ASCII symbols (JSON's ":", "},{")
-// is a token per two; a run of line breaks or spaces is one; each
-// non-ASCII character (accented letters, «», Chinese, Japanese) is one, and
-// one outside the Basic Multilingual Plane (emoji) three.
+// is a token per two; a run of line breaks or spaces is one; a non-ASCII
+// character is one when it takes two bytes (accented letters, «»), one and
+// a half when it takes three (Chinese, Japanese, most symbols) and three
+// when it takes four (emoji).
 //
 // It is meant to overestimate: on noema's own answers and on the project's
 // docs, source, hex ids and numbers it came out at 1.00 to 1.35 times
@@ -18,15 +20,19 @@ import "unicode/utf8"
 // the figures and the command), so a budget kept by this estimate is kept
 // by those tokenizers.
 func EstimateTokens(b []byte) int {
-	n := 0
+	n, wide := 0, 0 // wide counts three-byte characters, a token and a half each
 	for i := 0; i < len(b); {
 		c := b[i]
 		switch {
 		case c >= utf8.RuneSelf:
 			_, size := utf8.DecodeRune(b[i:])
-			n++
-			if size == 4 {
-				n += 2
+			switch size {
+			case 3:
+				wide++
+			case 4:
+				n += 3
+			default:
+				n++
 			}
 			i += size
 		case isLetter(c):
@@ -34,7 +40,7 @@ func EstimateTokens(b []byte) int {
 			for j < len(b) && isLetter(b[j]) {
 				j++
 			}
-			n += (j - i + 4) / 5
+			n += letterTokens(b[i:j])
 			i = j
 		case isDigit(c):
 			j := i
@@ -61,8 +67,31 @@ func EstimateTokens(b []byte) int {
 			i = j
 		}
 	}
+	return n + (3*wide+1)/2
+}
+
+// letterTokens estimates a run of ASCII letters: cut where a capital
+// follows a small letter (camelCase, MiB), each piece a token per five
+// letters, or per three when it is capitals only (GOMEMLIMIT, HTTP).
+func letterTokens(run []byte) int {
+	n := 0
+	for start := 0; start < len(run); {
+		end, caps := start+1, isUpper(run[start])
+		for end < len(run) && !(isUpper(run[end]) && !isUpper(run[end-1])) {
+			caps = caps && isUpper(run[end])
+			end++
+		}
+		if size := end - start; caps && size > 1 {
+			n += (size + 2) / 3
+		} else {
+			n += (size + 4) / 5
+		}
+		start = end
+	}
 	return n
 }
+
+func isUpper(c byte) bool { return c >= 'A' && c <= 'Z' }
 
 func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
 
