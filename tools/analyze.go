@@ -24,6 +24,7 @@ type AnalyzeInput struct {
 	Members    int      `json:"members,omitempty" jsonschema:"communities: members listed per community, and siblings of concept (default 10, max 500)" default:"10" minimum:"0" maximum:"500"`
 	Resolution float64  `json:"resolution,omitempty" jsonschema:"communities: Louvain resolution γ; above 1 gives smaller communities (default 1)" default:"1" minimum:"0"`
 	Seed       *int64   `json:"seed,omitempty" jsonschema:"communities: Louvain's node order; centrality: the sample on large graphs (default 1): the same seed gives the same answer" default:"1" minimum:"0"`
+	Paging
 }
 
 const analyzeDescription = "Graph algorithms over the knowledge graph, each reproducible in networkx from export_graph. " +
@@ -34,16 +35,15 @@ const analyzeDescription = "Graph algorithms over the knowledge graph, each repr
 	"paths (from, to, max_depth=3): every simple path up to the depth, shortest first, then heaviest; has_more when cut at limit. " +
 	"predict_links (concept?): Adamic–Adar scores of unlinked pairs with the common neighbours that suggest them — links the notes never made. " +
 	"centrality: betweenness by hops (exact up to 5,000 nodes, else estimated from a seeded sample, and says so). " +
-	"Names are ids, labels or aliases; an unknown name is not_found with the closest spellings. Results are cached until the graph changes."
+	"Names are ids, labels or aliases; an unknown name is not_found with the closest spellings. Results are cached until the graph changes. " +
+	"The answer keeps to max_tokens (default 4000), whole items (concept's community first); next_cursor pages on within limit."
 
 func analyzeTools() []*Tool {
 	return []*Tool{
 		New(Def{
 			Name: "analyze_graph", Command: "graph analyze", Toolset: "graph", Title: "Analyze the graph", Hints: readOnly,
 			Description: analyzeDescription,
-		}, func(ctx context.Context, e *Env, in AnalyzeInput) (*graph.AnalyzeResult, error) {
-			return AnalyzeGraph(ctx, e, in)
-		}, textAnalyze),
+		}, analyzeBudgeted, textAnalyzeOutput),
 	}
 }
 

@@ -43,6 +43,7 @@ type SubgraphInput struct {
 	IDs   []string `json:"ids" jsonschema:"seed nodes: concepts (id, label or alias) or notes (memory:// URI, vault path, title or alias)" cli:"arg=ID"`
 	Depth int      `json:"depth,omitempty" jsonschema:"hops to expand, both directions (default 1, max 5)" default:"1" minimum:"0" maximum:"5"`
 	Type  string   `json:"type,omitempty" jsonschema:"only follow edges of this type"`
+	Paging
 }
 
 // ExportInput chooses the export format and its budget.
@@ -186,24 +187,9 @@ func graphTools() []*Tool {
 
 		New(Def{
 			Name: "subgraph", Command: "graph subgraph", Toolset: "graph", Title: "Subgraph around nodes", Hints: readOnly,
-			Description: "Breadth-first expansion from seed nodes over edges in both directions (depth default 1, max 5; at most 2,000 nodes, then truncated is set).",
-		}, func(ctx context.Context, e *Env, in SubgraphInput) (*graph.Graph, error) {
-			ids := make([]string, len(in.IDs))
-			for i, ref := range in.IDs {
-				id, err := nodeID(ctx, e, ref)
-				if err != nil {
-					return nil, err
-				}
-				ids[i] = id
-			}
-			return graph.Subgraph(ctx, e.App.DB, ids, in.Depth, in.Type)
-		}, func(w io.Writer, g *graph.Graph) {
-			fmt.Fprintf(w, "%d nodes, %d edges", len(g.Nodes), len(g.Edges))
-			if g.Truncated {
-				fmt.Fprint(w, " (truncated)")
-			}
-			fmt.Fprintln(w)
-		}),
+			Description: "Breadth-first expansion from seed nodes over edges in both directions (depth default 1, max 5; at most 2,000 nodes, then capped and truncated are set). " +
+				"Keeps to max_tokens (default 4000): nodes, then edges, each whole; next_cursor pages on (refused once the graph changed).",
+		}, Subgraph, textSubgraph),
 
 		New(Def{
 			Name: "export_graph", Command: "graph export", Toolset: "graph", Title: "Export the graph", Hints: readOnly,

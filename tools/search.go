@@ -164,6 +164,9 @@ func BuildContext(ctx context.Context, e *Env, in ContextInput) (*ContextOutput,
 
 // from returns the items of list from offset on (none past its end).
 func from[T any](list []T, offset int) []T {
+	if list == nil {
+		return nil // omitted stays omitted
+	}
 	if offset >= len(list) {
 		return []T{}
 	}
