@@ -30,7 +30,7 @@ func TestAnalyzeGraph(t *testing.T) {
 		if err != nil {
 			return nil, err
 		}
-		return out.(*graph.AnalyzeResult), nil
+		return &out.(*tools.AnalyzeOutput).AnalyzeResult, nil
 	}
 	must := func(in tools.AnalyzeInput) *graph.AnalyzeResult {
 		t.Helper()
