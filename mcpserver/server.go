@@ -59,7 +59,8 @@ const Instructions = `noema is your long-term memory: a vault of Markdown notes 
 - Write one note per topic with write_note; link the concepts it is about with [[Concept]]. Never overwrite silently: pass overwrite only when you mean it.
 - To change a note, read_note first and pass its checksum as expected_checksum to edit_note; on checksum_mismatch, read again.
 - find_similar_concepts finds neighbours by meaning, weighted by recency; list_concepts browses the vocabulary when a synonym shares no spelling. Give a concept aliases (update_concept) so every spelling resolves to it.
-- recent_activity shows what changed lately; list_notes browses folders. Errors start with a stable code (not_found, invalid_argument, conflict, checksum_mismatch, too_large, unavailable, no_space); an error means nothing changed, unless it names what was saved.`
+- recent_activity shows what changed lately; list_notes browses folders. Answers that list things keep to max_tokens (default 4000): when one says truncated, pass its next_cursor as cursor, with the same arguments, for the rest.
+- Errors start with a stable code (not_found, invalid_argument, conflict, checksum_mismatch, too_large, unavailable, no_space); an error means nothing changed, unless it names what was saved.`
 
 // registry holds what the tool handlers and resources share.
 type registry struct {
