@@ -93,7 +93,9 @@ func ConceptID(key string, n int) string {
 // NoteConcept is a concept a note links, with what else holds it.
 type NoteConcept struct {
 	ID, Label string
-	// Notes is how many notes link the concept, this one included.
+	// Notes is how many notes link the concept, this one included,
+	// counted up to 2: whether another note links it is what a write's
+	// feedback asks, and a hub's tens of thousands are not counted.
 	Notes int
 	// HasPage is whether the concept has a page.
 	HasPage bool

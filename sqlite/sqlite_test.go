@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -150,5 +151,24 @@ func TestConcurrentWriters(t *testing.T) {
 	}
 	if got := concepts(t, dbs[0]); got["shared"].mentions != 120 {
 		t.Errorf("shared = %+v", got["shared"])
+	}
+}
+
+// TestNoteConceptsCountsToTwo: the notes linking each of a note's concepts
+// are counted up to 2 (a write only asks whether another note links it).
+func TestNoteConceptsCountsToTwo(t *testing.T) {
+	db := MustOpen(t)
+	day := time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC)
+	for i := range 5 {
+		noematest.Rewrite(t, db, []*sqlite.NoteRecord{noematest.NoteRecord(fmt.Sprintf("n%d.md", i), "h", day, day, "Hub")}, nil, true)
+	}
+	noematest.Rewrite(t, db, []*sqlite.NoteRecord{noematest.NoteRecord("solo.md", "s", day, day, "Hub", "Solo")}, nil, true)
+	got, err := db.NoteConcepts(context.Background(), "solo.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []noema.NoteConcept{{ID: got[0].ID, Label: "Hub", Notes: 2}, {ID: got[1].ID, Label: "Solo", Notes: 1}}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("NoteConcepts = %+v, want %+v", got, want)
 	}
 }
