@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/noema-mem/noema/graph"
 )
@@ -16,73 +15,25 @@ import (
 
 var _ graph.Source = (*DB)(nil)
 
-// GraphVersion returns a fingerprint of everything the exported graph is
-// derived from, read in one snapshot: the concept registry's version, and
-// over the notes their count, highest row id and sums (modulo a prime) of
-// their verification and modification times and of a digest of each row's
-// id, path length and the last four hex digits of its content hash. Every
-// re-derivation of a note's links, relations or page writes its
-// verification time and (when the content changed) its hash, a new or
-// deleted note changes the count or the sums, and every change to the
-// concept registry bumps its version, so the fingerprint differs whenever
-// the graph may have changed. (It may also change when the graph did not,
-// e.g. when an unchanged file is re-verified: then a cache is rebuilt for
-// nothing, never served stale.) The pass over the notes table it costs (a
-// few milliseconds per 10,000 notes) is skipped while no other connection
-// has committed since this connection last made it.
+// GraphVersion returns the version of everything the exported graph is
+// derived from, read in one statement: the concept registry's version and
+// the notes' change counter (migration 0013_note_rev.sql), which moves on
+// every insert, update and delete of a note row. Every re-derivation of a
+// note's links, relations or page rewrites its row, a new or deleted note
+// inserts or deletes one, and every change to the concept registry bumps
+// its version, so the version differs whenever the graph may have changed
+// (also when it did not, e.g. when an unchanged file is re-verified: then
+// a cache is rebuilt for nothing, never served stale). It costs one row
+// read, not a pass over the notes.
 func (db *DB) GraphVersion(ctx context.Context) (string, error) {
-	conn, err := db.rd().Conn(ctx)
-	if err != nil {
-		return "", fmt.Errorf("read graph version: %w", err)
-	}
-	defer conn.Close()
-	// Fast path: PRAGMA data_version, per connection, changes whenever
-	// another connection (the writer, another process) commits. Unchanged
-	// since this connection last computed the fingerprint, the fingerprint
-	// is unchanged too, and the pass over the notes is skipped.
-	var dc any
-	if err := conn.Raw(func(c any) error { dc = c; return nil }); err != nil {
-		return "", fmt.Errorf("read graph version: %w", err)
-	}
-	var dv int64
-	if err := conn.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&dv); err != nil {
-		return "", fmt.Errorf("read data version: %w", err)
-	}
-	if seen, ok := graphVersions.Load(dc); ok && seen.(graphVersionSeen).dataVersion == dv {
-		return seen.(graphVersionSeen).version, nil
-	}
-	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return "", fmt.Errorf("begin read: %w", err)
-	}
-	defer tx.Rollback()
 	var cv sql.NullString
-	var count, maxID, verified, modified, digest int64
-	err = tx.QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key = ?),
-		count(*), coalesce(max(id), 0), coalesce(sum(verified_ns % 1000000007), 0), coalesce(sum(mtime_ns % 1000000007), 0),
-		coalesce(sum((id * 1000003 + length(path) * 7919
-			+ instr('0123456789abcdef', substr(hash, -1, 1)) + 17 * instr('0123456789abcdef', substr(hash, -2, 1))
-			+ 289 * instr('0123456789abcdef', substr(hash, -3, 1)) + 4913 * instr('0123456789abcdef', substr(hash, -4, 1))) % 1000000007), 0)
-		FROM notes`, ConceptsVersionKey).Scan(&cv, &count, &maxID, &verified, &modified, &digest)
+	var rev int64
+	err := db.rd().QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key = ?), (SELECT rev FROM note_rev WHERE id = 1)`,
+		ConceptsVersionKey).Scan(&cv, &rev)
 	if err != nil {
 		return "", fmt.Errorf("read graph version: %w", err)
 	}
-	v := fmt.Sprintf("%s/%d/%d/%d/%d/%d", cv.String, count, maxID, verified, modified, digest)
-	// dv was read before the snapshot began: a commit in between makes the
-	// next call's data version differ, and the fingerprint is read again.
-	graphVersions.Store(dc, graphVersionSeen{dataVersion: dv, version: v})
-	return v, nil
-}
-
-// graphVersions remembers, per read connection (its driver connection),
-// the data version at which GraphVersion last read the fingerprint, and
-// the fingerprint. Connections are few and long-lived; an entry of a
-// closed one is never looked up again.
-var graphVersions sync.Map
-
-type graphVersionSeen struct {
-	dataVersion int64
-	version     string
+	return fmt.Sprintf("%s/%d", cv.String, rev), nil
 }
 
 var _ graph.ConceptLinker = (*DB)(nil)
