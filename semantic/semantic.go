@@ -35,8 +35,10 @@ type Index interface {
 	// ConceptsVersion returns the counter of changes to the concept
 	// registry.
 	ConceptsVersion(ctx context.Context) (string, error)
-	// EachConcept calls fn with every concept's names and description.
-	EachConcept(ctx context.Context, fn func(id, label string, aliases []string, description string)) error
+	// EachConceptSince calls fn for every concept added or changed after
+	// the names revision rev (every concept for 0), and returns the
+	// revision and the deletion count it read at.
+	EachConceptSince(ctx context.Context, rev int64, fn func(id, label string, aliases []string, description string)) (at, deleted int64, err error)
 	// ConceptNames calls fn with the label and aliases of each concept
 	// among ids that exists.
 	ConceptNames(ctx context.Context, ids []string, fn func(id, label string, aliases []string)) error
@@ -101,6 +103,12 @@ type Service struct {
 	// were taken at; Status counts again only when it moved.
 	counted      int64
 	countedModel string
+	// rev and deleted are the concept names revision and deletion count
+	// the index reflects in full (complete: no concept was left without
+	// a vector for want of the backend); the next refresh reads only the
+	// concepts changed since, unless one was deleted.
+	rev, deleted int64
+	complete     bool
 }
 
 // Progress reports embedding work for status.
@@ -184,9 +192,23 @@ func (s *Service) Refresh(ctx context.Context) error {
 	if fresh {
 		return nil
 	}
-	rows, err := s.loadConcepts(ctx)
+	s.mu.RLock()
+	since, seenDeleted := s.rev, s.deleted
+	partial := s.idx != nil && s.model == model && s.complete
+	s.mu.RUnlock()
+	if !partial {
+		since = 0
+	}
+	rows, at, deleted, err := s.loadConcepts(ctx, since)
 	if err != nil {
 		return err
+	}
+	if partial && deleted != seenDeleted {
+		// A concept was deleted: only the whole registry tells which.
+		partial = false
+		if rows, at, deleted, err = s.loadConcepts(ctx, 0); err != nil {
+			return err
+		}
 	}
 	// Only texts the in-memory index does not hold yet can lack a vector:
 	// look those up, not the whole cache.
@@ -213,7 +235,7 @@ func (s *Service) Refresh(ctx context.Context) error {
 		}
 	}
 	s.setProgress(func(p *Progress) {
-		p.Running, p.Done, p.Total, p.Concepts, p.LastError = len(missing) > 0, 0, len(missing), len(rows), ""
+		p.Running, p.Done, p.Total, p.LastError = len(missing) > 0, 0, len(missing), ""
 	})
 	embedErr := s.embedMissing(ctx, model, missing)
 	if embedErr != nil {
@@ -226,9 +248,12 @@ func (s *Service) Refresh(ctx context.Context) error {
 		// next refresh (the version is not recorded as done).
 		version = ""
 	}
-	if err := s.rebuild(ctx, model, version, rows); err != nil {
+	if err := s.rebuild(ctx, model, version, rows, partial); err != nil {
 		return err
 	}
+	s.mu.Lock()
+	s.rev, s.deleted, s.complete = at, deleted, embedErr == nil
+	s.mu.Unlock()
 	if embedErr != nil {
 		return embedErr
 	}
@@ -237,13 +262,14 @@ func (s *Service) Refresh(ctx context.Context) error {
 	return nil
 }
 
-func (s *Service) loadConcepts(ctx context.Context) ([]conceptRow, error) {
-	var rows []conceptRow
-	err := s.DB.EachConcept(ctx, func(id, label string, aliases []string, desc string) {
+// loadConcepts reads the concepts changed after the names revision since
+// (every concept for 0).
+func (s *Service) loadConcepts(ctx context.Context, since int64) (rows []conceptRow, at, deleted int64, err error) {
+	at, deleted, err = s.DB.EachConceptSince(ctx, since, func(id, label string, aliases []string, desc string) {
 		text := ConceptText(label, aliases, desc)
 		rows = append(rows, conceptRow{id: id, text: text, hash: TextHash(text)})
 	})
-	return rows, err
+	return rows, at, deleted, err
 }
 
 // embedBatch is how many texts are embedded and then stored together.
@@ -282,8 +308,9 @@ func (s *Service) embedMissing(ctx context.Context, model string, missing []conc
 	return nil
 }
 
-// rebuild updates the in-memory index to hold exactly rows' vectors.
-func (s *Service) rebuild(ctx context.Context, model, version string, rows []conceptRow) error {
+// rebuild updates the in-memory index to hold exactly rows' vectors, or
+// with partial, to hold rows' vectors beside those it has.
+func (s *Service) rebuild(ctx context.Context, model, version string, rows []conceptRow, partial bool) error {
 	s.mu.RLock()
 	reuse := s.idx != nil && s.model == model
 	s.mu.RUnlock()
@@ -309,8 +336,16 @@ func (s *Service) rebuild(ctx context.Context, model, version string, rows []con
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	added := 0 // concepts new to the index's knowledge
+	if partial {
+		for _, r := range rows {
+			if _, ok := s.hashes[r.id]; !ok {
+				added++
+			}
+		}
+	}
 	for id, vid := range s.rows {
-		if !want[id] {
+		if !partial && !want[id] {
 			s.idx.Delete(vid)
 			delete(s.rows, id)
 			delete(s.conIDs, vid)
@@ -348,7 +383,12 @@ func (s *Service) rebuild(ctx context.Context, model, version string, rows []con
 	}
 	s.version, s.model = version, model
 	s.gen++
-	s.progress.Embedded, s.progress.Concepts = s.idx.Len(), len(rows)
+	if partial {
+		s.progress.Concepts += added
+	} else {
+		s.progress.Concepts = len(rows)
+	}
+	s.progress.Embedded = s.idx.Len()
 	return nil
 }
 

@@ -358,7 +358,14 @@ func TestFuzzyFallback(t *testing.T) {
 // count of the chunks, and the cache lookups with how many hashes each.
 type countingIndex struct {
 	semantic.Index
-	counts, lookups, looked int
+	counts, lookups, looked, concepts int
+}
+
+func (c *countingIndex) EachConceptSince(ctx context.Context, rev int64, fn func(id, label string, aliases []string, description string)) (int64, int64, error) {
+	return c.Index.EachConceptSince(ctx, rev, func(id, label string, aliases []string, description string) {
+		c.concepts++
+		fn(id, label, aliases, description)
+	})
 }
 
 func (c *countingIndex) CountChunks(ctx context.Context, model string) (int, int, error) {
@@ -402,12 +409,29 @@ func TestRefreshCostsWhatChanged(t *testing.T) {
 		t.Errorf("a second status with nothing changed counted again (%d counts)", ci.counts)
 	}
 	write(t, a, "Late", "", "one more about [[Late Topic]]")
-	ci.lookups, ci.looked = 0, 0
+	ci.lookups, ci.looked, ci.concepts = 0, 0, 0
 	if err := a.Semantic.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if ci.looked != 1 {
-		t.Errorf("refreshing concepts after one new concept looked up %d hashes, want 1", ci.looked)
+	if ci.looked != 1 || ci.concepts != 1 {
+		t.Errorf("refreshing concepts after one new concept read %d concepts and looked up %d hashes, want 1 and 1", ci.concepts, ci.looked)
+	}
+	if p := a.Semantic.Progress(); p.Concepts != 32 || p.Embedded != 32 {
+		t.Errorf("progress after the new concept: %d of %d embedded, want 32 of 32", p.Embedded, p.Concepts)
+	}
+	// A new description is embedded again, reading that concept only.
+	ci.concepts = 0
+	if _, err := a.Concepts.Update(ctx, concepts.UpdateInput{Concept: "Topic 3", Description: ptr("a description that changes the text")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Semantic.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ci.concepts != 1 {
+		t.Errorf("refreshing after a new description read %d concepts, want 1", ci.concepts)
+	}
+	if res := find(t, a, "a description that changes the text", 1); len(res.Results) != 1 || res.Results[0].Label != "Topic 3" {
+		t.Errorf("the new description is not what the index holds: %+v", res.Results)
 	}
 	ci.lookups, ci.looked = 0, 0
 	if err := a.Semantic.RefreshChunks(ctx); err != nil {
@@ -419,4 +443,22 @@ func TestRefreshCostsWhatChanged(t *testing.T) {
 	if p := a.Semantic.Status(ctx); p.Chunks != 31 || p.ChunksEmbedded != 31 || ci.counts != 2 {
 		t.Errorf("status after the write: %d of %d chunks embedded after %d counts, want 31 of 31 after 2", p.ChunksEmbedded, p.Chunks, ci.counts)
 	}
+	// A deleted concept leaves the index: the whole registry is read.
+	if _, err := a.Notes.Delete(ctx, "Late", true); err != nil {
+		t.Fatal(err)
+	}
+	ci.concepts = 0
+	if err := a.Semantic.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p := a.Semantic.Progress(); ci.concepts != 31 || p.Concepts != 31 || p.Embedded != 31 {
+		t.Errorf("after a deletion: read %d concepts, %d of %d embedded; want 31, 31 of 31", ci.concepts, p.Embedded, p.Concepts)
+	}
+	for _, r := range find(t, a, "Late Topic", 40).Results {
+		if r.Label == "Late Topic" {
+			t.Error("the deleted concept is still found")
+		}
+	}
 }
+
+func ptr[T any](v T) *T { return &v }

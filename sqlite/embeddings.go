@@ -27,23 +27,31 @@ func (db *DB) PutMeta(ctx context.Context, key, value string) error {
 	return db.Write(ctx, func(tx *Tx) error { return SetMeta(tx, key, value) })
 }
 
-// EachConcept calls fn with every concept's id, label, aliases and
-// description, by id.
-func (db *DB) EachConcept(ctx context.Context, fn func(id, label string, aliases []string, description string)) error {
-	err := eachRow(ctx, db.rd(), `SELECT id, label, aliases, description FROM concepts ORDER BY id`, nil, func(rows *sql.Rows) error {
-		var id, label, aliases, desc string
-		if err := rows.Scan(&id, &label, &aliases, &desc); err != nil {
+// EachConceptSince calls fn, by id, with the id, label, aliases and
+// description of every concept added or changed (names or description)
+// after the names revision rev (every concept for 0), and returns the
+// revision and deletion count it read at (migration 0011_concept_rev.sql),
+// in the same read transaction.
+func (db *DB) EachConceptSince(ctx context.Context, rev int64, fn func(id, label string, aliases []string, description string)) (at, deleted int64, err error) {
+	err = db.ReadTx(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx, `SELECT rev, deleted FROM concept_rev WHERE id = 1`).Scan(&at, &deleted); err != nil {
 			return err
 		}
-		var al []string
-		_ = json.Unmarshal([]byte(aliases), &al)
-		fn(id, label, al, desc)
-		return nil
+		return eachRow(ctx, tx, `SELECT id, label, aliases, description FROM concepts WHERE rev > ? ORDER BY id`, []any{rev}, func(rows *sql.Rows) error {
+			var id, label, aliases, desc string
+			if err := rows.Scan(&id, &label, &aliases, &desc); err != nil {
+				return err
+			}
+			var al []string
+			_ = json.Unmarshal([]byte(aliases), &al)
+			fn(id, label, al, desc)
+			return nil
+		})
 	})
 	if err != nil {
-		return fmt.Errorf("load concepts: %w", err)
+		return 0, 0, fmt.Errorf("load changed concepts: %w", err)
 	}
-	return nil
+	return at, deleted, nil
 }
 
 // ConceptNames calls fn with the label and aliases (never nil) of each
