@@ -129,6 +129,12 @@ type ConceptIndex interface {
 	// SearchConceptNotes returns the notes admitted by f that link the
 	// concept, or are its page, in no particular order.
 	SearchConceptNotes(ctx context.Context, conceptID string, f Filter) ([]Note, error)
+	// SearchConceptsVersion returns a value that changes whenever the
+	// concept registry (labels, aliases) changes.
+	SearchConceptsVersion(ctx context.Context) (string, error)
+	// SearchConceptKeys calls fn with the key of every concept's label and
+	// alias and the concept's id.
+	SearchConceptKeys(ctx context.Context, fn func(key, conceptID string)) error
 }
 
 // Index is everything the search service reads; *sqlite.DB implements it.

@@ -6,10 +6,13 @@
 //     title weighs [Tuning.TitleWeight] times the body), English stemming
 //     (porter) so "compress" finds "compression", and a bigram column so
 //     Chinese and Japanese text (no spaces) is found by any substring of two
-//     or more characters. Notes containing every term of the query rank
-//     above notes containing only some, which still come back; within each
-//     tier BM25 decides, and the exact phrase and the terms within ten tokens
-//     of each other (NEAR) add to it.
+//     or more characters. The exact phrase and the terms within ten tokens
+//     of each other (NEAR) add to BM25; a note holding every term of the
+//     query counts [Tuning.AllTermsBoost] times (partial matches still come
+//     back); the best [PassageDepth] notes are lifted by their best passage
+//     (a line: a chat turn, a paragraph) holding the query's terms together
+//     ([Tuning.PassageWeight]), so a long note is not drowned by its own
+//     length.
 //   - semantic: cosine similarity of the query's embedding with the stored
 //     vectors of the notes' chunks (a note scores its best chunk), with the
 //     embedder the chunks were embedded with. An embedder that is missing or
@@ -47,20 +50,18 @@
 //
 // Every score is in 0..1, so min_score means the same in every mode:
 //
-//   - fulltext: a note with every term scores in (0.5, 1], one with only
-//     some in (0, 0.5], each placed by its BM25 relative to the best BM25
-//     of its tier: the best all-terms note scores 1, and min_score 0.5
-//     keeps only notes with every term.
+//   - fulltext: the note's full-text strength (−BM25, × AllTermsBoost with
+//     every term, × its passage lift) relative to the best: the first
+//     scores 1.
 //   - semantic: the cosine similarity (negative values are 0).
-//   - hybrid: (t + w·v) / (1 + w), t the note's full-text strength
-//     relative to the best (BM25, × AllTermsBoost with every term), v its
+//   - hybrid: (t + w·v) / (1 + w), t the note's fulltext score, v its
 //     cosine placed between the floor (0) and the best cosine (1), w the
 //     semantic weight: 1 means first in both lists. With w = 0, t.
 //   - `[[X]]`: 1 for every linking note.
 //
 // Then score × decay when decay is on (Hit.Decay always shows the weight).
-// Ties break by cosine (hybrid), then by path (for `[[X]]`, by
-// freshness, then path), so paging is stable. Each list contributes its best [Depth] notes, and total counts the
+// Ties break by path (for `[[X]]`, by freshness, then path; the notes only
+// the semantic list found, by cosine), so paging is stable. Each list contributes its best [Depth] notes, and total counts the
 // fused candidates (in fulltext mode: the matching notes, up to Depth).
 //
 // # Snippets
@@ -128,15 +129,27 @@ type Tuning struct {
 	// list is noise that would only shuffle the full-text ranking. The
 	// kept candidates score 0 at the floor and 1 at the best cosine.
 	SemanticFloor float64
-	// AllTermsBoost is, in hybrid mode, the factor on the BM25 of a note
-	// holding every term of the query; 0 keeps fulltext's tiers (every
-	// such note above the others).
+	// PassageWeight lifts, in both modes that use full text, a note whose
+	// best passage (PassageLines consecutive lines) holds the query's
+	// terms together: its BM25 is multiplied by 1 + PassageWeight × the
+	// IDF-weighted share of the terms that passage holds (see
+	// liftPassages). 0 turns the lift off.
+	PassageWeight float64
+	PassageLines  int
+	// ConceptWeight weighs, in hybrid mode, the concept list (the notes
+	// linking a concept the query names, by label or alias, exactly or one
+	// typo away) against full text's 1; 0 turns concept lifting off.
+	ConceptWeight float64
+	// AllTermsBoost is the factor on the BM25 of a note holding every term
+	// of the query (fulltext and hybrid); 0 makes hard tiers (every such
+	// note above the others, scoring above 0.5, the others at most 0.5).
 	AllTermsBoost float64
 }
 
 // DefaultTuning is the Tuning of a new Service.
 var DefaultTuning = Tuning{
 	TitleWeight: 4, SemanticWeight: 0.5, SpellingWeight: 0, SemanticFloor: 0.7, AllTermsBoost: 1.1,
+	PassageWeight: 0.5, PassageLines: 1, ConceptWeight: 1,
 }
 
 // Input is the search_notes request.
@@ -196,6 +209,7 @@ type Service struct {
 
 	chunks chunkCache
 	terms  termCache
+	names  conceptNames
 }
 
 // New returns a Service reading idx (a *sqlite.DB), embedding queries with
@@ -216,6 +230,9 @@ type candidate struct {
 	chunk   *ChunkVector // best chunk, for semantic hits
 	cosine  float64
 	textHit bool
+	// concept is the strength (0..1) with which the query names a concept
+	// the note links (or is the page of); 0 for none.
+	concept float64
 	bm25    float64 // FTS5 bm25 (negative, lower is better)
 	every   bool    // holds every term of the query
 	// linkKeys are the keys of the concept of a `[[X]]` query.
@@ -301,7 +318,12 @@ func (s *Service) Search(ctx context.Context, in Input) (*Result, error) {
 		if a.order != b.order {
 			return a.order < b.order
 		}
-		if a.cosine != b.cosine { // hybrid: the semantic list breaks ties
+		// Hybrid: the semantic list orders the notes only it found (below
+		// every full-text hit with a spelling model); full text's own ties
+		// keep full text's order (path), so the default ranks as fulltext
+		// where the semantic list weighs nothing. (Breaking those ties by
+		// the builtin's cosine measured worse: docs/search.md.)
+		if a.cosine != b.cosine && !a.textHit && !b.textHit {
 			return a.cosine > b.cosine
 		}
 		return a.note.Path < b.note.Path
@@ -417,6 +439,9 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 				Weights: [3]float64{s.Tuning.TitleWeight, 1, 1}, Filter: f, Limit: Depth,
 			})
 		}
+		if textErr == nil {
+			text, textErr = s.liftPassages(ctx, p, text)
+		}
 	}
 	wg.Wait()
 	if textErr != nil {
@@ -433,8 +458,9 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 			res.Warnings = append(res.Warnings, "semantic search is unavailable ("+noema.ErrorMessage(semErr)+"); these hits are from full text only")
 		}
 	}
-	// Full-text scores: notes with every term in (0.5, 1], the others in
-	// (0, 0.5], each placed by its BM25 relative to the best of its tier.
+	// Full-text scores with AllTermsBoost 0 (hard tiers): notes with every
+	// term in (0.5, 1], the others in (0, 0.5], each placed by its BM25
+	// relative to the best of its tier. Otherwise (below) the soft tier.
 	bestAll, bestSome := 0.0, 0.0
 	for _, h := range text {
 		if h.All || p.all() == "" {
@@ -479,12 +505,30 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 		c.chunk = &chunk
 	}
 	switch mode {
+	case ModeFulltext:
+		if boost := s.Tuning.AllTermsBoost; boost > 0 {
+			// The soft every-term tier, as in hybrid: both modes rank
+			// full text alike.
+			bestText := 0.0
+			for _, c := range order {
+				bestText = max(bestText, c.textScore(boost))
+			}
+			for _, c := range order {
+				if bestText > 0 {
+					c.base = min(1, max(1e-6, c.textScore(boost)/bestText))
+				}
+			}
+		}
 	case ModeSemantic:
 		for _, c := range order {
 			c.base = c.cosine
 		}
 	case ModeHybrid:
-		s.fuse(order, sem, !p.empty(), semOK)
+		named, err := s.liftConcepts(ctx, raw, f, get)
+		if err != nil {
+			return nil, err
+		}
+		s.fuse(order, sem, !p.empty(), semOK, named)
 	}
 	return order, nil
 }
@@ -498,7 +542,7 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 // unsure (close scores) the semantic list decides. The semantic weight is
 // what the embedder can know: a meaning model's SemanticWeight, a spelling
 // model's SpellingWeight.
-func (s *Service) fuse(order []*candidate, sem []semHit, textSearched, semOK bool) {
+func (s *Service) fuse(order []*candidate, sem []semHit, textSearched, semOK, named bool) {
 	ws := s.Tuning.SemanticWeight
 	if embedding.Spelling(s.Embedder) {
 		ws = s.Tuning.SpellingWeight
@@ -509,6 +553,11 @@ func (s *Service) fuse(order []*candidate, sem []semHit, textSearched, semOK boo
 	}
 	if semOK && len(sem) > 0 {
 		norm += ws
+	}
+	wc := 0.0
+	if named {
+		wc = s.Tuning.ConceptWeight
+		norm += wc
 	}
 	best := 0.0
 	if len(sem) > 0 {
@@ -539,7 +588,7 @@ func (s *Service) fuse(order []*candidate, sem []semHit, textSearched, semOK boo
 		}
 		c.base = 0
 		if norm > 0 {
-			c.base = (ft + ws*sv) / norm
+			c.base = (ft + ws*sv + wc*c.concept) / norm
 		}
 	}
 }

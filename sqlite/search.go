@@ -231,5 +231,28 @@ func (db *DB) SearchConceptNotes(ctx context.Context, conceptID string, f search
 	return out, nil
 }
 
+// SearchConceptsVersion returns the concept registry's change counter
+// (ConceptsVersion).
+func (db *DB) SearchConceptsVersion(ctx context.Context) (string, error) {
+	return db.ConceptsVersion(ctx)
+}
+
+// SearchConceptKeys calls fn with every key of the concept registry (labels
+// and aliases) and its concept's id.
+func (db *DB) SearchConceptKeys(ctx context.Context, fn func(key, conceptID string)) error {
+	err := eachRow(ctx, db.rd(), `SELECT key, concept_id FROM concept_keys`, nil, func(r *sql.Rows) error {
+		var key, id string
+		if err := r.Scan(&key, &id); err != nil {
+			return err
+		}
+		fn(key, id)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("load concept keys: %w", err)
+	}
+	return nil
+}
+
 // DB is the index package search reads.
 var _ search.Index = (*DB)(nil)

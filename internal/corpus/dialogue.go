@@ -27,9 +27,28 @@ type DialogueOptions struct {
 	// Sessions is the number of sessions per conversation (default 12).
 	Sessions int
 	// Turns is the number of filler turns per session (default 24); the
-	// planted facts come on top.
+	// planted facts come on top. In StyleLong it is the mean.
 	Turns int
+	// Style is StyleChat (the default) or StyleLong.
+	Style int
+	// Exchanges writes one note per exchange (two consecutive turns)
+	// instead of one per session; the evidence is then the exchanges that
+	// tell an event, and no question names a date.
+	Exchanges bool
 }
+
+// Dialogue styles: two ways of writing chats, so that ranking chosen on one
+// can be checked on the other.
+const (
+	// StyleChat: sessions of about the same length, one short sentence a
+	// turn, the session date in the title.
+	StyleChat = 0
+	// StyleLong: sessions from a handful of turns to four times the mean,
+	// turns of one to three sentences in which the speakers name each
+	// other, the title numbering the session and the date written in the
+	// note's first line; questions name dates in other formats.
+	StyleLong = 1
+)
 
 // DialogueNote is one chat session, written as one note.
 type DialogueNote struct {
@@ -88,9 +107,10 @@ func Dialogues(o DialogueOptions) Dialogue {
 	}
 	split := o.Split & 1
 	events, names, nouns := dialogueEvents[split], dialogueNames[split], dialogueNouns[split]
+	long := o.Style == StyleLong
 	var d Dialogue
 	for c := range o.Conversations {
-		r := newRNG(o.Seed, streamDialogue, uint64(c))
+		r := newRNG(o.Seed, streamDialogue+uint64(o.Style), uint64(c))
 		a, b := names[2*c], names[2*c+1]
 		start := time.Date(2023, time.Month(1+r.Intn(12)), 1+r.Intn(28), 0, 0, 0, 0, time.UTC)
 		// Each session tells one or two events, each event at most once
@@ -109,6 +129,9 @@ func Dialogues(o DialogueOptions) Dialogue {
 		for s := range o.Sessions {
 			dates[s] = date
 			titles[s] = fmt.Sprintf("%s and %s, session %d (%s)", a, b, s+1, date.Format("2 January 2006"))
+			if long {
+				titles[s] = fmt.Sprintf("Chat %d of %s and %s", s+1, a, b)
+			}
 			date = date.AddDate(0, 0, 5+r.Intn(25))
 		}
 		next := 0
@@ -126,12 +149,25 @@ func Dialogues(o DialogueOptions) Dialogue {
 				tells = append(tells, told{ev: order[next], speaker: sp, session: s})
 				next++
 			}
-			for i := 0; i < o.Turns; i++ {
-				sp := a
+			n := o.Turns
+			if long {
+				n = max(4, int(float64(o.Turns)*(0.2+3.8*r.float()*r.float())))
+			}
+			for i := 0; i < n; i++ {
+				sp, other := a, b
 				if i%2 == 1 {
-					sp = b
+					sp, other = b, a
 				}
-				turns = append(turns, sp+": "+r.fillerTurn(nouns))
+				t := r.fillerTurn(nouns)
+				if long {
+					for k := r.Intn(3); k > 0; k-- {
+						t += " " + r.fillerTurn(nouns)
+					}
+					if r.chance(0.2) {
+						t = strings.ReplaceAll(r.pick(dialogueAddress), "{O}", other) + " " + t
+					}
+				}
+				turns = append(turns, sp+": "+t)
 			}
 			sessions[s] = turns
 		}
@@ -157,10 +193,23 @@ func Dialogues(o DialogueOptions) Dialogue {
 			d.Questions = append(d.Questions,
 				DialogueQuestion{Text: name(ev.when), Kind: "when", Evidence: []string{titles[t.session]}},
 				DialogueQuestion{Text: name(ev.what), Kind: "what", Evidence: whatEvidence})
+			if o.Exchanges {
+				// Evidence: the exchanges holding the telling and retelling.
+				lines := []string{t.speaker + ": " + ev.say, t.speaker + ": " + ev.later}
+				q := d.Questions[len(d.Questions)-2:]
+				q[0].Evidence, q[1].Evidence = lines[:1], lines
+			}
+		}
+		if o.Exchanges {
+			d.addExchanges(o, a, b, titles, dates, sessions)
+			continue
 		}
 		for s := range o.Sessions {
 			var body strings.Builder
 			fmt.Fprintf(&body, "---\ntitle: %s\ndate: %s\nspeakers: [%s, %s]\n---\n", titles[s], dates[s].Format("2006-01-02"), a, b)
+			if long {
+				fmt.Fprintf(&body, "Session date: %s\n", dates[s].Format("January 2, 2006"))
+			}
 			for _, l := range sessions[s] {
 				body.WriteString(l)
 				body.WriteString("\n")
@@ -172,8 +221,12 @@ func Dialogues(o DialogueOptions) Dialogue {
 				Date:    dates[s],
 			})
 			if r.chance(0.25) {
+				text := fmt.Sprintf("What did %s and %s talk about on %s?", a, b, dates[s].Format("2 January 2006"))
+				if long {
+					text = fmt.Sprintf(r.pick(dialogueDateQuestions), a, b, dates[s].Format(r.pick(dialogueDateFormats)))
+				}
 				d.Questions = append(d.Questions, DialogueQuestion{
-					Text:     fmt.Sprintf("What did %s and %s talk about on %s?", a, b, dates[s].Format("2 January 2006")),
+					Text:     text,
 					Kind:     "date",
 					Evidence: []string{titles[s]},
 				})
@@ -181,6 +234,44 @@ func Dialogues(o DialogueOptions) Dialogue {
 		}
 	}
 	return d
+}
+
+// addExchanges writes one conversation's sessions as one note per
+// exchange (two consecutive turns) and turns the questions' evidence, the
+// lines that tell an event, into the titles of the exchanges holding them.
+func (d *Dialogue) addExchanges(o DialogueOptions, a, b string, titles []string, dates []time.Time, sessions [][]string) {
+	where := map[string][]string{} // line -> exchange titles
+	for s := range sessions {
+		for i := 0; i < len(sessions[s]); i += 2 {
+			k := i/2 + 1
+			title := fmt.Sprintf("%s and %s, %s, exchange %d", a, b, dates[s].Format("2 January 2006"), k)
+			lines := sessions[s][i:min(i+2, len(sessions[s]))]
+			var body strings.Builder
+			fmt.Fprintf(&body, "---\ntitle: %s\ndate: %s\nspeakers: [%s, %s]\n---\n", title, dates[s].Format("2006-01-02"), a, b)
+			for _, l := range lines {
+				body.WriteString(l)
+				body.WriteString("\n")
+				where[l] = append(where[l], title)
+			}
+			d.Notes = append(d.Notes, DialogueNote{
+				File:    fmt.Sprintf("%s-%s-%02d-%03d.md", strings.ToLower(a), strings.ToLower(b), s+1, k),
+				Title:   title,
+				Content: body.String(),
+				Date:    dates[s],
+			})
+		}
+	}
+	for i := range d.Questions {
+		q := &d.Questions[i]
+		if len(q.Evidence) == 0 || strings.HasPrefix(q.Evidence[0], a+" and "+b) || !strings.HasPrefix(q.Evidence[0], a+": ") && !strings.HasPrefix(q.Evidence[0], b+": ") {
+			continue
+		}
+		var ev []string
+		for _, l := range q.Evidence {
+			ev = append(ev, where[l]...)
+		}
+		q.Evidence = ev
+	}
 }
 
 // insertAt returns list with items inserted before index i.
@@ -214,6 +305,20 @@ func (r *rng) fillerTurn(nouns []string) string {
 	}
 	return s
 }
+
+// dialogueAddress opens a turn of StyleLong by naming the other speaker.
+var dialogueAddress = []string{"Thanks, {O}!", "Oh {O}, you will not believe this.", "{O}, listen.", "Good to hear from you, {O}.", "Ha, {O}, classic."}
+
+// dialogueDateQuestions and dialogueDateFormats phrase StyleLong's
+// questions about a session by its date: the two speakers, then the date.
+var (
+	dialogueDateQuestions = []string{
+		"What did %s and %s discuss on %s?",
+		"What came up when %s chatted with %s on %s?",
+		"Summarise the conversation between %s and %s from %s.",
+	}
+	dialogueDateFormats = []string{"2 January 2006", "January 2, 2006", "2006-01-02", "2 Jan 2006"}
+)
 
 var dialogueReplies = []string{
 	"Wow, that is amazing, tell me everything!",

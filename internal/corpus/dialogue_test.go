@@ -73,3 +73,52 @@ func TestDialogues(t *testing.T) {
 		}
 	}
 }
+
+// TestDialogueStyles checks StyleLong (sessions of very different
+// lengths, the date in the note's first line) and Exchanges (one note per
+// two turns, the evidence the exchanges that tell the event).
+func TestDialogueStyles(t *testing.T) {
+	long := Dialogues(DialogueOptions{Seed: 3, Style: StyleLong, Conversations: 2, Sessions: 12})
+	shortest, longest := 1<<30, 0
+	for _, n := range long.Notes {
+		lines := strings.Count(n.Content, "\n")
+		shortest, longest = min(shortest, lines), max(longest, lines)
+		if !strings.Contains(n.Content, "Session date: "+n.Date.Format("January 2, 2006")) {
+			t.Errorf("%q: no session date line", n.Title)
+		}
+	}
+	if longest < 4*shortest {
+		t.Errorf("StyleLong sessions run %d to %d lines: want a spread of 4× or more", shortest, longest)
+	}
+	ex := Dialogues(DialogueOptions{Seed: 3, Style: StyleLong, Exchanges: true, Conversations: 2, Sessions: 12})
+	content := map[string]string{}
+	for _, n := range ex.Notes {
+		if _, dup := content[n.Title]; dup {
+			t.Fatalf("duplicate title %q", n.Title)
+		}
+		content[n.Title] = n.Content
+		if turns := strings.Count(n.Content, "\n") - 5; turns < 1 || turns > 2 {
+			t.Errorf("%q: %d turns, want 1 or 2", n.Title, turns)
+		}
+	}
+	if len(ex.Questions) == 0 {
+		t.Fatal("no questions")
+	}
+	for _, q := range ex.Questions {
+		if q.Kind == "date" {
+			t.Errorf("%q: exchanges take no date question", q.Text)
+		}
+		if len(q.Evidence) == 0 || len(q.Evidence) > 2 {
+			t.Errorf("%q: evidence %v", q.Text, q.Evidence)
+		}
+		for _, e := range q.Evidence {
+			if _, ok := content[e]; !ok {
+				t.Fatalf("%q: evidence %q is no note", q.Text, e)
+			}
+		}
+	}
+	// The default style is unchanged by the others' existence.
+	if d := Dialogues(DialogueOptions{Seed: 3, Conversations: 1, Sessions: 2}); !strings.Contains(d.Notes[0].Title, "session 1 (") {
+		t.Errorf("default title %q", d.Notes[0].Title)
+	}
+}

@@ -1,0 +1,123 @@
+package search
+
+import (
+	"context"
+	"math"
+	"sort"
+	"strings"
+)
+
+// PassageDepth is how many of the best full-text candidates the passage
+// lift (Tuning.PassageWeight) reads and rescores.
+const PassageDepth = 50
+
+// liftPassages rescores the best PassageDepth full-text hits by their best
+// passage: a note whose best passage (PassageLines consecutive lines: a
+// turn of a chat, a paragraph of prose) holds the query's rarer terms
+// together gains on one that holds them scattered over its length. Each
+// hit's BM25 is multiplied by 1 + PassageWeight × the IDF-weighted share
+// of the query's terms found in that passage (so it stays negative and a
+// lift only improves it); the hits are then sorted again as SearchText
+// sorts them. Queries of one term, or with PassageWeight 0, are left as
+// they are.
+func (s *Service) liftPassages(ctx context.Context, p *parsed, text []TextHit) ([]TextHit, error) {
+	w := s.Tuning.PassageWeight
+	if w <= 0 || len(p.terms) < 2 || len(text) < 2 {
+		return text, nil
+	}
+	idf, err := s.termIDF(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	n := min(len(text), PassageDepth)
+	ids := make([]int64, n)
+	for i := range n {
+		ids[i] = text[i].ID
+	}
+	bodies, err := s.DB.SearchBodies(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	lines := max(1, s.Tuning.PassageLines)
+	for i := range n {
+		text[i].BM25 *= 1 + w*bestPassage(bodies[text[i].ID], p, idf, lines)
+	}
+	sort.SliceStable(text, func(i, j int) bool {
+		a, b := text[i], text[j]
+		if a.All != b.All {
+			return a.All
+		}
+		if a.BM25 != b.BM25 {
+			return a.BM25 < b.BM25
+		}
+		return a.Note.Path < b.Note.Path
+	})
+	return text, nil
+}
+
+// termIDF returns each query term's share of the query's IDF (BM25's
+// log(1 + (N − n + ½)/(n + ½)), n the notes holding it), summing to 1.
+// The counts stop at half of the notes (termDocs), where the IDF is
+// already small.
+func (s *Service) termIDF(ctx context.Context, p *parsed) ([]float64, error) {
+	exprs := make([]string, len(p.terms))
+	for i, t := range p.terms {
+		exprs[i] = t.expr()
+	}
+	docs, total, err := s.termDocs(ctx, exprs)
+	if err != nil {
+		return nil, err
+	}
+	idf := make([]float64, len(docs))
+	sum := 0.0
+	for i, d := range docs {
+		idf[i] = math.Log(1 + (float64(total-d)+0.5)/(float64(d)+0.5))
+		sum += idf[i]
+	}
+	for i := range idf {
+		if sum > 0 {
+			idf[i] /= sum
+		}
+	}
+	return idf, nil
+}
+
+// bestPassage returns the largest IDF share of the query's terms that any
+// run of lines consecutive non-empty lines of body holds.
+func bestPassage(body string, p *parsed, idf []float64, lines int) float64 {
+	occ := occurrences(body, p)
+	if len(occ) == 0 {
+		return 0
+	}
+	// Line number of every occurrence.
+	var starts []int // byte offset of each non-empty line
+	for off := 0; off < len(body); {
+		end := strings.IndexByte(body[off:], '\n')
+		if end < 0 {
+			end = len(body) - off
+		}
+		if strings.TrimSpace(body[off:off+end]) != "" {
+			starts = append(starts, off)
+		}
+		off += end + 1
+	}
+	lineOf := func(at int) int { return sort.SearchInts(starts, at+1) - 1 }
+	best := 0.0
+	for i := 0; i < len(occ); {
+		first := lineOf(occ[i].a)
+		var seen uint64
+		share := 0.0
+		for j := i; j < len(occ) && lineOf(occ[j].a) < first+lines; j++ {
+			if t := occ[j].term; seen&(1<<t) == 0 {
+				seen |= 1 << t
+				share += idf[t]
+			}
+		}
+		best = max(best, share)
+		// Next window: the first occurrence on a later line.
+		for i < len(occ) && lineOf(occ[i].a) == first {
+			i++
+		}
+	}
+	return best
+}
