@@ -18,6 +18,8 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/config"
 	"github.com/noema-mem/noema/internal/corpus"
 	"github.com/noema-mem/noema/search"
 )
@@ -26,6 +28,7 @@ var (
 	evalFlag  = flag.Bool("eval", false, "run the retrieval-quality evaluation (TestEval) over every eval set")
 	evalSweep = flag.Bool("eval.sweep", false, "with -eval, also report a sweep of the tuning weights")
 	evalSets  = flag.String("eval.sets", "", "with -eval, only these sets (comma-separated names; default all)")
+	evalModel = flag.String("eval.minilm", "", "with -eval, embed with the minilm backend from this model folder (a meaning model) instead of the builtin")
 )
 
 // goDocs returns one note per standard-library package that has a package
@@ -327,7 +330,15 @@ type evalRun struct {
 func indexSet(t testing.TB, set evalSet) *evalRun {
 	t.Helper()
 	ctx := context.Background()
-	e := newEnv(t)
+	var e *env
+	if *evalModel != "" {
+		cfg := config.Default()
+		cfg.Embedder.SwitchBackend(config.BackendMiniLM)
+		cfg.Embedder.ModelDir = *evalModel
+		e = newEnvWith(t, app.Options{Config: &cfg})
+	} else {
+		e = newEnv(t)
+	}
 	root := e.a.Vault.Root
 	for _, n := range set.notes {
 		name := filepath.Join(root, filepath.FromSlash(n.file))

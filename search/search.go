@@ -295,7 +295,7 @@ func (s *Service) Search(ctx context.Context, in Input) (*Result, error) {
 		if p.truncated {
 			res.Warnings = append(res.Warnings, fmt.Sprintf("the query has more than %d distinct terms; only the first %d were searched", MaxTerms, MaxTerms))
 		}
-		cands, err = s.ranked(ctx, in.Query, p, mode, f, res)
+		cands, err = s.ranked(ctx, in.Query, p, mode, f, in.Offset+limit, res)
 		if err != nil {
 			return nil, err
 		}
@@ -399,7 +399,7 @@ func (s *Service) filter(in Input, now time.Time) (Filter, error) {
 }
 
 // ranked returns the fused candidates of a text query.
-func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string, f Filter, res *Result) ([]*candidate, error) {
+func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string, f Filter, need int, res *Result) ([]*candidate, error) {
 	byID := map[int64]*candidate{}
 	var order []*candidate
 	get := func(id int64) *candidate {
@@ -415,18 +415,25 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 	// the full-text query: two cores, half the wait. In hybrid mode the
 	// scan keeps to one goroutine, the full-text query holding the other
 	// core (on two goroutines the scan slowed it down as much as it gained).
+	//
+	// A list of weight 0 (a spelling model's) can only add notes below
+	// every full-text hit: it is searched after full text, and only when
+	// full text leaves the page (need hits) unfilled.
 	var (
 		sem     []semHit
 		semWarn []string
 		semErr  error
 		semOK   bool
+		semRan  bool
 		wg      sync.WaitGroup
 	)
-	if mode != ModeFulltext && strings.TrimSpace(raw) != "" {
+	lazy := mode == ModeHybrid && !p.empty() && s.semanticWeight() == 0
+	if mode != ModeFulltext && strings.TrimSpace(raw) != "" && !lazy {
 		workers := 2
 		if mode == ModeHybrid && !p.empty() {
 			workers = 1
 		}
+		semRan = true
 		wg.Go(func() { sem, semWarn, semErr = s.semantic(ctx, raw, f, workers) })
 	}
 	var text []TextHit
@@ -447,7 +454,11 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 	if textErr != nil {
 		return nil, textErr
 	}
-	if mode != ModeFulltext && strings.TrimSpace(raw) != "" {
+	if lazy && len(text) < need {
+		semRan = true
+		sem, semWarn, semErr = s.semantic(ctx, raw, f, 2)
+	}
+	if semRan {
 		res.Warnings = append(res.Warnings, semWarn...)
 		switch {
 		case semErr == nil:
@@ -543,10 +554,7 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 // what the embedder can know: a meaning model's SemanticWeight, a spelling
 // model's SpellingWeight.
 func (s *Service) fuse(order []*candidate, sem []semHit, textSearched, semOK, named bool) {
-	ws := s.Tuning.SemanticWeight
-	if embedding.Spelling(s.Embedder) {
-		ws = s.Tuning.SpellingWeight
-	}
+	ws := s.semanticWeight()
 	norm := 0.0
 	if textSearched {
 		norm++
@@ -591,6 +599,16 @@ func (s *Service) fuse(order []*candidate, sem []semHit, textSearched, semOK, na
 			c.base = (ft + ws*sv + wc*c.concept) / norm
 		}
 	}
+}
+
+// semanticWeight is the semantic list's weight in hybrid mode: what the
+// embedder can know (SpellingWeight for a spelling model, else
+// SemanticWeight).
+func (s *Service) semanticWeight() float64 {
+	if embedding.Spelling(s.Embedder) {
+		return s.Tuning.SpellingWeight
+	}
+	return s.Tuning.SemanticWeight
 }
 
 // textScore is the candidate's full-text strength for fusion: −BM25,

@@ -35,7 +35,13 @@ type env struct {
 
 func newEnv(t testing.TB) *env {
 	t.Helper()
-	a := noematest.OpenApp(t, "", app.Options{})
+	return newEnvWith(t, app.Options{})
+}
+
+// newEnvWith is newEnv with the app's options.
+func newEnvWith(t testing.TB, o app.Options) *env {
+	t.Helper()
+	a := noematest.OpenApp(t, "", o)
 	clock := func() time.Time { return now }
 	a.DB.Now, a.Notes.Now, a.Semantic.Now = clock, clock, clock
 	svc := search.New(a.DB, a.Semantic.Embedder, decay.DefaultConfig())
