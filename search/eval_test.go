@@ -200,9 +200,15 @@ func dialogueSet(name string, o corpus.DialogueOptions) evalSet {
 // front matter: no other note spells it), or by its label one typo away.
 // The evidence is the notes that link the concept, and its page.
 func conceptSet(tb testing.TB, name string, seed uint64) evalSet {
+	return conceptSetSized(tb, name, seed, 600, 60)
+}
+
+// conceptSetSized is conceptSet with notes notes and questions about at
+// most concepts concepts.
+func conceptSetSized(tb testing.TB, name string, seed uint64, notes, concepts int) evalSet {
 	tb.Helper()
 	dir := tb.TempDir()
-	m, err := corpus.Generate(context.Background(), dir, corpus.Options{Seed: seed, Notes: 600, TargetBytes: 900})
+	m, err := corpus.Generate(context.Background(), dir, corpus.Options{Seed: seed, Notes: notes, TargetBytes: 900})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -283,7 +289,7 @@ func conceptSet(tb testing.TB, name string, seed uint64) evalSet {
 			}
 		}
 		set.questions = append(set.questions, question{fmt.Sprintf(frames[r.IntN(len(frames))], c.Label), ev})
-		if asked++; asked == 60 {
+		if asked++; asked == concepts {
 			break
 		}
 	}
@@ -311,8 +317,9 @@ var (
 	dialogueExchangeTune    = corpus.DialogueOptions{Seed: 17, Split: corpus.SplitTune, Style: corpus.StyleLong, Exchanges: true, Conversations: 6, Sessions: 16}
 	dialogueExchangeHeldOut = corpus.DialogueOptions{Seed: 37, Split: corpus.SplitHeldOut, Style: corpus.StyleLong, Exchanges: true, Conversations: 6, Sessions: 16}
 	// The small sets of TestDialogueRecall (default go test).
-	dialogueTuneSmall    = corpus.DialogueOptions{Seed: 5, Split: corpus.SplitTune, Conversations: 3, Sessions: 8}
-	dialogueHeldOutSmall = corpus.DialogueOptions{Seed: 7, Split: corpus.SplitHeldOut, Conversations: 3, Sessions: 8}
+	dialogueTuneSmall        = corpus.DialogueOptions{Seed: 5, Split: corpus.SplitTune, Conversations: 3, Sessions: 8}
+	dialogueHeldOutSmall     = corpus.DialogueOptions{Seed: 7, Split: corpus.SplitHeldOut, Conversations: 3, Sessions: 8}
+	dialogueLongHeldOutSmall = corpus.DialogueOptions{Seed: 9, Split: corpus.SplitHeldOut, Style: corpus.StyleLong, Conversations: 3, Sessions: 8}
 )
 
 // evalRun is an eval set indexed by noema (synced and embedded) and by two
@@ -464,13 +471,13 @@ func logTable(t testing.TB, rows []evalRow) {
 }
 
 // checkDefault fails unless the default mode (hybrid) is at least as good
-// as each of the others on every measure.
-func checkDefault(t *testing.T, set string, ms map[string]metrics, others ...string) {
+// as each of the others on every measure, less slack.
+func checkDefault(t *testing.T, set string, ms map[string]metrics, slack float64, others ...string) {
 	t.Helper()
 	hy := ms[search.ModeHybrid]
 	for _, other := range others {
 		o := ms[other]
-		if hy.recall5 < o.recall5 || hy.recall10 < o.recall10 || hy.mrr10 < o.mrr10 {
+		if hy.recall5 < o.recall5-slack || hy.recall10 < o.recall10-slack || hy.mrr10 < o.mrr10-slack {
 			t.Errorf("%s: hybrid %+v ranks below %s %+v", set, hy, other, o)
 		}
 	}
@@ -514,7 +521,7 @@ func TestEval(t *testing.T) {
 		for _, m := range evalMethods {
 			rows = append(rows, evalRow{set.name, m, ms[m]})
 		}
-		checkDefault(t, set.name, ms, "fts5", "fts5 porter", search.ModeFulltext)
+		checkDefault(t, set.name, ms, 0, "fts5", "fts5 porter", search.ModeFulltext)
 		if *evalSweep {
 			sweep(t, r)
 		}
@@ -522,21 +529,32 @@ func TestEval(t *testing.T) {
 	logTable(t, rows)
 }
 
-// TestDialogueRecall runs small dialogue sets, a tuning and a held-out one,
-// in the default go test: the default mode must never rank below its
-// better list, full text (with the builtin embedder), on any measure.
-// (TestEval, on the larger sets, also compares with plain FTS5.)
+// TestDialogueRecall is the fast part of the evaluation, in the default go
+// test: small sets of each kind (chat sessions of both styles, a tuning
+// and held-out ones, and concepts named by alias or typo), on which the
+// default mode must rank at least as well as fulltext on every measure;
+// where it ranks below plain FTS5 it says so in the log. (TestEval, with
+// -eval, runs the larger sets and fails below FTS5 too.)
 func TestDialogueRecall(t *testing.T) {
 	var rows []evalRow
 	for _, set := range []evalSet{
 		dialogueSet("dialogue-tune-small", dialogueTuneSmall),
 		dialogueSet("dialogue-held-small", dialogueHeldOutSmall),
+		dialogueSet("long-held-small", dialogueLongHeldOutSmall),
+		conceptSetSized(t, "concepts-held-small", 47, 200, 20),
 	} {
 		ms := indexSet(t, set).measure()
 		for _, m := range evalMethods {
 			rows = append(rows, evalRow{set.name, m, ms[m]})
 		}
-		checkDefault(t, set.name, ms, search.ModeFulltext)
+		checkDefault(t, set.name, ms, 0, search.ModeFulltext)
+		// Plain FTS5 is reported, not asserted: on dialogue-held-small
+		// the default trails FTS5 porter's MRR (docs/search.md).
+		for _, other := range []string{"fts5", "fts5 porter"} {
+			if hy, o := ms[search.ModeHybrid], ms[other]; hy.recall5 < o.recall5 || hy.recall10 < o.recall10 || hy.mrr10 < o.mrr10 {
+				t.Logf("%s: hybrid %+v below %s %+v", set.name, hy, other, o)
+			}
+		}
 	}
 	logTable(t, rows)
 }
