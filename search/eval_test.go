@@ -265,7 +265,7 @@ func conceptSetSized(tb testing.TB, name string, seed uint64, notes, concepts in
 				taken[strings.ToLower(alias)] = true
 				set.notes = append(set.notes, evalNote{
 					file: "concepts/" + c.Label + ".md", title: c.Label,
-					content: "---\naliases: [" + alias + "]\n---\nWhat this vault says about it.\n", body: "What this vault says about it.\n",
+					content: "---\naliases: [" + alias + "]\n---\nOverview.\n", body: "Overview.\n",
 				})
 				ev = append(slices.Clone(ev), c.Label)
 				set.questions = append(set.questions, question{fmt.Sprintf(frame, alias), ev})

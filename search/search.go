@@ -434,7 +434,7 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 			workers = 1
 		}
 		semRan = true
-		wg.Go(func() { sem, semWarn, semErr = s.semantic(ctx, raw, f, workers) })
+		wg.Go(func() { sem, semWarn, semErr = s.semantic(ctx, raw, f, workers, Depth) })
 	}
 	var text []TextHit
 	var textErr error
@@ -456,7 +456,8 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 	}
 	if lazy && len(text) < need {
 		semRan = true
-		sem, semWarn, semErr = s.semantic(ctx, raw, f, 2)
+		// Only the notes that fill the page can be seen.
+		sem, semWarn, semErr = s.semantic(ctx, raw, f, 2, min(Depth, need+len(text)))
 	}
 	if semRan {
 		res.Warnings = append(res.Warnings, semWarn...)

@@ -23,7 +23,7 @@ const NoEmbeddedNotes = "no note has been embedded yet, so ranking by meaning fo
 // semantic ranks notes by the cosine of the query's embedding with their
 // best chunk, scanning the vectors on at most workers goroutines. An
 // embedder that is missing or fails is an unavailable error.
-func (s *Service) semantic(ctx context.Context, raw string, f Filter, workers int) (hits []semHit, warnings []string, err error) {
+func (s *Service) semantic(ctx context.Context, raw string, f Filter, workers, depth int) (hits []semHit, warnings []string, err error) {
 	if s.Embedder == nil {
 		return nil, nil, noema.Errorf(noema.EUNAVAILABLE, "no embedder is configured")
 	}
@@ -71,14 +71,14 @@ func (s *Service) semantic(ctx context.Context, raw string, f Filter, workers in
 	// than notes wanted, keep each note's best.
 	seen := map[int64]bool{}
 	var out []semHit
-	for _, h := range c.idx.SearchWorkers(q, 4*Depth, filter, workers) {
+	for _, h := range c.idx.SearchWorkers(q, 4*depth, filter, workers) {
 		note := noteOf(h.ID)
 		if seen[note] {
 			continue
 		}
 		seen[note] = true
 		out = append(out, semHit{id: note, score: float64(h.Score), chunk: c.spans[h.ID]})
-		if len(out) == Depth {
+		if len(out) == depth {
 			break
 		}
 	}
