@@ -23,10 +23,13 @@
 //     times); a meaning model's list (minilm, Ollama, OpenAI) weighs
 //     [Tuning.SemanticWeight]; a spelling model's (the builtin embedder,
 //     embedding.Spelling) [Tuning.SpellingWeight], 0 by default: it only
-//     breaks full text's ties and adds the notes full text did not find.
+//     adds the notes full text did not find, below them, and is searched
+//     only when full text leaves the page unfilled. A query naming a
+//     concept of the registry (label or alias, exactly or one typo away)
+//     lifts the notes linking it and its page ([Tuning.ConceptWeight]).
 //     The semantic list is cut below [Tuning.SemanticFloor] × its best
 //     cosine. With the embedder unavailable, hybrid answers from full text
-//     with a warning.
+//     with a warning (when the semantic list was searched).
 //
 // Then, unless Input.Decay is false, each score is multiplied by the note's
 // recency weight (package decay). A query written as `[[X]]` resolves X as
