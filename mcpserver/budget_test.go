@@ -37,6 +37,12 @@ func budgetVault(t *testing.T, cs *mcp.ClientSession) {
 		}
 		mustCall(t, cs, "write_note", map[string]any{"title": fmt.Sprintf("Note %02d about memory %s", i, concepts[i%len(concepts)]), "content": b.String()}, nil)
 	}
+	// Look-alike names, for analyze_duplicates.
+	for i, pair := range [][2]string{{"Container", "Containers"}, {"Channel", "Channels"}, {"Mutexes", "Mutex"}, {"Garbage collector", "Garbage Collection"},
+		{"Latencies", "Latency"}, {"Profiler", "Profiling"}, {"Embedding", "Embeddings"}, {"Caches", "Caching"}, {"Index", "Indexing"}, {"Schedulers", "Scheduler"},
+		{"Go 1", "Go 2"}, {"Rust 1", "Rust 2"}, {"SQLite 2", "SQLite 3"}} {
+		mustCall(t, cs, "write_note", map[string]any{"title": fmt.Sprintf("Spelling %02d", i), "content": fmt.Sprintf("[[%s]] is [[%s]] again.", pair[0], pair[1])}, nil)
+	}
 	for _, other := range concepts[1:] {
 		mustCall(t, cs, "create_relation", map[string]any{"from": "Go", "type": "related_to", "to": other}, nil)
 	}
@@ -59,8 +65,10 @@ var budgetCases = []budgetCase{
 	{"find_concepts", map[string]any{"query": "go", "limit": 500}, []string{"candidates"}},
 	{"neighbors", map[string]any{"id": "Go", "limit": 500}, []string{"neighbors"}},
 	{"subgraph", map[string]any{"ids": []string{"Go"}, "depth": 2}, []string{"nodes", "edges"}},
+	{"find_similar_concepts", map[string]any{"concept": "containers channels caching latency profiling embeddings scheduler indexing mutexes garbage collection kubernetes concurrency throughput sqlite rust memory", "max_results": 200}, []string{"results"}},
+	{"analyze_duplicates", map[string]any{"limit": 500}, []string{"groups", "do_not_merge"}},
 	{"analyze_graph", map[string]any{"op": "pagerank", "graph": "full", "limit": 500}, []string{"nodes"}},
-	{"analyze_graph", map[string]any{"op": "communities", "limit": 500, "members": 500, "concept": "Go"}, []string{"concept_community", "communities"}},
+	{"analyze_graph", map[string]any{"op": "communities", "limit": 500, "members": 8, "concept": "Go"}, []string{"concept_community", "communities"}},
 	{"analyze_graph", map[string]any{"op": "predict_links", "graph": "full", "limit": 60}, []string{"links"}},
 }
 
@@ -163,8 +171,13 @@ func with(args map[string]any, kv ...any) map[string]any {
 // whole answer exactly once, in order, at the smallest budget and at a
 // middling one.
 func TestBudgets(t *testing.T) {
-	cs, _ := connect(t, mcpserver.Options{})
+	cs, a := connect(t, mcpserver.Options{})
 	budgetVault(t, cs)
+	// Every concept embedded now, so find_similar_concepts answers alike
+	// from call to call (a server embeds in the background).
+	if err := a.Semantic.Refresh(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	largestWhole, largestDefault, largestDefaultTokens := 0, 0, 0
 	for _, c := range budgetCases {
 		t.Run(c.tool+"/"+c.lists[len(c.lists)-1], func(t *testing.T) {

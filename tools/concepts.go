@@ -32,28 +32,7 @@ func conceptTools() []*Tool {
 				"Each result has similarity (cosine), decay (freshness: the most recent note linking it) and score = similarity × decay, ranked by score, with a band " +
 				"(≥0.90 likely synonyms, 0.75–0.90 strong, 0.60–0.75 related, else weak). The embedder is named: the built-in one sees spelling, not meaning. " +
 				"Treat it as a ranking signal; saturated or degenerate cases come back as warnings.",
-		}, func(ctx context.Context, e *Env, in semantic.SimilarInput) (*semantic.SimilarResult, error) {
-			return e.App.Semantic.FindSimilarOr(ctx, in, func(ctx context.Context, q string, k int) ([]semantic.Similar, error) {
-				found, err := e.App.Concepts.Find(ctx, concepts.FindInput{Query: q, Limit: k})
-				if err != nil {
-					return nil, err
-				}
-				out := make([]semantic.Similar, 0, len(found.Candidates))
-				for _, c := range found.Candidates {
-					out = append(out, semantic.Similar{ID: c.ID, Label: c.Label, Aliases: c.Aliases, Score: c.Score})
-				}
-				return out, nil
-			})
-		}, func(w io.Writer, o *semantic.SimilarResult) {
-			fmt.Fprintf(w, "%d concepts similar to %q (embedder %s: %s)\n", len(o.Results), o.Query, o.Embedder, o.Meaning)
-			if o.Fallback != "" {
-				fmt.Fprintf(w, "fallback: %s\n", o.Fallback)
-			}
-			warnings(w, o.Warnings)
-			for _, r := range o.Results {
-				fmt.Fprintf(w, "- %.3f %s [%s] similarity %.3f × decay %.3f (%s)\n", r.Score, r.Label, r.ID, r.Similarity, r.Decay, r.Band)
-			}
-		}), Always[semantic.SimilarInput]),
+		}, FindSimilar, textSimilar), Always[SimilarInput]),
 
 		New(Def{
 			Name: "list_concepts", Command: "concept list", Toolset: "concepts", Title: "List concepts", Hints: readOnly,
@@ -125,9 +104,7 @@ func conceptTools() []*Tool {
 				"and a verdict (merge, or review: look first; merge_concepts accepts every merge group as proposed). Each group names the suggested survivor (the member whose page is a note, then one with a page, then not a misspelling, then most mentions) and a merge " +
 				"ready for merge_concepts. Look-alikes that must stay apart (opposites, one-word siblings, versions, file names, code identifiers, a compound and its head word) " +
 				"are listed in do_not_merge with the reason. Read-only; concept limits it to one concept's group.",
-		}, func(ctx context.Context, e *Env, in concepts.DuplicatesInput) (*concepts.DuplicatesResult, error) {
-			return e.App.Concepts.Duplicates(ctx, in, e.App.Semantic)
-		}, textDuplicates), Always[concepts.DuplicatesInput]),
+		}, Duplicates, textDuplicatesOutput), Always[DuplicatesInput]),
 	}
 }
 
@@ -180,4 +157,117 @@ func warnings(w io.Writer, ws []string) {
 	for _, s := range ws {
 		fmt.Fprintf(w, "warning: %s\n", s)
 	}
+}
+
+// SimilarInput is one find_similar_concepts call.
+type SimilarInput struct {
+	semantic.SimilarInput
+	Paging
+}
+
+// SimilarOutput is a page of find_similar_concepts' neighbours within the budget.
+type SimilarOutput struct {
+	semantic.SimilarResult
+	Budget
+}
+
+// FindSimilar runs find_similar_concepts: the max_results nearest
+// concepts, paged within the budget (a cursor pages within them).
+func FindSimilar(ctx context.Context, e *Env, in SimilarInput) (*SimilarOutput, error) {
+	budget, print, offset, err := in.start("find_similar_concepts", in.SimilarInput, 0)
+	if err != nil {
+		return nil, err
+	}
+	res, err := findSimilar(ctx, e, in.SimilarInput)
+	if err != nil {
+		return nil, err
+	}
+	out := &SimilarOutput{SimilarResult: *res, Budget: Budget{MaxTokens: budget}}
+	out.Results = from(out.Results, offset)
+	if err := fitList("find_similar_concepts", print, out, &out.Budget, textSimilar, offset, "results", &out.Results, false); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func findSimilar(ctx context.Context, e *Env, in semantic.SimilarInput) (*semantic.SimilarResult, error) {
+	return e.App.Semantic.FindSimilarOr(ctx, in, func(ctx context.Context, q string, k int) ([]semantic.Similar, error) {
+		found, err := e.App.Concepts.Find(ctx, concepts.FindInput{Query: q, Limit: k})
+		if err != nil {
+			return nil, err
+		}
+		out := make([]semantic.Similar, 0, len(found.Candidates))
+		for _, c := range found.Candidates {
+			out = append(out, semantic.Similar{ID: c.ID, Label: c.Label, Aliases: c.Aliases, Score: c.Score})
+		}
+		return out, nil
+	})
+}
+
+func textSimilar(w io.Writer, o *SimilarOutput) {
+	fmt.Fprintf(w, "%d concepts similar to %q (embedder %s: %s)\n", len(o.Results), o.Query, o.Embedder, o.Meaning)
+	if o.Fallback != "" {
+		fmt.Fprintf(w, "fallback: %s\n", o.Fallback)
+	}
+	warnings(w, o.Warnings)
+	for _, r := range o.Results {
+		fmt.Fprintf(w, "- %.3f %s [%s] similarity %.3f × decay %.3f (%s)\n", r.Score, r.Label, r.ID, r.Similarity, r.Decay, r.Band)
+	}
+	o.Budget.text(w)
+}
+
+// DuplicatesInput is one analyze_duplicates call.
+type DuplicatesInput struct {
+	concepts.DuplicatesInput
+	Paging
+}
+
+// DuplicatesOutput is a page of analyze_duplicates within the budget.
+type DuplicatesOutput struct {
+	concepts.DuplicatesResult
+	Budget
+}
+
+// Duplicates runs analyze_duplicates: the groups from the cursor's offset
+// (or offset), then the look-alikes to keep apart, each whole while the
+// answer fits max_tokens.
+func Duplicates(ctx context.Context, e *Env, in DuplicatesInput) (*DuplicatesOutput, error) {
+	budget, err := budgetOf(in.MaxTokens)
+	if err != nil {
+		return nil, err
+	}
+	args := in.DuplicatesInput
+	args.Offset, args.Limit = 0, 0
+	print := fingerprint(args)
+	offsets, err := readCursor(in.Cursor, "analyze_duplicates", print, 2)
+	if err != nil {
+		return nil, err
+	}
+	q := in.DuplicatesInput
+	if in.Cursor != "" {
+		if in.Offset != 0 {
+			return nil, noema.Errorf(noema.EINVALID, "pass cursor or offset, not both: the cursor holds the offset").WithParam("offset")
+		}
+		q.Offset = offsets[0]
+	} else {
+		offsets[0] = q.Offset
+	}
+	res, err := e.App.Concepts.Duplicates(ctx, q, e.App.Semantic)
+	if err != nil {
+		return nil, err
+	}
+	out := &DuplicatesOutput{DuplicatesResult: *res, Budget: Budget{MaxTokens: budget}}
+	out.DoNotMerge = from(out.DoNotMerge, offsets[1])
+	newCursor := func(o []int) string { return cursor{"analyze_duplicates", print, o}.String() }
+	if err := fitSections(out, &out.Budget, textDuplicatesOutput, offsets, newCursor,
+		list("groups", &out.Groups, res.HasMore), list("do_not_merge", &out.DoNotMerge, false)); err != nil {
+		return nil, err
+	}
+	out.HasMore = out.NextCursor != ""
+	return out, nil
+}
+
+func textDuplicatesOutput(w io.Writer, o *DuplicatesOutput) {
+	textDuplicates(w, &o.DuplicatesResult)
+	o.Budget.text(w)
 }
