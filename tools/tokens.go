@@ -14,11 +14,11 @@ import "unicode/utf8"
 // a half when it takes three (Chinese, Japanese, most symbols) and three
 // when it takes four (emoji).
 //
-// It is meant to overestimate: on noema's own answers and on the project's
-// docs, source, hex ids and numbers it came out at 1.00 to 1.35 times
-// cl100k_base's and o200k_base's counts, never below (docs/budgets.md has
-// the figures and the command), so a budget kept by this estimate is kept
-// by those tokenizers.
+// It is meant to overestimate: on noema's own answers it came out at 1.08
+// to 1.36 times the larger of cl100k_base's and o200k_base's counts, and at
+// 1.00 to 1.59 on the project's docs, source, ids, numbers and Chinese and
+// Japanese text, never below (docs/budgets.md has the figures and the
+// command), so a budget kept by this estimate is kept by those tokenizers.
 func EstimateTokens(b []byte) int {
 	n, wide := 0, 0 // wide counts three-byte characters, a token and a half each
 	for i := 0; i < len(b); {
