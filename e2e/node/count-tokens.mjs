@@ -35,13 +35,21 @@ for (const f of files) {
   const text = readFileSync(f, "utf8");
   const a = cl100k.encode(text).length, b = o200k.encode(text).length;
   const est = estimates.get(basename(f));
-  const ratio = est === undefined ? "" : (est / Math.max(a, b)).toFixed(2);
+  const exact = est === undefined ? NaN : est / Math.max(a, b);
+  const ratio = est === undefined ? "" : exact.toFixed(2);
   console.log([f, Buffer.byteLength(text), a, b, est ?? "", ratio].join("\t"));
   if (ratio !== "") {
     const kind = basename(f).replace(/^\d+-/, "");
     const r = byKind.get(kind) ?? { n: 0, min: Infinity, max: 0 };
-    r.n++; r.min = Math.min(r.min, Number(ratio)); r.max = Math.max(r.max, Number(ratio));
+    r.n++; r.min = Math.min(r.min, exact); r.max = Math.max(r.max, exact);
     byKind.set(kind, r);
   }
 }
 for (const [kind, r] of byKind) console.log(`# ${kind}: ${r.n} files, estimate / max(cl100k, o200k) ${r.min.toFixed(2)}–${r.max.toFixed(2)}`);
+// The estimate must be an upper bound: a budget kept by it must hold in
+// real tokens. Any file it undercounts fails the run (CI uses this).
+const under = [...byKind].filter(([, r]) => r.min < 1);
+if (under.length > 0) {
+  console.error(`estimate below the real count for: ${under.map(([k]) => k).join(", ")}`);
+  process.exitCode = 1;
+}
