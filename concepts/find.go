@@ -41,7 +41,8 @@ type matcher struct {
 	byProc map[string]*fuzzy.Choices
 	pos    map[string]int // concept id -> group, built on first use
 
-	dups dupState // analyze_duplicates' index, built on first use
+	dups dupState  // analyze_duplicates' index, built on first use
+	find findState // find_concepts' second channel, built on first use
 }
 
 // FindInput asks which concepts are spelled like a query.
@@ -174,8 +175,8 @@ func (s *Service) Find(ctx context.Context, in FindInput) (*FindResult, error) {
 	if secondChannel {
 		var extra []found
 		for i, m := range parts {
-			m.dups.once.Do(func() { m.dups.x = buildDupIndex(m) })
-			for _, h := range m.dups.x.channelHits(in.Query) {
+			m.find.once.Do(func() { m.find.x = buildFindIndex(m) })
+			for _, h := range m.find.x.channelHits(m, in.Query) {
 				if i == 0 && v.hidden[h.g] {
 					continue
 				}
@@ -244,32 +245,6 @@ var secondChannel = true
 type channelHit struct {
 	g       int
 	channel string
-}
-
-// channelHits finds the concepts whose names have the query's folded key
-// (stemmed words without function words, symbol forms kept), or that are
-// the query but for generic head words, either way round.
-func (x *dupIndex) channelHits(query string) []channelHit {
-	q := analyseName(query)
-	if q.folded == "" {
-		return nil
-	}
-	var out []channelHit
-	seen := map[int32]bool{}
-	add := func(l []int32, channel string) {
-		for _, c := range l {
-			if !seen[c] {
-				seen[c] = true
-				out = append(out, channelHit{int(c), channel})
-			}
-		}
-	}
-	add(x.folded[q.folded], "folded")
-	if len(q.core) < len(q.content) {
-		add(x.core[strings.Join(q.core, " ")], "head_word")
-	}
-	add(x.core["\x00"+strings.Join(q.content, " ")], "head_word")
-	return out
 }
 
 // matcher returns the cached names, rebuilt when the registry changed.

@@ -1,0 +1,140 @@
+package concepts
+
+import (
+	"cmp"
+	"hash/maphash"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// findIndex is find_concepts' second channel over one matcher's names:
+// for every name, the 64-bit hashes of its folded key and its head-word
+// keys (the keys analyze_duplicates' index files under folded and core),
+// sorted, each beside the concept (matcher order) whose name has it. It
+// holds 12 bytes per key, about 40 per concept, where the maps of the
+// full duplicate index hold kilobytes; analyze_duplicates builds that one
+// on its first call, find_concepts never does. A hash only nominates: a
+// concept is a hit once one of its names, analysed again, has the key.
+type findIndex struct {
+	seed maphash.Seed
+	keys []uint64 // sorted; ties by concept
+	cons []int32  // cons[i] has a name whose key hashes to keys[i]
+}
+
+// findState is a matcher's find index, built on first use.
+type findState struct {
+	once sync.Once
+	x    *findIndex
+}
+
+// The key spaces of the find index: a name's folded keys (its folded
+// form and the folded form before a qualifier), its content words joined,
+// and its core words joined when it has generic head words.
+const (
+	keyFolded  = "f\x00"
+	keyContent = "c\x00"
+	keyCore    = "h\x00"
+)
+
+// findKeys calls fn with each find index key of n (none when n has no
+// folded form), the way buildDupIndex files n under folded and core.
+func findKeys(n *nameInfo, fn func(key string)) {
+	if n.folded == "" {
+		return
+	}
+	fn(keyFolded + n.folded)
+	if n.qualBase != "" {
+		fn(keyFolded + n.qualBase)
+	}
+	fn(keyContent + strings.Join(n.content, " "))
+	if len(n.core) < len(n.content) {
+		fn(keyCore + strings.Join(n.core, " "))
+	}
+}
+
+// names returns concept g's names, label first.
+func (m *matcher) names(g int) []string {
+	return append([]string{m.labels[g]}, m.aliases[g]...)
+}
+
+func buildFindIndex(m *matcher) *findIndex {
+	type entry struct {
+		h uint64
+		c int32
+	}
+	x := &findIndex{seed: maphash.MakeSeed()}
+	var all []entry
+	for g := range m.ids {
+		for _, t := range m.names(g) {
+			n := analyseName(t)
+			findKeys(&n, func(k string) { all = append(all, entry{maphash.String(x.seed, k), int32(g)}) })
+		}
+	}
+	slices.SortFunc(all, func(a, b entry) int {
+		if c := cmp.Compare(a.h, b.h); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.c, b.c)
+	})
+	all = slices.Compact(all)
+	x.keys, x.cons = make([]uint64, len(all)), make([]int32, len(all))
+	for i, e := range all {
+		x.keys[i], x.cons[i] = e.h, e.c
+	}
+	return x
+}
+
+// lookup returns the concepts (ascending) with a name whose find key is
+// key.
+func (x *findIndex) lookup(m *matcher, key string, has func(g int32, key string) bool) []int32 {
+	h := maphash.String(x.seed, key)
+	i, _ := slices.BinarySearch(x.keys, h)
+	var out []int32
+	for ; i < len(x.keys) && x.keys[i] == h; i++ {
+		if has(x.cons[i], key) {
+			out = append(out, x.cons[i])
+		}
+	}
+	return out
+}
+
+// channelHits finds the concepts whose names have the query's folded key
+// (stemmed words without function words, symbol forms kept), or that are
+// the query but for generic head words, either way round.
+func (x *findIndex) channelHits(m *matcher, query string) []channelHit {
+	q := analyseName(query)
+	if q.folded == "" {
+		return nil
+	}
+	// keysOf are the find keys of the concepts the hashes nominated.
+	keysOf := map[int32]map[string]bool{}
+	has := func(g int32, key string) bool {
+		ks, ok := keysOf[g]
+		if !ok {
+			ks = map[string]bool{}
+			for _, t := range m.names(int(g)) {
+				n := analyseName(t)
+				findKeys(&n, func(k string) { ks[k] = true })
+			}
+			keysOf[g] = ks
+		}
+		return ks[key]
+	}
+	var out []channelHit
+	seen := map[int32]bool{}
+	add := func(l []int32, channel string) {
+		for _, c := range l {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, channelHit{int(c), channel})
+			}
+		}
+	}
+	add(x.lookup(m, keyFolded+q.folded, has), "folded")
+	if len(q.core) < len(q.content) {
+		add(x.lookup(m, keyContent+strings.Join(q.core, " "), has), "head_word")
+	}
+	add(x.lookup(m, keyCore+strings.Join(q.content, " "), has), "head_word")
+	return out
+}
