@@ -358,7 +358,7 @@ func (s *Service) rebuild(ctx context.Context, model, version string, rows []con
 			continue
 		}
 		if s.idx == nil {
-			s.idx = vector.New(len(v))
+			s.idx = vector.NewHalf(len(v))
 		}
 		if len(v) != s.idx.Dim() {
 			return noema.Errorf(noema.EINTERNAL, "cached vector of %d dimensions in a %d-dimensional index", len(v), s.idx.Dim())
@@ -379,7 +379,7 @@ func (s *Service) rebuild(ctx context.Context, model, version string, rows []con
 		s.hashes[r.id] = r.hash
 	}
 	if s.idx == nil {
-		s.idx = vector.New(max(1, s.Embedder.Dimension()))
+		s.idx = vector.NewHalf(max(1, s.Embedder.Dimension()))
 	}
 	s.version, s.model = version, model
 	s.gen++

@@ -36,9 +36,12 @@ type Index struct {
 	dim int
 
 	mu   sync.RWMutex
-	slab []float32     // row r is slab[r*dim : (r+1)*dim]
-	ids  []int64       // ids[r] is the ID of row r
-	rows map[int64]int // ID → row
+	slab []float32 // row r is slab[r*dim : (r+1)*dim] (half: empty)
+	// half: the rows are binary16 in hslab instead (half.go).
+	half  bool
+	hslab []uint16
+	ids   []int64       // ids[r] is the ID of row r
+	rows  map[int64]int // ID → row
 
 	// quant: the rows also have int8 codes (quant.go).
 	quant bool
@@ -61,6 +64,26 @@ func New(dim int) *Index {
 	return &Index{dim: dim, rows: make(map[int64]int), quant: quantizable(dim)}
 }
 
+// NewHalf returns an empty index of vectors of dimension dim that stores
+// them as half-precision floats, half the bytes of [New]'s (half.go): a
+// score is within 2⁻¹¹ + dim·2⁻²⁵ of the float32 one. It panics if dim is
+// not positive.
+func NewHalf(dim int) *Index {
+	x := New(dim)
+	x.half = true
+	return x
+}
+
+// row returns row r as float32: the slab's, or, in a half index, decoded
+// into buf (dim long). The caller holds x.mu.
+func (x *Index) row(r int, buf []float32) []float32 {
+	if !x.half {
+		return x.slab[r*x.dim : (r+1)*x.dim]
+	}
+	decodeHalves(x.hslab[r*x.dim:(r+1)*x.dim], buf)
+	return buf
+}
+
 // Dim returns the dimension of the index's vectors.
 func (x *Index) Dim() int { return x.dim }
 
@@ -81,6 +104,14 @@ func (x *Index) Set(id int64, v []float32) error {
 	}
 	u := slices.Clone(v)
 	Normalize(u)
+	var hs []uint16
+	if x.half {
+		hs = make([]uint16, len(u))
+		for i, f := range u {
+			hs[i] = toHalf(f)
+		}
+		decodeHalves(hs, u) // the codes are of the stored row
+	}
 	var codes []int8
 	var scale, qerr, l1 float32
 	if x.quant {
@@ -91,7 +122,11 @@ func (x *Index) Set(id int64, v []float32) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if r, ok := x.rows[id]; ok {
-		copy(x.slab[r*x.dim:], u)
+		if x.half {
+			copy(x.hslab[r*x.dim:], hs)
+		} else {
+			copy(x.slab[r*x.dim:], u)
+		}
 		if x.quant {
 			copy(x.codes[r*x.dim:], codes)
 			x.scale[r], x.qerr[r], x.ql1[r] = scale, qerr, l1
@@ -100,7 +135,11 @@ func (x *Index) Set(id int64, v []float32) error {
 	}
 	x.rows[id] = len(x.ids)
 	x.ids = append(x.ids, id)
-	x.slab = append(x.slab, u...)
+	if x.half {
+		x.hslab = append(x.hslab, hs...)
+	} else {
+		x.slab = append(x.slab, u...)
+	}
 	if x.quant {
 		x.codes = append(x.codes, codes...)
 		x.scale = append(x.scale, scale)
@@ -121,7 +160,11 @@ func (x *Index) Delete(id int64) bool {
 	}
 	last := len(x.ids) - 1
 	if r != last {
-		copy(x.slab[r*x.dim:(r+1)*x.dim], x.slab[last*x.dim:(last+1)*x.dim])
+		if x.half {
+			copy(x.hslab[r*x.dim:(r+1)*x.dim], x.hslab[last*x.dim:(last+1)*x.dim])
+		} else {
+			copy(x.slab[r*x.dim:(r+1)*x.dim], x.slab[last*x.dim:(last+1)*x.dim])
+		}
 		moved := x.ids[last]
 		x.ids[r] = moved
 		x.rows[moved] = r
@@ -131,7 +174,11 @@ func (x *Index) Delete(id int64) bool {
 		}
 	}
 	x.ids = x.ids[:last]
-	x.slab = x.slab[:last*x.dim]
+	if x.half {
+		x.hslab = x.hslab[:last*x.dim]
+	} else {
+		x.slab = x.slab[:last*x.dim]
+	}
 	if x.quant {
 		x.codes = x.codes[:last*x.dim]
 		x.scale, x.qerr, x.ql1 = x.scale[:last], x.qerr[:last], x.ql1[:last]
@@ -148,7 +195,7 @@ func (x *Index) Get(id int64) ([]float32, bool) {
 	if !ok {
 		return nil, false
 	}
-	return slices.Clone(x.slab[r*x.dim : (r+1)*x.dim]), true
+	return slices.Clone(x.row(r, make([]float32, x.dim))), true
 }
 
 // Search returns the k stored vectors most similar to q by cosine, best
@@ -268,10 +315,10 @@ func (x *Index) approxScan(qi []int16, sq float32, k int, filter func(int64) boo
 // floor and returns their best k among those filter admits.
 func (x *Index) rescan(qn []float32, sq float32, k int, filter func(int64) bool, lo, hi int, approx []float32, floor float32) topK {
 	t := newTopK(k)
-	dim := x.dim
+	buf := make([]float32, x.dim)
 	for r := lo; r < hi; r++ {
 		if approx[r]+x.errBound(r, sq) >= floor {
-			t.consider(x, r, dot1(qn, x.slab[r*dim:(r+1)*dim]), filter)
+			t.consider(x, r, dot1(qn, x.row(r, buf)), filter)
 		}
 	}
 	return t
@@ -282,8 +329,19 @@ func (x *Index) scan(q []float32, k int, filter func(int64) bool, lo, hi int) to
 	t := newTopK(k)
 	dim := x.dim
 	var scores [scanBlock]float32
+	var buf []float32
+	if x.half {
+		buf = make([]float32, min(scanBlock, hi-lo)*dim)
+	}
 	eachBlock(lo, hi, func(r, m int) {
-		dots(q, x.slab[r*dim:(r+m)*dim], scores[:m])
+		var rows []float32
+		if x.half {
+			rows = buf[:m*dim]
+			decodeHalves(x.hslab[r*dim:(r+m)*dim], rows)
+		} else {
+			rows = x.slab[r*dim : (r+m)*dim]
+		}
+		dots(q, rows, scores[:m])
 		for j, s := range scores[:m] {
 			t.consider(x, r+j, s, filter)
 		}
