@@ -6,7 +6,6 @@ import (
 	"io"
 	"strings"
 
-	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/graph"
 	"github.com/noema-mem/noema/recall"
 	"github.com/noema-mem/noema/search"
@@ -49,31 +48,20 @@ type SearchOutput struct {
 // SearchNotes runs search_notes: the search from the cursor's offset (or
 // offset), its hits kept whole while the answer fits max_tokens.
 func SearchNotes(ctx context.Context, e *Env, in SearchInput) (*SearchOutput, error) {
-	budget, err := budgetOf(in.MaxTokens)
-	if err != nil {
-		return nil, err
-	}
 	args := in.Input
 	args.Offset, args.Limit = 0, 0
-	print := fingerprint(args)
-	offsets, err := readCursor(in.Cursor, "search_notes", print, 1)
+	budget, print, from, err := Paging{MaxTokens: in.MaxTokens, Cursor: in.Cursor}.start("search_notes", args, in.Offset)
 	if err != nil {
 		return nil, err
 	}
-	if in.Cursor != "" && in.Offset != 0 {
-		return nil, noema.Errorf(noema.EINVALID, "pass cursor or offset, not both: the cursor holds the offset").WithParam("offset")
-	}
 	q := in.Input
-	if in.Cursor != "" {
-		q.Offset = offsets[0]
-	}
+	q.Offset = from
 	res, err := e.App.Search.Search(ctx, q)
 	if err != nil {
 		return nil, err
 	}
 	out := &SearchOutput{Result: *res, Budget: Budget{MaxTokens: budget}}
-	newCursor := func(o []int) string { return cursor{"search_notes", print, o}.String() }
-	if err := fitSections(out, &out.Budget, textSearch, []int{q.Offset}, newCursor, list("hits", &out.Hits, res.HasMore)); err != nil {
+	if err := fitList("search_notes", print, out, &out.Budget, textSearch, q.Offset, "hits", &out.Hits, res.HasMore); err != nil {
 		return nil, err
 	}
 	out.HasMore = out.NextCursor != ""
