@@ -147,6 +147,9 @@ func RecomputeConcepts(tx *Tx, keyOf KeyFunc) (warnings []string, err error) {
 		c.created, c.updated = l.created, l.updated
 		owner[k] = c
 	}
+	if err := rewriteSpellings(tx, links); err != nil {
+		return nil, err
+	}
 	return warnings, writeConcepts(tx, desired)
 }
 

@@ -31,11 +31,18 @@ type Change struct {
 	newKeys map[string]bool // link keys of the records written
 	names   map[string]bool // name keys of the notes, before and after
 	full    bool
+	// spellings are the differences the writes make to link_spellings:
+	// the records' link counts minus the notes' stored ones, by key and
+	// spelling.
+	spellings map[spelling]int
 	// dates are each written note's dates and keys before and after, by
 	// which updateKeys derives a linked concept's created and updated
 	// times from its stored ones instead of from all its links.
 	dates []noteDates
 }
+
+// spelling is a key and one way it is written (a link's target).
+type spelling struct{ key, target string }
 
 // noteDates is one written note's creation and modification times and
 // link keys, before the writes (had) and after (has).
@@ -51,10 +58,14 @@ type noteDates struct {
 // be written there. Only these notes may be written (or deleted) before
 // Apply; a rename must call Full.
 func BeginChange(tx *Tx, paths []string, recs []*NoteRecord) (*Change, error) {
-	c := &Change{paths: paths, keys: map[string]bool{}, oldKeys: map[string]bool{}, newKeys: map[string]bool{}, names: map[string]bool{}}
+	c := &Change{paths: paths, keys: map[string]bool{}, oldKeys: map[string]bool{}, newKeys: map[string]bool{}, names: map[string]bool{},
+		spellings: map[spelling]int{}}
 	oldNames := map[string][]string{}
 	dates := map[string]*noteDates{}
 	for _, p := range paths {
+		if dates[p] != nil {
+			continue // a path listed twice is one note
+		}
 		var id int64
 		d := &noteDates{}
 		dates[p] = d
@@ -73,15 +84,21 @@ func BeginChange(tx *Tx, paths []string, recs []*NoteRecord) (*Change, error) {
 		if pageish != 0 {
 			c.full = true
 		}
-		keys, err := queryStrings(tx.ctx, tx, `SELECT DISTINCT key FROM links WHERE note_id = ?`, id)
+		d.had, d.oldKeys = true, map[string]bool{}
+		err = eachRow(tx.ctx, tx, `SELECT key, target, count FROM links WHERE note_id = ?`, []any{id}, func(rows *sql.Rows) error {
+			var sp spelling
+			var n int
+			if err := rows.Scan(&sp.key, &sp.target, &n); err != nil {
+				return err
+			}
+			c.spellings[sp] -= n
+			c.keys[sp.key] = true
+			c.oldKeys[sp.key] = true
+			d.oldKeys[sp.key] = true
+			return nil
+		})
 		if err != nil {
 			return nil, fmt.Errorf("capture change of %s: %w", p, err)
-		}
-		d.had, d.oldKeys = true, map[string]bool{}
-		for _, k := range keys {
-			c.keys[k] = true
-			c.oldKeys[k] = true
-			d.oldKeys[k] = true
 		}
 		names, err := queryStrings(tx.ctx, tx, `SELECT key FROM note_names WHERE note_id = ? ORDER BY key`, id)
 		if err != nil {
@@ -106,6 +123,7 @@ func BeginChange(tx *Tx, paths []string, recs []*NoteRecord) (*Change, error) {
 		}
 		d.has, d.newCreated, d.newModified, d.newKeys = true, nsOf(r.Created), nsOf(r.Modified), map[string]bool{}
 		for _, l := range r.Links {
+			c.spellings[spelling{l.Key, l.Target}] += l.Count
 			c.keys[l.Key] = true
 			c.newKeys[l.Key] = true
 			d.newKeys[l.Key] = true
@@ -155,6 +173,63 @@ func (c *Change) datesOf(key string, created, updated int64) (int64, int64, bool
 	return created, updated, true
 }
 
+// writeSpellings adds the writes' differences to link_spellings, which
+// then sums the links as they are now.
+func (c *Change) writeSpellings(tx *Tx) error {
+	var rows [][]any // key, target, difference
+	for sp, n := range c.spellings {
+		if n != 0 {
+			rows = append(rows, []any{sp.key, sp.target, n})
+		}
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	arr, err := jsonArray(rows)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(`INSERT INTO link_spellings (key, target, count)
+		SELECT value->>0, value->>1, value->>2 FROM json_each(?) WHERE true
+		ON CONFLICT(key, target) DO UPDATE SET count = count + excluded.count`, arr); err != nil {
+		return fmt.Errorf("update link spellings: %w", err)
+	}
+	if _, err := tx.Exec(`DELETE FROM link_spellings WHERE (key, target) IN
+		(SELECT value->>0, value->>1 FROM json_each(?)) AND count <= 0`, arr); err != nil {
+		return fmt.Errorf("update link spellings: %w", err)
+	}
+	return nil
+}
+
+// rewriteSpellings makes link_spellings hold the sums of links (every
+// key's, as loadLinkAggs reads them), writing only the rows that differ.
+func rewriteSpellings(tx *Tx, links map[string]*linkAgg) error {
+	diff := make(map[spelling]int)
+	for k, a := range links {
+		for t, n := range a.spellings {
+			diff[spelling{k, t}] = n
+		}
+	}
+	err := eachRow(tx.ctx, tx, `SELECT key, target, count FROM link_spellings`, nil, func(rows *sql.Rows) error {
+		var sp spelling
+		var n int
+		if err := rows.Scan(&sp.key, &sp.target, &n); err != nil {
+			return err
+		}
+		if diff[sp] == n {
+			delete(diff, sp)
+		} else {
+			diff[sp] -= n
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("read link spellings: %w", err)
+	}
+	c := &Change{spellings: diff}
+	return c.writeSpellings(tx)
+}
+
 // Full makes Apply recompute the whole registry.
 func (c *Change) Full() { c.full = true }
 
@@ -167,6 +242,9 @@ func (c *Change) Apply(tx *Tx, keyOf KeyFunc) (warnings []string, err error) {
 	}
 	if c.full {
 		return RecomputeConcepts(tx, keyOf)
+	}
+	if err := c.writeSpellings(tx); err != nil {
+		return nil, err
 	}
 	keys := make([]string, 0, len(c.keys))
 	for k := range c.keys {
@@ -355,28 +433,28 @@ func aggregateLinks(tx *Tx, arr string) (map[string]*linkAgg, error) {
 }
 
 // aggregate is aggregateLinks for the keys of a write: a key whose
-// concept is stored (implicit, not a page) sums its spellings from the
-// covering index alone and derives its times from the stored ones
-// (datesOf), so a note linking a hub concept does not re-read the notes of
-// its 75,000 links; the other keys, and those datesOf cannot settle, are
-// aggregated in full.
+// concept is stored (implicit, not a page) reads its spellings' sums from
+// link_spellings (already updated by writeSpellings) and derives its times
+// from the stored ones (datesOf), so a note linking a hub concept reads
+// neither the 75,000 links of its key nor their notes; the other keys, and
+// those datesOf cannot settle, are aggregated in full.
 func (c *Change) aggregate(tx *Tx, arr string, keys []string, owners map[string]keyOwner) (map[string]*linkAgg, error) {
 	out := make(map[string]*linkAgg, len(keys))
-	err := eachRow(tx.ctx, tx, `SELECT l.key, l.target, SUM(l.count) FROM json_each(?) j JOIN links l ON l.key = j.value
-		GROUP BY l.key, l.target`, []any{arr}, func(rows *sql.Rows) error {
-		var key, target string
-		var n int
-		if err := rows.Scan(&key, &target, &n); err != nil {
-			return err
-		}
-		a := out[key]
-		if a == nil {
-			a = &linkAgg{spellings: map[string]int{}}
-			out[key] = a
-		}
-		a.spellings[target] += n
-		return nil
-	})
+	err := eachRow(tx.ctx, tx, `SELECT s.key, s.target, s.count FROM json_each(?) j JOIN link_spellings s ON s.key = j.value`,
+		[]any{arr}, func(rows *sql.Rows) error {
+			var key, target string
+			var n int
+			if err := rows.Scan(&key, &target, &n); err != nil {
+				return err
+			}
+			a := out[key]
+			if a == nil {
+				a = &linkAgg{spellings: map[string]int{}}
+				out[key] = a
+			}
+			a.spellings[target] += n
+			return nil
+		})
 	if err != nil {
 		return nil, fmt.Errorf("sum link spellings: %w", err)
 	}
