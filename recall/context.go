@@ -160,7 +160,7 @@ func (k *call) weight(i int32) float64 {
 	}
 	w := 1.0
 	if k.decay {
-		n := &k.g.Notes[i]
+		n := k.g.NoteAt(i)
 		w = k.s.Decay.Weight(n.Path, reference(n), k.now)
 	}
 	k.weights[i] = w
@@ -218,7 +218,7 @@ func (s *Service) BuildContext(ctx context.Context, in Input) (*Result, error) {
 		now = s.Now
 	}
 	k := &call{s: s, ctx: ctx, g: g, now: now(), decay: in.Decay == nil || *in.Decay,
-		weights: make([]float64, len(g.Notes))}
+		weights: make([]float64, g.NumNotes())}
 	for i := range k.weights {
 		k.weights[i] = -1
 	}
@@ -240,7 +240,7 @@ func (s *Service) BuildContext(ctx context.Context, in Input) (*Result, error) {
 	if !ok {
 		return res, nil
 	}
-	if res.Notes, err = k.listNotes(g.Concepts[root].Notes, limit, &res.Warnings, c, in.IncludeContent); err != nil {
+	if res.Notes, err = k.listNotes(g.ConceptAt(root).Notes, limit, &res.Warnings, c, in.IncludeContent); err != nil {
 		return nil, err
 	}
 	res.Related = k.expand(root, depth, limit, &res.Warnings)
@@ -277,12 +277,14 @@ func (k *call) relations(id string) ([]Relation, error) {
 			r.Direction, r.Other = "in", e.Source
 		}
 		if i, ok := k.g.Concept(r.Other); ok {
-			r.OtherLabel = k.g.Concepts[i].Label
+			r.OtherLabel = k.g.ConceptAt(i).Label
 		} else if strings.HasPrefix(r.Other, noema.URIScheme) {
 			if titles == nil {
-				titles = make(map[string]string, len(k.g.Notes))
-				for _, n := range k.g.Notes {
-					titles[graph.NoteURI(n.Path)] = n.Title
+				titles = make(map[string]string, k.g.NumNotes())
+				for i := range k.g.NumNotes() {
+					if n := k.g.NoteAt(int32(i)); !n.Deleted() {
+						titles[graph.NoteURI(n.Path)] = n.Title
+					}
 				}
 			}
 			r.OtherLabel = titles[r.Other]
@@ -302,7 +304,7 @@ func (k *call) relations(id string) ([]Relation, error) {
 // in the notes list: by decay weight, then latest activity (modification
 // or explicit read), then path.
 func (k *call) fresher(a, b int32) bool {
-	na, nb := &k.g.Notes[a], &k.g.Notes[b]
+	na, nb := k.g.NoteAt(a), k.g.NoteAt(b)
 	return cmp.Or(cmp.Compare(k.weight(b), k.weight(a)), reference(nb).Compare(reference(na)),
 		cmp.Compare(na.Path, nb.Path)) < 0
 }
@@ -336,7 +338,7 @@ func (k *call) listNotes(notes []int32, limit int, warnings *[]string, c *noema.
 	if content && len(top) > 0 {
 		ids := make([]int64, len(top))
 		for j, i := range top {
-			ids[j] = k.g.Notes[i].ID
+			ids[j] = k.g.NoteAt(i).ID
 		}
 		var err error
 		if bodies, err = k.s.Index.NoteBodies(k.ctx, ids); err != nil {
@@ -346,7 +348,7 @@ func (k *call) listNotes(notes []int32, limit int, warnings *[]string, c *noema.
 	keys := conceptKeys(c)
 	out := make([]Note, 0, len(top))
 	for _, i := range top {
-		n := &k.g.Notes[i]
+		n := k.g.NoteAt(i)
 		note := Note{URI: graph.NoteURI(n.Path), Title: n.Title, Decay: k.weight(i), Modified: n.Modified}
 		if body, ok := bodies[n.ID]; ok {
 			note.Excerpt = Excerpt(body, keys, MaxExcerptRunes)
@@ -385,10 +387,10 @@ func (k *call) expand(root int32, depth, limit int, warnings *[]string) []Relate
 		return out
 	}
 	g := k.g
-	visited := make([]bool, len(g.Concepts))
+	visited := make([]bool, g.NumConcepts())
 	visited[root] = true
-	sums := make([]pair, len(g.Concepts))   // with the current frontier concept
-	level := make([]int32, len(g.Concepts)) // index+1 into cands, 0 when not a candidate yet
+	sums := make([]pair, g.NumConcepts())   // with the current frontier concept
+	level := make([]int32, g.NumConcepts()) // index+1 into cands, 0 when not a candidate yet
 	frontier := []int32{root}
 	for d := 1; d <= depth && len(frontier) > 0; d++ {
 		budget := limit - len(out)
@@ -401,11 +403,12 @@ func (k *call) expand(root int32, depth, limit int, warnings *[]string) []Relate
 		for _, f := range frontier {
 			// Notes in index order: a fixed summation order, so weights
 			// are reproducible to the bit.
-			for at, ni := range g.Concepts[f].Notes {
+			fc := g.ConceptAt(f)
+			for at, ni := range fc.Notes {
 				w := k.weight(ni)
 				// The concepts near f in the note (graph.Window), as the
 				// concept graph joins them.
-				for _, o := range graph.Window(g.Notes[ni].Order, int(g.Concepts[f].At[at])) {
+				for _, o := range graph.Window(g.NoteAt(ni).Order, int(fc.At[at])) {
 					if visited[o] {
 						continue
 					}
@@ -451,8 +454,8 @@ func (k *call) expand(root int32, depth, limit int, warnings *[]string) []Relate
 			cands = cands[:cut]
 		}
 		slices.SortFunc(cands, func(a, b candidate) int {
-			return cmp.Or(heavier(a, b), cmp.Compare(g.Concepts[a.c].Label, g.Concepts[b.c].Label),
-				cmp.Compare(g.Concepts[a.c].ID, g.Concepts[b.c].ID))
+			ca, cb := g.ConceptAt(a.c), g.ConceptAt(b.c)
+			return cmp.Or(heavier(a, b), cmp.Compare(ca.Label, cb.Label), cmp.Compare(ca.ID, cb.ID))
 		})
 		if total > budget {
 			*warnings = append(*warnings, fmt.Sprintf("%d concepts are at distance %d; the %d heaviest are listed (raise max_entities to see more)",
@@ -461,9 +464,9 @@ func (k *call) expand(root int32, depth, limit int, warnings *[]string) []Relate
 		}
 		next := make([]int32, 0, len(cands))
 		for _, cd := range cands {
-			c := &g.Concepts[cd.c]
+			c := g.ConceptAt(cd.c)
 			out = append(out, Related{ID: c.ID, Label: c.Label, Count: cd.best.count, Weight: cd.best.weight,
-				Distance: d, Via: g.Concepts[cd.via].ID})
+				Distance: d, Via: g.ConceptAt(cd.via).ID})
 			next = append(next, cd.c)
 		}
 		frontier = next

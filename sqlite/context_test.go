@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"strings"
@@ -19,10 +20,14 @@ import (
 // access time and concepts (by label), each concept with its notes.
 func dumpGraph(g *sqlite.MentionGraph) string {
 	var lines []string
-	for _, n := range g.Notes {
+	for i := range g.NumNotes() {
+		n := g.NoteAt(int32(i))
+		if n.Deleted() {
+			continue
+		}
 		var cs []string
 		for _, c := range n.Concepts {
-			cs = append(cs, g.Concepts[c].Label)
+			cs = append(cs, g.ConceptAt(c).Label)
 		}
 		sort.Strings(cs)
 		acc := "-"
@@ -31,10 +36,14 @@ func dumpGraph(g *sqlite.MentionGraph) string {
 		}
 		lines = append(lines, fmt.Sprintf("note %s %q %s %s: %s", n.Path, n.Title, n.Modified.UTC().Format("2006-01-02"), acc, strings.Join(cs, ",")))
 	}
-	for _, c := range g.Concepts {
+	for j := range g.NumConcepts() {
+		c := g.ConceptAt(int32(j))
+		if c.Deleted() {
+			continue
+		}
 		var ns []string
 		for _, n := range c.Notes {
-			ns = append(ns, g.Notes[n].Path)
+			ns = append(ns, g.NoteAt(n).Path)
 		}
 		sort.Strings(ns)
 		lines = append(lines, fmt.Sprintf("concept %s: %s", c.Label, strings.Join(ns, ",")))
@@ -43,29 +52,100 @@ func dumpGraph(g *sqlite.MentionGraph) string {
 	return strings.Join(lines, "\n")
 }
 
-// checkGraph asserts the graph's structure is consistent: indexes round
-// trip, lists ascending, and each note–concept edge is in both lists.
+// canonGraph renders everything a mention graph holds, by row id and
+// concept id rather than by number, so that graphs numbered differently
+// (one refreshed, one read in full) compare equal when they hold the same:
+// each live note with its path, title, times and concepts in link order,
+// each live concept with its label and its notes in note order with its
+// place in each.
+func canonGraph(g *sqlite.MentionGraph) string {
+	var b strings.Builder
+	for i := range g.NumNotes() {
+		n := g.NoteAt(int32(i))
+		if n.Deleted() {
+			continue
+		}
+		var order []string
+		for _, c := range n.Order {
+			order = append(order, g.ConceptAt(c).ID)
+		}
+		fmt.Fprintf(&b, "note %d %q %q %d %d %v\n", n.ID, n.Path, n.Title, n.Modified.UnixNano(), n.Accessed.UnixNano(), order)
+	}
+	var ids []string
+	for j := range g.NumConcepts() {
+		if c := g.ConceptAt(int32(j)); !c.Deleted() {
+			ids = append(ids, c.ID)
+		}
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		j, _ := g.Concept(id)
+		c := g.ConceptAt(j)
+		fmt.Fprintf(&b, "concept %s %q:", c.ID, c.Label)
+		for x, n := range c.Notes {
+			fmt.Fprintf(&b, " %d@%d", g.NoteAt(n).ID, c.At[x])
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// checkGraph asserts the graph's structure is consistent: numbers round
+// trip, lists ascending, each note–concept edge in both lists at the
+// same place, and holes empty.
 func checkGraph(t *testing.T, g *sqlite.MentionGraph) {
 	t.Helper()
-	for i, n := range g.Notes {
+	var lastID int64
+	for i := range g.NumNotes() {
+		n := g.NoteAt(int32(i))
+		if i > 0 && n.ID <= lastID {
+			t.Errorf("note %d: row id %d after %d", i, n.ID, lastID)
+		}
+		lastID = n.ID
+		if n.Deleted() {
+			if _, ok := g.Note(n.ID); ok || len(n.Concepts)+len(n.Order) > 0 {
+				t.Errorf("deleted note %d: found %v, concepts %v", n.ID, ok, n.Order)
+			}
+			continue
+		}
 		if j, ok := g.Note(n.ID); !ok || int(j) != i {
 			t.Errorf("Note(%d) = %d, %v; want %d", n.ID, j, ok, i)
 		}
 		if !slices.IsSorted(n.Concepts) {
 			t.Errorf("%s: concepts not ascending: %v", n.Path, n.Concepts)
 		}
-		for _, c := range n.Concepts {
-			if _, found := slices.BinarySearch(g.Concepts[c].Notes, int32(i)); !found {
-				t.Errorf("%s links %s, which does not list it", n.Path, g.Concepts[c].Label)
+		if len(n.Concepts) != len(n.Order) {
+			t.Errorf("%s: concepts %v, order %v", n.Path, n.Concepts, n.Order)
+		}
+		for p, c := range n.Order {
+			cc := g.ConceptAt(c)
+			x, found := slices.BinarySearch(cc.Notes, int32(i))
+			if !found || cc.At[x] != int32(p) {
+				t.Errorf("%s links %s at %d, which does not list it there", n.Path, cc.Label, p)
+			}
+			if cc.Deleted() {
+				t.Errorf("%s links the deleted concept %s", n.Path, cc.ID)
 			}
 		}
 	}
-	for j, c := range g.Concepts {
+	for j := range g.NumConcepts() {
+		c := g.ConceptAt(int32(j))
+		if c.Deleted() {
+			if k, ok := g.Concept(c.ID); (ok && int(k) == j) || len(c.Notes) > 0 {
+				t.Errorf("deleted concept %s: found %v, notes %v", c.ID, ok, c.Notes)
+			}
+			continue
+		}
 		if k, ok := g.Concept(c.ID); !ok || int(k) != j {
 			t.Errorf("Concept(%s) = %d, %v; want %d", c.ID, k, ok, j)
 		}
-		if !slices.IsSorted(c.Notes) {
-			t.Errorf("%s: notes not ascending", c.Label)
+		if !slices.IsSorted(c.Notes) || len(c.Notes) != len(c.At) {
+			t.Errorf("%s: notes not ascending, or not one place each", c.Label)
+		}
+		for x, i := range c.Notes {
+			if n := g.NoteAt(i); n.Deleted() || int(c.At[x]) >= len(n.Order) || n.Order[c.At[x]] != int32(j) {
+				t.Errorf("%s lists note %d, which does not link it there", c.Label, n.ID)
+			}
 		}
 	}
 }
@@ -84,7 +164,7 @@ func TestMentionGraphRefresh(t *testing.T) {
 	db := MustOpen(t)
 	ctx := context.Background()
 	empty := graphOf(t, db, nil)
-	if len(empty.Notes) != 0 || len(empty.Concepts) != 0 {
+	if empty.NumNotes() != 0 || empty.NumConcepts() != 0 {
 		t.Fatalf("empty index: %s", dumpGraph(empty))
 	}
 
@@ -193,8 +273,13 @@ note b.md "b" 2026-01-04 -: Banana,Elder`
 	if got := dumpGraph(g5); got != want5 {
 		t.Fatalf("after a delete:\n%s\nwant:\n%s", got, want5)
 	}
-	cherry := slices.IndexFunc(g1.Concepts, func(c sqlite.MentionConcept) bool { return c.Label == "Cherry" })
-	if _, ok := g5.Concept(g1.Concepts[cherry].ID); ok {
+	var cherry string
+	for j := range g1.NumConcepts() {
+		if c := g1.ConceptAt(int32(j)); c.Label == "Cherry" {
+			cherry = c.ID
+		}
+	}
+	if _, ok := g5.Concept(cherry); ok {
 		t.Error("the dropped concept is still indexed")
 	}
 	// From scratch, the same graph.
@@ -208,7 +293,7 @@ func TestNoteBodiesAndRelations(t *testing.T) {
 	ctx := context.Background()
 	put(t, db, note("a.md", 1, "Apple"))
 	g := graphOf(t, db, nil)
-	id := g.Notes[0].ID
+	id := g.NoteAt(0).ID
 	bodies, err := db.NoteBodies(ctx, []int64{id, id + 100})
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +304,7 @@ func TestNoteBodiesAndRelations(t *testing.T) {
 	if none, err := db.NoteBodies(ctx, nil); err != nil || len(none) != 0 {
 		t.Fatalf("no ids: %v %v", none, err)
 	}
-	rels, err := db.ConceptRelations(ctx, g.Concepts[0].ID)
+	rels, err := db.ConceptRelations(ctx, g.ConceptAt(0).ID)
 	if err != nil || len(rels) != 0 {
 		t.Fatalf("relations = %v, %v", rels, err)
 	}
@@ -227,8 +312,9 @@ func TestNoteBodiesAndRelations(t *testing.T) {
 
 // BenchmarkMentionGraph measures the mention graph of a synced
 // 10,000-note vault: built from nothing (the first build_context), checked
-// when nothing changed (every call), and refreshed after a commit that
-// touched no note (an access: every note row is still compared).
+// when nothing changed (every call), refreshed after an access, and
+// refreshed after a write of a note linking the hub concept (as write_note
+// writes it: the registry updated incrementally).
 //
 //	go test -run '^$' -bench MentionGraph -benchtime 50x ./sqlite/
 func BenchmarkMentionGraph(b *testing.B) {
@@ -247,7 +333,7 @@ func BenchmarkMentionGraph(b *testing.B) {
 		}
 	})
 	b.Run("after-access", func(b *testing.B) {
-		path := g.Notes[0].Path
+		path := g.NoteAt(0).Path
 		for b.Loop() {
 			b.StopTimer()
 			db.LogAccess(ctx, path)
@@ -260,4 +346,118 @@ func BenchmarkMentionGraph(b *testing.B) {
 			}
 		}
 	})
+	b.Run("after-write", func(b *testing.B) {
+		hub, n := "", 0
+		for j := range g.NumConcepts() {
+			if c := g.ConceptAt(int32(j)); len(c.Notes) > n {
+				hub, n = c.Label, len(c.Notes)
+			}
+		}
+		i := 0
+		for b.Loop() {
+			b.StopTimer()
+			i++
+			rec := note(fmt.Sprintf("bench/w%d.md", i%50), 1+i%28, hub, "Benchmark topic", fmt.Sprintf("Topic %d", i%7))
+			rec.Hash = fmt.Sprint("h", i)
+			rec.NameKeys = []string{key(rec.Title)}
+			noematest.Rewrite(b, db, []*sqlite.NoteRecord{rec}, nil, true)
+			b.StartTimer()
+			if g, err = db.MentionGraph(ctx, g); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// TestMentionGraphIncrementalMatchesFull applies a seeded random sequence
+// of changes — notes written, edited (links added, dropped, reordered),
+// renamed, deleted; explicit pages that take other concepts' names as
+// aliases (a merge) and give them back; accesses — through the incremental
+// registry update and the full recompute alike, refreshing one graph after
+// each step, and checks after every step that the refreshed graph holds
+// exactly what a graph read from scratch holds.
+func TestMentionGraphIncrementalMatchesFull(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3, 4} {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			db := MustOpen(t)
+			ctx := context.Background()
+			r := rand.New(rand.NewPCG(seed, 99))
+			var pool []string
+			for i := range 40 {
+				pool = append(pool, fmt.Sprintf("Topic %d", i), fmt.Sprintf("topic-%d", i))
+			}
+			paths := func() string { return fmt.Sprintf("n%02d.md", r.IntN(30)) }
+			g := graphOf(t, db, nil)
+			day := 1
+			for step := range 150 {
+				day++
+				var what string
+				switch op := r.IntN(10); {
+				case op < 4: // write or edit notes
+					var recs []*sqlite.NoteRecord
+					for range 1 + r.IntN(3) {
+						var links []string
+						for range r.IntN(12) {
+							links = append(links, pool[r.IntN(len(pool))])
+						}
+						rec := note(paths(), 1+day%28, links...)
+						rec.Hash = fmt.Sprintf("h%d-%d", step, r.IntN(1000))
+						rec.NameKeys = []string{key(rec.Title)}
+						recs = append(recs, rec)
+					}
+					what = "write"
+					noematest.Rewrite(t, db, recs, nil, r.IntN(2) == 0)
+				case op < 5: // delete notes
+					what = "delete"
+					noematest.Rewrite(t, db, nil, []string{paths(), paths()}, r.IntN(2) == 0)
+				case op < 6: // rename a note (its id, links and access move with it)
+					from, to := paths(), paths()
+					what = "rename " + from + " " + to
+					err := db.Write(ctx, func(tx *sqlite.Tx) error {
+						var n int
+						if err := tx.QueryRow(`SELECT COUNT(*) FROM notes WHERE path = ?`, to).Scan(&n); err != nil || n > 0 {
+							return err
+						}
+						if err := sqlite.RenameNote(tx, from, to); err != nil {
+							return err
+						}
+						_, err := sqlite.RecomputeConcepts(tx, key)
+						return err
+					})
+					if err != nil {
+						t.Fatal(err)
+					}
+				case op < 8: // a page taking other names as aliases (a merge), or dropping them
+					p := note(fmt.Sprintf("concepts/page%d.md", r.IntN(4)), 1+day%28, pool[r.IntN(len(pool))])
+					p.Page.Explicit = true
+					p.Page.Label = pool[r.IntN(len(pool))]
+					for range r.IntN(4) {
+						p.Page.Aliases = append(p.Page.Aliases, pool[r.IntN(len(pool))])
+					}
+					p.Hash = fmt.Sprintf("p%d", step)
+					p.NameKeys = []string{key(p.Title)}
+					what = "page " + p.Path
+					if r.IntN(4) == 0 {
+						noematest.Rewrite(t, db, nil, []string{p.Path}, false)
+					} else {
+						noematest.Rewrite(t, db, []*sqlite.NoteRecord{p}, nil, r.IntN(2) == 0)
+					}
+				default: // read notes
+					what = "access"
+					db.Now = func() time.Time { return time.Date(2026, 3, 1, 0, 0, step, 0, time.UTC) }
+					for range 1 + r.IntN(3) {
+						db.LogAccess(ctx, paths())
+					}
+					if err := db.FlushAccesses(ctx); err != nil {
+						t.Fatal(err)
+					}
+				}
+				g = graphOf(t, db, g)
+				full := graphOf(t, db, nil)
+				if got, want := canonGraph(g), canonGraph(full); got != want {
+					t.Fatalf("step %d (%s): the refreshed graph differs from one read in full:\nrefreshed:\n%s\nfull:\n%s", step, what, got, want)
+				}
+			}
+		})
+	}
 }
