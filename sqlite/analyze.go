@@ -42,62 +42,19 @@ var _ graph.ConceptLinker = (*DB)(nil)
 // snapshot: every concept's id and label, the concepts each note links
 // (each link's key resolved to the concept that owns it, as the mentions
 // of the export are), and every relation (resolved as the export resolves
-// them). It reads the links table once instead of building every node and
-// edge of a whole export.
+// them). The links come from the DB's mention graph, refreshed with what
+// changed since it was last read (see MentionGraph), so a new version of
+// the graph costs a pass over memory and the relations, not over every
+// link row.
 func (db *DB) ConceptLinks(ctx context.Context) (*graph.ConceptLinks, error) {
-	l := &graph.ConceptLinks{}
+	var l *graph.ConceptLinks
 	err := db.ReadTx(ctx, func(tx *sql.Tx) error {
-		index := map[string]int32{}
-		err := eachPair(ctx, tx, `SELECT id, label FROM concepts ORDER BY id`, nil, func(id, label string) {
-			index[id] = int32(len(l.IDs))
-			l.IDs = append(l.IDs, id)
-			l.Labels = append(l.Labels, label)
-		})
+		g, err := refreshMentions(ctx, tx, db.mentions.Load())
 		if err != nil {
-			return fmt.Errorf("list concepts: %w", err)
+			return err
 		}
-
-		owner := map[string]int32{} // key -> concept number
-		err = eachConceptKey(ctx, tx, func(k, c string) {
-			if i, ok := index[c]; ok {
-				owner[k] = i
-			}
-		})
-		if err != nil {
-			return fmt.Errorf("list concept keys: %w", err)
-		}
-
-		// Links come in primary-key order: a note's rows are consecutive.
-		// Each note's concepts are put in the order of their first link.
-		last := int64(-1)
-		var cur []placed
-		flush := func() {
-			if len(cur) > 0 {
-				l.Notes = append(l.Notes, inLinkOrder(cur))
-			}
-			cur = cur[:0]
-		}
-		var key sql.RawBytes // looked up without a string per row
-		err = eachRow(ctx, tx, `SELECT note_id, key, pos FROM links ORDER BY note_id`, nil, func(rows *sql.Rows) error {
-			var note int64
-			var pos int32
-			if err := rows.Scan(&note, &key, &pos); err != nil {
-				return err
-			}
-			if note != last {
-				flush()
-				last = note
-			}
-			if c, ok := owner[string(key)]; ok {
-				cur = append(cur, placed{pos, c})
-			}
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("list links: %w", err)
-		}
-		flush()
-
+		db.keepMentions(g)
+		l = conceptLinksOf(g)
 		l.Relations, err = (&graphReader{tx: tx}).AllRelations(ctx)
 		return err
 	})
@@ -107,18 +64,33 @@ func (db *DB) ConceptLinks(ctx context.Context) (*graph.ConceptLinks, error) {
 	return l, nil
 }
 
-// placed is a link of a note resolved to a concept's number, with its
-// position among the note's links.
-type placed struct{ pos, c int32 }
-
-// inLinkOrder returns the concepts of a note's links in the order of
-// their first link (ties, which only rows indexed before positions were
-// recorded have, by concept), each once.
-func inLinkOrder(links []placed) []int32 {
-	slices.SortFunc(links, func(a, b placed) int { return cmp.Or(cmp.Compare(a.pos, b.pos), cmp.Compare(a.c, b.c)) })
-	out := make([]int32, 0, len(links))
-	for _, p := range links {
-		out = append(out, p.c)
+// conceptLinksOf numbers g's live concepts by id and lists, for each live
+// note that links any, its concepts in the order of their first link.
+func conceptLinksOf(g *MentionGraph) *graph.ConceptLinks {
+	l := &graph.ConceptLinks{}
+	live := make([]int32, 0, g.NumConcepts())
+	for j := range g.NumConcepts() {
+		if !g.ConceptAt(int32(j)).Deleted() {
+			live = append(live, int32(j))
+		}
 	}
-	return graph.FirstMentions(out)
+	slices.SortFunc(live, func(a, b int32) int { return cmp.Compare(g.ConceptAt(a).ID, g.ConceptAt(b).ID) })
+	number := make([]int32, g.NumConcepts())
+	l.IDs, l.Labels = make([]string, len(live)), make([]string, len(live))
+	for k, j := range live {
+		c := g.ConceptAt(j)
+		number[j], l.IDs[k], l.Labels[k] = int32(k), c.ID, c.Label
+	}
+	for i := range g.NumNotes() {
+		n := g.NoteAt(int32(i))
+		if len(n.Order) == 0 {
+			continue
+		}
+		cs := make([]int32, len(n.Order))
+		for x, c := range n.Order {
+			cs[x] = number[c]
+		}
+		l.Notes = append(l.Notes, cs)
+	}
+	return l
 }

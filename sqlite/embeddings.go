@@ -266,23 +266,66 @@ func decodeVector(b []byte) []float32 {
 
 // NotesToChunk calls fn, by note id, for every note whose chunks are
 // missing or stale, or were embedded by a model other than model.
+//
+// The first call for a model checks every note. Later calls check only
+// the notes the graph log (see MentionGraph) names as inserted or updated
+// since the previous call, and those the previous call returned (their
+// chunks may not have been stored): chunks go stale only when a note's row
+// is written, so a refresh after a write costs what the write changed,
+// not a pass over every note. When the log no longer reaches back that
+// far, every note is checked again.
 func (db *DB) NotesToChunk(ctx context.Context, model string, fn func(id int64, title, hash string)) error {
-	err := eachRow(ctx, db.rd(), `SELECT n.id, n.title, n.hash FROM notes n
+	const stale = `SELECT n.id, n.title, n.hash FROM notes n
 		LEFT JOIN note_chunk_state st ON st.note_id = n.id
-		WHERE st.chunked_hash IS NULL OR st.chunked_hash != n.hash OR st.model != ?
-		ORDER BY n.id`, []any{model}, func(rows *sql.Rows) error {
-		var id int64
-		var title, hash string
-		if err := rows.Scan(&id, &title, &hash); err != nil {
+		WHERE (st.chunked_hash IS NULL OR st.chunked_hash != n.hash OR st.model != ?)`
+	err := db.ReadTx(ctx, func(tx *sql.Tx) error {
+		var lo, hi sql.NullInt64
+		if err := tx.QueryRowContext(ctx, `SELECT (SELECT MIN(seq) FROM graph_log), (SELECT MAX(seq) FROM graph_log)`).Scan(&lo, &hi); err != nil {
+			return fmt.Errorf("read graph log: %w", err)
+		}
+		db.chunkMu.Lock()
+		last, ok := db.chunkCheck[model]
+		db.chunkMu.Unlock()
+		query, args := stale+` ORDER BY n.id`, []any{model}
+		if ok && last.seq <= hi.Int64 && (!lo.Valid || last.seq >= lo.Int64-1) {
+			// The notes written since, and those still to chunk then.
+			query = stale + ` AND n.id IN (SELECT ref FROM graph_log WHERE seq > ? AND kind = 1
+				UNION SELECT value FROM json_each(?)) ORDER BY n.id`
+			args = append(args, last.seq, intsArg(last.pending))
+		}
+		var pending []int64
+		err := eachRow(ctx, tx, query, args, func(rows *sql.Rows) error {
+			var id int64
+			var title, hash string
+			if err := rows.Scan(&id, &title, &hash); err != nil {
+				return err
+			}
+			pending = append(pending, id)
+			fn(id, title, hash)
+			return nil
+		})
+		if err != nil {
 			return err
 		}
-		fn(id, title, hash)
+		db.chunkMu.Lock()
+		if db.chunkCheck == nil {
+			db.chunkCheck = map[string]chunkCheck{}
+		}
+		db.chunkCheck[model] = chunkCheck{seq: hi.Int64, pending: pending}
+		db.chunkMu.Unlock()
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("find notes to chunk: %w", err)
 	}
 	return nil
+}
+
+// chunkCheck is where NotesToChunk's last call for a model left off: the
+// graph log position it read up to and the notes it returned.
+type chunkCheck struct {
+	seq     int64
+	pending []int64
 }
 
 // NoteBody returns the indexed text of the note with the row id; ok is

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/noema-mem/noema/graph"
@@ -41,13 +40,6 @@ type MentionGraph struct {
 	// seq is the graph_log position the graph reflects: a refresh reads
 	// the log's rows after it.
 	seq int64
-
-	// seen records, per read connection (its driver connection), the
-	// PRAGMA data_version at which the graph was known to match the index.
-	// The value changes whenever any other connection commits, so an
-	// unchanged value proves the graph still current.
-	mu   sync.Mutex
-	seen map[any]int64
 }
 
 // MentionNote is a note of a MentionGraph.
@@ -127,64 +119,35 @@ func (g *MentionGraph) slot(id int64) (int32, bool) {
 	return 0, false
 }
 
-// maxSeen bounds how many read connections a graph remembers; the pool
-// holds at most a few, but closes idle ones and opens new ones.
-const maxSeen = 32
-
 // MentionGraph returns a mention graph that matches the index as of this
-// call: prev itself when nothing was committed since prev was built (the
-// cost of one PRAGMA) or nothing the graph holds changed, else a graph
-// refreshed from prev in one read transaction. A refresh reads the
-// graph_log rows written since prev (triggers record every note, concept,
-// concept key and access that changed) and then only those rows: the
-// changed notes and their links, the changed concepts and keys, the notes
-// linking a key that moved to another concept. With prev nil, when the
-// log no longer reaches back to prev, or when the changes are a large
-// part of the graph, everything is read. Keep the returned graph and pass
-// it as prev next time.
+// call: prev itself when nothing it holds changed since it was built (the
+// cost of one read of the graph log's ends), else a graph refreshed from
+// prev in one read transaction. A refresh reads the graph_log rows written
+// since prev (triggers record every note, concept, concept key and access
+// that changed) and then only what they name: the changed notes and their
+// links, the changed concepts and keys, the notes linking a key that moved
+// to another concept. With prev nil, when the log no longer reaches back
+// to prev, or when the changes are a large part of the graph, everything
+// is read. Keep the returned graph and pass it as prev next time; the DB
+// also keeps the newest one it returned, for ConceptLinks.
 func (db *DB) MentionGraph(ctx context.Context, prev *MentionGraph) (*MentionGraph, error) {
-	conn, err := db.rd().Conn(ctx)
+	var g *MentionGraph
+	err := db.ReadTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		g, err = refreshMentions(ctx, tx, prev)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read mention graph: %w", err)
 	}
-	defer conn.Close()
-	var dc any
-	if err := conn.Raw(func(c any) error { dc = c; return nil }); err != nil {
-		return nil, fmt.Errorf("read mention graph: %w", err)
-	}
-	if prev != nil {
-		var dv int64
-		if err := conn.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&dv); err != nil {
-			return nil, fmt.Errorf("read data version: %w", err)
-		}
-		prev.mu.Lock()
-		v, ok := prev.seen[dc]
-		prev.mu.Unlock()
-		if ok && v == dv {
-			return prev, nil
-		}
-	}
-	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, fmt.Errorf("begin read: %w", err)
-	}
-	defer tx.Rollback()
-	var dv int64
-	if err := tx.QueryRowContext(ctx, `PRAGMA data_version`).Scan(&dv); err != nil {
-		return nil, fmt.Errorf("read data version: %w", err)
-	}
-	g, err := refreshMentions(ctx, tx, prev)
-	if err != nil {
-		return nil, err
-	}
-	g.mu.Lock()
-	if g.seen == nil || len(g.seen) >= maxSeen {
-		g.seen = make(map[any]int64) // connections come and go: forget the old ones
-	}
-	g.seen[dc] = dv
-	g.mu.Unlock()
+	db.keepMentions(g)
 	return g, nil
 }
+
+// keepMentions keeps g as the DB's latest mention graph. Of two refreshes
+// racing, either may be kept: a refresh from any graph is correct, it only
+// applies more of the log from an older one.
+func (db *DB) keepMentions(g *MentionGraph) { db.mentions.Store(g) }
 
 // Graph log kinds (migration 0016_graph_log.sql).
 const (

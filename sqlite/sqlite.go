@@ -52,6 +52,11 @@ type DB struct {
 	Now func() time.Time
 	// access queues note accesses the write lock kept waiting (access.go).
 	access accessLog
+	// mentions is the newest mention graph read (mentiongraph.go).
+	mentions atomic.Pointer[MentionGraph]
+	// chunkCheck is, by model, where NotesToChunk left off.
+	chunkMu    sync.Mutex
+	chunkCheck map[string]chunkCheck
 }
 
 // pools are the connections to one database file: a read pool and a write

@@ -5,7 +5,8 @@
 -- update) or deleted (kind 1, ref its row id); a concept inserted,
 -- relabelled or deleted (2, its id); a concept key inserted, moved to
 -- another concept or deleted (3, the key); an access recorded, moved or
--- dropped (4, the note path). seq only grows: rows are removed from the
+-- dropped (4, the note path). A note's chunks stored under another
+-- embedder (kind 1 again) make NotesToChunk look at it again. seq only grows: rows are removed from the
 -- oldest end only, the newest 262,144 always kept; a reader that last read
 -- an older position reads everything again.
 CREATE TABLE graph_log (
@@ -53,4 +54,8 @@ CREATE TRIGGER graph_log_access_upd AFTER UPDATE ON access BEGIN
 END;
 CREATE TRIGGER graph_log_access_del AFTER DELETE ON access BEGIN
 	INSERT INTO graph_log (kind, ref) VALUES (4, OLD.path);
+END;
+CREATE TRIGGER graph_log_chunk_model AFTER UPDATE OF model ON note_chunk_state
+	WHEN OLD.model IS NOT NEW.model BEGIN
+	INSERT INTO graph_log (kind, ref) VALUES (1, NEW.note_id);
 END;
