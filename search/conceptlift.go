@@ -1,7 +1,10 @@
 package search
 
 import (
+	"cmp"
 	"context"
+	"hash/maphash"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -41,15 +44,59 @@ type conceptMatch struct {
 // minFuzzyRunes or more runes under itself and each of its one-rune
 // deletions (two strings one edit or one adjacent swap apart share an
 // entry).
+//
+// It is compact (issue 21: a map of every deletion string held 2.5 KB a
+// key, 2.5 GB at a million concepts): the keys and ids live in two string
+// arenas, the exact index is the sorted 64-bit hashes of the keys, and the
+// deletion index the sorted 32-bit hashes of the deletions, each packed
+// with its key's index — about 8 bytes a deletion. A hash only nominates;
+// the key itself is compared (exact) or checked with oneEdit (one typo),
+// so answers are those of the maps the index replaces.
 type conceptNames struct {
 	mu      sync.Mutex
 	version string
 	loaded  bool
-	exact   map[string]string // key -> concept id
-	keys    []string
-	ids     []string
-	deleted map[string][]int32 // key or deletion -> indexes in keys
+	seed    maphash.Seed
+	keys    arena // registry order
+	ids     arena // ids.at(i) owns keys.at(i)
+	// exact is hash(key)<<32 | index for every key, sorted.
+	exact []keyHash
+	// deleted is uint32(hash(d))<<32 | index for every key of
+	// minFuzzyRunes runes or more and every d among its deletions,
+	// sorted.
+	deleted []uint64
 }
+
+// keyHash is a key's 64-bit hash and its index in the registry order.
+type keyHash struct {
+	h uint64
+	i int32
+}
+
+// arena holds many strings in one: string i is s[off[i]:off[i+1]]. It is
+// filled with add, then frozen with freeze before at is used.
+type arena struct {
+	b   []byte
+	s   string
+	off []uint32
+}
+
+func (a *arena) add(s string) {
+	if a.off == nil {
+		a.off = []uint32{0}
+	}
+	a.b = append(a.b, s...)
+	a.off = append(a.off, uint32(len(a.b)))
+}
+
+// freeze makes the strings readable and drops spare capacity.
+func (a *arena) freeze() {
+	a.s, a.b, a.off = string(a.b), nil, slices.Clip(a.off)
+}
+
+func (a *arena) at(i int) string { return a.s[a.off[i]:a.off[i+1]] }
+
+func (a *arena) len() int { return max(0, len(a.off)-1) }
 
 // namesFor returns the registry's names at the current version.
 func (s *Service) namesFor(ctx context.Context) (*conceptNames, error) {
@@ -63,34 +110,66 @@ func (s *Service) namesFor(ctx context.Context) (*conceptNames, error) {
 	if c.loaded && c.version == version {
 		return c, nil
 	}
-	exact := map[string]string{}
-	var keys, ids []string
-	deleted := map[string][]int32{}
-	err = s.DB.SearchConceptKeys(ctx, func(key, id string) {
-		exact[key] = id
-		if utf8.RuneCountInString(key) < minFuzzyRunes {
-			return
-		}
-		i := int32(len(keys))
-		keys, ids = append(keys, key), append(ids, id)
-		for _, d := range deletions(key) {
-			deleted[d] = append(deleted[d], i)
-		}
-	})
-	if err != nil {
+	// Drop the old index before building the new one: only one is held.
+	c.loaded, c.keys, c.ids, c.exact, c.deleted = false, arena{}, arena{}, nil, nil
+	if err := c.build(func(fn func(key, id string)) error { return s.DB.SearchConceptKeys(ctx, fn) }); err != nil {
 		return nil, err
 	}
-	c.version, c.loaded, c.exact, c.keys, c.ids, c.deleted = version, true, exact, keys, ids, deleted
+	c.version, c.loaded = version, true
 	return c, nil
 }
 
-// deletions returns s and every string s gives with one rune deleted.
-func deletions(s string) []string {
-	out := []string{s}
-	for i, r := range s {
-		out = append(out, s[:i]+s[i+utf8.RuneLen(r):])
+// build fills c with the keys (and their concepts' ids) load gives, in
+// registry order.
+func (c *conceptNames) build(load func(fn func(key, id string)) error) error {
+	c.seed = maphash.MakeSeed()
+	var keys, ids arena
+	var exact []keyHash
+	var deleted []uint64
+	err := load(func(key, id string) {
+		i := keys.len()
+		if i >= math.MaxInt32 || len(keys.b)+len(key) > math.MaxUint32 {
+			return
+		}
+		keys.add(key)
+		ids.add(id)
+		exact = append(exact, keyHash{maphash.String(c.seed, key), int32(i)})
+		if utf8.RuneCountInString(key) < minFuzzyRunes {
+			return
+		}
+		eachDeletion(c.seed, key, func(h uint64) {
+			deleted = append(deleted, h>>32<<32|uint64(uint32(i)))
+		})
+	})
+	if err != nil {
+		return err
 	}
-	return out
+	slices.SortFunc(exact, func(a, b keyHash) int {
+		if c := cmp.Compare(a.h, b.h); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.i, b.i)
+	})
+	slices.Sort(deleted)
+	keys.freeze()
+	ids.freeze()
+	c.keys, c.ids = keys, ids
+	c.exact, c.deleted = slices.Clip(exact), slices.Clip(slices.Compact(deleted))
+	return nil
+}
+
+// eachDeletion calls fn with the hash of s and of every string s gives
+// with one rune deleted, without building those strings.
+func eachDeletion(seed maphash.Seed, s string, fn func(h uint64)) {
+	fn(maphash.String(seed, s))
+	var h maphash.Hash
+	h.SetSeed(seed)
+	for i, r := range s {
+		h.Reset()
+		h.WriteString(s[:i])
+		h.WriteString(s[i+utf8.RuneLen(r):])
+		fn(h.Sum64())
+	}
 }
 
 // match returns the concepts words name: runs of up to maxSpanWords
@@ -143,24 +222,36 @@ func (c *conceptNames) match(words []string, typo func([]string) bool) []concept
 // lookup returns the concept key names exactly (quality 1) or one typo
 // away (fuzzyQuality, the first such key in registry order); "" for none.
 func (c *conceptNames) lookup(key string) (string, float64) {
-	if id, ok := c.exact[key]; ok {
-		return id, 1
+	h := maphash.String(c.seed, key)
+	found := -1
+	for j, _ := slices.BinarySearchFunc(c.exact, h, func(e keyHash, h uint64) int { return cmp.Compare(e.h, h) }); j < len(c.exact) && c.exact[j].h == h; j++ {
+		if i := int(c.exact[j].i); c.keys.at(i) == key {
+			found = i // the last of equal keys, as a map filled in order keeps
+		}
+	}
+	if found >= 0 {
+		return c.ids.at(found), 1
 	}
 	if utf8.RuneCountInString(key) < minFuzzyRunes {
 		return "", 0
 	}
-	found := -1
-	for _, d := range deletions(key) {
-		for _, i := range c.deleted[d] {
-			if (found < 0 || i < int32(found)) && oneEdit(key, c.keys[i]) {
-				found = int(i)
+	eachDeletion(c.seed, key, func(h uint64) {
+		hi := h >> 32 << 32
+		j, _ := slices.BinarySearch(c.deleted, hi)
+		for ; j < len(c.deleted) && c.deleted[j]>>32<<32 == hi; j++ {
+			i := int(uint32(c.deleted[j]))
+			if found >= 0 && i >= found {
+				break // sorted by index within a hash
+			}
+			if oneEdit(key, c.keys.at(i)) {
+				found = i
 			}
 		}
-	}
+	})
 	if found < 0 {
 		return "", 0
 	}
-	return c.ids[found], fuzzyQuality
+	return c.ids.at(found), fuzzyQuality
 }
 
 // oneEdit reports whether a and b differ by one inserted, deleted or
