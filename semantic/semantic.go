@@ -12,11 +12,13 @@
 package semantic
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -56,6 +58,10 @@ type Index interface {
 	PutEmbeddings(ctx context.Context, model string, dim int, hashes []string, vecs [][]float32) error
 	// Embeddings returns the cached vectors of model for the hashes.
 	Embeddings(ctx context.Context, model string, hashes []string) (map[string][]float32, error)
+	// EachEmbedding calls fn with the cached vector of model of each of
+	// hashes that has one, once a hash; vec is valid only during the
+	// call.
+	EachEmbedding(ctx context.Context, model string, hashes []string, fn func(hash string, vec []float32) error) error
 
 	// NotesToChunk calls fn for every note whose chunks are missing,
 	// stale, or embedded by another model.
@@ -315,9 +321,7 @@ func (s *Service) rebuild(ctx context.Context, model, version string, rows []con
 	reuse := s.idx != nil && s.model == model
 	s.mu.RUnlock()
 	if !reuse {
-		s.mu.Lock()
-		s.idx, s.rows, s.conIDs, s.hashes, s.nextID = nil, map[string]int64{}, map[int64]string{}, map[string]string{}, 0
-		s.mu.Unlock()
+		return s.build(ctx, model, version, rows)
 	}
 	// Which concepts need a (new) vector?
 	want := map[string]bool{}
@@ -357,29 +361,10 @@ func (s *Service) rebuild(ctx context.Context, model, version string, rows []con
 		if !ok {
 			continue
 		}
-		if s.idx == nil {
-			s.idx = vector.NewHalf(len(v))
-		}
-		if len(v) != s.idx.Dim() {
-			return noema.Errorf(noema.EINTERNAL, "cached vector of %d dimensions in a %d-dimensional index", len(v), s.idx.Dim())
-		}
-		vid, ok := s.rows[r.id]
-		if !ok {
-			s.nextID++
-			vid = s.nextID
-			s.rows[r.id], s.conIDs[vid] = vid, r.id
-		}
-		if err := s.idx.Set(vid, v); err != nil {
-			// A degenerate vector (a concept whose text has nothing to
-			// embed) stays out of the index.
-			s.idx.Delete(vid)
-			delete(s.rows, r.id)
-			delete(s.conIDs, vid)
+		if err := setVector(s.idx, s.rows, s.conIDs, &s.nextID, r, v); err != nil {
+			return err
 		}
 		s.hashes[r.id] = r.hash
-	}
-	if s.idx == nil {
-		s.idx = vector.NewHalf(max(1, s.Embedder.Dimension()))
 	}
 	s.version, s.model = version, model
 	s.gen++
@@ -389,6 +374,90 @@ func (s *Service) rebuild(ctx context.Context, model, version string, rows []con
 		s.progress.Concepts = len(rows)
 	}
 	s.progress.Embedded = s.idx.Len()
+	return nil
+}
+
+// setVector stores concept r's vector v in idx under its vector id in
+// rows (the next after *nextID when it has none); a degenerate vector (a
+// concept whose text has nothing to embed) stays out. The caller holds
+// s.mu when idx is the service's.
+func setVector(idx *vector.Index, rows map[string]int64, conIDs map[int64]string, nextID *int64, r conceptRow, v []float32) error {
+	if len(v) != idx.Dim() {
+		return noema.Errorf(noema.EINTERNAL, "cached vector of %d dimensions in a %d-dimensional index", len(v), idx.Dim())
+	}
+	vid, ok := rows[r.id]
+	if !ok {
+		*nextID++
+		vid = *nextID
+		rows[r.id], conIDs[vid] = vid, r.id
+	}
+	if err := idx.Set(vid, v); err != nil {
+		idx.Delete(vid)
+		delete(rows, r.id)
+		delete(conIDs, vid)
+	}
+	return nil
+}
+
+// build replaces the in-memory index with one of rows' vectors (of
+// model), streamed from the cache into a new index the service does not
+// share until it is complete: the vectors are held once, as the index
+// stores them, never all as float32 beside it (issue 21: 1.5 GB more at
+// a million concepts).
+func (s *Service) build(ctx context.Context, model, version string, rows []conceptRow) error {
+	byHash := slices.Clone(rows)
+	slices.SortFunc(byHash, func(a, b conceptRow) int { return cmp.Compare(a.hash, b.hash) })
+	hashes := make([]string, 0, len(byHash))
+	for i, r := range byHash {
+		if i == 0 || r.hash != byHash[i-1].hash {
+			hashes = append(hashes, r.hash)
+		}
+	}
+	var (
+		idx    *vector.Index
+		ids    = make(map[string]int64, len(rows))
+		conIDs = make(map[int64]string, len(rows))
+		known  = make(map[string]string, len(rows)) // concepts whose vector was found
+		nextID = int64(len(rows))
+	)
+	// Vector ids follow rows' order, as a rebuild from scratch numbers
+	// them (ties in a search break by id).
+	for i, r := range rows {
+		ids[r.id], conIDs[int64(i+1)] = int64(i+1), r.id
+	}
+	err := s.DB.EachEmbedding(ctx, model, hashes, func(h string, v []float32) error {
+		if idx == nil {
+			idx = vector.NewHalf(len(v))
+			idx.Grow(len(rows))
+		}
+		i, _ := slices.BinarySearchFunc(byHash, h, func(r conceptRow, h string) int { return cmp.Compare(r.hash, h) })
+		for ; i < len(byHash) && byHash[i].hash == h; i++ {
+			if err := setVector(idx, ids, conIDs, &nextID, byHash[i], v); err != nil {
+				return err
+			}
+			known[byHash[i].id] = h
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for id, vid := range ids {
+		if _, ok := known[id]; !ok {
+			delete(ids, id)
+			delete(conIDs, vid)
+		}
+	}
+	if idx == nil {
+		idx = vector.NewHalf(max(1, s.Embedder.Dimension()))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.idx, s.rows, s.conIDs, s.hashes, s.nextID = idx, ids, conIDs, known, nextID
+	s.version, s.model = version, model
+	s.gen++
+	s.progress.Concepts = len(rows)
+	s.progress.Embedded = idx.Len()
 	return nil
 }
 

@@ -149,6 +149,31 @@ func (x *Index) Set(id int64, v []float32) error {
 	return nil
 }
 
+// Grow reserves room for n more vectors, so that adding them does not
+// reallocate the index's storage: a caller that knows how many it will
+// Set (a reload of a million concept vectors) holds them once, not up to
+// twice while a slab is copied into a larger one.
+func (x *Index) Grow(n int) {
+	if n <= 0 {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.ids = slices.Grow(x.ids, n)
+	if x.half {
+		x.hslab = slices.Grow(x.hslab, n*x.dim)
+	} else {
+		x.slab = slices.Grow(x.slab, n*x.dim)
+	}
+	if x.quant {
+		x.codes = slices.Grow(x.codes, n*x.dim)
+		x.scale, x.qerr, x.ql1 = slices.Grow(x.scale, n), slices.Grow(x.qerr, n), slices.Grow(x.ql1, n)
+	}
+	if len(x.rows) == 0 {
+		x.rows = make(map[int64]int, n)
+	}
+}
+
 // Delete removes id's vector, if any, and reports whether there was one. The
 // last row moves into the freed slot, so storage stays contiguous.
 func (x *Index) Delete(id int64) bool {

@@ -1,0 +1,82 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"slices"
+)
+
+// EachEmbedding calls fn with the cached vector of model of each of
+// hashes that has one, once a hash, in no particular order. vec is
+// decoded into a buffer reused for the next row: fn must copy what it
+// keeps. Unlike Embeddings it never holds the vectors together, so a
+// caller building its own index of a million of them (the concept
+// vectors, issue 21) holds them once, in its own form.
+func (db *DB) EachEmbedding(ctx context.Context, model string, hashes []string, fn func(hash string, vec []float32) error) error {
+	var buf []float32
+	row := func(rows *sql.Rows, want func(string) bool) error {
+		var h string
+		var b sql.RawBytes
+		if err := rows.Scan(&h, &b); err != nil {
+			return err
+		}
+		if want != nil && !want(h) {
+			return nil
+		}
+		n := len(b) / 4
+		if cap(buf) < n {
+			buf = make([]float32, n)
+		}
+		buf = buf[:n]
+		for i := range buf {
+			buf[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+		}
+		return fn(h, buf)
+	}
+	var stored int
+	if len(hashes) > 2000 {
+		if err := db.rd().QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings WHERE model = ?`, model).Scan(&stored); err != nil {
+			return fmt.Errorf("count embeddings: %w", err)
+		}
+	}
+	if len(hashes) > 2000 && 2*len(hashes) >= stored {
+		// Most of the model's vectors are wanted: one sequential scan,
+		// with the wanted hashes sorted for lookup (a map of a million
+		// strings would cost more than the scan's rows).
+		sorted := slices.Clone(hashes)
+		slices.Sort(sorted)
+		sorted = slices.Compact(sorted)
+		want := func(h string) bool { _, ok := slices.BinarySearch(sorted, h); return ok }
+		err := eachRow(ctx, db.rd(), `SELECT text_hash, vec FROM embeddings WHERE model = ?`, []any{model}, func(rows *sql.Rows) error {
+			return row(rows, want)
+		})
+		if err != nil {
+			return fmt.Errorf("load embeddings: %w", err)
+		}
+		return nil
+	}
+	seen := map[string]bool{}
+	const part = 500
+	for i := 0; i < len(hashes); i += part {
+		var args []any
+		args = append(args, model)
+		for _, h := range hashes[i:min(i+part, len(hashes))] {
+			if !seen[h] {
+				seen[h] = true
+				args = append(args, h)
+			}
+		}
+		if len(args) == 1 {
+			continue
+		}
+		err := eachRow(ctx, db.rd(), `SELECT text_hash, vec FROM embeddings WHERE model = ? AND text_hash IN (`+
+			placeholders(len(args)-1)+`)`, args, func(rows *sql.Rows) error { return row(rows, nil) })
+		if err != nil {
+			return fmt.Errorf("load embeddings: %w", err)
+		}
+	}
+	return nil
+}
