@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/noema-mem/noema/embedding"
 	"github.com/noema-mem/noema/semantic"
 )
 
@@ -100,4 +101,65 @@ func findWith(t *testing.T, s *semantic.Service, q string) []string {
 		out = append(out, fmt.Sprintf("%s %.4f", r.Label, r.Similarity))
 	}
 	return out
+}
+
+// countingEmbedder counts the texts it embeds.
+type countingEmbedder struct {
+	embedding.Embedder
+	texts int
+}
+
+func (c *countingEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	c.texts += len(texts)
+	return c.Embedder.Embed(ctx, texts)
+}
+
+// TestEmbedWithoutIndexOnlyCaches: `sync --embed` in a process that holds
+// no index (issue 21: a million concepts' index is 1.2 GB, dropped on
+// exit) embeds every concept's text into the cache without reading a
+// vector back, says so in its progress and saved status, and a server
+// started next embeds nothing.
+func TestEmbedWithoutIndexOnlyCaches(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	for n := range 3 {
+		var sb strings.Builder
+		for i := range 50 {
+			fmt.Fprintf(&sb, "- [[Topic %d of batch %d]]\n", i, n)
+		}
+		write(t, a, fmt.Sprintf("Batch %d", n), "", sb.String())
+	}
+	vi := &vectorsIndex{Index: a.Semantic.DB}
+	ce := &countingEmbedder{Embedder: builtinAgain(t, a)}
+	cli := semantic.New(vi, ce, a.Semantic.Decay, nil)
+	if err := cli.Embed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ce.texts != 150 || vi.asked+vi.streamed != 0 {
+		t.Errorf("Embed embedded %d texts and read %d vectors back, want 150 and 0", ce.texts, vi.asked+vi.streamed)
+	}
+	if p := cli.Progress(); p.Concepts != 150 || p.Embedded != 150 || p.Running {
+		t.Errorf("progress %+v, want 150 of 150 embedded", p)
+	}
+	server := semantic.New(a.Semantic.DB, &countingEmbedder{Embedder: builtinAgain(t, a)}, a.Semantic.Decay, nil)
+	if p := server.Status(ctx); p.Concepts != 150 || p.Embedded != 150 {
+		t.Errorf("saved status %d of %d embedded, want 150 of 150", p.Embedded, p.Concepts)
+	}
+	if err := server.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := server.Embedder.(*countingEmbedder).texts; n != 0 {
+		t.Errorf("the server embedded %d texts after sync --embed, want 0", n)
+	}
+	if p := server.Progress(); p.Embedded != 150 {
+		t.Errorf("the server's index holds %d vectors, want 150", p.Embedded)
+	}
+	// A process that holds the index keeps it in step.
+	write(t, a, "Late", "", "about [[Late Topic]]")
+	if err := server.Embed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if p := server.Progress(); p.Embedded != 151 {
+		t.Errorf("after Embed in a server: %d vectors in its index, want 151", p.Embedded)
+	}
 }

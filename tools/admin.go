@@ -57,7 +57,7 @@ func runSync(ctx context.Context, e *Env, rebuild, embed bool) (*indexer.Result,
 		return nil, err
 	}
 	if embed {
-		if err := e.App.Semantic.Refresh(ctx); err != nil {
+		if err := e.App.Semantic.Embed(ctx); err != nil {
 			return nil, err
 		}
 		if err := e.App.Semantic.RefreshChunks(ctx); err != nil {
