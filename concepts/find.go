@@ -145,6 +145,16 @@ func (s *Service) Find(ctx context.Context, in FindInput) (*FindResult, error) {
 		}
 		return cmp.Compare(a.m.ids[a.g], b.m.ids[b.g])
 	}
+	// The second channel's index and the fuzzy choices are built on first
+	// use, from the same names: build both at once (issue 21: a server's
+	// first answer at a million concepts waits for both).
+	var built sync.WaitGroup
+	if secondChannel {
+		for _, m := range parts {
+			built.Go(func() { m.findIndex() })
+		}
+	}
+	defer built.Wait()
 	var all []found
 	for i, m := range parts {
 		choices, err := m.choices(procName)
@@ -175,8 +185,7 @@ func (s *Service) Find(ctx context.Context, in FindInput) (*FindResult, error) {
 	if secondChannel {
 		var extra []found
 		for i, m := range parts {
-			m.find.once.Do(func() { m.find.x = buildFindIndex(m) })
-			for _, h := range m.find.x.channelHits(m, in.Query) {
+			for _, h := range m.findIndex().channelHits(m, in.Query) {
 				if i == 0 && v.hidden[h.g] {
 					continue
 				}

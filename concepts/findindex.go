@@ -53,6 +53,12 @@ func findKeys(n *nameInfo, fn func(key string)) {
 	}
 }
 
+// findIndex returns the matcher's find index, built on first use.
+func (m *matcher) findIndex() *findIndex {
+	m.find.once.Do(func() { m.find.x = buildFindIndex(m) })
+	return m.find.x
+}
+
 // names returns concept g's names, label first.
 func (m *matcher) names(g int) []string {
 	return append([]string{m.labels[g]}, m.aliases[g]...)

@@ -131,8 +131,7 @@ func eachConceptName(ctx context.Context, q querier, query string, args []any, f
 		if err := rows.Scan(&id, &label, &aliases); err != nil {
 			return err
 		}
-		var al []string
-		_ = json.Unmarshal([]byte(aliases), &al)
+		al := decodeAliases(aliases)
 		if al == nil {
 			al = []string{}
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -42,8 +41,7 @@ func (db *DB) EachConceptSince(ctx context.Context, rev int64, fn func(id, label
 			if err := rows.Scan(&id, &label, &aliases, &desc); err != nil {
 				return err
 			}
-			var al []string
-			_ = json.Unmarshal([]byte(aliases), &al)
+			al := decodeAliases(aliases)
 			fn(id, label, al, desc)
 			return nil
 		})
