@@ -140,6 +140,9 @@ func (db *DB) EmbeddedHashes(ctx context.Context, model string) (map[string]bool
 // model: lookups by key, so that a refresh costs what it embeds, not what
 // the cache holds.
 func (db *DB) EmbeddedAmong(ctx context.Context, model string, hashes []string) (map[string]bool, error) {
+	if out, ok, err := db.embeddedAmongByScan(ctx, model, hashes); err != nil || ok {
+		return out, err
+	}
 	out := make(map[string]bool, len(hashes))
 	const part = 500
 	for i := 0; i < len(hashes); i += part {

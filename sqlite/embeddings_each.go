@@ -80,3 +80,37 @@ func (db *DB) EachEmbedding(ctx context.Context, model string, hashes []string, 
 	}
 	return nil
 }
+
+// embeddedAmongByScan is EmbeddedAmong for a look-up of most of model's
+// cached hashes (a server's first refresh asks for every concept's: a
+// million, 2,000 queries of 500): one scan of the (model, text_hash)
+// index instead. ok is false when the look-up is too small for it.
+func (db *DB) embeddedAmongByScan(ctx context.Context, model string, hashes []string) (out map[string]bool, ok bool, err error) {
+	if len(hashes) <= 2000 {
+		return nil, false, nil
+	}
+	var stored int
+	if err := db.rd().QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings WHERE model = ?`, model).Scan(&stored); err != nil {
+		return nil, false, fmt.Errorf("count embeddings: %w", err)
+	}
+	if 2*len(hashes) < stored {
+		return nil, false, nil
+	}
+	sorted := slices.Clone(hashes)
+	slices.Sort(sorted)
+	out = map[string]bool{}
+	err = eachRow(ctx, db.rd(), `SELECT text_hash FROM embeddings WHERE model = ?`, []any{model}, func(rows *sql.Rows) error {
+		var h string
+		if err := rows.Scan(&h); err != nil {
+			return err
+		}
+		if _, found := slices.BinarySearch(sorted, h); found {
+			out[h] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("look up cached embeddings: %w", err)
+	}
+	return out, true, nil
+}
