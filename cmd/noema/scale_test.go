@@ -267,7 +267,9 @@ func runScale(b *testing.B, mode scaleMode) map[string]string {
 	}
 	call("find_concepts", map[string]any{"query": sv.Queries[0], "limit": 20})
 	first := time.Since(start)
-	cells["start"] = fmt.Sprintf("%.2f s", first.Seconds())
+	// On a shared machine the wall time is mostly waiting for a core: the
+	// server's own CPU time says what the first answer costs.
+	cells["start"] = fmt.Sprintf("%.2f s (%.1f CPU s)", first.Seconds(), procCPU(pid))
 	b.ReportMetric(first.Seconds(), "first-answer-s")
 	idle := procStatus(pid, "VmRSS")
 	search := call("search_notes", map[string]any{"query": sv.Others[3] + " " + sv.Others[10]})
@@ -402,6 +404,27 @@ func procStatus(pid int, field string) int64 {
 		}
 	}
 	return 0
+}
+
+// procCPU is process pid's user and system CPU time so far, in seconds
+// (/proc/PID/stat, in clock ticks of 1/100 s); 0 when unreadable.
+func procCPU(pid int) float64 {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The fields after the command name, which is in parentheses.
+	_, rest, ok := strings.Cut(string(data), ") ")
+	if !ok {
+		return 0
+	}
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0
+	}
+	user, _ := strconv.ParseFloat(f[11], 64)
+	sys, _ := strconv.ParseFloat(f[12], 64)
+	return (user + sys) / 100
 }
 
 func p50(d []time.Duration) time.Duration {
