@@ -149,11 +149,25 @@ func BeginChange(tx *Tx, paths []string, recs []*NoteRecord) (*Change, error) {
 // it held the extreme — then (ok false) only a pass over the key's links
 // can tell. A creation time of 0 is unknown and counts for nothing.
 func (c *Change) datesOf(key string, created, updated int64) (int64, int64, bool) {
+	return c.datesOfKeys([]string{key}, created, updated)
+}
+
+// datesOfKeys is datesOf for a concept named by several keys: a note
+// links it when it links any of them.
+func (c *Change) datesOfKeys(keys []string, created, updated int64) (int64, int64, bool) {
 	if created == 0 || updated == 0 {
 		return 0, 0, false
 	}
+	any := func(set map[string]bool) bool {
+		for _, k := range keys {
+			if set[k] {
+				return true
+			}
+		}
+		return false
+	}
 	for _, d := range c.dates {
-		had, has := d.had && d.oldKeys[key], d.has && d.newKeys[key]
+		had, has := d.had && any(d.oldKeys), d.has && any(d.newKeys)
 		if !had && !has {
 			continue
 		}
@@ -414,7 +428,7 @@ func updateKeys(tx *Tx, keys []string, c *Change) (bool, error) {
 		}
 	}
 	if len(pages) > 0 {
-		ch, err := updatePageTimes(tx, pages)
+		ch, err := c.updatePageTimes(tx, pages)
 		if err != nil {
 			return false, err
 		}
@@ -545,18 +559,94 @@ func existingIDs(tx *Tx, ids []string) (map[string]bool, error) {
 
 // updatePageTimes re-derives page concepts' created/updated times: the
 // page note's and its linking notes' times, overridden by the page's front
-// matter. It reports whether any changed.
-func updatePageTimes(tx *Tx, ids []string) (bool, error) {
+// matter. The page note itself is never among the written notes here (a
+// write of a page recomputes the registry), so the stored times are moved
+// by the written notes alone, as datesOf moves an implicit concept's; only
+// the concepts whose earliest or latest linking note moved inward or went
+// away have their links read again. It reports whether any changed.
+func (c *Change) updatePageTimes(tx *Tx, ids []string) (bool, error) {
 	arr, err := jsonArray(ids)
 	if err != nil {
 		return false, err
+	}
+	type page struct {
+		created, updated     int64 // stored
+		fmCreated, fmUpdated int64
+		keys                 []string
+	}
+	pages := map[string]*page{}
+	err = eachRow(tx.ctx, tx, `SELECT c.id, c.created_ns, c.updated_ns, COALESCE(p.created_ns, 0), COALESCE(p.updated_ns, 0), ck.key
+		FROM json_each(?) j JOIN concepts c ON c.id = j.value LEFT JOIN pages p ON p.note_id = c.page_note_id
+		JOIN concept_keys ck ON ck.concept_id = c.id`, []any{arr}, func(rows *sql.Rows) error {
+		var id, key string
+		var pg page
+		if err := rows.Scan(&id, &pg.created, &pg.updated, &pg.fmCreated, &pg.fmUpdated, &key); err != nil {
+			return err
+		}
+		if pages[id] == nil {
+			pages[id] = &pg
+		}
+		pages[id].keys = append(pages[id].keys, key)
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("page times: %w", err)
+	}
+	var updates [][]any
+	var rest []string
+	for _, id := range ids {
+		pg := pages[id]
+		if pg == nil {
+			rest = append(rest, id)
+			continue
+		}
+		created, updated, ok := c.datesOfKeys(pg.keys, pg.created, pg.updated)
+		if !ok && (pg.fmCreated == 0 || pg.fmUpdated == 0) {
+			rest = append(rest, id)
+			continue
+		}
+		if pg.fmCreated != 0 {
+			created = pg.fmCreated
+		}
+		if pg.fmUpdated != 0 {
+			updated = pg.fmUpdated
+		}
+		if created != pg.created || updated != pg.updated {
+			updates = append(updates, []any{id, created, updated})
+		}
+	}
+	if len(rest) > 0 {
+		more, err := pageTimes(tx, rest)
+		if err != nil {
+			return false, err
+		}
+		updates = append(updates, more...)
+	}
+	if len(updates) == 0 {
+		return false, nil
+	}
+	if err := execJSON(tx, `UPDATE concepts SET created_ns = j.value->>1, updated_ns = j.value->>2
+		FROM json_each(?) j WHERE concepts.id = j.value->>0`, updates); err != nil {
+		return false, fmt.Errorf("update page times: %w", err)
+	}
+	return true, nil
+}
+
+// pageTimes derives page concepts' created/updated times from the page
+// note's and every linking note's times, overridden by the page's front
+// matter, and returns those that differ from the stored ones (id, created,
+// updated).
+func pageTimes(tx *Tx, ids []string) ([][]any, error) {
+	arr, err := jsonArray(ids)
+	if err != nil {
+		return nil, err
 	}
 	var updates [][]any
 	err = eachRow(tx.ctx, tx, `SELECT c.id, c.created_ns, c.updated_ns, pn.created_ns, pn.modified_ns,
 			COALESCE(p.created_ns, 0), COALESCE(p.updated_ns, 0), lt.created, lt.updated
 		FROM json_each(?1) j JOIN concepts c ON c.id = j.value JOIN notes pn ON pn.id = c.page_note_id
 		LEFT JOIN pages p ON p.note_id = c.page_note_id
-		LEFT JOIN (SELECT ck.concept_id AS id, MIN(n.created_ns) AS created, MAX(n.modified_ns) AS updated
+		LEFT JOIN (SELECT ck.concept_id AS id, MIN(NULLIF(n.created_ns, 0)) AS created, MAX(n.modified_ns) AS updated
 			FROM json_each(?1) jj JOIN concept_keys ck ON ck.concept_id = jj.value
 			JOIN links l ON l.key = ck.key JOIN notes n ON n.id = l.note_id GROUP BY ck.concept_id) lt ON lt.id = c.id`, []any{arr}, func(rows *sql.Rows) error {
 		var id string
@@ -565,8 +655,10 @@ func updatePageTimes(tx *Tx, ids []string) (bool, error) {
 		if err := rows.Scan(&id, &oldCreated, &oldUpdated, &created, &updated, &fc, &fu, &lc, &lu); err != nil {
 			return err
 		}
-		if lc.Valid {
+		if lc.Valid { // unknown creation times (0) count for nothing, as in RecomputeConcepts
 			created = minNonZero(created, lc.Int64)
+		}
+		if lu.Valid {
 			updated = max(updated, lu.Int64)
 		}
 		if fc != 0 {
@@ -581,16 +673,9 @@ func updatePageTimes(tx *Tx, ids []string) (bool, error) {
 		return nil
 	})
 	if err != nil {
-		return false, fmt.Errorf("page times: %w", err)
+		return nil, fmt.Errorf("page times: %w", err)
 	}
-	if len(updates) == 0 {
-		return false, nil
-	}
-	if err := execJSON(tx, `UPDATE concepts SET created_ns = j.value->>1, updated_ns = j.value->>2
-		FROM json_each(?) j WHERE concepts.id = j.value->>0`, updates); err != nil {
-		return false, fmt.Errorf("update page times: %w", err)
-	}
-	return true, nil
+	return updates, nil
 }
 
 // jsonArray encodes v as the JSON parameter of a json_each statement.
