@@ -220,14 +220,20 @@ func (s *Service) Refresh(ctx context.Context) error {
 	// look those up, not the whole cache.
 	s.mu.RLock()
 	var unknown []conceptRow
-	var hashes []string
-	for _, r := range rows {
-		if s.model != model || s.hashes[r.id] != r.hash {
-			unknown = append(unknown, r)
-			hashes = append(hashes, r.hash)
+	if s.model != model || len(s.hashes) == 0 {
+		unknown = rows // a first refresh: every row (not a copy of a million)
+	} else {
+		for _, r := range rows {
+			if s.hashes[r.id] != r.hash {
+				unknown = append(unknown, r)
+			}
 		}
 	}
 	s.mu.RUnlock()
+	hashes := make([]string, len(unknown))
+	for i, r := range unknown {
+		hashes[i] = r.hash
+	}
 	cached, err := s.DB.EmbeddedAmong(ctx, model, hashes)
 	if err != nil {
 		return err
