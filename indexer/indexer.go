@@ -208,21 +208,35 @@ const StaleTempAge = 5 * time.Minute
 func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error) {
 	start := time.Now()
 	res := &Result{Warnings: []Warning{}}
-	// The states are read before the walk: a note another process creates
-	// and indexes meanwhile is then new to both (and found indexed when
-	// written), never "indexed but not walked", which would delete it.
-	var states map[string]sqlite.NoteState
-	stale := false
-	if err := ix.DB.ReadTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if states, err = ix.DB.NoteStates(tx); err != nil {
-			return err
-		}
-		stale, err = sqlite.HasMeta(tx, metaStale)
-		return err
-	}); err != nil {
-		return nil, err
+	// The states are of a snapshot taken before the walk: a note another
+	// process creates and indexes meanwhile is then new to both (and found
+	// indexed when written), never "indexed but not walked", which would
+	// delete it. The transaction's first read fixes its snapshot; the
+	// states are then read beside the walk (each is a third of a no-op
+	// sync).
+	type loaded struct {
+		states map[string]sqlite.NoteState
+		stale  bool
+		err    error
 	}
+	snapshot, load := make(chan struct{}), make(chan loaded, 1)
+	go func() {
+		var l loaded
+		var once sync.Once
+		taken := func() { once.Do(func() { close(snapshot) }) }
+		l.err = ix.DB.ReadTx(ctx, func(tx *sql.Tx) error {
+			var err error
+			if l.stale, err = sqlite.HasMeta(tx, metaStale); err != nil {
+				return err
+			}
+			taken()
+			l.states, err = ix.DB.NoteStates(tx)
+			return err
+		})
+		taken()
+		load <- l
+	}()
+	<-snapshot
 	var entries []fileEntry
 	var unreadable []string // folders skipped, their notes kept as indexed
 	removed, cleanErr, err := ix.Vault.WalkCleaningTemps(ctx, StaleTempAge, func(rel string, info fs.FileInfo) error {
@@ -232,6 +246,11 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 		unreadable = append(unreadable, rel)
 		res.Warnings = append(res.Warnings, unreadableWarning(rel, err))
 	})
+	l := <-load
+	if l.err != nil {
+		return nil, l.err
+	}
+	states, stale := l.states, l.stale
 	if err != nil {
 		return nil, fmt.Errorf("walk vault: %w", err)
 	}
@@ -431,6 +450,7 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[
 			return err
 		}
 		defer w.Close()
+		w.DeferText()
 		if changes {
 			if err := sqlite.SetMeta(tx, metaStale, "1"); err != nil {
 				return err
@@ -469,7 +489,7 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[
 				return err
 			}
 		}
-		return nil
+		return w.Flush()
 	})
 }
 
