@@ -23,6 +23,14 @@ func (a *App) Start(ctx context.Context) {
 	a.stopBackground = cancel
 	a.mu.Unlock()
 	a.background.Go(func() { a.Serve(ctx) })
+	// The note vectors load beside the first sync, so that the first
+	// semantic search does not wait for them (a hybrid one meanwhile
+	// answers by full text, saying so).
+	a.background.Go(func() {
+		if err := a.Search.Warm(ctx); err != nil && ctx.Err() == nil {
+			a.Logger.Warn("loading note vectors", "err", err)
+		}
+	})
 }
 
 // Serve keeps the index live for a serving process until ctx is done. It

@@ -117,8 +117,12 @@ type VectorIndex interface {
 	// cut from, for the notes whose chunks were embedded by model.
 	SearchChunkStates(ctx context.Context, model string) (map[int64]string, error)
 	// SearchChunkVectors calls fn with every chunk of the notes among ids
-	// that has a vector of model.
+	// that has a vector of model. The vector fn gets is valid until fn
+	// returns: fn copies what it keeps.
 	SearchChunkVectors(ctx context.Context, model string, ids []int64, fn func(ChunkVector)) error
+	// SearchChunkCount returns how many note chunks the index holds, with
+	// a vector or not (a loader's capacity hint).
+	SearchChunkCount(ctx context.Context) (int, error)
 }
 
 // ConceptIndex resolves `[[X]]` queries.

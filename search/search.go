@@ -93,7 +93,6 @@ import (
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/decay"
 	"github.com/noema-mem/noema/embedding"
-	"github.com/noema-mem/noema/vector"
 )
 
 // Modes.
@@ -437,7 +436,7 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 			workers = 1
 		}
 		semRan = true
-		wg.Go(func() { sem, semWarn, semErr = s.semantic(ctx, raw, f, workers, Depth) })
+		wg.Go(func() { sem, semWarn, semErr = s.semantic(ctx, raw, f, workers, Depth, mode == ModeSemantic) })
 	}
 	var text []TextHit
 	var textErr error
@@ -460,7 +459,7 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 	if lazy && len(text) < need {
 		semRan = true
 		// Only the notes that fill the page can be seen.
-		sem, semWarn, semErr = s.semantic(ctx, raw, f, 2, min(Depth, need+len(text)))
+		sem, semWarn, semErr = s.semantic(ctx, raw, f, 2, min(Depth, need+len(text)), false)
 	}
 	if semRan {
 		res.Warnings = append(res.Warnings, semWarn...)
@@ -781,19 +780,6 @@ func conceptQuery(q string) (string, bool) {
 		return "", false
 	}
 	return inner, true
-}
-
-// chunkCache keeps the note chunks' vectors in memory, refreshed when the
-// index's chunks version moves.
-type chunkCache struct {
-	mu      sync.RWMutex // held to write during a refresh
-	version int64
-	model   string
-	loaded  bool
-	idx     *vector.Index
-	hashes  map[int64]string // note id -> chunked hash loaded
-	counts  map[int64]int    // note id -> chunks in idx
-	spans   map[int64]ChunkVector
 }
 
 // chunkID packs a note id and chunk position into a vector id.

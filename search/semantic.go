@@ -3,6 +3,8 @@ package search
 import (
 	"context"
 	"errors"
+	"sync"
+	"sync/atomic"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/vector"
@@ -20,10 +22,37 @@ type semHit struct {
 // command line does when asked.
 const NoEmbeddedNotes = "no note has been embedded yet, so ranking by meaning found nothing: run `noema sync --embed` (a running server embeds notes in the background)"
 
+// VectorsLoading is the warning of a hybrid search answered while the
+// note chunks' vectors are still being loaded (a server loads them in the
+// background when it starts): it ranks by full text alone rather than wait.
+const VectorsLoading = "the note vectors are still being loaded (the server started moments ago), so this answer ranks by full text alone; ask again in a few seconds for the ranking by meaning"
+
+// chunkCache keeps the note chunks' vectors in memory, refreshed when the
+// index's chunks version moves. The vectors are kept in half precision
+// (vector.NewHalf): 3 bytes a dimension with the int8 codes, against 5.
+type chunkCache struct {
+	mu      sync.RWMutex // held to write during a refresh
+	version int64
+	model   string
+	loaded  bool
+	idx     *vector.Index
+	hashes  map[int64]string // note id -> chunked hash loaded
+	counts  map[int64]int    // note id -> chunks in idx
+	spans   map[int64]ChunkVector
+	// warming is set while Warm loads the vectors: a search that need
+	// not wait for them (hybrid) answers without them meanwhile.
+	warming atomic.Bool
+}
+
 // semantic ranks notes by the cosine of the query's embedding with their
 // best chunk, scanning the vectors on at most workers goroutines. An
-// embedder that is missing or fails is an unavailable error.
-func (s *Service) semantic(ctx context.Context, raw string, f Filter, workers, depth int) (hits []semHit, warnings []string, err error) {
+// embedder that is missing or fails is an unavailable error. While Warm
+// is loading the vectors, it waits for them only with wait; without, it
+// returns no hits and the VectorsLoading warning.
+func (s *Service) semantic(ctx context.Context, raw string, f Filter, workers, depth int, wait bool) (hits []semHit, warnings []string, err error) {
+	if !wait && s.chunks.warming.Load() {
+		return nil, []string{VectorsLoading}, nil
+	}
 	if s.Embedder == nil {
 		return nil, nil, noema.Errorf(noema.EUNAVAILABLE, "no embedder is configured")
 	}
@@ -111,7 +140,7 @@ func (s *Service) refreshChunks(ctx context.Context) error {
 		return err
 	}
 	if c.model != model || c.idx == nil {
-		c.idx, c.hashes, c.counts, c.spans = nil, map[int64]string{}, map[int64]int{}, map[int64]ChunkVector{}
+		c.idx, c.hashes, c.counts, c.spans = nil, make(map[int64]string, len(states)), make(map[int64]int, len(states)), map[int64]ChunkVector{}
 	}
 	drop := func(note int64) {
 		for i := range c.counts[note] {
@@ -136,13 +165,24 @@ func (s *Service) refreshChunks(ctx context.Context) error {
 			c.hashes[note] = h
 		}
 	}
+	grow := 0
+	if c.idx == nil && len(load) > 0 {
+		// The first load: room for every chunk at once (a capacity hint;
+		// chunks without a vector are few).
+		if grow, err = s.DB.SearchChunkCount(ctx); err != nil {
+			c.loaded = false
+			return err
+		}
+		c.spans = make(map[int64]ChunkVector, grow)
+	}
 	var setErr error
 	err = s.DB.SearchChunkVectors(ctx, model, load, func(cv ChunkVector) {
 		if c.idx == nil {
 			if len(cv.Vec) == 0 {
 				return
 			}
-			c.idx = vector.New(len(cv.Vec))
+			c.idx = vector.NewHalf(len(cv.Vec))
+			c.idx.Grow(grow)
 		}
 		id := chunkID(cv.NoteID, cv.Idx)
 		if err := c.idx.Set(id, cv.Vec); err != nil {
@@ -168,10 +208,14 @@ func (s *Service) refreshChunks(ctx context.Context) error {
 }
 
 // Warm loads the note chunks' vectors into memory now, so that the first
-// semantic search does not pay for it. It is optional.
+// semantic search does not pay for it (a server calls it when it starts).
+// While it runs, a hybrid search answers without them rather than wait
+// (see VectorsLoading). It is optional.
 func (s *Service) Warm(ctx context.Context) error {
 	if s.Embedder == nil {
 		return nil
 	}
+	s.chunks.warming.Store(true)
+	defer s.chunks.warming.Store(false)
 	return s.refreshChunks(ctx)
 }

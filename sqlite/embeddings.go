@@ -258,11 +258,21 @@ func encodeVector(v []float32) []byte {
 }
 
 func decodeVector(b []byte) []float32 {
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	return decodeVectorInto(b, nil)
+}
+
+// decodeVectorInto decodes b into dst, reallocated only when it is too
+// short, and returns it.
+func decodeVectorInto(b []byte, dst []float32) []float32 {
+	n := len(b) / 4
+	if cap(dst) < n {
+		dst = make([]float32, n)
 	}
-	return v
+	dst = dst[:n]
+	for i := range dst {
+		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return dst
 }
 
 // NotesToChunk calls fn, by note id, for every note whose chunks are

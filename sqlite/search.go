@@ -167,28 +167,31 @@ func (db *DB) SearchChunkStates(ctx context.Context, model string) (map[int64]st
 }
 
 // SearchChunkVectors calls fn with every chunk of the notes among ids that
-// has a cached vector of model, by note and position.
+// has a cached vector of model, by note and position. The vector is
+// decoded into one buffer, reused from row to row: valid until fn returns.
 func (db *DB) SearchChunkVectors(ctx context.Context, model string, ids []int64, fn func(search.ChunkVector)) error {
 	const part = 2000
+	var buf []float32
 	for i := 0; i < len(ids); i += part {
-		if err := db.searchChunkVectors(ctx, model, ids[i:min(i+part, len(ids))], fn); err != nil {
+		if err := db.searchChunkVectors(ctx, model, ids[i:min(i+part, len(ids))], &buf, fn); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (db *DB) searchChunkVectors(ctx context.Context, model string, ids []int64, fn func(search.ChunkVector)) error {
+func (db *DB) searchChunkVectors(ctx context.Context, model string, ids []int64, buf *[]float32, fn func(search.ChunkVector)) error {
+	var b sql.RawBytes
 	err := eachRow(ctx, db.rd(), `SELECT c.note_id, c.idx, c.start, c.end, e.vec FROM note_chunks c
 		JOIN embeddings e ON e.model = ? AND e.text_hash = c.text_hash
 		WHERE c.note_id IN (SELECT value FROM json_each(?))
 		ORDER BY c.note_id, c.idx`, []any{model, intsArg(ids)}, func(rows *sql.Rows) error {
 		var c search.ChunkVector
-		var b []byte
 		if err := rows.Scan(&c.NoteID, &c.Idx, &c.Start, &c.End, &b); err != nil {
 			return err
 		}
-		c.Vec = decodeVector(b)
+		*buf = decodeVectorInto(b, *buf)
+		c.Vec = *buf
 		fn(c)
 		return nil
 	})
@@ -196,6 +199,15 @@ func (db *DB) searchChunkVectors(ctx context.Context, model string, ids []int64,
 		return fmt.Errorf("load chunk vectors: %w", err)
 	}
 	return nil
+}
+
+// SearchChunkCount returns how many note chunks the index holds.
+func (db *DB) SearchChunkCount(ctx context.Context) (int, error) {
+	var n int
+	if err := db.rd().QueryRowContext(ctx, `SELECT COUNT(*) FROM note_chunks`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count chunks: %w", err)
+	}
+	return n, nil
 }
 
 // SearchConcept returns the concept that owns key as its label or an alias,

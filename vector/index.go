@@ -49,6 +49,8 @@ type Index struct {
 	scale []float32 // scale[r] · codes ≈ row r
 	qerr  []float32 // ‖row r − scale[r] · codes‖₂, rounded up
 	ql1   []float32 // Σ |scale[r] · codes|
+
+	buf []float32 // Set's scratch row, under mu
 }
 
 // quantMinRows is the index size from which Search takes the two-pass int8
@@ -97,54 +99,46 @@ func (x *Index) Len() int {
 // Set stores a normalized copy of v under id, replacing any previous vector.
 // It rejects, with an error and without changing the index, a vector of the
 // wrong dimension and a degenerate one (NaN, ±Inf, zero norm; the error
-// wraps [ErrDegenerate]).
+// wraps [ErrDegenerate]). It allocates nothing but the room a new row takes
+// (see [Index.Grow]): loading a large index makes no garbage.
 func (x *Index) Set(id int64, v []float32) error {
 	if err := checkVector(v, x.dim); err != nil {
 		return fmt.Errorf("vector: set %d: %w", id, err)
 	}
-	u := slices.Clone(v)
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if len(x.buf) != x.dim {
+		x.buf = make([]float32, x.dim)
+	}
+	u := x.buf
+	copy(u, v)
 	Normalize(u)
-	var hs []uint16
+	r, ok := x.rows[id]
+	if !ok {
+		r = len(x.ids)
+		x.rows[id] = r
+		x.ids = append(x.ids, id)
+		if x.half {
+			x.hslab = slices.Grow(x.hslab, x.dim)[:(r+1)*x.dim]
+		} else {
+			x.slab = slices.Grow(x.slab, x.dim)[:(r+1)*x.dim]
+		}
+		if x.quant {
+			x.codes = slices.Grow(x.codes, x.dim)[:(r+1)*x.dim]
+			x.scale, x.qerr, x.ql1 = append(x.scale, 0), append(x.qerr, 0), append(x.ql1, 0)
+		}
+	}
 	if x.half {
-		hs = make([]uint16, len(u))
+		hs := x.hslab[r*x.dim : (r+1)*x.dim]
 		for i, f := range u {
 			hs[i] = toHalf(f)
 		}
 		decodeHalves(hs, u) // the codes are of the stored row
-	}
-	var codes []int8
-	var scale, qerr, l1 float32
-	if x.quant {
-		codes = make([]int8, x.dim)
-		scale, qerr, l1 = quantizeRow(u, codes)
-	}
-
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if r, ok := x.rows[id]; ok {
-		if x.half {
-			copy(x.hslab[r*x.dim:], hs)
-		} else {
-			copy(x.slab[r*x.dim:], u)
-		}
-		if x.quant {
-			copy(x.codes[r*x.dim:], codes)
-			x.scale[r], x.qerr[r], x.ql1[r] = scale, qerr, l1
-		}
-		return nil
-	}
-	x.rows[id] = len(x.ids)
-	x.ids = append(x.ids, id)
-	if x.half {
-		x.hslab = append(x.hslab, hs...)
 	} else {
-		x.slab = append(x.slab, u...)
+		copy(x.slab[r*x.dim:], u)
 	}
 	if x.quant {
-		x.codes = append(x.codes, codes...)
-		x.scale = append(x.scale, scale)
-		x.qerr = append(x.qerr, qerr)
-		x.ql1 = append(x.ql1, l1)
+		x.scale[r], x.qerr[r], x.ql1[r] = quantizeRow(u, x.codes[r*x.dim:(r+1)*x.dim])
 	}
 	return nil
 }
