@@ -207,11 +207,15 @@ func (s *Service) refreshChunks(ctx context.Context) error {
 	return nil
 }
 
-// Warm loads the note chunks' vectors into memory now, so that the first
-// semantic search does not pay for it (a server calls it when it starts).
-// While it runs, a hybrid search answers without them rather than wait
-// (see VectorsLoading). It is optional.
+// Warm loads now what the first search would otherwise load (a server calls
+// it when it starts): the concept names the query's words are matched
+// against, then the note chunks' vectors. While the vectors load, a hybrid
+// search answers without them rather than wait (see VectorsLoading). It is
+// optional.
 func (s *Service) Warm(ctx context.Context) error {
+	if _, err := s.namesFor(ctx); err != nil {
+		return err
+	}
 	if s.Embedder == nil {
 		return nil
 	}
