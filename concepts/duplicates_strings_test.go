@@ -28,6 +28,7 @@ import (
 var (
 	dupDistractors = flag.Int("dup-distractors", 1000, "distractor concepts added to each split by TestStringDuplicates (the documented figures use 5000)")
 	dupContext     = flag.Bool("dup-context", false, "TestStringDuplicates writes each name into notes beside other concepts of its topic (openContextEval) instead of a note of its own")
+	dupContextRand = flag.Bool("dup-context-random", false, "with -dup-context: each labelled name is linked beside random distractors instead of its topic (a vault whose notes say nothing about the names they link)")
 	dupSource      = flag.String("dup-distractor-source", "generated", "where TestStringDuplicates' distractors come from: generated (random 1-3 word names from the sets' vocabulary) or vault (real names: FOLDOC's headwords and the other splits' names)")
 )
 
@@ -447,6 +448,10 @@ func openContextEval(t testing.TB, e *evalSet, labelled int, negs [][2]string, e
 			var b strings.Builder
 			b.WriteString(strings.Repeat("[["+n+"]] ", 1+i%3) + "\n")
 			for range 3 {
+				if *dupContextRand {
+					b.WriteString("- [[" + draw() + "]]\n")
+					continue
+				}
 				b.WriteString("- [[" + tp[r.Below(uint64(len(tp)))] + "]]\n")
 			}
 			b.WriteString("- [[" + draw() + "]]\n")

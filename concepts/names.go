@@ -51,6 +51,8 @@ var productHeads = map[string]bool{
 var corporateSuffixes = map[string]bool{
 	"corporation": true, "corp": true, "inc": true, "ltd": true, "llc": true, "company": true,
 	"plc": true, "gmbh": true, "co": true, "group": true, "holding": true, "limited": true,
+	"incorporated": true, "ag": true, "sa": true, "nv": true, "bv": true, "spa": true, "pty": true,
+	"kk": true, "oyj": true, "asa": true, "llp": true,
 }
 
 // Extra words that do not change what a name names: "SQL injection
@@ -64,13 +66,14 @@ var (
 		"attack": true, "pattern": true, "cryptocurrency": true, "blockchain": true, "disease": true,
 		"syndrome": true, "disorder": true, "river": true, "desert": true, "ocean": true, "sea": true,
 		"galaxy": true, "corporation": true, "corp": true, "inc": true, "ltd": true, "llc": true,
-		"company": true,
+		"company": true, "incorporated": true, "ag": true, "sa": true, "nv": true, "bv": true, "spa": true,
+		"plc": true, "gmbh": true, "pty": true, "kk": true, "oyj": true, "asa": true, "llp": true,
 	}
 	weakQualifiers = map[string]bool{
 		"database": true, "db": true, "model": true, "theory": true, "computer": true,
 		"technology": true, "process": true, "os": true, "program": true, "application": true, "app": true,
 		"service": true, "tool": true, "device": true, "mechanism": true, "lake": true, "mountain": true,
-		"island": true, "design": true, "classifier": true,
+		"island": true, "design": true, "classifier": true, "optimizer": true,
 	}
 	leadingQualifiers = map[string]bool{
 		"apache": true, "microsoft": true, "google": true, "apple": true, "amazon": true, "aws": true,
@@ -156,6 +159,18 @@ var irregularPlurals = map[string]string{
 	"knives": "knife", "wolves": "wolf", "selves": "self",
 	"radii": "radius", "nuclei": "nucleus", "stimuli": "stimulus", "fungi": "fungus", "cacti": "cactus",
 	"syllabi": "syllabus", "alumni": "alumnus", "foci": "focus", "loci": "locus",
+	// Latin and Greek -a, -ae, -ices and -es plurals.
+	"bacteria": "bacterium", "media": "medium", "curricula": "curriculum", "strata": "stratum",
+	"millennia": "millennium", "memoranda": "memorandum", "spectra": "spectrum", "quanta": "quantum",
+	"maxima": "maximum", "minima": "minimum", "optima": "optimum", "referenda": "referendum",
+	"symposia": "symposium", "consortia": "consortium", "errata": "erratum", "addenda": "addendum",
+	"ova": "ovum", "crania": "cranium", "larvae": "larva", "formulae": "formula", "antennae": "antenna",
+	"vertebrae": "vertebra", "algae": "alga", "nebulae": "nebula", "supernovae": "supernova",
+	"minutiae": "minutia", "automata": "automaton", "taxa": "taxon", "mitochondria": "mitochondrion",
+	"ganglia": "ganglion", "vortices": "vortex", "apices": "apex", "cortices": "cortex",
+	"helices": "helix", "simplices": "simplex", "crises": "crisis", "diagnoses": "diagnosis",
+	"prognoses": "prognosis", "syntheses": "synthesis", "parentheses": "parenthesis", "oases": "oasis",
+	"neuroses": "neurosis", "genera": "genus", "stomata": "stoma", "lemmata": "lemma",
 }
 
 // keepS are words that end in s without being plurals.
@@ -255,6 +270,10 @@ func words(name string) []string {
 		switch {
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			cur = append(cur, r)
+		case (r == '\'' || r == '’') && len(cur) > 0 && i+1 < len(rs) && unicode.IsLetter(rs[i+1]) &&
+			(i+2 == len(rs) || !unicode.IsLetter(rs[i+2])) && rs[i+1] != 's':
+			// "don't", "can't": one word ("don't repeat yourself" is DRY);
+			// a possessive "'s" stays a word of its own.
 		case (r == '+' || r == '#') && len(cur) > 0 && len(cur) <= 2 && unicode.IsLetter(cur[len(cur)-1]):
 			// c++, c#, f#, j#: a short word followed by its symbols.
 			for i < len(rs) && (rs[i] == '+' || rs[i] == '#') {
@@ -370,6 +389,12 @@ type nameInfo struct {
 	file, ident bool
 	// numbers are the digit runs and roman numerals of the name, in order.
 	numbers []string
+	// variant is folded with every word in American spelling, "" when
+	// that is folded itself (variants.go).
+	variant string
+	// acroAt are the positions in all of words written as acronyms in a
+	// name of two words or more ("LRU cache").
+	acroAt []int
 }
 
 func analyseName(text string) nameInfo {
@@ -418,6 +443,8 @@ func analyseName(text string) nameInfo {
 	n.file = isFileName(text)
 	n.ident = isCodeIdentifier(text)
 	n.numbers = numbersOf(text)
+	n.variant = variantKey(&n, text)
+	n.acroAt = acronymTokens(text, n.all)
 	return n
 }
 

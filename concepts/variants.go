@@ -1,0 +1,366 @@
+package concepts
+
+import (
+	_ "embed"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// This file holds the name shapes of round 4 (docs/duplicates.md): British
+// and American spellings of one word, a person's name and surname, an
+// acronym of one long word, and an acronym written among other words of a
+// name ("LRU cache" / "least recently used cache").
+
+// spellingWords are British spellings no suffix rule of americanWord
+// reaches, with their American form.
+var spellingWords = map[string]string{
+	"programme": "program", "grey": "gray", "tyre": "tire", "aluminium": "aluminum",
+	"sceptic": "skeptic", "sceptical": "skeptical", "scepticism": "skepticism", "mould": "mold",
+	"plough": "plow", "draught": "draft", "cheque": "check", "pyjamas": "pajamas", "kerb": "curb",
+	"gaol": "jail", "defence": "defense", "offence": "offense", "licence": "license",
+	"pretence": "pretense", "ageing": "aging", "judgement": "judgment",
+	"acknowledgement": "acknowledgment", "fulfil": "fulfill", "enrol": "enroll",
+	"instalment": "installment", "skilful": "skillful", "wilful": "willful",
+	"manoeuvre": "maneuver", "storey": "story", "jewellery": "jewelry", "sulphur": "sulfur",
+	"artefact": "artifact", "analogue": "analog", "moustache": "mustache", "doughnut": "donut",
+	"cosy": "cozy", "ploughing": "plowing", "smoulder": "smolder", "carat": "karat",
+	"arbour": "arbor", "axe": "ax", "practise": "practice", "speciality": "specialty",
+}
+
+// americanWord is w in American spelling when a systematic British
+// spelling shows (colour, catalogue, organise, analyse, centre, anaemia,
+// oestrogen, travelled) or w is listed in spellingWords; other words are
+// returned as they are. plain is whether the word was written in lower
+// case: the ae/oe rules leave proper names alone ("Michael", "Caesar").
+func americanWord(w string, plain bool) string {
+	if a, ok := spellingWords[w]; ok {
+		return a
+	}
+	n := len(w)
+	if n < 5 || !isLetters(w) {
+		return w
+	}
+	for _, s := range []struct{ from, to string }{
+		{"isations", "izations"}, {"isation", "ization"}, {"ising", "izing"}, {"ised", "ized"},
+		{"isers", "izers"}, {"iser", "izer"}, {"ises", "izes"}, {"ise", "ize"},
+		{"ysing", "yzing"}, {"ysed", "yzed"}, {"yser", "yzer"}, {"yse", "yze"},
+	} {
+		// organise, analyse; "prise", "raise" and "noise" are too short.
+		if strings.HasSuffix(w, s.from) && n-len(s.from) >= 3 && n >= 6 {
+			return w[:n-len(s.from)] + s.to
+		}
+	}
+	if strings.HasSuffix(w, "ogue") && n >= 7 {
+		return w[:n-2] // catalogue, dialogue; not vogue, rogue
+	}
+	for _, s := range []string{"ourites", "ourite", "ourable", "ourful", "ouring", "oured", "ourer", "ours", "our"} {
+		// colour, favourite, honourable; not four, tour, hour, flour.
+		if strings.HasSuffix(w, s) && n-len(s) >= 3 {
+			return w[:n-len(s)] + "or" + s[3:]
+		}
+	}
+	for _, s := range []string{"tres", "tre", "bres", "bre", "tred", "bred"} {
+		// centre, theatre, metre, fibre, calibre, centred.
+		if strings.HasSuffix(w, s) && n-len(s) >= 2 && !strings.ContainsRune("aeiou", rune(w[n-len(s)-1])) || strings.HasSuffix(w, s) && s[0] == 't' && n-len(s) >= 3 {
+			if s == "bred" && n < 7 {
+				break // "bred" itself
+			}
+			return w[:n-len(s)] + string(s[0]) + "er" + s[3:]
+		}
+	}
+	for _, s := range []string{"elled", "elling", "eller", "ellers", "ellor", "alled", "alling"} {
+		// travelled, modelling, counsellor, signalled.
+		if strings.HasSuffix(w, s) && n >= 8 {
+			return w[:n-len(s)+1] + s[2:]
+		}
+	}
+	if plain && n >= 6 {
+		// anaemia, paediatric, aesthetic; oestrogen, foetus, diarrhoea.
+		if i := strings.Index(w, "ae"); i >= 0 && i+2 < n {
+			return w[:i] + w[i+1:]
+		}
+		if i := strings.Index(w, "oe"); i >= 0 && i+2 < n && !(i+3 == n && w[n-1] == 's') {
+			return w[:i] + w[i+1:]
+		}
+	}
+	return w
+}
+
+// variantKey is n's folded key with every word in American spelling, ""
+// when that changes nothing (or n is an acronym or code).
+func variantKey(n *nameInfo, text string) string {
+	if n.acro || n.ident || n.file || len(n.content) == 0 {
+		return ""
+	}
+	plain := strings.IndexFunc(text, unicode.IsUpper) < 0
+	changed := false
+	ws := make([]string, len(n.content))
+	for i, w := range n.content {
+		ws[i] = americanWord(w, plain)
+		changed = changed || ws[i] != w
+	}
+	if !changed {
+		return ""
+	}
+	slices.Sort(ws)
+	return strings.Join(slices.Compact(ws), " ")
+}
+
+// spellingVariant reports whether a and b are one name in British and
+// American spelling ("colour model" / "color model").
+func spellingVariant(a, b *nameInfo) bool {
+	ka, kb := a.variant, b.variant
+	if ka == "" {
+		ka = a.folded
+	}
+	if kb == "" {
+		kb = b.folded
+	}
+	return (a.variant != "" || b.variant != "") && ka == kb
+}
+
+// nameParticles are the lower-case words inside a person's name ("Leonardo
+// da Vinci", "Ludwig van Beethoven").
+var nameParticles = map[string]bool{
+	"da": true, "de": true, "di": true, "del": true, "della": true, "der": true, "van": true,
+	"von": true, "la": true, "le": true, "du": true, "dos": true, "das": true, "ten": true,
+	"ter": true, "bin": true, "ibn": true, "al": true, "el": true, "y": true, "st": true,
+}
+
+// personName reports whether long is a person's full name and short its
+// surname ("Alan Turing" / "Turing", "J. R. R. Tolkien" / "Tolkien",
+// "Leonardo da Vinci" / "da Vinci"): long is short with one to three words
+// before it, each a given name (givenNames) or an initial, every word of
+// both capitalised but the particles.
+func personName(short, long *nameInfo) bool {
+	if !short.upper || len(short.all) == 0 || len(long.all) <= len(short.all) || len(long.all)-len(short.all) > 3 {
+		return false
+	}
+	if !slices.Equal(long.all[len(long.all)-len(short.all):], short.all) || !capitalisedName(short.text) || !capitalisedName(long.text) {
+		return false
+	}
+	last := []rune(short.all[len(short.all)-1])
+	if len(last) < 3 || nameParticles[short.all[len(short.all)-1]] {
+		return false
+	}
+	for _, w := range long.all[:len(long.all)-len(short.all)] {
+		if len([]rune(w)) == 1 || givenNames[w] || nameParticles[w] {
+			continue
+		}
+		return false
+	}
+	return !nameParticles[long.all[0]]
+}
+
+// capitalisedName reports whether every word of text that is not a name
+// particle starts with an upper-case letter, and the text has no digits.
+func capitalisedName(text string) bool {
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return r == ' ' || r == '.' || r == ',' || r == '-' }) {
+		r := []rune(f)
+		if nameParticles[strings.ToLower(f)] && f == strings.ToLower(f) {
+			continue
+		}
+		if !unicode.IsUpper(r[0]) || strings.IndexFunc(f, unicode.IsDigit) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// oneWordAcronym reports whether the acronym a (2-5 letters) is made of
+// letters of the one word w in order: its first letter, then letters that
+// each start a syllable after a vowel ("TB": tuberculosis, "ECG":
+// electrocardiogram, "TV": television). Loose by nature: a judgement on it
+// stands only with context.
+func oneWordAcronym(a, w []rune) bool {
+	if len(a) < 2 || len(a) > 5 || len(w) < 2*len(a)+2 || a[0] != w[0] {
+		return false
+	}
+	vowel := func(r rune) bool { return strings.ContainsRune("aeiouy", r) }
+	i := 1
+	for p := 1; p < len(w) && i < len(a); p++ {
+		if w[p] == a[i] && vowel(w[p-1]) {
+			i++
+		}
+	}
+	return i == len(a)
+}
+
+// acronymTokens are the positions in n.all of the words written as
+// acronyms in a name of two words or more ("LRU" of "LRU cache", "US" of
+// "U.S. Navy", "NN" of "k-NN"): 2-5 letters, all upper case.
+func acronymTokens(text string, all []string) []int {
+	if len(all) < 2 {
+		return nil
+	}
+	var out []int
+	fields := strings.FieldsFunc(joinInitials(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	if len(fields) != len(all) {
+		return nil
+	}
+	for i, f := range fields {
+		r := []rune(f)
+		if len(r) >= 2 && len(r) <= 5 && isLetters(f) && strings.ToUpper(f) == f {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// initialsMatch reports whether the acronym a spells the initials of ws,
+// every word but a function word giving its first letter and a function
+// word its first letter or none ("UC": University of California, "SoC":
+// system on a chip).
+func initialsMatch(a []rune, ws []string) bool {
+	if len(ws) == 0 {
+		return len(a) == 0
+	}
+	w := []rune(ws[0])
+	if len(a) > 0 && a[0] == w[0] && initialsMatch(a[1:], ws[1:]) {
+		return true
+	}
+	return functionWords[ws[0]] && initialsMatch(a, ws[1:])
+}
+
+// partialAcronym reports whether short writes as an acronym a run of two
+// words or more of long, the rest of the two names equal ("LRU cache" /
+// "least recently used cache", "U.S. Navy" / "United States Navy",
+// "k-NN" / "k nearest neighbors", "UC Berkeley" / "University of
+// California, Berkeley").
+func partialAcronym(short, long *nameInfo) bool {
+	for _, i := range short.acroAt {
+		a := []rune(short.all[i])
+		pre, suf := short.all[:i], short.all[i+1:]
+		if len(pre)+len(suf) == 0 || len(long.all) < len(pre)+len(suf)+2 {
+			continue
+		}
+		if !slices.Equal(long.all[:len(pre)], pre) || !slices.Equal(long.all[len(long.all)-len(suf):], suf) {
+			continue
+		}
+		run := long.all[len(pre) : len(long.all)-len(suf)]
+		if len(run) >= 2 && initialsMatch(a, run) {
+			return true
+		}
+	}
+	return false
+}
+
+// runKeys are the partial-acronym keys of n's runs of two words or more
+// with a word before or after them: the words before, the run's initials
+// (each function word with and without its letter), the words after.
+func runKeys(n *nameInfo) []string {
+	ws := n.all
+	if len(ws) < 3 || len(ws) > 7 {
+		return nil
+	}
+	var out []string
+	for i := 0; i < len(ws); i++ {
+		for k := i + 2; k <= len(ws); k++ {
+			if i == 0 && k == len(ws) {
+				continue
+			}
+			for _, ini := range runInitials(ws[i:k]) {
+				out = append(out, partialKey(ws[:i], ini, ws[k:]))
+			}
+		}
+	}
+	return out
+}
+
+// runInitials are the initials ws may be written as: every word's first
+// letter, a function word's given or left out.
+func runInitials(ws []string) []string {
+	out := []string{""}
+	for _, w := range ws {
+		first := string([]rune(w)[:1])
+		n := len(out)
+		for j := 0; j < n; j++ {
+			if functionWords[w] {
+				out = append(out, out[j])
+			}
+			out[j] += first
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func partialKey(pre []string, ini string, suf []string) string {
+	return strings.Join(pre, " ") + "|" + ini + "|" + strings.Join(suf, " ")
+}
+
+// acronymKeys are the partial-acronym keys of a name with an acronym
+// among its words: the words before, its letters, the words after.
+func acronymKeys(n *nameInfo) []string {
+	var out []string
+	for _, i := range n.acroAt {
+		out = append(out, partialKey(n.all[:i], n.all[i], n.all[i+1:]))
+	}
+	return out
+}
+
+// oneWordKeys are the oneWord index keys of a one-word name of 6+
+// letters: its first letter with each later letter that follows a vowel.
+func oneWordKeys(w string) []string {
+	r := []rune(w)
+	if len(r) < 6 || !isLetters(w) {
+		return nil
+	}
+	var out []string
+	for p := 1; p < len(r); p++ {
+		if strings.ContainsRune("aeiouy", r[p-1]) {
+			k := string([]rune{r[0], r[p]})
+			if !slices.Contains(out, k) {
+				out = append(out, k)
+			}
+		}
+	}
+	return out
+}
+
+// oneWordExpansions adds to l (the concepts whose initials spell the
+// acronym w) the one-word names w is an acronym of (oneWordAcronym).
+func (x *dupIndex) oneWordExpansions(w string, l []int32) []int32 {
+	a := []rune(w)
+	if len(a) < 2 || len(a) > 5 {
+		return l
+	}
+	cand := x.oneWord[string(a[:2])]
+	if len(cand) > 4*bucketCap {
+		return l
+	}
+	out := l
+	for _, c := range cand {
+		if slices.Contains(out, c) {
+			continue
+		}
+		if slices.ContainsFunc(x.names[c], func(n nameInfo) bool {
+			return len(n.content) == 1 && oneWordAcronym(a, []rune(n.content[0]))
+		}) {
+			if len(out) == len(l) {
+				out = slices.Clone(l)
+			}
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+//go:embed givennames.txt
+var givenNamesText string
+
+// givenNames are the words a person's name may have before the surname
+// (givennames.txt).
+var givenNames = func() map[string]bool {
+	m := map[string]bool{}
+	for _, line := range strings.Split(givenNamesText, "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		for _, w := range strings.Fields(line) {
+			m[w] = true
+		}
+	}
+	return m
+}()
