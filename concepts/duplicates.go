@@ -531,9 +531,13 @@ const (
 	chAcronymOfSeveral
 	// chSpelling: one folded key in American spelling.
 	chSpelling
+	// chSeveralQualified: a name and one of two or more qualified forms
+	// of it ("Jupiter" and "Jupiter (planet)", with "Jupiter, Florida"
+	// in the vault): judged as one only when the context picks this one.
+	chSeveralQualified
 )
 
-var channelNames = []string{"folded_key", "compact", "edit", "token", "head_word", "acronym", "embedding", "shared_notes", "version", "abbreviation", "acronym_of_several", "spelling"}
+var channelNames = []string{"folded_key", "compact", "edit", "token", "head_word", "acronym", "embedding", "shared_notes", "version", "abbreviation", "acronym_of_several", "spelling", "several_qualified"}
 
 func channelEvidence(ch uint16) []string {
 	var out []string
@@ -605,6 +609,34 @@ func (x *dupIndex) gather(cs *candidates) {
 		}
 	}
 	keysOf(x.folded, func(n *nameInfo) []string { return []string{n.folded} }, chFolded, bucketCap)
+	// A bare name with two qualified forms or more names one of them, or
+	// another thing: the context picks.
+	for k, l := range x.folded {
+		if len(l) < 3 || len(l) > bucketCap {
+			continue
+		}
+		var bare, qual []int32
+		for _, c := range l {
+			isBare := slices.ContainsFunc(x.names[c], func(n nameInfo) bool { return n.folded == k })
+			isQual := slices.ContainsFunc(x.names[c], func(n nameInfo) bool { return n.qualBase == k })
+			switch {
+			case isBare && !isQual:
+				bare = append(bare, c)
+			case isQual && !isBare:
+				qual = append(qual, c)
+			}
+		}
+		if len(qual) < 2 {
+			continue
+		}
+		for _, a := range bare {
+			for _, b := range qual {
+				if cs.only < 0 || a == cs.only || b == cs.only {
+					cs.add(a, b, chSeveralQualified)
+				}
+			}
+		}
+	}
 	keysOf(x.compact, func(n *nameInfo) []string { return []string{n.compact} }, chCompact, bucketCap)
 	if cs.only < 0 {
 		for _, l := range x.deletion {
@@ -683,7 +715,12 @@ func (x *dupIndex) gather(cs *candidates) {
 			if len(l) == 0 {
 				l = x.innerInitials(w)
 			}
-			l = x.oneWordExpansions(w, l)
+			// One long word spelling the acronym is weak evidence, judged
+			// with context only: it never makes a unique expansion one of
+			// several.
+			for _, b := range x.oneWordExpansions(w, l)[len(l):] {
+				cs.add(int32(i), b, chAcronymOfSeveral)
+			}
 			switch {
 			case len(l) == 1:
 				cs.add(int32(i), l[0], chAcronym)
@@ -1168,6 +1205,11 @@ func compareNames(a, b *nameInfo, vocab map[string][]int32) judgement {
 		j.veto = "version_number: the numbers differ (" + numberDiff(a.numbers, b.numbers) + ")"
 		return j
 	}
+	if dottedWord(a.text) != dottedWord(b.text) && a.compact == b.compact {
+		// "Mass." is Massachusetts, not mass.
+		j.veto = fmt.Sprintf("abbreviation_not_word: %q is an abbreviation, %q a word", a.text, b.text)
+		return j
+	}
 	if a.folded == b.folded {
 		j.folded = true
 		j.score, j.verdict = 1, VerdictMerge
@@ -1229,6 +1271,10 @@ func compareNames(a, b *nameInfo, vocab map[string][]int32) judgement {
 		// A surname alone is as often a place or a company ("Ford",
 		// "Jordan"): with context only.
 		j.weak = true
+		return j
+	}
+	if countryPlace(short, long) {
+		j.veto = fmt.Sprintf("country_and_place: %q is a place named after the country %q", long.text, short.text)
 		return j
 	}
 	if len(short.content) < len(long.content) && qualifiedBy(short, long) {
@@ -1407,6 +1453,11 @@ func typoOf(a, b *nameInfo, ca, cb string) (int, bool) {
 	// "munch", "Apple" / "applet", "Mathematica" / "mathematics"): a
 	// misspelling keeps the case it was written in.
 	if len(a.content) == 1 && len(b.content) == 1 && initialUpper(a.text) != initialUpper(b.text) {
+		return 0, false
+	}
+	// A letter added at the end of a short word makes another word more
+	// often than a typo does ("photo" / "photon", "Scala" / "Scalar").
+	if n < 8 && len(ra) != len(rb) && d == 1 && (strings.HasPrefix(string(ra), string(rb)) || strings.HasPrefix(string(rb), string(ra))) {
 		return 0, false
 	}
 	// A part written in capitals after a name is a word of its own
@@ -1814,6 +1865,9 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64, informative bool) (DupP
 				}
 			}
 			if j.weak && j.verdict != "" && !supported() {
+				j.verdict = ""
+			}
+			if ch&chSeveralQualified != 0 && slices.Contains(j.evidence, "qualifier") && !supported() {
 				j.verdict = ""
 			}
 			bestFuzzy = math.Max(bestFuzzy, j.fuzzy)

@@ -536,8 +536,10 @@ func numbersOf(s string) []string {
 	if len(cur) > 0 {
 		out = append(out, string(cur))
 	}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		if romanNumerals[w] {
+	for i, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		// A numeral follows a name ("World War II", "Type I"); a first
+		// word is a letter ("X-ray", "X Window System").
+		if romanNumerals[w] && i > 0 {
 			out = append(out, w)
 		}
 	}

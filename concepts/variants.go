@@ -364,3 +364,56 @@ var givenNames = func() map[string]bool {
 	}
 	return m
 }()
+
+// countries are names of countries: a country and a river, sea, lake or
+// mountain named after it (or it after them) are two places ("Congo" /
+// "Congo River", "Niger" / "Niger River", "Kenya" / "Mount Kenya").
+var countries = func() map[string]bool {
+	m := map[string]bool{}
+	for _, c := range strings.Split(`afghanistan albania algeria andorra angola argentina armenia australia austria azerbaijan
+bahamas bahrain bangladesh barbados belarus belgium belize benin bhutan bolivia bosnia botswana brazil brunei
+bulgaria burkina burundi cambodia cameroon canada chad chile china colombia comoros congo croatia cuba cyprus
+czechia denmark djibouti dominica ecuador egypt eritrea estonia eswatini ethiopia fiji finland france gabon
+gambia georgia germany ghana greece grenada guatemala guinea guyana haiti honduras hungary iceland india
+indonesia iran iraq ireland israel italy jamaica japan jordan kazakhstan kenya kiribati kosovo kuwait
+kyrgyzstan laos latvia lebanon lesotho liberia libya liechtenstein lithuania luxembourg madagascar malawi
+malaysia maldives mali malta mauritania mauritius mexico micronesia moldova monaco mongolia montenegro morocco
+mozambique myanmar namibia nauru nepal netherlands nicaragua niger nigeria norway oman pakistan palau panama
+paraguay peru philippines poland portugal qatar romania russia rwanda samoa senegal serbia seychelles
+singapore slovakia slovenia somalia spain sudan suriname sweden switzerland syria taiwan tajikistan tanzania
+thailand togo tonga trinidad tunisia turkey turkmenistan tuvalu uganda ukraine uruguay uzbekistan vanuatu
+venezuela vietnam yemen zambia zimbabwe`, "\n") {
+		for _, w := range strings.Fields(c) {
+			m[w] = true
+		}
+	}
+	return m
+}()
+
+// geographicWords are qualifier words that name a place of their own
+// after (or before) a country's name.
+var geographicWords = map[string]bool{
+	"river": true, "sea": true, "desert": true, "ocean": true, "lake": true, "mountain": true,
+	"mount": true, "mt": true, "island": true, "city": true, "valley": true, "basin": true, "gulf": true,
+}
+
+// countryPlace reports whether long is the one-word country short with a
+// geographic word ("Congo River", "Mount Kenya").
+func countryPlace(short, long *nameInfo) bool {
+	if len(short.content) != 1 || !countries[short.content[0]] {
+		return false
+	}
+	for _, w := range long.content {
+		if geographicWords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// dottedWord reports whether text is one word ended by a period ("Mass.",
+// "Calif."): an abbreviation, not the word it spells.
+func dottedWord(text string) bool {
+	t := strings.TrimSpace(text)
+	return strings.HasSuffix(t, ".") && strings.Count(t, ".") == 1 && !strings.ContainsAny(t, " -") && len(t) > 2
+}
