@@ -432,6 +432,13 @@ func buildDupIndex(m *matcher) *dupIndex {
 					add(x.oneWord, k, c)
 				}
 			}
+			if len(n.all) >= 2 && len(n.all) <= 6 {
+				for _, k := range runInitials(n.all) {
+					if len(k) >= 2 {
+						add(x.initials, k, c)
+					}
+				}
+			}
 			for _, ws := range acronymSources(&n) {
 				var b strings.Builder
 				for _, w := range ws {
@@ -1240,6 +1247,12 @@ func compareNames(a, b *nameInfo, vocab map[string][]int32) judgement {
 		return j
 	}
 	if a.qualBase != "" && a.qualBase == b.folded || b.qualBase != "" && b.qualBase == a.folded {
+		if initialUpper(a.text) != initialUpper(b.text) {
+			// "Turkey" / "turkey (bird)", "Helm" / "helm (ship)": a
+			// capitalised name and a common noun the qualifier
+			// explains, as a typo keeps its case.
+			return j
+		}
 		j.score, j.verdict = 0.8, VerdictReview
 		j.evidence = append(j.evidence, "qualifier")
 		return j
@@ -1247,6 +1260,9 @@ func compareNames(a, b *nameInfo, vocab map[string][]int32) judgement {
 	short, long := a, b
 	if len(short.content) > len(long.content) {
 		short, long = long, short
+	}
+	if len(short.content) == len(long.content) && !short.acro && long.acro {
+		short, long = long, short // "tuberculosis" / "TB"
 	}
 	if ok, inner := acronymOf(short, long); ok {
 		j.score, j.verdict = 0.8, VerdictReview
@@ -1571,6 +1587,9 @@ func acronymOf(short, long *nameInfo) (ok, inner bool) {
 	}
 	if len(long.all) < 2 && len(long.parts) < 2 {
 		return false, false
+	}
+	if len(long.all) >= 2 && len(long.all) <= 6 && initialsMatch(rw, long.all) {
+		return true, false // function words given or not: "SoC", system on a chip
 	}
 	for _, ws := range acronymSources(long) {
 		if len(ws) == len(rw) {

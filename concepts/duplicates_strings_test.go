@@ -19,12 +19,13 @@ import (
 )
 
 // The string-level set of issue 19 (testdata/duplicates/clusters_a.tsv to
-// clusters_d.tsv): hand-written clusters of one concept's names (extra
-// words and qualifiers, abbreviations and acronyms, plurals, punctuation
-// and case, spelling variants), hard negatives, and distractors. Split A
-// tuned the rules of rounds 1-2, splits A-C those of round 3; split D is
-// held out (written by a third author and committed before any result on
-// it was seen; only reported).
+// clusters_d.tsv, clusters_e.tsv): hand-written clusters of one concept's
+// names (extra words and qualifiers, abbreviations and acronyms, plurals,
+// punctuation and case, spelling variants), hard negatives, and
+// distractors. Split A tuned the rules of rounds 1-2, splits A-C those of
+// round 3, A-D those of round 4; split E is held out (written by an author
+// who did not read the rules, committed before any result on it was seen;
+// only reported, and never a distractor of another split).
 var (
 	dupDistractors = flag.Int("dup-distractors", 1000, "distractor concepts added to each split by TestStringDuplicates (the documented figures use 5000)")
 	dupContext     = flag.Bool("dup-context", false, "TestStringDuplicates writes each name into notes beside other concepts of its topic (openContextEval) instead of a note of its own")
@@ -32,8 +33,11 @@ var (
 	dupSource      = flag.String("dup-distractor-source", "generated", "where TestStringDuplicates' distractors come from: generated (random 1-3 word names from the sets' vocabulary) or vault (real names: FOLDOC's headwords and the other splits' names)")
 )
 
+// heldOut is the split no rule was set on.
+const heldOut = "clusters_e.tsv"
+
 // stringSplits are the splits of the string-level set, in order.
-var stringSplits = []string{"clusters_a.tsv", "clusters_b.tsv", "clusters_c.tsv", "clusters_d.tsv"}
+var stringSplits = []string{"clusters_a.tsv", "clusters_b.tsv", "clusters_c.tsv", "clusters_d.tsv", "clusters_e.tsv"}
 
 // stringSet reads one split into an evalSet: cluster members share a
 // cluster; each side of a negative pair is a cluster of its own. It
@@ -221,7 +225,7 @@ func distractorsFrom(t testing.TB, e *evalSet, n int, source, split string) []st
 			}
 		}
 		for _, other := range stringSplits {
-			if other == split || other == "clusters_d.tsv" {
+			if other == split || other == heldOut {
 				continue
 			}
 			for _, row := range readLines(t, other) {
@@ -366,17 +370,34 @@ func TestStringDuplicates(t *testing.T) {
 			// recall 0.90) is not reached on every split. Real-name
 			// distractors have no floors (their unlabelled pairs make the
 			// figures a report, not a check).
-			floors := map[bool]map[int]map[string][2]float64{
-				false: {
-					1000: {"clusters_a": {0.99, 0.85}, "clusters_b": {0.97, 0.78}, "clusters_c": {0.89, 0.81}, "clusters_d": {0.89, 0.68}},
-					5000: {"clusters_a": {0.98, 0.84}, "clusters_b": {0.94, 0.74}, "clusters_c": {0.86, 0.73}, "clusters_d": {0.88, 0.63}},
+			// Floors at 1,000 (the default) and 5,000 distractors, for
+			// each context model, at what the rules of round 4 reach
+			// (docs/duplicates.md): the issue's target (precision 0.97,
+			// recall 0.90) is not reached on every split, nor near it on
+			// the held-out E. Real-name distractors have no floors (their
+			// unlabelled pairs make the figures a report, not a check).
+			floors := map[string]map[int]map[string][2]float64{
+				"none": {
+					1000: {"clusters_a": {0.99, 0.85}, "clusters_b": {0.97, 0.79}, "clusters_c": {0.94, 0.82}, "clusters_d": {0.94, 0.73}, "clusters_e": {0.76, 0.55}},
+					5000: {"clusters_a": {0.98, 0.85}, "clusters_b": {0.94, 0.75}, "clusters_c": {0.91, 0.75}, "clusters_d": {0.94, 0.68}, "clusters_e": {0.75, 0.54}},
 				},
-				true: {
-					1000: {"clusters_a": {0.99, 0.91}, "clusters_b": {0.97, 0.87}, "clusters_c": {0.90, 0.91}, "clusters_d": {0.92, 0.73}},
-					5000: {"clusters_a": {0.99, 0.91}, "clusters_b": {0.97, 0.86}, "clusters_c": {0.89, 0.90}, "clusters_d": {0.91, 0.73}},
+				"topic": {
+					1000: {"clusters_a": {0.98, 0.93}, "clusters_b": {0.97, 0.89}, "clusters_c": {0.94, 0.94}, "clusters_d": {0.97, 0.85}, "clusters_e": {0.78, 0.63}},
+					5000: {"clusters_a": {0.98, 0.93}, "clusters_b": {0.97, 0.88}, "clusters_c": {0.93, 0.93}, "clusters_d": {0.96, 0.84}, "clusters_e": {0.79, 0.63}},
+				},
+				"random": {
+					1000: {"clusters_a": {0.98, 0.85}, "clusters_b": {0.97, 0.79}, "clusters_c": {0.94, 0.82}, "clusters_d": {0.94, 0.73}, "clusters_e": {0.76, 0.55}},
+					5000: {"clusters_a": {0.98, 0.85}, "clusters_b": {0.94, 0.75}, "clusters_c": {0.91, 0.75}, "clusters_d": {0.94, 0.68}, "clusters_e": {0.75, 0.54}},
 				},
 			}
-			floor, ok := floors[*dupContext][*dupDistractors][strings.TrimSuffix(split, ".tsv")]
+			mode := "none"
+			switch {
+			case *dupContext && *dupContextRand:
+				mode = "random"
+			case *dupContext:
+				mode = "topic"
+			}
+			floor, ok := floors[mode][*dupDistractors][strings.TrimSuffix(split, ".tsv")]
 			if *dupSource != "generated" {
 				ok = false
 			}

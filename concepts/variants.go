@@ -60,13 +60,10 @@ func americanWord(w string, plain bool) string {
 			return w[:n-len(s)] + "or" + s[3:]
 		}
 	}
-	for _, s := range []string{"tres", "tre", "bres", "bre", "tred", "bred"} {
-		// centre, theatre, metre, fibre, calibre, centred.
-		if strings.HasSuffix(w, s) && n-len(s) >= 2 && !strings.ContainsRune("aeiou", rune(w[n-len(s)-1])) || strings.HasSuffix(w, s) && s[0] == 't' && n-len(s) >= 3 {
-			if s == "bred" && n < 7 {
-				break // "bred" itself
-			}
-			return w[:n-len(s)] + string(s[0]) + "er" + s[3:]
+	for _, s := range []string{"tres", "tre", "bres", "bre"} {
+		// centre, theatre, metre, fibre, calibre; timbre is not timber.
+		if strings.HasSuffix(w, s) && n-len(s) >= 2 && !strings.HasPrefix(w, "timbre") {
+			return w[:n-len(s)] + s[:1] + "er" + s[3:]
 		}
 	}
 	for _, s := range []string{"elled", "elling", "eller", "ellers", "ellor", "alled", "alling"} {
@@ -195,6 +192,9 @@ func acronymTokens(text string, all []string) []int {
 		return nil
 	}
 	var out []int
+	if strings.ContainsRune(text, '/') {
+		return nil // "A/B testing": two letters, not an acronym of words
+	}
 	fields := strings.FieldsFunc(joinInitials(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	if len(fields) != len(all) {
 		return nil
