@@ -1997,7 +1997,7 @@ func contextShared(a, b *dupConcept) (shared int, known bool) {
 
 // contextSample is how many pairs that spelling alone makes one concept
 // contextInformative looks at; contextCalibration how many of them must
-// have both contexts known before it says yes.
+// have both contexts known before it can say no.
 const (
 	contextSample      = 64
 	contextCalibration = 5
@@ -2015,8 +2015,9 @@ func surelyOne(p DupPair) bool {
 // are both known, at least contextCalibration, a third or more share a
 // key (in a vault linked at random almost none do: 0-2 of 64 in the
 // string-level sets' random model, 22-43 of 42-64 in their topic model).
-// A vault whose notes link concepts at random (or one to a note) says
-// nothing by context, and the distinct_contexts veto stays off.
+// A vault whose notes link concepts at random says nothing by context,
+// and the distinct_contexts veto stays off; with too few such pairs to
+// tell (a small vault), it is on.
 func contextInformative(cons []dupConcept, sure [][2]int32) bool {
 	known, shared := 0, 0
 	for _, pr := range sure {
@@ -2029,7 +2030,7 @@ func contextInformative(cons []dupConcept, sure [][2]int32) bool {
 			shared++
 		}
 	}
-	return known >= contextCalibration && 3*shared >= known
+	return known < contextCalibration || 3*shared >= known
 }
 
 // needsContext reports whether a pair's judgement could change with the
