@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/noema-mem/noema/indexer"
@@ -26,10 +27,16 @@ func (a *App) Start(ctx context.Context) {
 	// The note vectors load beside the first sync, so that the first
 	// semantic search does not wait for them (a hybrid one meanwhile
 	// answers by full text, saying so).
+	warm := a.Search.Warming() // before the first request can arrive
 	a.background.Go(func() {
-		if err := a.Search.Warm(ctx); err != nil && ctx.Err() == nil {
+		if err := warm(ctx); err != nil && ctx.Err() == nil {
 			a.Logger.Warn("loading note vectors", "err", err)
 		}
+		// The load read every vector through the SQLite driver, which
+		// allocates each row's blob: hundreds of MB of garbage at 100k
+		// notes, which the runtime would otherwise hand back to the
+		// system only slowly. Return it now, once.
+		debug.FreeOSMemory()
 	})
 }
 

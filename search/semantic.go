@@ -207,19 +207,32 @@ func (s *Service) refreshChunks(ctx context.Context) error {
 	return nil
 }
 
-// Warm loads now what the first search would otherwise load (a server calls
-// it when it starts): the concept names the query's words are matched
-// against, then the note chunks' vectors. While the vectors load, a hybrid
-// search answers without them rather than wait (see VectorsLoading). It is
-// optional.
+// Warm loads now what the first search would otherwise load: the concept
+// names the query's words are matched against, then the note chunks'
+// vectors. While it runs, a hybrid search answers without the vectors
+// rather than wait (see VectorsLoading). It is optional; a server uses
+// Warming instead.
 func (s *Service) Warm(ctx context.Context) error {
-	if _, err := s.namesFor(ctx); err != nil {
-		return err
+	return s.Warming()(ctx)
+}
+
+// Warming is Warm in two steps, for a server starting: from the moment it
+// returns, hybrid searches answer without the vectors (see
+// VectorsLoading) until load, which the caller runs in the background,
+// has loaded them (or failed). A server calls it before it serves its
+// first request, which then never waits for the load.
+func (s *Service) Warming() (load func(ctx context.Context) error) {
+	if s.Embedder != nil {
+		s.chunks.warming.Store(true)
 	}
-	if s.Embedder == nil {
-		return nil
+	return func(ctx context.Context) error {
+		defer s.chunks.warming.Store(false)
+		if _, err := s.namesFor(ctx); err != nil {
+			return err
+		}
+		if s.Embedder == nil {
+			return nil
+		}
+		return s.refreshChunks(ctx)
 	}
-	s.chunks.warming.Store(true)
-	defer s.chunks.warming.Store(false)
-	return s.refreshChunks(ctx)
 }

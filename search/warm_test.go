@@ -22,8 +22,9 @@ func (h *heldVectors) SearchChunkVectors(ctx context.Context, model string, ids 
 	return h.Index.SearchChunkVectors(ctx, model, ids, fn)
 }
 
-// TestWarmDoesNotHoldHybridSearches: while Warm loads the note vectors, a
-// hybrid search answers at once without them and says so; a semantic
+// TestWarmDoesNotHoldHybridSearches: from Warming on, while its load has
+// not begun and while it loads the note vectors, a hybrid search answers
+// at once without them and says so; a semantic
 // search waits for them; once they are loaded, hybrid searches use them.
 func TestWarmDoesNotHoldHybridSearches(t *testing.T) {
 	e := newEnv(t)
@@ -34,15 +35,25 @@ func TestWarmDoesNotHoldHybridSearches(t *testing.T) {
 	svc := search.New(held, e.svc.Embedder, e.svc.Decay)
 	svc.Now = e.svc.Now
 	ctx := context.Background()
-	warmed := make(chan error, 1)
-	go func() { warmed <- svc.Warm(ctx) }()
-	<-held.started
-
-	// "relatonal databse" (typos): no full-text hit, so hybrid asks the semantic list.
 	type answer struct {
 		res *search.Result
 		err error
 	}
+	// From Warming on, before its load has even begun (a server's first
+	// request may come first), a hybrid search does not wait.
+	load := svc.Warming()
+	res, err := svc.Search(ctx, search.Input{Query: "relatonal databse"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(res.Warnings, search.VectorsLoading) || len(res.Hits) != 0 {
+		t.Errorf("hybrid before the load began: %v, warnings %q; want no hits and the loading warning", titles(res), res.Warnings)
+	}
+	warmed := make(chan error, 1)
+	go func() { warmed <- load(ctx) }()
+	<-held.started
+
+	// "relatonal databse" (typos): no full-text hit, so hybrid asks the semantic list.
 	hybrid := make(chan answer, 1)
 	go func() {
 		res, err := svc.Search(ctx, search.Input{Query: "relatonal databse"})
@@ -79,7 +90,7 @@ func TestWarmDoesNotHoldHybridSearches(t *testing.T) {
 	if a.err != nil || len(a.res.Hits) == 0 || a.res.Hits[0].Title != "Databases" {
 		t.Fatalf("semantic after the load: %+v %v", a.res, a.err)
 	}
-	res, err := svc.Search(ctx, search.Input{Query: "relatonal databse"})
+	res, err = svc.Search(ctx, search.Input{Query: "relatonal databse"})
 	if err != nil {
 		t.Fatal(err)
 	}
