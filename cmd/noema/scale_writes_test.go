@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var scaleWrites = flag.String("scale-writes", "", "run BenchmarkScaleWrites at this size: 10k, 30k or 100k")
+
+// BenchmarkScaleWrites measures the write rows of BenchmarkScale —
+// write_note, edit_note (append) and build_context right after a write, over
+// MCP — and the first build_context, without the sync rows: the vault of
+// -scale-writes is synced with --embed once into -scale-cache (kept for
+// later runs, by the binary measured first), copied with its index for
+// every run and synced again (the copy's new inodes), then `noema serve`
+// answers -scale-ops rounds of each call. -scale-bin measures another
+// build, so two builds can be compared on one machine state in minutes
+// rather than the hour a 100k BenchmarkScale takes:
+//
+//	go test -run '^$' -bench ScaleWrites -benchtime 1x ./cmd/noema/ -scale-writes=100k -scale-bin OLD
+func BenchmarkScaleWrites(b *testing.B) {
+	if *scaleWrites == "" {
+		b.Skip("run with -scale-writes=10k|30k|100k")
+	}
+	mode, ok := scaleModes[*scaleWrites]
+	if !ok || mode.notes == 0 {
+		b.Fatalf("-scale-writes: unknown size %q", *scaleWrites)
+	}
+	src, sv := cachedVault(b, mode)
+	synced := filepath.Join(*scaleDir, "synced-"+*scaleWrites)
+	if _, err := os.Stat(filepath.Join(synced, "ok")); err != nil {
+		if err := os.RemoveAll(synced); err != nil {
+			b.Fatal(err)
+		}
+		if err := copyTree(src, filepath.Join(synced, "vault")); err != nil {
+			b.Fatal(err)
+		}
+		measureScale(b, filepath.Join(synced, "vault"), "sync", "--embed")
+		if err := os.WriteFile(filepath.Join(synced, "ok"), nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	// The index comes along (copyTree leaves .noema out).
+	vault := filepath.Join(b.TempDir(), "vault")
+	if out, err := exec.Command("cp", "-a", filepath.Join(synced, "vault"), vault).CombinedOutput(); err != nil {
+		b.Skipf("copy the synced vault with cp -a: %v: %s", err, out)
+	}
+	measureScale(b, vault, "sync") // absorbs the copy's new inodes
+	ctx := context.Background()
+	start := time.Now()
+	url, _ := startServe(b, vault)
+	var cs *mcp.ClientSession
+	for {
+		var err error
+		cs, err = mcp.NewClient(&mcp.Implementation{Name: "scale", Version: "v0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+		if err == nil {
+			break
+		}
+		if time.Since(start) > 5*time.Minute {
+			b.Fatalf("the server did not answer within 5 minutes: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	defer cs.Close()
+	call := func(name string, args map[string]any) time.Duration {
+		t0 := time.Now()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		d := time.Since(t0)
+		if err != nil {
+			b.Fatalf("%s: %v", name, err)
+		}
+		if res.IsError {
+			b.Fatalf("%s %v: %s", name, args, res.Content[0].(*mcp.TextContent).Text)
+		}
+		return d
+	}
+	call("find_concepts", map[string]any{"query": sv.Queries[0], "limit": 20})
+	b.Logf("serve: start to first answer %.2f s", time.Since(start).Seconds())
+	first := call("build_context", map[string]any{"concept": sv.Others[1]})
+	n := *scaleOps
+	note := func(i int) string {
+		var sb strings.Builder
+		links := []string{sv.Hub}
+		for k := range 7 {
+			links = append(links, sv.Others[(i*7+k*13)%len(sv.Others)])
+		}
+		fmt.Fprintf(&sb, "A note written by the scale benchmark, number %d.\n\n", i)
+		for k := 0; sb.Len() < 1500; k++ {
+			fmt.Fprintf(&sb, "Paragraph %d goes over the matter once more, with plain words about what was done and why it mattered then. ", k)
+			if k < len(links) {
+				fmt.Fprintf(&sb, "It names [[%s]]. ", links[k])
+			}
+			if k%3 == 2 {
+				sb.WriteString("\n\n")
+			}
+		}
+		for k := 0; k < len(links); k++ { // every link, however long the text ran
+			if !strings.Contains(sb.String(), "[["+links[k]+"]]") {
+				fmt.Fprintf(&sb, "\nSee [[%s]].", links[k])
+			}
+		}
+		return sb.String()
+	}
+	var writes, edits, contexts []time.Duration
+	for i := range n {
+		writes = append(writes, call("write_note", map[string]any{"title": fmt.Sprintf("Scale write %d", i), "content": note(i), "folder": "scale"}))
+	}
+	for i := range n {
+		edits = append(edits, call("edit_note", map[string]any{"uri": sv.Notes[i%len(sv.Notes)], "op": "append",
+			"content": fmt.Sprintf("\nAppended %d: more about [[%s]].\n", i, sv.Hub)}))
+	}
+	for i := range n {
+		call("write_note", map[string]any{"title": fmt.Sprintf("Scale context %d", i), "content": note(n + i), "folder": "scale"})
+		contexts = append(contexts, call("build_context", map[string]any{"concept": sv.Others[(i*7)%len(sv.Others)]}))
+	}
+	ms := func(d []time.Duration) string {
+		s := slices.Clone(d)
+		slices.Sort(s)
+		return fmt.Sprintf("p50 %.1f max %.1f", msOf(p50(d)), msOf(s[len(s)-1]))
+	}
+	fmt.Printf("%s: first build_context %.1f ms | write_note %s | edit_note %s | build_context after a write %s\n",
+		mode.name, msOf(first), ms(writes), ms(edits), ms(contexts))
+	b.ReportMetric(msOf(p50(writes)), "write-p50-ms")
+	b.ReportMetric(msOf(p50(edits)), "edit-p50-ms")
+	b.ReportMetric(msOf(p50(contexts)), "context-after-write-p50-ms")
+}
