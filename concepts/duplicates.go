@@ -1435,6 +1435,11 @@ func typo(a, b *nameInfo, vocab map[string][]int32) (int, bool) {
 			if x != y && len(vocab[x]) >= 3 && len(vocab[y]) >= 3 {
 				return 0, false
 			}
+			// Two English words are two words ("desert" / "dessert",
+			// "stationary" / "stationery"), whatever the vault holds.
+			if x != y && twoWords(x, y) {
+				return 0, false
+			}
 		}
 	}
 	d, ok := typoOf(a, b, a.compact, b.compact)

@@ -26,6 +26,7 @@ var spellingWords = map[string]string{
 	"artefact": "artifact", "analogue": "analog", "moustache": "mustache", "doughnut": "donut",
 	"cosy": "cozy", "ploughing": "plowing", "smoulder": "smolder", "carat": "karat",
 	"arbour": "arbor", "axe": "ax", "practise": "practice", "speciality": "specialty",
+	"yoghurt": "yogurt", "cheques": "checks", "kerbs": "curbs", "tonne": "ton",
 }
 
 // americanWord is w in American spelling when a systematic British

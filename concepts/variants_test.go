@@ -54,6 +54,12 @@ func TestRound4Shapes(t *testing.T) {
 		{"Gates", "Bill Gates Foundation", "", false},
 		{"A/B Hyperparameter", "Active Bayes Hyperparameter", "", false},
 		{"prise", "prize", "", false},
+		{"desert", "dessert", "", false},
+		{"stationary", "stationery", "", false},
+		{"genus", "genius", "", false},
+		{"absorption", "adsorption", "", false},
+		{"garbage colection", "garbage collection", "typo", false},
+		{"Kuberentes", "Kubernetes", "typo", false},
 	} {
 		a, b := analyseName(c.a), analyseName(c.b)
 		for _, ab := range [][2]*nameInfo{{&a, &b}, {&b, &a}} {
@@ -132,6 +138,25 @@ func TestContextInformative(t *testing.T) {
 	} {
 		if got := contextInformative(topical(c.n, c.shared), sure(c.n)); got != c.want {
 			t.Errorf("%s: contextInformative = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestEnglishWords: the embedded list reads, and holds words, not
+// misspellings.
+func TestEnglishWords(t *testing.T) {
+	l := englishWords()
+	if len(l.at) < 200000 {
+		t.Fatalf("%d words, want the whole list", len(l.at))
+	}
+	for _, w := range []string{"desert", "dessert", "abandon", "zygote", "collection"} {
+		if !l.has(w) {
+			t.Errorf("%q not in the list", w)
+		}
+	}
+	for _, w := range []string{"colection", "kuberentes", "aaaa", "zzzzzz", ""} {
+		if l.has(w) {
+			t.Errorf("%q in the list", w)
 		}
 	}
 }
