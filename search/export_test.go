@@ -8,7 +8,7 @@ func PlainOR(q string) string { return parse(q).plainOR(q) }
 // TextQueryOf is the full-text query the service sends for q.
 func TextQueryOf(q string, limit int) TextQuery {
 	p := parse(q)
-	return TextQuery{Match: p.match(), Bonus: p.bonus(), All: p.all(), Weights: [3]float64{DefaultTuning.TitleWeight, 1, 1}, Limit: limit}
+	return TextQuery{Match: p.match(), Bonus: p.bonus(), All: p.all(), BonusHoldsAll: p.bonusHoldsAll(), Weights: [3]float64{DefaultTuning.TitleWeight, 1, 1}, Limit: limit}
 }
 
 // SetSkipCommonTerms turns the common-term pruning on or off and returns
@@ -23,6 +23,16 @@ func SetSkipCommonTerms(on bool) bool {
 // out.
 func Pruned(s *Service, q string) bool {
 	p := parse(q)
-	m, err := s.fulltextMatch(context.Background(), p, Filter{})
-	return err == nil && m != p.match()
+	plan, err := s.fulltextMatch(context.Background(), p, Filter{})
+	return err == nil && plan.match != p.match()
+}
+
+// SetTextPlans sets how fulltextMatch chooses the SearchText plan and
+// returns the previous setting: "counts" (the default: by the terms'
+// note counts), "none" (neither EveryFirst nor Together), "every-first"
+// or "together" (that plan wherever the query allows it).
+func SetTextPlans(mode string) string {
+	old := textPlans
+	textPlans = mode
+	return old
 }

@@ -37,6 +37,23 @@ type TextQuery struct {
 	// has one term): notes matching it rank above the rest, then BM25
 	// decides.
 	All string
+	// EveryFirst asks for the notes matching All to be ranked on their
+	// own first (one query over the intersection of the terms' doclists):
+	// when they fill Limit, no note holding only some of the terms is
+	// scored. The answer is the same either way; the search sets it when
+	// the terms are common enough for the every-term notes to be likely
+	// to fill Limit. Set it only when Match is the OR of All's terms (none
+	// left out): a note's BM25 under All is then its BM25 under Match.
+	EveryFirst bool
+	// BonusHoldsAll reports that every note matching Bonus holds every
+	// term of the query, so it matches Match and All: the bonus notes are
+	// found by one query ("Bonus AND Match") with no every-term lookup.
+	BonusHoldsAll bool
+	// Together asks for Match and Bonus to be ranked as one expression
+	// ("Match OR Bonus"): FTS5 then checks the bonus's positions on every
+	// note holding a term, which costs less than a second query when the
+	// terms are rare. The answer is the same either way.
+	Together bool
 	// Weights are the BM25 weights of the title, body and cjk columns.
 	Weights [3]float64
 	Filter  Filter

@@ -19,15 +19,15 @@ const PassageDepth = 50
 // of the query's terms found in that passage (so it stays negative and a
 // lift only improves it); the hits are then sorted again as SearchText
 // sorts them. Queries of one term, or with PassageWeight 0, are left as
-// they are.
-func (s *Service) liftPassages(ctx context.Context, p *parsed, text []TextHit) ([]TextHit, error) {
+// they are. It returns the bodies it read, by note id, for the snippets.
+func (s *Service) liftPassages(ctx context.Context, p *parsed, text []TextHit) ([]TextHit, map[int64]string, error) {
 	w := s.Tuning.PassageWeight
 	if w <= 0 || len(p.terms) < 2 || len(text) < 2 {
-		return text, nil
+		return text, nil, nil
 	}
 	idf, err := s.termIDF(ctx, p)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	n := min(len(text), PassageDepth)
 	ids := make([]int64, n)
@@ -36,7 +36,7 @@ func (s *Service) liftPassages(ctx context.Context, p *parsed, text []TextHit) (
 	}
 	bodies, err := s.DB.SearchBodies(ctx, ids)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	lines := max(1, s.Tuning.PassageLines)
 	for i := range n {
@@ -52,7 +52,7 @@ func (s *Service) liftPassages(ctx context.Context, p *parsed, text []TextHit) (
 		}
 		return a.Note.Path < b.Note.Path
 	})
-	return text, nil
+	return text, bodies, nil
 }
 
 // termIDF returns each query term's share of the query's IDF (BM25's

@@ -110,6 +110,37 @@ func (p *parsed) bonus() string {
 	return strings.Join(parts, " OR ")
 }
 
+// bonusHoldsAll reports whether every note matching [parsed.bonus] holds
+// every term of the query: the exact phrase holds every word, so every term
+// when none is a CJK run (a prefix term is matched by its word); the NEAR
+// group is made of the terms that are neither CJK nor prefixes, so it holds
+// every term when there are no others. (A term FTS5 cuts into several
+// tokens is a sub-phrase of the phrase, as its tokens follow each other.)
+// False when there is no bonus.
+func (p *parsed) bonusHoldsAll() bool {
+	if p.bonus() == "" {
+		return false
+	}
+	cjk, prefix := false, false
+	for _, t := range p.terms {
+		cjk = cjk || t.cjk
+		prefix = prefix || t.prefix
+	}
+	if n := len(p.words); n >= 2 && n <= maxPhraseWords && cjk {
+		return false
+	}
+	near := 0
+	for _, t := range p.terms {
+		if !t.cjk && !t.prefix {
+			near++
+		}
+	}
+	if near >= 2 && near <= maxPhraseWords && (cjk || prefix) {
+		return false
+	}
+	return true
+}
+
 // all returns the FTS5 expression a note matches when it contains every
 // term; "" for a query of one term (every hit has it).
 func (p *parsed) all() string {

@@ -242,6 +242,10 @@ type candidate struct {
 	// order is the position in a `[[X]]` answer (freshest first).
 	order   int
 	snippet string
+	// body is the note's indexed body when the search has read it
+	// already (hasBody), so the snippet need not read it again.
+	body    string
+	hasBody bool
 }
 
 // Search runs one search_notes request.
@@ -439,17 +443,19 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 		wg.Go(func() { sem, semWarn, semErr = s.semantic(ctx, raw, f, workers, Depth, mode == ModeSemantic) })
 	}
 	var text []TextHit
+	var bodies map[int64]string // read by the passage lift
 	var textErr error
 	if mode != ModeSemantic && !p.empty() {
-		var match string
-		if match, textErr = s.fulltextMatch(ctx, p, f); textErr == nil {
+		var plan textPlan
+		if plan, textErr = s.fulltextMatch(ctx, p, f); textErr == nil {
 			text, textErr = s.DB.SearchText(ctx, TextQuery{
-				Match: match, Bonus: p.bonus(), All: p.all(),
+				Match: plan.match, Bonus: p.bonus(), All: p.all(),
+				EveryFirst: plan.everyFirst, Together: plan.together, BonusHoldsAll: p.bonusHoldsAll(),
 				Weights: [3]float64{s.Tuning.TitleWeight, 1, 1}, Filter: f, Limit: Depth,
 			})
 		}
 		if textErr == nil {
-			text, textErr = s.liftPassages(ctx, p, text)
+			text, bodies, textErr = s.liftPassages(ctx, p, text)
 		}
 	}
 	wg.Wait()
@@ -488,6 +494,9 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 		c.ranks.Fulltext = i + 1
 		c.textHit = true
 		c.note = h.Note
+		if b, ok := bodies[h.ID]; ok {
+			c.body, c.hasBody = b, true
+		}
 		every := h.All || p.all() == ""
 		c.bm25, c.every = h.BM25, every
 		best := bestSome
@@ -624,20 +633,40 @@ func (c *candidate) textScore(boost float64) float64 {
 	return x
 }
 
-// fulltextMatch returns the MATCH expression of p's full-text query. A
-// term found in half of the notes or more weighs nothing in FTS5's BM25
-// (its IDF is clamped to 1e-6): a note holding only such terms scores about
-// 0 and ranks below every note holding a rare term (one in at most a
-// quarter of the notes). So when a rare term alone already finds [Depth]
-// notes, the common terms are left out of the expression: the best Depth
-// notes are the same, their scores move by less than 1e-4 (which can only
-// swap near-ties), and BM25 is not computed for most of the index. The
-// common terms still decide the every-term tier (TextQuery.All). Searches
-// with a filter are not pruned.
-func (s *Service) fulltextMatch(ctx context.Context, p *parsed, f Filter) (string, error) {
+// textPlan is how a full-text query is sent to the index: its MATCH
+// expression and the TextQuery flags that choose how SearchText ranks it
+// (each gives the same answer; they differ in cost).
+type textPlan struct {
+	match      string
+	everyFirst bool // TextQuery.EveryFirst
+	together   bool // TextQuery.Together
+}
+
+// fulltextMatch returns the plan of p's full-text query. A term found in
+// half of the notes or more weighs nothing in FTS5's BM25 (its IDF is
+// clamped to 1e-6): a note holding only such terms scores about 0 and
+// ranks below every note holding a rare term (one in at most a quarter of
+// the notes). So when a rare term alone already finds [Depth] notes, the
+// common terms are left out of the expression: the best Depth notes are
+// the same, their scores move by less than 1e-4 (which can only swap
+// near-ties), and BM25 is not computed for most of the index. The common
+// terms still decide the every-term tier (TextQuery.All).
+//
+// Otherwise the plan follows the terms' note counts: when the terms are
+// common enough that, were they independent, 2 × Depth notes would hold
+// them all, those notes are ranked first (TextQuery.EveryFirst: for two
+// common words they fill the Depth, and the notes holding one word are
+// never scored); when all the terms together are in at most 2 × Depth
+// notes, the phrase/NEAR bonus is ranked with them in one query
+// (TextQuery.Together).
+//
+// Searches with a filter keep the default plan (the counts are the whole
+// index's).
+func (s *Service) fulltextMatch(ctx context.Context, p *parsed, f Filter) (textPlan, error) {
+	plan := textPlan{match: p.match()}
 	// Under a filter the counts would have to be the filtered notes'.
 	if len(p.terms) < 2 || !skipCommonTerms || !f.IsZero() {
-		return p.match(), nil
+		return plan, nil
 	}
 	exprs := make([]string, len(p.terms))
 	for i, t := range p.terms {
@@ -645,7 +674,7 @@ func (s *Service) fulltextMatch(ctx context.Context, p *parsed, f Filter) (strin
 	}
 	docs, total, err := s.termDocs(ctx, exprs)
 	if err != nil {
-		return "", err
+		return textPlan{}, err
 	}
 	skip := map[int]bool{}
 	rare := 0 // a lower bound of the notes the rare terms find
@@ -660,10 +689,31 @@ func (s *Service) fulltextMatch(ctx context.Context, p *parsed, f Filter) (strin
 			rare = max(rare, n)
 		}
 	}
-	if len(skip) == 0 || rare < Depth {
-		return p.match(), nil
+	if len(skip) > 0 && rare >= Depth {
+		plan.match = p.matchSkipping(skip)
+		return plan, nil
 	}
-	return p.matchSkipping(skip), nil
+	switch textPlans {
+	case "none":
+		return plan, nil
+	case "every-first":
+		plan.everyFirst = true
+		return plan, nil
+	case "together":
+		plan.together = true
+		return plan, nil
+	}
+	// The notes expected to hold every term, were the terms independent
+	// (the counts stop at half of the notes: an underestimate), and the
+	// notes holding some term (at most).
+	all, some := float64(total), 0
+	for _, n := range docs {
+		all *= float64(n) / float64(max(total, 1))
+		some += n
+	}
+	plan.everyFirst = all >= 2*Depth
+	plan.together = some <= 2*Depth
+	return plan, nil
 }
 
 // termDocs returns SearchTermDocs(exprs), each count read from the index
@@ -731,6 +781,11 @@ type termCache struct {
 
 // skipCommonTerms turns fulltextMatch's pruning on; tests compare.
 var skipCommonTerms = true
+
+// textPlans is how fulltextMatch chooses EveryFirst and Together: by the
+// term counts ("counts"); tests compare with "none" and with each plan
+// forced ("every-first", "together").
+var textPlans = "counts"
 
 // weigh loads the candidates' notes and applies decay.
 func (s *Service) weigh(ctx context.Context, cands []*candidate, now time.Time, useDecay bool) error {

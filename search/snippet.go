@@ -21,14 +21,22 @@ const Ellipsis = "…"
 func (s *Service) snippets(ctx context.Context, page []*candidate, p *parsed) error {
 	ids := make([]int64, 0, len(page))
 	for _, c := range page {
-		ids = append(ids, c.id)
+		if !c.hasBody {
+			ids = append(ids, c.id)
+		}
 	}
-	bodies, err := s.DB.SearchBodies(ctx, ids)
-	if err != nil {
-		return err
+	bodies := map[int64]string{}
+	if len(ids) > 0 {
+		var err error
+		if bodies, err = s.DB.SearchBodies(ctx, ids); err != nil {
+			return err
+		}
 	}
 	for _, c := range page {
 		body := bodies[c.id]
+		if c.hasBody {
+			body = c.body
+		}
 		var snip string
 		switch {
 		case c.linkKeys != nil:

@@ -15,7 +15,7 @@ import (
 //
 // FTS5 computes bm25() for every note an expression matches, with no top-k
 // pruning, so the cost is in how many notes each query walks and what it
-// checks on each. Three things keep that down, each exact:
+// checks on each. These keep that down, each exact:
 //
 //   - bm25() is a sum over the phrases of the MATCH expression, so a
 //     note's score under "q.Match OR q.Bonus" is its bm25 under q.Match
@@ -28,6 +28,14 @@ import (
 //   - Whether a note holds every term is one FTS5 AND query (an
 //     intersection of doclists), looked up per note, not a subquery per
 //     term.
+//   - With q.Together (rare terms) the bonus is not queried apart: its
+//     positions, checked on the few notes holding a term, cost less than a
+//     second query, and "q.Match OR q.Bonus" is ranked at once.
+//   - With q.EveryFirst the notes holding every term are ranked alone
+//     first; when they fill q.Limit, the notes holding some terms (most of
+//     the index for two common words) are never scored. With
+//     q.BonusHoldsAll the bonus notes hold every term: one query finds
+//     them, with no tier lookup.
 //   - The ranking runs on the FTS table alone; only the kept rows are
 //     joined to their notes.
 func (db *DB) SearchText(ctx context.Context, q search.TextQuery) ([]search.TextHit, error) {
@@ -38,6 +46,12 @@ func (db *DB) SearchText(ctx context.Context, q search.TextQuery) ([]search.Text
 	if !q.Filter.IsZero() {
 		where, args := searchWhere(q.Filter)
 		t.filter, t.fargs = " AND rowid IN (SELECT n.id FROM notes n WHERE "+where+")", args
+	}
+	if q.Together && q.Match != "" && q.Bonus != "" {
+		if err := t.rank(ctx, "("+q.Match+") OR "+q.Bonus, ` ORDER BY every DESC, score, rowid LIMIT ?`, []any{q.Limit}, t.keep); err != nil {
+			return nil, fmt.Errorf("search text: %w", err)
+		}
+		return t.hits(ctx)
 	}
 	if err := t.terms(ctx); err != nil {
 		return nil, fmt.Errorf("search text: %w", err)
@@ -76,12 +90,18 @@ func (t *textSearch) keep(id int64, score float64, every bool) {
 // and whether the note holds every term (matches q.All; with one term,
 // every note does); tail orders and limits.
 func (t *textSearch) rank(ctx context.Context, expr, tail string, tailArgs []any, add func(id int64, score float64, every bool)) error {
-	args := []any{t.q.Weights[0], t.q.Weights[1], t.q.Weights[2]}
-	every := "1"
+	every, everyArgs := "1", []any(nil)
 	if t.q.All != "" {
-		every = "(rowid IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?))"
-		args = append(args, t.q.All)
+		every, everyArgs = "(rowid IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?))", []any{t.q.All}
 	}
+	return t.rankAs(ctx, expr, every, everyArgs, tail, tailArgs, add)
+}
+
+// rankAs is rank with the SQL of the every-term flag given (every, with
+// its arguments everyArgs).
+func (t *textSearch) rankAs(ctx context.Context, expr, every string, everyArgs []any, tail string, tailArgs []any, add func(id int64, score float64, every bool)) error {
+	args := []any{t.q.Weights[0], t.q.Weights[1], t.q.Weights[2]}
+	args = append(args, everyArgs...)
 	args = append(args, expr)
 	args = append(args, t.fargs...)
 	args = append(args, tailArgs...)
@@ -98,13 +118,34 @@ func (t *textSearch) rank(ctx context.Context, expr, tail string, tailArgs []any
 	})
 }
 
-// terms ranks the notes matching q.Match: by tier, then score. (Finding
-// the tier apart, by the AND of the terms, and ranking by score alone was
+// terms ranks the notes matching q.Match: by tier, then score. With
+// q.EveryFirst the every-term tier is ranked alone first (the AND of the
+// terms: FTS5 walks the intersection of their doclists and computes BM25
+// there only); when it fills q.Limit that is the answer, the notes holding
+// only some terms being all below it. Else (and without q.EveryFirst) one
+// query ranks every note matching q.Match, its tier looked up per note.
+// (Finding the tier apart and ranking all of q.Match by score alone was
 // tried: no faster at 100,000 notes, the tier's notes beyond the cut
 // needing a third query as often as not.)
 func (t *textSearch) terms(ctx context.Context) error {
 	if t.q.Match == "" {
 		return nil
+	}
+	if t.q.EveryFirst && t.q.All != "" {
+		var tier []*textRank
+		err := t.rankAs(ctx, t.q.All, "1", nil, ` ORDER BY score, rowid LIMIT ?`, []any{t.q.Limit}, func(id int64, score float64, _ bool) {
+			tier = append(tier, &textRank{id: id, score: score, every: true})
+		})
+		if err != nil {
+			return err
+		}
+		if len(tier) >= t.q.Limit {
+			for _, r := range tier {
+				t.byID[r.id] = r
+			}
+			t.list = tier
+			return nil
+		}
 	}
 	return t.rank(ctx, t.q.Match, ` ORDER BY every DESC, score, rowid LIMIT ?`, []any{t.q.Limit}, t.keep)
 }
@@ -112,7 +153,8 @@ func (t *textSearch) terms(ctx context.Context) error {
 // bonus adds the phrase and proximity bonus: a note with both the bonus
 // and a term scores bm25 over the phrases of both, the sum searched for
 // (the bonus AND the terms); one with the bonus and no term scores the
-// bonus alone.
+// bonus alone. With q.BonusHoldsAll every bonus note holds every term: the
+// second query would find nothing and the tier needs no lookup.
 func (t *textSearch) bonus(ctx context.Context) error {
 	q := t.q
 	if q.Bonus == "" {
@@ -124,6 +166,9 @@ func (t *textSearch) bonus(ctx context.Context) error {
 			return
 		}
 		t.keep(id, score, every)
+	}
+	if q.BonusHoldsAll && q.Match != "" {
+		return t.rankAs(ctx, "("+q.Bonus+") AND ("+q.Match+")", "1", nil, "", nil, total)
 	}
 	exprs := []string{q.Bonus}
 	if q.Match != "" {
@@ -138,17 +183,47 @@ func (t *textSearch) bonus(ctx context.Context) error {
 }
 
 // hits joins the kept notes to their rows and returns the best q.Limit.
+// Only the notes that can be among them are joined: the best q.Limit by
+// tier and score, and those tied with the last of them (path breaks the
+// tie). The bonus can keep thousands of notes for common words.
 func (t *textSearch) hits(ctx context.Context) ([]search.TextHit, error) {
-	ids := make([]int64, len(t.list))
-	for i, r := range t.list {
-		ids[i] = r.id
+	list := t.list
+	sort.Slice(list, func(i, j int) bool {
+		a, b := list[i], list[j]
+		if a.every != b.every {
+			return a.every
+		}
+		return a.score < b.score
+	})
+	all := list
+	if n := t.q.Limit; len(list) > n {
+		last := list[n-1]
+		for n < len(list) && list[n].every == last.every && list[n].score == last.score {
+			n++
+		}
+		list = list[:n]
 	}
-	notes, err := t.db.SearchNotes(ctx, ids)
+	join := func(list []*textRank) (map[int64]search.Note, error) {
+		ids := make([]int64, len(list))
+		for i, r := range list {
+			ids[i] = r.id
+		}
+		return t.db.SearchNotes(ctx, ids)
+	}
+	notes, err := join(list)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]search.TextHit, 0, len(t.list))
-	for _, r := range t.list {
+	if len(notes) < len(list) && len(list) < len(all) {
+		// A note went away since the ranking read its row (a write in
+		// between): the next ones fill its place.
+		list = all
+		if notes, err = join(list); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]search.TextHit, 0, len(list))
+	for _, r := range list {
 		if n, ok := notes[r.id]; ok {
 			out = append(out, search.TextHit{ID: r.id, All: r.every, BM25: r.score, Note: n})
 		}

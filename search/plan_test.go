@@ -1,0 +1,276 @@
+package search_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/decay"
+	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/internal/noematest"
+	"github.com/noema-mem/noema/search"
+	"github.com/noema-mem/noema/sqlite"
+)
+
+// planQueries draws queries of every kind the speed benchmark times from
+// the vault's own text (seeded): two common words, one or two rare words,
+// a pasted paragraph, a quoted phrase, a phrase with stop words, a prefix,
+// and concept labels alone and in pairs.
+func planQueries(t *testing.T, db *sqlite.DB, seed uint64) []string {
+	t.Helper()
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(seed, 1))
+	ids := make([]int64, 200)
+	for i := range ids {
+		ids[i] = int64(1 + i*3)
+	}
+	bodies, err := db.SearchBodies(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	df := map[string]int{}
+	var texts []string
+	for _, id := range ids {
+		body, ok := bodies[id]
+		if !ok {
+			continue
+		}
+		texts = append(texts, body)
+		seen := map[string]bool{}
+		for _, w := range strings.FieldsFunc(strings.ToLower(body), func(r rune) bool { return !('a' <= r && r <= 'z') }) {
+			if len(w) >= 4 && !seen[w] {
+				seen[w] = true
+				df[w]++
+			}
+		}
+	}
+	var words []string
+	for w := range df {
+		words = append(words, w)
+	}
+	sort.Slice(words, func(i, j int) bool {
+		return df[words[i]] > df[words[j]] || df[words[i]] == df[words[j]] && words[i] < words[j]
+	})
+	common := words[:min(30, len(words))]
+	var rare []string
+	for _, w := range words {
+		if df[w] <= 2 {
+			rare = append(rare, w)
+		}
+	}
+	if len(common) < 10 || len(rare) < 20 || len(texts) < 20 {
+		t.Fatalf("plan queries: %d common words, %d rare, %d bodies", len(common), len(rare), len(texts))
+	}
+	pick := func(ws []string) string { return ws[rng.IntN(len(ws))] }
+	// run returns n consecutive words of a body.
+	run := func(n int) string {
+		f := strings.Fields(pick(texts))
+		if len(f) <= n {
+			return strings.Join(f, " ")
+		}
+		i := rng.IntN(len(f) - n)
+		return strings.Join(f[i:i+n], " ")
+	}
+	var qs []string
+	for range 10 {
+		qs = append(qs,
+			pick(common)+" "+pick(common),
+			pick(common)+" "+pick(common)+" "+pick(common),
+			pick(rare),
+			pick(rare)+" "+pick(rare),
+			pick(rare)+" "+pick(common),
+			run(3),
+			`"`+run(2)+`"`,
+			"the "+pick(common)+" of "+pick(common),
+			pick(common)[:3]+"* "+pick(common),
+		)
+	}
+	for range 4 {
+		body := pick(texts)
+		i := rng.IntN(max(1, len(body)-900))
+		qs = append(qs, body[i:min(len(body), i+400+rng.IntN(500))])
+	}
+	noematest.EachRow(t, db.Read(), `SELECT label FROM concepts ORDER BY id LIMIT 12`, func(r *sql.Rows) error {
+		var l string
+		if err := r.Scan(&l); err != nil {
+			return err
+		}
+		qs = append(qs, l, l+" "+pick(common))
+		return nil
+	})
+	return qs
+}
+
+// sameText fails unless got and want agree hit by hit on tier and score
+// (1e-9) and hold the same notes, leaving out those tied with the last
+// hit (which of them a limit keeps is a tie-break).
+func sameText(t *testing.T, label string, got, want []search.TextHit) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d hits, reference %d", label, len(got), len(want))
+	}
+	if len(want) == 0 {
+		return
+	}
+	near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+	last := want[len(want)-1]
+	ids := map[int64]int{}
+	for i := range got {
+		g, w := got[i], want[i]
+		if g.All != w.All || !near(g.BM25, w.BM25) {
+			t.Fatalf("%s, hit %d: %s all=%v %.12f, reference %s all=%v %.12f", label, i, g.Note.Path, g.All, g.BM25, w.Note.Path, w.All, w.BM25)
+		}
+		for _, h := range []search.TextHit{g, w} {
+			if h.All != last.All || !near(h.BM25, last.BM25) {
+				ids[h.ID]++
+			}
+		}
+	}
+	for id, n := range ids {
+		if n != 2 {
+			t.Fatalf("%s: note %d is among the hits of only one way", label, id)
+		}
+	}
+}
+
+// TestTextPlansAreExact checks every way SearchText can rank a query
+// (TextQuery.EveryFirst: the every-term tier alone first;
+// TextQuery.Together: terms and bonus in one expression;
+// TextQuery.BonusHoldsAll: the bonus notes found by one query, with no tier
+// lookup) against one plain FTS5 query of "terms OR bonus" ordered by tier
+// and BM25, hit by hit and score by score, on a generated vault and many
+// seeded queries of every kind: common words, rare words, pasted
+// paragraphs, phrases, prefixes, labels; at limits that the every-term
+// tier fills and that it does not.
+func TestTextPlansAreExact(t *testing.T) {
+	db := noematest.SyncedCorpus(t, corpus.Options{Seed: 19, Notes: 600})
+	ctx := context.Background()
+	queries := planQueries(t, db, 19)
+	compared, everyFilled := 0, 0
+	for _, q := range queries {
+		for _, limit := range []int{5, search.Depth} {
+			base := search.TextQueryOf(q, limit)
+			if base.Match == "" {
+				continue
+			}
+			ref := base.Match
+			if base.Bonus != "" {
+				ref = "(" + base.Match + ") OR " + base.Bonus
+			}
+			want := referenceText(t, db, ref, base.All, limit)
+			if base.All != "" && len(want) == limit && want[limit-1].All {
+				everyFilled++
+			}
+			// Together ranks in one query whatever the other flags say.
+			for _, mask := range []int{0, 1, 2, 4, 5} {
+				tq := base
+				tq.EveryFirst = mask&1 != 0
+				tq.Together = mask&2 != 0
+				tq.BonusHoldsAll = base.BonusHoldsAll && mask&4 != 0
+				got, err := db.SearchText(ctx, tq)
+				if err != nil {
+					t.Fatalf("%q: %v", q, err)
+				}
+				sameText(t, fmt.Sprintf("%q limit %d, every first %v, together %v, bonus holds all %v", q, limit, tq.EveryFirst, tq.Together, tq.BonusHoldsAll), got, want)
+				compared++
+			}
+		}
+	}
+	if compared < 1000 || everyFilled < 20 {
+		t.Errorf("compared %d rankings, %d with the every-term tier filling the limit: too few to tell", compared, everyFilled)
+	}
+}
+
+// TestBonusHoldsAll checks TextQuery.BonusHoldsAll, which SearchText
+// trusts, where it is claimed: every note the bonus matches holds every
+// term of the query.
+func TestBonusHoldsAll(t *testing.T) {
+	db := noematest.SyncedCorpus(t, corpus.Options{Seed: 23, Notes: 300})
+	queries := append(planQueries(t, db, 23), "the data* of it", "to be or not to be", "東京 tower visit", "gamma* delta epsilon")
+	claimed := 0
+	for _, q := range queries {
+		tq := search.TextQueryOf(q, 10)
+		if !tq.BonusHoldsAll {
+			continue
+		}
+		claimed++
+		all := tq.All
+		if all == "" {
+			all = tq.Match
+		}
+		var n int
+		noematest.EachRow(t, db.Read(), `SELECT COUNT(*) FROM notes_fts WHERE notes_fts MATCH '(`+strings.ReplaceAll(tq.Bonus, "'", "''")+`) NOT (`+strings.ReplaceAll(all, "'", "''")+`)'`, func(r *sql.Rows) error {
+			return r.Scan(&n)
+		})
+		if n != 0 {
+			t.Errorf("%q: %d notes match the bonus without every term", q, n)
+		}
+	}
+	if claimed < 100 {
+		t.Errorf("only %d queries claim it", claimed)
+	}
+	for _, q := range []string{"東京 tower visit", "gamma* delta epsilon"} {
+		if search.TextQueryOf(q, 10).BonusHoldsAll {
+			t.Errorf("%q: claims the bonus holds every term; its NEAR group leaves a term out", q)
+		}
+	}
+}
+
+// TestTextPlansRankAsBefore checks, through the service (passage lift,
+// soft every-term tier, scores relative to the best), that choosing the
+// SearchText plan by term counts changes no hit and no score: the same
+// queries searched with and without the plans, in hybrid mode (full
+// text, its passage lift and the concept lift; no embedder).
+func TestTextPlansRankAsBefore(t *testing.T) {
+	a, _ := noematest.SyncedApp(t, corpus.Options{Seed: 29, Notes: 600}, app.Options{})
+	svc := search.New(a.DB, nil, decay.DefaultConfig())
+	ctx := context.Background()
+	queries := planQueries(t, a.DB, 29)
+	off := false
+	run := func(plans string) [][]search.Hit {
+		old := search.SetTextPlans(plans)
+		defer search.SetTextPlans(old)
+		var out [][]search.Hit
+		for _, q := range queries {
+			for _, mode := range []string{search.ModeHybrid} {
+				r, err := svc.Search(ctx, search.Input{Query: q, Mode: mode, Limit: 50, Decay: &off})
+				if err != nil {
+					t.Fatalf("%q: %v", q, err)
+				}
+				out = append(out, r.Hits)
+			}
+		}
+		return out
+	}
+	before := run("none")
+	for _, plans := range []string{"counts", "every-first", "together"} {
+		after := run(plans)
+		for i := range before {
+			q := queries[i]
+			b, a := before[i], after[i]
+			if len(b) != len(a) {
+				t.Fatalf("%q, plans %s: %d hits, %d without", q, plans, len(a), len(b))
+			}
+			score := map[string]float64{}
+			for j := range b {
+				if math.Abs(b[j].Score-a[j].Score) > 1e-6 {
+					t.Fatalf("%q, plans %s, hit %d: %s %.6f, without %s %.6f", q, plans, j, a[j].URI, a[j].Score, b[j].URI, b[j].Score)
+				}
+				score[b[j].URI] = b[j].Score
+			}
+			// Notes tied (within rounding) may swap; a note only one
+			// way finds must be tied with the last hit, cut by the limit.
+			for j := range a {
+				if _, ok := score[a[j].URI]; !ok && math.Abs(a[j].Score-b[len(b)-1].Score) > 1e-6 {
+					t.Fatalf("%q, plans %s: %s (%.6f) is not among the hits without", q, plans, a[j].URI, a[j].Score)
+				}
+			}
+		}
+	}
+}
