@@ -326,7 +326,7 @@ func queryWords(raw string) []string {
 // liftConcepts adds the concept signal to the hybrid candidates: each
 // note linking a concept the query names (or its page) gets the match's
 // quality (c.concept), and those not found yet are added.
-func (s *Service) liftConcepts(ctx context.Context, raw string, f Filter, get func(int64) *candidate) (bool, error) {
+func (s *Service) liftConcepts(ctx context.Context, tv *textVersion, raw string, f Filter, get func(int64) *candidate) (bool, error) {
 	if s.Tuning.ConceptWeight <= 0 {
 		return false, nil
 	}
@@ -345,7 +345,7 @@ func (s *Service) liftConcepts(ctx context.Context, raw string, f Filter, get fu
 		for i, w := range run {
 			exprs[i] = term{text: w}.expr()
 		}
-		docs, _, err := s.termDocs(ctx, exprs)
+		docs, _, err := s.termDocs(ctx, tv, exprs)
 		if err != nil {
 			typoErr = err
 			return false

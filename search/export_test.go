@@ -23,7 +23,7 @@ func SetSkipCommonTerms(on bool) bool {
 // out.
 func Pruned(s *Service, q string) bool {
 	p := parse(q)
-	plan, err := s.fulltextMatch(context.Background(), p, Filter{})
+	plan, err := s.fulltextMatch(context.Background(), nil, p, Filter{})
 	return err == nil && plan.match != p.match()
 }
 

@@ -20,12 +20,12 @@ const PassageDepth = 50
 // lift only improves it); the hits are then sorted again as SearchText
 // sorts them. Queries of one term, or with PassageWeight 0, are left as
 // they are. It returns the bodies it read, by note id, for the snippets.
-func (s *Service) liftPassages(ctx context.Context, p *parsed, text []TextHit) ([]TextHit, map[int64]string, error) {
+func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, text []TextHit) ([]TextHit, map[int64]string, error) {
 	w := s.Tuning.PassageWeight
 	if w <= 0 || len(p.terms) < 2 || len(text) < 2 {
 		return text, nil, nil
 	}
-	idf, err := s.termIDF(ctx, p)
+	idf, err := s.termIDF(ctx, tv, p)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -59,12 +59,12 @@ func (s *Service) liftPassages(ctx context.Context, p *parsed, text []TextHit) (
 // log(1 + (N − n + ½)/(n + ½)), n the notes holding it), summing to 1.
 // The counts stop at half of the notes (termDocs), where the IDF is
 // already small.
-func (s *Service) termIDF(ctx context.Context, p *parsed) ([]float64, error) {
+func (s *Service) termIDF(ctx context.Context, tv *textVersion, p *parsed) ([]float64, error) {
 	exprs := make([]string, len(p.terms))
 	for i, t := range p.terms {
 		exprs[i] = t.expr()
 	}
-	docs, total, err := s.termDocs(ctx, exprs)
+	docs, total, err := s.termDocs(ctx, tv, exprs)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/noema-mem/noema/app"
@@ -271,6 +272,50 @@ func TestTextPlansRankAsBefore(t *testing.T) {
 					t.Fatalf("%q, plans %s: %s (%.6f) is not among the hits without", q, plans, a[j].URI, a[j].Score)
 				}
 			}
+		}
+	}
+}
+
+// countingIndex counts the index reads a search makes.
+type countingIndex struct {
+	*sqlite.DB
+	versions, bodies atomic.Int64
+}
+
+func (c *countingIndex) SearchTextVersion(ctx context.Context) (int64, error) {
+	c.versions.Add(1)
+	return c.DB.SearchTextVersion(ctx)
+}
+
+func (c *countingIndex) SearchBodies(ctx context.Context, ids []int64) (map[int64]string, error) {
+	c.bodies.Add(1)
+	return c.DB.SearchBodies(ctx, ids)
+}
+
+// TestSearchReadsOnce checks that one search reads the index's text
+// version once, however many times it counts terms (the plan, the passage
+// lift's IDF, the concept typo check), and the bodies once when the
+// passage lift has read the page's already (the snippets reuse them).
+func TestSearchReadsOnce(t *testing.T) {
+	e := newEnv(t)
+	e.note("", "Kubernetes memory", "", nil, "Set the memory limit of each pod.\nKubernetes kills a pod over its memory limit.")
+	e.note("", "Pods", "", nil, "A pod holds containers; its limit is the sum of theirs.")
+	e.note("", "Memory", "", nil, "Memory is what the process uses.")
+	idx := &countingIndex{DB: e.a.DB}
+	svc := search.New(idx, nil, decay.DefaultConfig())
+	off := false
+	for _, mode := range []string{search.ModeFulltext, search.ModeHybrid} {
+		idx.versions.Store(0)
+		idx.bodies.Store(0)
+		r, err := svc.Search(context.Background(), search.Input{Query: "pod memory limitt", Mode: mode, Decay: &off})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Hits) < 2 {
+			t.Fatalf("%s: %d hits, want at least 2", mode, len(r.Hits))
+		}
+		if v, b := idx.versions.Load(), idx.bodies.Load(); v != 1 || b != 1 {
+			t.Errorf("%s: read the text version %d times and bodies %d times, want 1 and 1", mode, v, b)
 		}
 	}
 }

@@ -442,12 +442,13 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 		semRan = true
 		wg.Go(func() { sem, semWarn, semErr = s.semantic(ctx, raw, f, workers, Depth, mode == ModeSemantic) })
 	}
+	tv := &textVersion{} // read once, by the first term count
 	var text []TextHit
 	var bodies map[int64]string // read by the passage lift
 	var textErr error
 	if mode != ModeSemantic && !p.empty() {
 		var plan textPlan
-		if plan, textErr = s.fulltextMatch(ctx, p, f); textErr == nil {
+		if plan, textErr = s.fulltextMatch(ctx, tv, p, f); textErr == nil {
 			text, textErr = s.DB.SearchText(ctx, TextQuery{
 				Match: plan.match, Bonus: p.bonus(), All: p.all(),
 				EveryFirst: plan.everyFirst, Together: plan.together, BonusHoldsAll: p.bonusHoldsAll(),
@@ -455,7 +456,7 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 			})
 		}
 		if textErr == nil {
-			text, bodies, textErr = s.liftPassages(ctx, p, text)
+			text, bodies, textErr = s.liftPassages(ctx, tv, p, text)
 		}
 	}
 	wg.Wait()
@@ -547,7 +548,7 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 			c.base = c.cosine
 		}
 	case ModeHybrid:
-		named, err := s.liftConcepts(ctx, raw, f, get)
+		named, err := s.liftConcepts(ctx, tv, raw, f, get)
 		if err != nil {
 			return nil, err
 		}
@@ -662,7 +663,7 @@ type textPlan struct {
 //
 // Searches with a filter keep the default plan (the counts are the whole
 // index's).
-func (s *Service) fulltextMatch(ctx context.Context, p *parsed, f Filter) (textPlan, error) {
+func (s *Service) fulltextMatch(ctx context.Context, tv *textVersion, p *parsed, f Filter) (textPlan, error) {
 	plan := textPlan{match: p.match()}
 	// Under a filter the counts would have to be the filtered notes'.
 	if len(p.terms) < 2 || !skipCommonTerms || !f.IsZero() {
@@ -672,7 +673,7 @@ func (s *Service) fulltextMatch(ctx context.Context, p *parsed, f Filter) (textP
 	for i, t := range p.terms {
 		exprs[i] = t.expr()
 	}
-	docs, total, err := s.termDocs(ctx, exprs)
+	docs, total, err := s.termDocs(ctx, tv, exprs)
 	if err != nil {
 		return textPlan{}, err
 	}
@@ -720,11 +721,20 @@ func (s *Service) fulltextMatch(ctx context.Context, p *parsed, f Filter) (textP
 // once per state of its text: counting a term walks its doclist (half of
 // the notes for a common one, most of fulltextMatch's cost at 100,000
 // notes), and agents' queries share their common words.
-func (s *Service) termDocs(ctx context.Context, exprs []string) (docs []int, total int, err error) {
-	version, err := s.DB.SearchTextVersion(ctx)
-	if err != nil {
-		return nil, 0, err
+//
+// tv holds the text version one search has read (nil: read it): a search
+// reads it at most once, however many times it counts terms.
+func (s *Service) termDocs(ctx context.Context, tv *textVersion, exprs []string) (docs []int, total int, err error) {
+	if tv == nil {
+		tv = &textVersion{}
 	}
+	if !tv.read {
+		if tv.v, err = s.DB.SearchTextVersion(ctx); err != nil {
+			return nil, 0, err
+		}
+		tv.read = true
+	}
+	version := tv.v
 	c := &s.terms
 	c.mu.Lock()
 	if c.docs == nil || c.version != version || len(c.docs) > maxCachedTerms {
@@ -764,6 +774,12 @@ func (s *Service) termDocs(ctx context.Context, exprs []string) (docs []int, tot
 		}
 	}
 	return docs, total, nil
+}
+
+// textVersion is the index's text version as one search read it.
+type textVersion struct {
+	v    int64
+	read bool
 }
 
 // maxCachedTerms bounds the term counts termDocs keeps; past it the cache
