@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -81,4 +83,72 @@ func plainOR(q string) string {
 		words[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
 	}
 	return strings.Join(words, " OR ")
+}
+
+// BenchmarkVsFTS5 is issue 20's speed check over MCP: search_notes
+// (default mode) called through the MCP SDK client over streamable HTTP,
+// and plain FTS5 BM25 of the same words (OR-ed, bm25(), top 10, on the
+// same index, called directly) alternated on every iteration, for the
+// three kinds of query of noematest.QueryClasses (common words, rare
+// words, a pasted paragraph). ratio is the p50 of the first over the
+// second's (target: at most 2).
+//
+//	go test -run '^$' -bench VsFTS5 -benchtime 100x ./mcpserver/
+//	go test -run '^$' -bench VsFTS5 -benchtime 20x -timeout 90m ./mcpserver/ -recall.large
+func BenchmarkVsFTS5(b *testing.B) {
+	sizes := []int{10000}
+	if *recallLarge {
+		sizes = append(sizes, 100000)
+	}
+	for _, n := range sizes {
+		ctx := context.Background()
+		a, _ := noematest.EmbeddedApp(b, corpus.Options{Seed: 42, Notes: n})
+		if err := a.Search.Warm(ctx); err != nil {
+			b.Fatal(err)
+		}
+		classes := noematest.QueryClasses(b, a.DB)
+		srv, err := mcpserver.New(a, mcpserver.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, class := range []string{"common-words", "rare-words", "pasted-paragraph"} {
+			qs := classes[class]
+			b.Run(fmt.Sprintf("%s/N=%d", class, n), func(b *testing.B) {
+				var lat, flat []time.Duration
+				i := 0
+				for b.Loop() {
+					q := qs[i%len(qs)]
+					t := time.Now()
+					res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search_notes", Arguments: map[string]any{"query": q}})
+					if err != nil || res.IsError {
+						b.Fatalf("search_notes: %v %v", err, res)
+					}
+					lat = append(lat, time.Since(t))
+					t = time.Now()
+					if _, err := a.DB.SearchText(ctx, search.TextQuery{Match: plainOR(q), Weights: [3]float64{1, 1, 1}, Limit: 10}); err != nil {
+						b.Fatal(err)
+					}
+					flat = append(flat, time.Since(t))
+					i++
+				}
+				p50 := func(l []time.Duration) float64 {
+					sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
+					return float64(l[len(l)/2].Microseconds()) / 1000
+				}
+				s, f := p50(lat), p50(flat)
+				b.ReportMetric(s, "p50-ms")
+				b.ReportMetric(f, "fts5-p50-ms")
+				if f > 0 {
+					b.ReportMetric(s/f, "ratio")
+				}
+			})
+		}
+		cs.Close()
+		ts.Close()
+	}
 }

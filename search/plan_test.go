@@ -193,7 +193,7 @@ func TestTextPlansAreExact(t *testing.T) {
 // term of the query.
 func TestBonusHoldsAll(t *testing.T) {
 	db := noematest.SyncedCorpus(t, corpus.Options{Seed: 23, Notes: 300})
-	queries := append(planQueries(t, db, 23), "the data* of it", "to be or not to be", "東京 tower visit", "gamma* delta epsilon")
+	queries := append(planQueries(t, db, 23), "the data* of it", "to be or not to be", "東京 tower visit", "東京 the tower", "gamma* delta epsilon")
 	claimed := 0
 	for _, q := range queries {
 		tq := search.TextQueryOf(q, 10)
@@ -216,10 +216,15 @@ func TestBonusHoldsAll(t *testing.T) {
 	if claimed < 100 {
 		t.Errorf("only %d queries claim it", claimed)
 	}
-	for _, q := range []string{"東京 tower visit", "gamma* delta epsilon"} {
+	// The phrase leaves out a CJK term; the NEAR group leaves out CJK and
+	// prefix terms.
+	for _, q := range []string{"東京 tower visit", "東京 the tower", "gamma* delta epsilon"} {
 		if search.TextQueryOf(q, 10).BonusHoldsAll {
-			t.Errorf("%q: claims the bonus holds every term; its NEAR group leaves a term out", q)
+			t.Errorf("%q: claims the bonus holds every term; it leaves a term out", q)
 		}
+	}
+	if !search.TextQueryOf("the data* of it", 10).BonusHoldsAll {
+		t.Errorf("%q: the phrase holds the prefix term, yet BonusHoldsAll is false", "the data* of it")
 	}
 }
 

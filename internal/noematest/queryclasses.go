@@ -1,0 +1,84 @@
+package noematest
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/noema-mem/noema/sqlite"
+)
+
+// QueryClasses returns the three kinds of query issue 20 times against
+// plain FTS5, drawn from the vault's own text: two common words (each in
+// a large share of the notes), one or two rare words (in a handful), and a
+// pasted paragraph (400–900 characters of a note's body). Word counts are
+// the index's (SearchTermDocs). The search and MCP benchmarks time
+// search_notes against plain FTS5 BM25 on them (issue 20 part 5).
+func QueryClasses(b testing.TB, db *sqlite.DB) map[string][]string {
+	b.Helper()
+	ctx := context.Background()
+	ids := make([]int64, 300)
+	for i := range ids {
+		ids[i] = int64(1 + i*7)
+	}
+	bodies, err := db.SearchBodies(ctx, ids)
+	if err != nil {
+		b.Fatal(err)
+	}
+	df := map[string]int{}
+	var words []string
+	var paras []string
+	for _, id := range ids {
+		body, ok := bodies[id]
+		if !ok {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, w := range strings.FieldsFunc(strings.ToLower(body), func(r rune) bool { return !('a' <= r && r <= 'z') }) {
+			if len(w) >= 4 && !seen[w] {
+				seen[w] = true
+				if df[w] == 0 {
+					words = append(words, w)
+				}
+				df[w]++
+			}
+		}
+		for _, para := range strings.Split(body, "\n\n") {
+			if len(para) >= 400 && len(paras) < 20 && !strings.ContainsAny(para, "`|[") {
+				paras = append(paras, para[:min(len(para), 900)])
+			}
+		}
+	}
+	sort.SliceStable(words, func(i, j int) bool { return df[words[i]] > df[words[j]] })
+	exprs := make([]string, len(words))
+	for i, w := range words {
+		exprs[i] = `"` + w + `"`
+	}
+	docs, total, err := db.SearchTermDocs(ctx, exprs)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var common, rare []string
+	for i, w := range words {
+		switch {
+		case docs[i]*5 >= total && len(common) < 12: // in a fifth of the notes or more
+			common = append(common, w)
+		case docs[i] > 0 && docs[i]*1000 <= total*2 && len(rare) < 40: // in 0.2 % or fewer
+			rare = append(rare, w)
+		}
+	}
+	if len(common) < 4 || len(rare) < 10 || len(paras) < 5 {
+		b.Fatalf("query classes: %d common words, %d rare, %d paragraphs", len(common), len(rare), len(paras))
+	}
+	out := map[string][]string{"pasted-paragraph": paras}
+	for i := range 20 {
+		out["common-words"] = append(out["common-words"], common[i%len(common)]+" "+common[(i*5+1)%len(common)])
+		r := rare[i%len(rare)]
+		if i%2 == 1 {
+			r += " " + rare[(i+7)%len(rare)]
+		}
+		out["rare-words"] = append(out["rare-words"], r)
+	}
+	return out
+}
