@@ -79,7 +79,7 @@ func planQueries(t *testing.T, db *sqlite.DB, seed uint64) []string {
 		return strings.Join(f[i:i+n], " ")
 	}
 	var qs []string
-	for range 10 {
+	for range 6 {
 		qs = append(qs,
 			pick(common)+" "+pick(common),
 			pick(common)+" "+pick(common)+" "+pick(common),
@@ -92,12 +92,12 @@ func planQueries(t *testing.T, db *sqlite.DB, seed uint64) []string {
 			pick(common)[:3]+"* "+pick(common),
 		)
 	}
-	for range 4 {
+	for range 3 {
 		body := pick(texts)
 		i := rng.IntN(max(1, len(body)-900))
 		qs = append(qs, body[i:min(len(body), i+400+rng.IntN(500))])
 	}
-	noematest.EachRow(t, db.Read(), `SELECT label FROM concepts ORDER BY id LIMIT 12`, func(r *sql.Rows) error {
+	noematest.EachRow(t, db.Read(), `SELECT label FROM concepts ORDER BY id LIMIT 8`, func(r *sql.Rows) error {
 		var l string
 		if err := r.Scan(&l); err != nil {
 			return err
@@ -150,7 +150,7 @@ func sameText(t *testing.T, label string, got, want []search.TextHit) {
 // paragraphs, phrases, prefixes, labels; at limits that the every-term
 // tier fills and that it does not.
 func TestTextPlansAreExact(t *testing.T) {
-	db := noematest.SyncedCorpus(t, corpus.Options{Seed: 19, Notes: 600})
+	db := noematest.SyncedCorpus(t, corpus.Options{Seed: 19, Notes: 400})
 	ctx := context.Background()
 	queries := planQueries(t, db, 19)
 	compared, everyFilled := 0, 0
@@ -183,7 +183,7 @@ func TestTextPlansAreExact(t *testing.T) {
 			}
 		}
 	}
-	if compared < 1000 || everyFilled < 20 {
+	if compared < 600 || everyFilled < 15 {
 		t.Errorf("compared %d rankings, %d with the every-term tier filling the limit: too few to tell", compared, everyFilled)
 	}
 }
@@ -213,7 +213,7 @@ func TestBonusHoldsAll(t *testing.T) {
 			t.Errorf("%q: %d notes match the bonus without every term", q, n)
 		}
 	}
-	if claimed < 100 {
+	if claimed < 40 {
 		t.Errorf("only %d queries claim it", claimed)
 	}
 	// The phrase leaves out a CJK term; the NEAR group leaves out CJK and
@@ -234,7 +234,7 @@ func TestBonusHoldsAll(t *testing.T) {
 // queries searched with and without the plans, in hybrid mode (full
 // text, its passage lift and the concept lift; no embedder).
 func TestTextPlansRankAsBefore(t *testing.T) {
-	a, _ := noematest.SyncedApp(t, corpus.Options{Seed: 29, Notes: 600}, app.Options{})
+	a, _ := noematest.SyncedApp(t, corpus.Options{Seed: 29, Notes: 400}, app.Options{})
 	svc := search.New(a.DB, nil, decay.DefaultConfig())
 	ctx := context.Background()
 	queries := planQueries(t, a.DB, 29)
