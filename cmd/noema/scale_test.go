@@ -286,42 +286,7 @@ func runScale(b *testing.B, mode scaleMode) map[string]string {
 	cells["find"] = fmt.Sprintf("%.1f ms", msOf(p50(find)))
 	b.ReportMetric(msOf(p50(find)), "find-p50-ms")
 
-	n := *scaleOps
-	note := func(i int) string {
-		var sb strings.Builder
-		links := []string{sv.Hub}
-		for k := range 7 {
-			links = append(links, sv.Others[(i*7+k*13)%len(sv.Others)])
-		}
-		fmt.Fprintf(&sb, "A note written by the scale benchmark, number %d.\n\n", i)
-		for k := 0; sb.Len() < 1500; k++ {
-			fmt.Fprintf(&sb, "Paragraph %d goes over the matter once more, with plain words about what was done and why it mattered then. ", k)
-			if k < len(links) {
-				fmt.Fprintf(&sb, "It names [[%s]]. ", links[k])
-			}
-			if k%3 == 2 {
-				sb.WriteString("\n\n")
-			}
-		}
-		for k := 0; k < len(links); k++ { // every link, however long the text ran
-			if !strings.Contains(sb.String(), "[["+links[k]+"]]") {
-				fmt.Fprintf(&sb, "\nSee [[%s]].", links[k])
-			}
-		}
-		return sb.String()
-	}
-	var writes, edits, contexts []time.Duration
-	for i := range n {
-		writes = append(writes, call("write_note", map[string]any{"title": fmt.Sprintf("Scale write %d", i), "content": note(i), "folder": "scale"}))
-	}
-	for i := range n {
-		edits = append(edits, call("edit_note", map[string]any{"uri": sv.Notes[i%len(sv.Notes)], "op": "append",
-			"content": fmt.Sprintf("\nAppended %d: more about [[%s]].\n", i, sv.Hub)}))
-	}
-	for i := range n {
-		call("write_note", map[string]any{"title": fmt.Sprintf("Scale context %d", i), "content": note(n + i), "folder": "scale"})
-		contexts = append(contexts, call("build_context", map[string]any{"concept": sv.Others[(i*7)%len(sv.Others)]}))
-	}
+	writes, edits, contexts := writeRounds(sv, *scaleOps, call)
 	cells["write"] = fmt.Sprintf("%.1f ms", msOf(p50(writes)))
 	cells["edit"] = fmt.Sprintf("%.1f ms", msOf(p50(edits)))
 	cells["context"] = fmt.Sprintf("%.1f / %.1f ms", msOf(p50(contexts)), msOf(slices.Max(contexts)))
@@ -434,3 +399,48 @@ func p50(d []time.Duration) time.Duration {
 }
 
 func msOf(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// scaleNote is the i-th note the scale benchmarks write: about 1.5 KB in
+// paragraphs, linking the hub and seven other concepts.
+func scaleNote(sv scaleVault, i int) string {
+	var sb strings.Builder
+	links := []string{sv.Hub}
+	for k := range 7 {
+		links = append(links, sv.Others[(i*7+k*13)%len(sv.Others)])
+	}
+	fmt.Fprintf(&sb, "A note written by the scale benchmark, number %d.\n\n", i)
+	for k := 0; sb.Len() < 1500; k++ {
+		fmt.Fprintf(&sb, "Paragraph %d goes over the matter once more, with plain words about what was done and why it mattered then. ", k)
+		if k < len(links) {
+			fmt.Fprintf(&sb, "It names [[%s]]. ", links[k])
+		}
+		if k%3 == 2 {
+			sb.WriteString("\n\n")
+		}
+	}
+	for k := 0; k < len(links); k++ { // every link, however long the text ran
+		if !strings.Contains(sb.String(), "[["+links[k]+"]]") {
+			fmt.Fprintf(&sb, "\nSee [[%s]].", links[k])
+		}
+	}
+	return sb.String()
+}
+
+// writeRounds runs the scale benchmarks' measured rounds over MCP: n
+// write_note calls, n edit_note appends linking the hub, and n
+// build_context calls each right after a write. call makes one tool call
+// and returns its latency.
+func writeRounds(sv scaleVault, n int, call func(name string, args map[string]any) time.Duration) (writes, edits, contexts []time.Duration) {
+	for i := range n {
+		writes = append(writes, call("write_note", map[string]any{"title": fmt.Sprintf("Scale write %d", i), "content": scaleNote(sv, i), "folder": "scale"}))
+	}
+	for i := range n {
+		edits = append(edits, call("edit_note", map[string]any{"uri": sv.Notes[i%len(sv.Notes)], "op": "append",
+			"content": fmt.Sprintf("\nAppended %d: more about [[%s]].\n", i, sv.Hub)}))
+	}
+	for i := range n {
+		call("write_note", map[string]any{"title": fmt.Sprintf("Scale context %d", i), "content": scaleNote(sv, n+i), "folder": "scale"})
+		contexts = append(contexts, call("build_context", map[string]any{"concept": sv.Others[(i*7)%len(sv.Others)]}))
+	}
+	return writes, edits, contexts
+}

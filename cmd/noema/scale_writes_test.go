@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -87,42 +86,7 @@ func BenchmarkScaleWrites(b *testing.B) {
 	call("find_concepts", map[string]any{"query": sv.Queries[0], "limit": 20})
 	b.Logf("serve: start to first answer %.2f s", time.Since(start).Seconds())
 	first := call("build_context", map[string]any{"concept": sv.Others[1]})
-	n := *scaleOps
-	note := func(i int) string {
-		var sb strings.Builder
-		links := []string{sv.Hub}
-		for k := range 7 {
-			links = append(links, sv.Others[(i*7+k*13)%len(sv.Others)])
-		}
-		fmt.Fprintf(&sb, "A note written by the scale benchmark, number %d.\n\n", i)
-		for k := 0; sb.Len() < 1500; k++ {
-			fmt.Fprintf(&sb, "Paragraph %d goes over the matter once more, with plain words about what was done and why it mattered then. ", k)
-			if k < len(links) {
-				fmt.Fprintf(&sb, "It names [[%s]]. ", links[k])
-			}
-			if k%3 == 2 {
-				sb.WriteString("\n\n")
-			}
-		}
-		for k := 0; k < len(links); k++ { // every link, however long the text ran
-			if !strings.Contains(sb.String(), "[["+links[k]+"]]") {
-				fmt.Fprintf(&sb, "\nSee [[%s]].", links[k])
-			}
-		}
-		return sb.String()
-	}
-	var writes, edits, contexts []time.Duration
-	for i := range n {
-		writes = append(writes, call("write_note", map[string]any{"title": fmt.Sprintf("Scale write %d", i), "content": note(i), "folder": "scale"}))
-	}
-	for i := range n {
-		edits = append(edits, call("edit_note", map[string]any{"uri": sv.Notes[i%len(sv.Notes)], "op": "append",
-			"content": fmt.Sprintf("\nAppended %d: more about [[%s]].\n", i, sv.Hub)}))
-	}
-	for i := range n {
-		call("write_note", map[string]any{"title": fmt.Sprintf("Scale context %d", i), "content": note(n + i), "folder": "scale"})
-		contexts = append(contexts, call("build_context", map[string]any{"concept": sv.Others[(i*7)%len(sv.Others)]}))
-	}
+	writes, edits, contexts := writeRounds(sv, *scaleOps, call)
 	ms := func(d []time.Duration) string {
 		s := slices.Clone(d)
 		slices.Sort(s)
