@@ -161,16 +161,7 @@ func BenchmarkVsFTS5(b *testing.B) {
 					flat = append(flat, time.Since(t))
 					i++
 				}
-				p50 := func(l []time.Duration) float64 {
-					sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
-					return float64(l[len(l)/2].Microseconds()) / 1000
-				}
-				s, f := p50(lat), p50(flat)
-				b.ReportMetric(s, "p50-ms")
-				b.ReportMetric(f, "fts5-p50-ms")
-				if f > 0 {
-					b.ReportMetric(s/f, "ratio")
-				}
+				noematest.ReportVsFTS5(b, lat, flat)
 			})
 		}
 	}

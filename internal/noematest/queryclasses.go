@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/noema-mem/noema/sqlite"
 )
@@ -81,4 +82,21 @@ func QueryClasses(b testing.TB, db *sqlite.DB) map[string][]string {
 		out["rare-words"] = append(out["rare-words"], r)
 	}
 	return out
+}
+
+// ReportVsFTS5 reports the medians of lat (search_notes) and flat (plain
+// FTS5 BM25 of the same queries) as p50-ms and fts5-p50-ms, and their
+// ratio: the figures issue 20 part 5 reads. It sorts both slices.
+func ReportVsFTS5(b *testing.B, lat, flat []time.Duration) {
+	b.Helper()
+	p50 := func(l []time.Duration) float64 {
+		sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
+		return float64(l[len(l)/2].Microseconds()) / 1000
+	}
+	s, f := p50(lat), p50(flat)
+	b.ReportMetric(s, "p50-ms")
+	b.ReportMetric(f, "fts5-p50-ms")
+	if f > 0 {
+		b.ReportMetric(s/f, "ratio")
+	}
 }
