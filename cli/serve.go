@@ -81,6 +81,11 @@ func runServe(ctx context.Context, c *CLI, v any) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	a.Start(ctx) // a.Close (deferred) stops it and waits for it
+	if addr := c.Getenv("NOEMA_PPROF"); addr != "" {
+		if err := servePprof(ctx, addr, c.Stderr); err != nil {
+			return err
+		}
+	}
 	// Only now that the port is bound (so ":0" shows the port chosen).
 	fmt.Fprintf(c.Stderr, "noema: serving %s over MCP at http://%s%s (stop with Ctrl-C or SIGTERM)\n", a.Vault.Root, ln.Addr(), httpserver.DefaultPath)
 	if err := hs.Serve(ctx, ln); err != nil && !errors.Is(err, http.ErrServerClosed) {

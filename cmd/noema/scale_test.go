@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,10 +29,13 @@ import (
 )
 
 var (
-	scaleFlag = flag.String("scale", "", "run BenchmarkScale at these comma-separated sizes: 10k, 30k, 100k (generated notes) or 100k-concepts, 1m-concepts (label vaults)")
-	scaleDir  = flag.String("scale-cache", filepath.Join(os.TempDir(), "noema-scale"), "BenchmarkScale keeps its generated vaults here and copies them for every run")
-	scaleOps  = flag.Int("scale-ops", 20, "BenchmarkScale: writes, edits and build_context rounds measured at each size")
-	scaleBin  = flag.String("scale-bin", "", "BenchmarkScale measures this noema binary instead of this tree's (to compare builds side by side on one machine)")
+	scaleFlag     = flag.String("scale", "", "run BenchmarkScale at these comma-separated sizes: 10k, 30k, 100k (generated notes) or 100k-concepts, 1m-concepts (label vaults)")
+	scaleDir      = flag.String("scale-cache", filepath.Join(os.TempDir(), "noema-scale"), "BenchmarkScale keeps its generated vaults here and copies them for every run")
+	scaleOps      = flag.Int("scale-ops", 20, "BenchmarkScale: writes, edits and build_context rounds measured at each size")
+	scaleBin      = flag.String("scale-bin", "", "BenchmarkScale measures this noema binary instead of this tree's (to compare builds side by side on one machine)")
+	scaleSynced   = flag.Bool("scale-synced", false, "BenchmarkScale: serve a copy of a vault synced with --embed once (kept in -scale-cache as synced-SIZE) and skip the cold, no-op and --embed sync rows")
+	scalePprofCPU = flag.Int("scale-pprof-cpu", 10, "BenchmarkScale with -scale-pprof: seconds of the CPU profile taken from the first find_concepts round")
+	scalePprof    = flag.String("scale-pprof", "", "BenchmarkScale: save the server's heap profiles (after the first answer, after the first search, at the end) and a CPU profile of the find_concepts rounds into this folder (the server's NOEMA_PPROF)")
 )
 
 // scaleMode is one size BenchmarkScale runs at.
@@ -220,26 +225,32 @@ func copyTree(src, dst string) error {
 func runScale(b *testing.B, mode scaleMode) map[string]string {
 	src, sv := cachedVault(b, mode)
 	vault := filepath.Join(b.TempDir(), "vault")
-	if err := copyTree(src, vault); err != nil {
-		b.Fatal(err)
-	}
-	debug.FreeOSMemory()
 	cells := map[string]string{}
 	mb := func(bytes int64) string { return fmt.Sprintf("%.0f MB", float64(bytes)/1e6) }
-
-	cold := measureScale(b, vault, "sync")
-	cells["cold"] = fmt.Sprintf("%.1f s, %s", cold.wall.Seconds(), mb(cold.maxRSS))
-	b.ReportMetric(cold.wall.Seconds(), "cold-sync-s")
-	noop := measureScale(b, vault, "sync")
-	cells["noop"] = fmt.Sprintf("%.2f s", noop.wall.Seconds())
-	b.ReportMetric(noop.wall.Seconds(), "noop-sync-s")
-	embed := measureScale(b, vault, "sync", "--embed")
-	cells["embed"] = fmt.Sprintf("%.1f s, %s", embed.wall.Seconds(), mb(embed.maxRSS))
-	b.ReportMetric(float64(embed.maxRSS)/1e6, "embed-peak-MB")
+	if *scaleSynced {
+		syncedCopy(b, mode, src, vault)
+		for _, k := range []string{"cold", "noop", "embed"} {
+			cells[k] = "(synced copy)"
+		}
+	} else {
+		if err := copyTree(src, vault); err != nil {
+			b.Fatal(err)
+		}
+		debug.FreeOSMemory()
+		cold := measureScale(b, vault, "sync")
+		cells["cold"] = fmt.Sprintf("%.1f s, %s", cold.wall.Seconds(), mb(cold.maxRSS))
+		b.ReportMetric(cold.wall.Seconds(), "cold-sync-s")
+		noop := measureScale(b, vault, "sync")
+		cells["noop"] = fmt.Sprintf("%.2f s", noop.wall.Seconds())
+		b.ReportMetric(noop.wall.Seconds(), "noop-sync-s")
+		embed := measureScale(b, vault, "sync", "--embed")
+		cells["embed"] = fmt.Sprintf("%.1f s, %s", embed.wall.Seconds(), mb(embed.maxRSS))
+		b.ReportMetric(float64(embed.maxRSS)/1e6, "embed-peak-MB")
+	}
 
 	ctx := context.Background()
 	start := time.Now()
-	url, pid := startServe(b, vault)
+	url, pid, prof := startServe(b, vault)
 	var cs *mcp.ClientSession
 	for {
 		var err error
@@ -272,17 +283,21 @@ func runScale(b *testing.B, mode scaleMode) map[string]string {
 	cells["start"] = fmt.Sprintf("%.2f s (%.1f CPU s)", first.Seconds(), procCPU(pid))
 	b.ReportMetric(first.Seconds(), "first-answer-s")
 	idle := procStatus(pid, "VmRSS")
+	prof.heap(b, "first-answer")
 	search := call("search_notes", map[string]any{"query": sv.Others[3] + " " + sv.Others[10]})
 	cells["search"] = fmt.Sprintf("%.2f s", search.Seconds())
 	b.ReportMetric(search.Seconds(), "first-search-s")
 	after := procStatus(pid, "VmRSS")
 	cells["rss"] = mb(idle) + " → " + mb(after)
 	b.ReportMetric(float64(after)/1e6, "rss-after-search-MB")
+	prof.heap(b, "first-search")
 
 	var find []time.Duration
+	stopCPU := prof.cpu(b, "find")
 	for i := range 50 {
 		find = append(find, call("find_concepts", map[string]any{"query": sv.Queries[i%len(sv.Queries)], "limit": 20}))
 	}
+	stopCPU()
 	cells["find"] = fmt.Sprintf("%.1f ms", msOf(p50(find)))
 	b.ReportMetric(msOf(p50(find)), "find-p50-ms")
 
@@ -293,6 +308,7 @@ func runScale(b *testing.B, mode scaleMode) map[string]string {
 	b.ReportMetric(msOf(p50(writes)), "write-p50-ms")
 	b.ReportMetric(msOf(p50(edits)), "edit-p50-ms")
 	b.ReportMetric(msOf(p50(contexts)), "context-after-write-p50-ms")
+	prof.heap(b, "end")
 	peak := procStatus(pid, "VmHWM")
 	cells["peak"] = mb(peak)
 	b.ReportMetric(float64(peak)/1e6, "server-peak-MB")
@@ -322,10 +338,94 @@ func measureScale(b *testing.B, vault string, args ...string) boundsRun {
 	return boundsRun{maxRSS: int64(ru.Maxrss) * 1024, wall: wall}
 }
 
-// startServe runs `noema serve` on a loopback port and returns its MCP URL
-// and process id; it is stopped when the benchmark ends.
-func startServe(b *testing.B, vault string) (string, int) {
+// syncedCopy copies to vault (with its index) the vault of mode synced
+// with --embed once into -scale-cache/synced-KEY by the binary measured
+// first, and syncs the copy again (its new inodes), unmeasured.
+func syncedCopy(b *testing.B, mode scaleMode, src, vault string) {
+	key := fmt.Sprintf("notes-%d", mode.notes)
+	if mode.notes == 0 {
+		key = fmt.Sprintf("labels-%d", mode.concepts)
+	}
+	synced := filepath.Join(*scaleDir, "synced-"+key)
+	if _, err := os.Stat(filepath.Join(synced, "ok")); err != nil {
+		if err := os.RemoveAll(synced); err != nil {
+			b.Fatal(err)
+		}
+		if err := copyTree(src, filepath.Join(synced, "vault")); err != nil {
+			b.Fatal(err)
+		}
+		measureScale(b, filepath.Join(synced, "vault"), "sync", "--embed")
+		if err := os.WriteFile(filepath.Join(synced, "ok"), nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if out, err := exec.Command("cp", "-a", filepath.Join(synced, "vault"), vault).CombinedOutput(); err != nil {
+		b.Skipf("copy the synced vault with cp -a: %v: %s", err, out)
+	}
+	measureScale(b, vault, "sync")
+}
+
+// serverProfiles takes a server's profiles over NOEMA_PPROF into
+// -scale-pprof (nothing without it).
+type serverProfiles struct{ addr, dir string }
+
+// heap saves the server's heap profile (after a GC) as heap-NAME.pprof.
+func (p serverProfiles) heap(b *testing.B, name string) {
+	if p.addr == "" {
+		return
+	}
+	p.save(b, "http://"+p.addr+"/debug/pprof/heap?gc=1", "heap-"+name+".pprof")
+}
+
+// cpu starts a CPU profile of the server of -scale-pprof-cpu seconds,
+// saved as cpu-NAME.pprof; the returned function waits for it.
+func (p serverProfiles) cpu(b *testing.B, name string) func() {
+	if p.addr == "" {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.save(b, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", p.addr, *scalePprofCPU), "cpu-"+name+".pprof")
+	}()
+	return func() { <-done }
+}
+
+func (p serverProfiles) save(b *testing.B, url, file string) {
+	resp, err := http.Get(url)
+	if err != nil {
+		b.Logf("profile %s: %v", url, err)
+		return
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		b.Logf("profile %s: %v %s %s", url, err, resp.Status, data)
+		return
+	}
+	if err := os.WriteFile(filepath.Join(p.dir, file), data, 0o644); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// startServe runs `noema serve` on a loopback port and returns its MCP URL,
+// its process id and its profiles (-scale-pprof); it is stopped when the
+// benchmark ends.
+func startServe(b *testing.B, vault string) (string, int, serverProfiles) {
 	cmd := exec.Command(scaleBinary(), "--vault", vault, "serve", "--addr", "127.0.0.1:0")
+	var prof serverProfiles
+	if *scalePprof != "" {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			b.Fatal(err)
+		}
+		prof = serverProfiles{addr: ln.Addr().String(), dir: *scalePprof}
+		ln.Close()
+		if err := os.MkdirAll(prof.dir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		cmd.Env = append(os.Environ(), "NOEMA_PPROF="+prof.addr)
+	}
 	errs, err := cmd.StderrPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -340,11 +440,11 @@ func startServe(b *testing.B, vault string) (string, int) {
 		if i := strings.Index(line, " over MCP at "); i >= 0 {
 			go io.Copy(io.Discard, errs)
 			url, _, _ := strings.Cut(line[i+len(" over MCP at "):], " ")
-			return url, cmd.Process.Pid
+			return url, cmd.Process.Pid, prof
 		}
 	}
 	b.Fatalf("noema serve ended before it served: %v", errors.Join(sc.Err(), cmd.Wait()))
-	return "", 0
+	return "", 0, prof
 }
 
 // scaleBinary is the binary BenchmarkScale measures: -scale-bin, else the

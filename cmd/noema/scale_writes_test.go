@@ -57,7 +57,7 @@ func BenchmarkScaleWrites(b *testing.B) {
 	measureScale(b, vault, "sync") // absorbs the copy's new inodes
 	ctx := context.Background()
 	start := time.Now()
-	url, _ := startServe(b, vault)
+	url, _, _ := startServe(b, vault)
 	var cs *mcp.ClientSession
 	for {
 		var err error
