@@ -32,7 +32,7 @@ func TestConceptGraphOfHoldsItsSize(t *testing.T) {
 	g := graph.ConceptGraphOf(l)
 	runtime.ReadMemStats(&after)
 	edges := int64(len(g.Adj)) * (4 + 8) // Adj and W
-	perNode := int64(concepts) * 200      // Off, Self, Kinds, the index and the build's per-node arrays
+	perNode := int64(concepts) * 200     // Off, Self, Kinds, the index and the build's per-node arrays
 	if got, limit := int64(after.TotalAlloc-before.TotalAlloc), edges*5/4+perNode; got > limit {
 		t.Errorf("building a graph of %d edge entries (%d MB) allocated %d MB, want at most %d MB",
 			len(g.Adj), edges>>20, got>>20, limit>>20)
