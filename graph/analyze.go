@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/noema-mem/noema"
 )
@@ -179,6 +180,10 @@ type Analyzer struct {
 	// newer one in the background.
 	ranked  *rankedGraph
 	ranking bool
+	// rankDone is closed when the running background computation ends;
+	// rankErr is the last one's error.
+	rankDone chan struct{}
+	rankErr  error
 }
 
 // rankedGraph is the concept graph of one version with its communities
@@ -265,27 +270,42 @@ func (a *Analyzer) snapshot(ctx context.Context) (*snapshot, error) {
 // graph, so a change racing the read can only make the cache newer than
 // its version, and the next call rebuilds.
 func (a *Analyzer) graph(ctx context.Context, s *snapshot, kind string) (*Weighted, error) {
-	v, err := s.do("graph/"+kind, func() (any, error) {
-		if cl, ok := a.src.(ConceptLinker); ok && kind == AnalyzeConcepts {
-			l, err := cl.ConceptLinks(ctx)
-			if err != nil {
-				return nil, fmt.Errorf("read concept links: %w", err)
-			}
-			return ConceptGraphOf(l), nil
-		}
-		x, err := Export(ctx, a.src)
-		if err != nil {
-			return nil, err
-		}
-		if kind == AnalyzeFull {
-			return FullGraph(x), nil
-		}
-		return ConceptGraph(x), nil
-	})
+	v, err := s.do("graph/"+kind, func() (any, error) { return a.build(ctx, kind) })
 	if err != nil {
 		return nil, err
 	}
 	return v.(*Weighted), nil
+}
+
+// graphFor is graph without keeping the graph in s's cache when it is not
+// there yet: the caller uses it once (rank).
+func (a *Analyzer) graphFor(ctx context.Context, s *snapshot, kind string) (*Weighted, error) {
+	s.mu.Lock()
+	e := s.entries["graph/"+kind]
+	s.mu.Unlock()
+	if e != nil {
+		return a.graph(ctx, s, kind)
+	}
+	return a.build(ctx, kind)
+}
+
+// build reads the graph of the kind from the index.
+func (a *Analyzer) build(ctx context.Context, kind string) (*Weighted, error) {
+	if cl, ok := a.src.(ConceptLinker); ok && kind == AnalyzeConcepts {
+		l, err := cl.ConceptLinks(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("read concept links: %w", err)
+		}
+		return ConceptGraphOf(l), nil
+	}
+	x, err := Export(ctx, a.src)
+	if err != nil {
+		return nil, err
+	}
+	if kind == AnalyzeFull {
+		return FullGraph(x), nil
+	}
+	return ConceptGraph(x), nil
 }
 
 // Graph returns the analysed graph of a kind (AnalyzeConcepts or
@@ -609,14 +629,21 @@ func (a *Analyzer) ConceptCommunity(ctx context.Context, conceptID string, sibli
 	return r.community(conceptID, n, false)
 }
 
+// FirstRankWait is how long RecentConceptCommunity waits for a process's
+// first communities before it answers without them (issue 21: at a
+// million concepts they take minutes; a vault of thousands, milliseconds).
+const FirstRankWait = 2 * time.Second
+
 // RecentConceptCommunity is ConceptCommunity for answers that must stay
 // fast right after a write (build_context): when the current graph's
 // communities are not computed yet but an earlier version's are, it
 // answers from those, with Stale set, and computes the current ones in
 // the background, one computation at a time (a burst of writes costs one
-// or two, not one each). Without earlier ones (the first call) it
-// computes them before answering. A concept the earlier graph does not
-// have yet is not_found, as one outside the graph.
+// or two, not one each). Without earlier ones (the process's first call)
+// it starts computing them and waits up to FirstRankWait: past that it
+// answers unavailable, saying they are being computed, and a later call
+// gets them. A concept the earlier graph does not have yet is not_found,
+// as one outside the graph.
 func (a *Analyzer) RecentConceptCommunity(ctx context.Context, conceptID string, siblings int) (*ConceptCommunity, error) {
 	n, err := clampParam("siblings", siblings, DefaultMembers, MaxMembers)
 	if err != nil {
@@ -628,40 +655,68 @@ func (a *Analyzer) RecentConceptCommunity(ctx context.Context, conceptID string,
 	}
 	a.mu.Lock()
 	r := a.ranked
-	if r != nil && r.version != s.version {
-		if !a.ranking {
-			a.ranking = true
-			// The request's end must not cancel what the next ones use.
-			bg := context.WithoutCancel(ctx)
-			go func() {
-				defer func() {
-					a.mu.Lock()
-					a.ranking = false
-					a.mu.Unlock()
-				}()
-				_, _ = a.rank(bg, s) // an error is retried by the next call
-			}()
-		}
+	if r != nil && r.version == s.version {
 		a.mu.Unlock()
+		return r.community(conceptID, n, false)
+	}
+	done := a.rankInBackground(ctx, s)
+	a.mu.Unlock()
+	if r != nil {
 		return r.community(conceptID, n, true)
 	}
+	wait := time.NewTimer(FirstRankWait)
+	defer wait.Stop()
+	select {
+	case <-done:
+	case <-wait.C:
+		return nil, noema.Errorf(noema.EUNAVAILABLE, "the concept graph's communities are still being computed (the first time since the server started); ask again shortly")
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	a.mu.Lock()
+	r, err = a.ranked, a.rankErr
 	a.mu.Unlock()
-	r, err = a.rank(ctx, s)
-	if err != nil {
+	if r == nil {
 		return nil, err
 	}
-	return r.community(conceptID, n, false)
+	return r.community(conceptID, n, r.version != s.version)
+}
+
+// rankInBackground starts computing s's communities and PageRank unless a
+// computation is running, and returns a channel closed when the running
+// one ends. The caller holds a.mu.
+func (a *Analyzer) rankInBackground(ctx context.Context, s *snapshot) <-chan struct{} {
+	if a.ranking {
+		return a.rankDone
+	}
+	a.ranking = true
+	done := make(chan struct{})
+	a.rankDone = done
+	// The request's end must not cancel what the next ones use.
+	bg := context.WithoutCancel(ctx)
+	go func() {
+		defer close(done)
+		_, err := a.rank(bg, s) // an error is retried by the next call
+		a.mu.Lock()
+		a.ranking, a.rankErr = false, err
+		a.mu.Unlock()
+	}()
+	return done
 }
 
 // rank computes (once per snapshot) the concept graph's communities and
 // PageRank of s, and keeps them as the newest ranked version unless a
-// newer one is kept already.
+// newer one is kept already. What it keeps of the graph is the nodes
+// (names and numbers), not the edges: the ranked version is held beside
+// the next graph while that one is built and ranked (issue 21: the edges
+// are 1.2 GB at a million concepts). The graph itself is kept in s's
+// cache only when analyze_graph built it there.
 func (a *Analyzer) rank(ctx context.Context, s *snapshot) (*rankedGraph, error) {
-	g, err := a.graph(ctx, s, AnalyzeConcepts)
+	g, err := a.graphFor(ctx, s, AnalyzeConcepts)
 	if err != nil {
 		return nil, err
 	}
-	r := &rankedGraph{version: s.version, g: g, p: s.partition(g, 1, 1), pr: s.pagerank(g, nil)}
+	r := &rankedGraph{version: s.version, g: g.nodesOnly(), p: s.partition(g, 1, 1), pr: s.pagerank(g, nil)}
 	a.mu.Lock()
 	if a.ranked == nil || a.ranked.version != a.cur.version {
 		a.ranked = r

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/graph"
 	"github.com/noema-mem/noema/sqlite"
 )
@@ -98,5 +99,64 @@ func TestRecentConceptCommunityServesStale(t *testing.T) {
 	src.mu.Unlock()
 	if cc, err := a.ConceptCommunity(ctx, id, 3); err != nil || cc.Stale {
 		t.Errorf("ConceptCommunity after a change = %+v, %v; want fresh", cc, err)
+	}
+}
+
+// TestFirstCommunityDoesNotBlock checks issue 21's "Louvain at a million
+// concepts does not block": the process's first build_context community,
+// when the graph takes longer than FirstRankWait to read and rank (here
+// held up by the gate), is answered unavailable after that wait instead
+// of after the computation, which goes on in the background; once it is
+// done the community is there, and the version kept for later stale
+// answers holds the graph's nodes, not its edges.
+func TestFirstCommunityDoesNotBlock(t *testing.T) {
+	db, _ := analyzeVault(t, 80, 40, 4)
+	ctx := context.Background()
+	gate := make(chan struct{})
+	src := &gatedSource{DB: db, version: "1", gate: gate}
+	a := graph.NewAnalyzer(src)
+	type answer struct {
+		cc  *graph.ConceptCommunity
+		err error
+	}
+	got := make(chan answer, 1)
+	start := time.Now()
+	go func() {
+		cc, err := a.RecentConceptCommunity(ctx, "any", 3)
+		got <- answer{cc, err}
+	}()
+	select {
+	case ans := <-got:
+		if noema.ErrorCode(ans.err) != noema.EUNAVAILABLE {
+			t.Fatalf("first call while the graph is read = %+v, %v; want unavailable", ans.cc, ans.err)
+		}
+		if d := time.Since(start); d < graph.FirstRankWait {
+			t.Errorf("answered after %v, before FirstRankWait (%v)", d, graph.FirstRankWait)
+		}
+	case <-time.After(graph.FirstRankWait + 5*time.Second):
+		close(gate)
+		t.Fatal("the first call waited for the communities")
+	}
+	close(gate)
+	g, err := a.Graph(ctx, graph.AnalyzeConcepts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		cc, err := a.RecentConceptCommunity(ctx, g.IDs[0], 3)
+		if err == nil {
+			if cc.Stale || cc.Concept.ID != g.IDs[0] {
+				t.Errorf("once computed = %+v; want the concept's fresh community", cc)
+			}
+			break
+		}
+		if noema.ErrorCode(err) != noema.EUNAVAILABLE || time.Now().After(deadline) {
+			t.Fatalf("once the gate opened: %v", err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := graph.RankedEdges(a); n != 0 {
+		t.Errorf("the ranked version holds %d edge entries, want 0 (nodes only)", n)
 	}
 }

@@ -43,6 +43,12 @@ type Weighted struct {
 	index map[string]int32
 }
 
+// nodesOnly returns g's nodes without its edges (sharing g's node
+// slices): what an answer naming nodes needs once the edges were used.
+func (g *Weighted) nodesOnly() *Weighted {
+	return &Weighted{Kind: g.Kind, IDs: g.IDs, Labels: g.Labels, Kinds: g.Kinds, index: g.index}
+}
+
 // N is the number of nodes.
 func (g *Weighted) N() int { return len(g.IDs) }
 
