@@ -117,3 +117,38 @@ func TestReindexKeepsIndexReadable(t *testing.T) {
 		reader.DB.Close()
 	}
 }
+
+// TestSyncCountsNoteIndexedMeanwhileUnchanged checks issue 21's "writes
+// cost what they change" for a server's watcher: a note written and
+// indexed by its writer after the sync read the index's states (a
+// write_note while the watcher's sync walks) is found current in the
+// sync's transaction and counted unchanged, so the sync reports no change
+// and does not recompute the whole concept registry for it.
+func TestSyncCountsNoteIndexedMeanwhileUnchanged(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "vault")
+	treetest.Write(t, dir, "old.md", "[[Old]]\n")
+	ix := open(t, dir)
+	if _, err := ix.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	other := open(t, dir)
+	// Written before the walk (the walk sees it), indexed by its writer
+	// after the states were read.
+	treetest.Write(t, dir, "new.md", "[[New]] and [[Old]]\n")
+	ix.SetAfterWalk(func() {
+		if _, err := other.SyncPaths(ctx, []string{"new.md"}, ""); err != nil {
+			t.Errorf("writer: %v", err)
+		}
+	})
+	res, err := ix.Sync(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Changed() || res.Added != 0 || res.Unchanged != 2 {
+		t.Errorf("sync after the writer indexed new.md: %+v; want no change, 2 unchanged", res)
+	}
+	if got := indexedMentions(t, ix); got["new"] != 1 || got["old"] != 2 {
+		t.Errorf("mentions = %v, want new 1, old 2", got)
+	}
+}

@@ -396,6 +396,7 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[
 	type op struct {
 		renameFrom string
 		p          *parsed
+		counted    *int // the res counter the op was counted under
 	}
 	var ops []op
 	for i := range results {
@@ -414,19 +415,15 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[
 		st, exists := states[p.entry.rel]
 		switch {
 		case exists && st.Hash == p.rec.Hash && st.File.VerifiedNS != sqlite.Rederive:
-			ops = append(ops, op{p: p}) // touch only
-			res.Unchanged++
+			ops = append(ops, op{p: p, counted: &res.Unchanged}) // touch only
 		case exists:
-			ops = append(ops, op{p: p})
-			res.Updated++
+			ops = append(ops, op{p: p, counted: &res.Updated})
 		default:
 			if from := deletedByHash[p.rec.Hash]; len(from) > 0 {
 				deletedByHash[p.rec.Hash] = from[1:]
-				ops = append(ops, op{renameFrom: from[0], p: p})
-				res.Renamed++
+				ops = append(ops, op{renameFrom: from[0], p: p, counted: &res.Renamed})
 			} else {
-				ops = append(ops, op{p: p})
-				res.Added++
+				ops = append(ops, op{p: p, counted: &res.Added})
 			}
 		}
 	}
@@ -435,28 +432,25 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[
 	}
 	// Only files whose content changed (or moved) change what the registry
 	// derives; a batch of touches (files re-read under the racy-clean rule
-	// and found identical) leaves it current.
-	changes := false
-	for _, o := range ops {
-		st, existed := states[o.p.rec.Path]
-		if !existed || st.Hash != o.p.rec.Hash || st.File.VerifiedNS == sqlite.Rederive || o.renameFrom != "" {
-			changes = true
-			break
-		}
-	}
-	return true, changes, ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
+	// and found identical) leaves it current. That is decided from the
+	// index as it is in the transaction, not from the states read before
+	// the walk: a note a tool wrote and indexed meanwhile (write_note while
+	// the watcher's sync runs) is found current, counted unchanged, and
+	// does not make the sync recompute the whole registry (issue 21: a
+	// gigabyte and minutes at a million concepts).
+	var (
+		changes bool
+		touched []int // ops found current in the transaction
+	)
+	err = ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
+		changes, touched = false, touched[:0]
 		w, err := sqlite.NewNoteWriter(tx)
 		if err != nil {
 			return err
 		}
 		defer w.Close()
 		w.DeferText()
-		if changes {
-			if err := sqlite.SetMeta(tx, metaStale, "1"); err != nil {
-				return err
-			}
-		}
-		for _, o := range ops {
+		for i, o := range ops {
 			rec := o.p.rec
 			if ix.changedSinceRead(rec) {
 				continue // a concurrent writer indexes its own version
@@ -473,7 +467,14 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[
 				if err := sqlite.TouchNote(tx, rec.Path, rec.Size, rec.MtimeNS, rec.File); err != nil {
 					return err
 				}
+				touched = append(touched, i)
 				continue
+			}
+			if !changes {
+				changes = true
+				if err := sqlite.SetMeta(tx, metaStale, "1"); err != nil {
+					return err
+				}
 			}
 			if !exists && o.renameFrom != "" {
 				if _, fromExists, err := sqlite.NoteStateOf(tx, o.renameFrom); err != nil {
@@ -491,6 +492,17 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[
 		}
 		return w.Flush()
 	})
+	if err != nil {
+		return true, false, err
+	}
+	for _, o := range ops {
+		*o.counted++
+	}
+	for _, i := range touched {
+		*ops[i].counted--
+		res.Unchanged++
+	}
+	return true, changes, nil
 }
 
 func (ix *Indexer) recordSync(tx *sqlite.Tx, res *Result) error {

@@ -131,11 +131,9 @@ func (s *Service) FindSimilarOr(ctx context.Context, in SimilarInput, fuzzy Fuzz
 	if id, err := s.DB.ConceptNamed(ctx, q, vault.Key(q)); err == nil && id != "" {
 		self = id
 		res.ConceptID, res.Resolved = self, true
-		s.mu.RLock()
-		if vid, ok := s.rows[self]; ok {
-			qv, _ = s.idx.Get(vid)
+		if qv, err = s.vectorOf(ctx, self); err != nil {
+			return nil, err
 		}
-		s.mu.RUnlock()
 	}
 	if qv == nil {
 		vecs, err := s.Embedder.Embed(ctx, []string{q})
@@ -166,8 +164,12 @@ func (s *Service) FindSimilarOr(ctx context.Context, in SimilarInput, fuzzy Fuzz
 	}
 	for {
 		s.mu.RLock()
-		hits := s.idx.Search(qv, fetch+1, filter)
+		idx, model := s.idx, s.model
 		s.mu.RUnlock()
+		hits, err := idx.SearchRows(qv, fetch+1, filter, s.rowsOf(ctx, model))
+		if err != nil {
+			return nil, err
+		}
 		best, err := s.score(ctx, hits, now, useDecay)
 		if err != nil {
 			return nil, err

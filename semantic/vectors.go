@@ -3,8 +3,10 @@ package semantic
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/vector"
 )
 
 // ConceptVectors returns the embedder's name and every concept's
@@ -27,17 +29,38 @@ func (s *Service) ConceptVectors(ctx context.Context) (string, map[string][]floa
 		return name, out, refreshErr
 	}
 	s.mu.RUnlock()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make(map[string][]float32, len(s.rows))
-	if s.idx == nil {
-		return name, out, refreshErr
-	}
-	for id, vid := range s.rows {
-		if v, ok := s.idx.Get(vid); ok {
-			out[id] = v
+	// The index keeps only codes: read the vectors from the cache, by
+	// text (concepts sharing a text share the vector).
+	s.mu.RLock()
+	gen, model := s.gen, s.model
+	byHash := make(map[string][]string, len(s.rows))
+	hashes := make([]string, 0, len(s.rows))
+	for id := range s.rows {
+		h := s.hashes[id]
+		if _, ok := byHash[h]; !ok {
+			hashes = append(hashes, h)
 		}
+		byHash[h] = append(byHash[h], id)
 	}
-	s.vecs, s.vecsGen = out, s.gen
+	s.mu.RUnlock()
+	out := make(map[string][]float32, len(byHash))
+	err := s.DB.EachEmbedding(ctx, model, hashes, func(h string, v []float32) error {
+		u := slices.Clone(v)
+		if !vector.Normalize(u) {
+			return nil
+		}
+		for _, id := range byHash[h] {
+			out[id] = u
+		}
+		return nil
+	})
+	if err != nil {
+		return name, map[string][]float32{}, fmt.Errorf("read concept vectors: %w", err)
+	}
+	s.mu.Lock()
+	if s.gen == gen {
+		s.vecs, s.vecsGen = out, gen
+	}
+	s.mu.Unlock()
 	return name, out, refreshErr
 }

@@ -38,7 +38,9 @@ type Index struct {
 	mu   sync.RWMutex
 	slab []float32 // row r is slab[r*dim : (r+1)*dim] (half: empty)
 	// half: the rows are binary16 in hslab instead (half.go).
-	half  bool
+	half bool
+	// codesOnly: no rows are kept, only their int8 codes (codes.go).
+	codesOnly bool
 	hslab []uint16
 	ids   []int64       // ids[r] is the ID of row r
 	rows  map[int64]int // ID → row
@@ -118,9 +120,11 @@ func (x *Index) Set(id int64, v []float32) error {
 		r = len(x.ids)
 		x.rows[id] = r
 		x.ids = append(x.ids, id)
-		if x.half {
+		switch {
+		case x.codesOnly:
+		case x.half:
 			x.hslab = slices.Grow(x.hslab, x.dim)[:(r+1)*x.dim]
-		} else {
+		default:
 			x.slab = slices.Grow(x.slab, x.dim)[:(r+1)*x.dim]
 		}
 		if x.quant {
@@ -128,13 +132,15 @@ func (x *Index) Set(id int64, v []float32) error {
 			x.scale, x.qerr, x.ql1 = append(x.scale, 0), append(x.qerr, 0), append(x.ql1, 0)
 		}
 	}
-	if x.half {
+	switch {
+	case x.codesOnly: // the codes are of the normalized row
+	case x.half:
 		hs := x.hslab[r*x.dim : (r+1)*x.dim]
 		for i, f := range u {
 			hs[i] = toHalf(f)
 		}
 		decodeHalves(hs, u) // the codes are of the stored row
-	} else {
+	default:
 		copy(x.slab[r*x.dim:], u)
 	}
 	if x.quant {
@@ -154,9 +160,11 @@ func (x *Index) Grow(n int) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.ids = slices.Grow(x.ids, n)
-	if x.half {
+	switch {
+	case x.codesOnly:
+	case x.half:
 		x.hslab = slices.Grow(x.hslab, n*x.dim)
-	} else {
+	default:
 		x.slab = slices.Grow(x.slab, n*x.dim)
 	}
 	if x.quant {
@@ -179,9 +187,11 @@ func (x *Index) Delete(id int64) bool {
 	}
 	last := len(x.ids) - 1
 	if r != last {
-		if x.half {
+		switch {
+		case x.codesOnly:
+		case x.half:
 			copy(x.hslab[r*x.dim:(r+1)*x.dim], x.hslab[last*x.dim:(last+1)*x.dim])
-		} else {
+		default:
 			copy(x.slab[r*x.dim:(r+1)*x.dim], x.slab[last*x.dim:(last+1)*x.dim])
 		}
 		moved := x.ids[last]
@@ -193,9 +203,11 @@ func (x *Index) Delete(id int64) bool {
 		}
 	}
 	x.ids = x.ids[:last]
-	if x.half {
+	switch {
+	case x.codesOnly:
+	case x.half:
 		x.hslab = x.hslab[:last*x.dim]
-	} else {
+	default:
 		x.slab = x.slab[:last*x.dim]
 	}
 	if x.quant {
@@ -206,12 +218,13 @@ func (x *Index) Delete(id int64) bool {
 	return true
 }
 
-// Get returns a copy of id's stored (normalized) vector.
+// Get returns a copy of id's stored (normalized) vector; an index that
+// keeps only codes ([NewCodes]) has none to return (false).
 func (x *Index) Get(id int64) ([]float32, bool) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	r, ok := x.rows[id]
-	if !ok {
+	if !ok || x.codesOnly {
 		return nil, false
 	}
 	return slices.Clone(x.row(r, make([]float32, x.dim))), true
@@ -255,6 +268,9 @@ func (x *Index) SearchWorkers(q []float32, k int, filter func(id int64) bool, wo
 		workers = 1
 	}
 	workers = max(1, min(workers, maxWorkers, runtime.GOMAXPROCS(0)))
+	if x.codesOnly {
+		return x.searchApprox(qn, k, filter, workers)
+	}
 	if x.quant && n >= quantMinRows {
 		return x.searchQuant(qn, k, filter, workers)
 	}
@@ -302,6 +318,25 @@ func (x *Index) searchQuant(qn []float32, k int, filter func(int64) bool, worker
 	}
 	best := inParallel(n, workers, func(lo, hi int) topK {
 		return x.rescan(qn, sq, k, filter, lo, hi, approx, floor)
+	})
+	return best.sorted()
+}
+
+// searchApprox ranks by the int8 pass's approximate scores: Search of an
+// index that keeps only codes (use [Index.SearchRows] for exact scores).
+// The caller holds x.mu for reading.
+func (x *Index) searchApprox(qn []float32, k int, filter func(int64) bool, workers int) []Hit {
+	n := len(x.ids)
+	qi := make([]int16, x.dim)
+	sq := quantizeQuery(qn, qi)
+	approx := make([]float32, n)
+	inParallel(n, workers, func(lo, hi int) topK { return x.approxScan(qi, sq, k, filter, lo, hi, approx) })
+	best := inParallel(n, workers, func(lo, hi int) topK {
+		t := newTopK(k)
+		for r := lo; r < hi; r++ {
+			t.consider(x, r, approx[r], filter)
+		}
+		return t
 	})
 	return best.sorted()
 }

@@ -1,0 +1,117 @@
+package vector
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// An index made by [NewCodes] keeps no float rows at all: only each row's
+// int8 codes, their scale and their error bounds (quant.go), dim + 12
+// bytes a row (396 at 384 dimensions, against 1,164 for [NewHalf]'s
+// halves and codes). The exact rows stay where the caller keeps them
+// anyway (noema: the embedding cache in the index), and
+// [Index.SearchRows] asks for those of the rows that can be among the
+// best k — the second pass of the two-pass search — so it returns exactly
+// what a float32 scan of the normalized rows returns. At a million concept
+// vectors that is 0.4 GB held instead of 1.2 GB (issue 21).
+
+// NewCodes returns an empty index of vectors of dimension dim that keeps
+// only their int8 codes; search it with [Index.SearchRows]. Where the int8
+// kernel does not take dim (see quantizable) it returns [NewHalf]'s index,
+// which SearchRows searches from its own rows. It panics if dim is not
+// positive.
+func NewCodes(dim int) *Index {
+	x := New(dim)
+	if !x.quant {
+		x.half = true
+		return x
+	}
+	x.codesOnly = true
+	return x
+}
+
+// CodesOnly reports whether the index keeps only int8 codes ([NewCodes]).
+func (x *Index) CodesOnly() bool { return x.codesOnly }
+
+// RowSource gives the exact vectors of the ids (not necessarily
+// normalized), calling fn once for each id it has; ids it lacks (deleted
+// meanwhile) are left out. v is valid only during the call.
+type RowSource func(ids []int64, fn func(id int64, v []float32)) error
+
+// SearchRows is [Index.Search] for an index that may keep only codes
+// ([NewCodes]): the int8 pass bounds every row's score, then rows gives
+// the exact vectors of the rows that can be among the best k, which are
+// scored in float32. The answer is what a float32 scan of rows' vectors,
+// normalized, returns (ties by ascending ID), provided rows gives the
+// vectors the codes were made from. An index with float rows searches
+// them and never calls rows.
+func (x *Index) SearchRows(q []float32, k int, filter func(id int64) bool, rows RowSource) ([]Hit, error) {
+	if !x.codesOnly {
+		return x.Search(q, k, filter), nil
+	}
+	if k <= 0 || len(q) != x.dim || IsDegenerate(q) {
+		return nil, nil
+	}
+	qn := slices.Clone(q)
+	Normalize(qn)
+	ids := x.candidates(qn, k, filter)
+	t := newTopK(min(k, max(1, len(ids))))
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	buf := make([]float32, x.dim)
+	var bad error
+	err := rows(ids, func(id int64, v []float32) {
+		if len(v) != x.dim {
+			bad = fmt.Errorf("vector: row %d has %d dimensions, want %d", id, len(v), x.dim)
+			return
+		}
+		copy(buf, v)
+		if !Normalize(buf) {
+			return
+		}
+		t.offer(Hit{ID: id, Score: dot1(qn, buf)}, filter)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("vector: read the rows to score: %w", err)
+	}
+	if bad != nil {
+		return nil, bad
+	}
+	return t.sorted(), nil
+}
+
+// candidates returns the ids of the rows whose score can be among the
+// best k of those filter admits: the int8 pass's upper bound reaches the
+// k-th best lower bound.
+func (x *Index) candidates(qn []float32, k int, filter func(int64) bool) []int64 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	n := len(x.ids)
+	if n == 0 {
+		return nil
+	}
+	k = min(k, n)
+	workers := 1
+	if n >= parallelMinRows {
+		workers = maxWorkers
+	}
+	qi := make([]int16, x.dim)
+	sq := quantizeQuery(qn, qi)
+	approx := make([]float32, n)
+	bounds := inParallel(n, workers, func(lo, hi int) topK {
+		return x.approxScan(qi, sq, k, filter, lo, hi, approx)
+	})
+	floor := float32(math.Inf(-1))
+	if len(bounds.hits) == k {
+		floor = bounds.hits[0].Score
+	}
+	var ids []int64
+	for r := range n {
+		if approx[r]+x.errBound(r, sq) >= floor && (filter == nil || filter(x.ids[r])) {
+			ids = append(ids, x.ids[r])
+		}
+	}
+	return ids
+}
