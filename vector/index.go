@@ -41,9 +41,9 @@ type Index struct {
 	half bool
 	// codesOnly: no rows are kept, only their int8 codes (codes.go).
 	codesOnly bool
-	hslab []uint16
-	ids   []int64       // ids[r] is the ID of row r
-	rows  map[int64]int // ID → row
+	hslab     []uint16
+	ids       []int64       // ids[r] is the ID of row r
+	rows      map[int64]int // ID → row
 
 	// quant: the rows also have int8 codes (quant.go).
 	quant bool
