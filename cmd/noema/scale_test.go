@@ -29,13 +29,14 @@ import (
 )
 
 var (
-	scaleFlag     = flag.String("scale", "", "run BenchmarkScale at these comma-separated sizes: 10k, 30k, 100k (generated notes) or 100k-concepts, 1m-concepts (label vaults)")
-	scaleDir      = flag.String("scale-cache", filepath.Join(os.TempDir(), "noema-scale"), "BenchmarkScale keeps its generated vaults here and copies them for every run")
-	scaleOps      = flag.Int("scale-ops", 20, "BenchmarkScale: writes, edits and build_context rounds measured at each size")
-	scaleBin      = flag.String("scale-bin", "", "BenchmarkScale measures this noema binary instead of this tree's (to compare builds side by side on one machine)")
-	scaleSynced   = flag.Bool("scale-synced", false, "BenchmarkScale: serve a copy of a vault synced with --embed once (kept in -scale-cache as synced-SIZE) and skip the cold, no-op and --embed sync rows")
-	scalePprofCPU = flag.Int("scale-pprof-cpu", 10, "BenchmarkScale with -scale-pprof: seconds of the CPU profile taken from the first find_concepts round")
-	scalePprof    = flag.String("scale-pprof", "", "BenchmarkScale: save the server's heap profiles (after the first answer, after the first search, at the end) and a CPU profile of the find_concepts rounds into this folder (the server's NOEMA_PPROF)")
+	scaleFlag       = flag.String("scale", "", "run BenchmarkScale at these comma-separated sizes: 10k, 30k, 100k (generated notes) or 100k-concepts, 1m-concepts (label vaults)")
+	scaleDir        = flag.String("scale-cache", filepath.Join(os.TempDir(), "noema-scale"), "BenchmarkScale keeps its generated vaults here and copies them for every run")
+	scaleOps        = flag.Int("scale-ops", 20, "BenchmarkScale: writes, edits and build_context rounds measured at each size")
+	scaleBin        = flag.String("scale-bin", "", "BenchmarkScale measures this noema binary instead of this tree's (to compare builds side by side on one machine)")
+	scaleSynced     = flag.Bool("scale-synced", false, "BenchmarkScale: serve a copy of a vault synced with --embed once (kept in -scale-cache as synced-SIZE) and skip the cold, no-op and --embed sync rows")
+	scalePprofCPU   = flag.Int("scale-pprof-cpu", 10, "BenchmarkScale with -scale-pprof: seconds of the CPU profile taken from the first find_concepts round")
+	scalePprof      = flag.String("scale-pprof", "", "BenchmarkScale: save the server's heap profiles (after the first answer, after the first search, at the end) and a CPU profile of the find_concepts rounds into this folder (the server's NOEMA_PPROF)")
+	scalePprofStart = flag.Bool("scale-pprof-start", false, "BenchmarkScale with -scale-pprof: take the CPU profile from the server's start (its first answer and what it starts beside) instead of from the find_concepts rounds")
 )
 
 // scaleMode is one size BenchmarkScale runs at.
@@ -251,6 +252,10 @@ func runScale(b *testing.B, mode scaleMode) map[string]string {
 	ctx := context.Background()
 	start := time.Now()
 	url, pid, prof := startServe(b, vault)
+	stopStartCPU := func() {}
+	if *scalePprofStart {
+		stopStartCPU = prof.cpu(b, "start")
+	}
 	var cs *mcp.ClientSession
 	for {
 		var err error
@@ -293,7 +298,10 @@ func runScale(b *testing.B, mode scaleMode) map[string]string {
 	prof.heap(b, "first-search")
 
 	var find []time.Duration
-	stopCPU := prof.cpu(b, "find")
+	stopCPU := func() {}
+	if !*scalePprofStart {
+		stopCPU = prof.cpu(b, "find")
+	}
 	for i := range 50 {
 		find = append(find, call("find_concepts", map[string]any{"query": sv.Queries[i%len(sv.Queries)], "limit": 20}))
 	}
@@ -309,6 +317,7 @@ func runScale(b *testing.B, mode scaleMode) map[string]string {
 	b.ReportMetric(msOf(p50(edits)), "edit-p50-ms")
 	b.ReportMetric(msOf(p50(contexts)), "context-after-write-p50-ms")
 	prof.heap(b, "end")
+	stopStartCPU()
 	peak := procStatus(pid, "VmHWM")
 	cells["peak"] = mb(peak)
 	b.ReportMetric(float64(peak)/1e6, "server-peak-MB")
