@@ -70,6 +70,9 @@ type App struct {
 	// waits for them.
 	background     sync.WaitGroup
 	stopBackground context.CancelFunc
+	// names is closed once Start's warm-up of find_concepts' names ended;
+	// the other warm-ups wait for it. Set by Start, before its goroutines.
+	names chan struct{}
 }
 
 // Roles of a serving process on its vault.

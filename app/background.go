@@ -23,12 +23,29 @@ func (a *App) Start(ctx context.Context) {
 	a.mu.Lock()
 	a.stopBackground = cancel
 	a.mu.Unlock()
+	// find_concepts' names are built first, before the other structures
+	// that read every concept (the search's concept names, the concept
+	// vectors), which would otherwise share the cores with them: at a
+	// million concepts the first answer came after a minute (issue 21).
+	names := make(chan struct{})
+	a.names = names
+	a.background.Go(func() {
+		defer close(names)
+		if err := a.Concepts.Warm(ctx); err != nil && ctx.Err() == nil {
+			a.Logger.Warn("loading concept names", "err", err)
+		}
+	})
 	a.background.Go(func() { a.Serve(ctx) })
 	// The note vectors load beside the first sync, so that the first
 	// semantic search does not wait for them (a hybrid one meanwhile
 	// answers by full text, saying so).
 	warm := a.Search.Warming() // before the first request can arrive
 	a.background.Go(func() {
+		select {
+		case <-names:
+		case <-ctx.Done():
+			return
+		}
 		if err := warm(ctx); err != nil && ctx.Err() == nil {
 			a.Logger.Warn("loading note vectors", "err", err)
 		}
@@ -77,6 +94,13 @@ func (a *App) index(ctx context.Context) {
 	// Embeddings follow the registry in the background; an unreachable
 	// backend only affects the semantic tools.
 	refresh := func() {
+		if a.names != nil { // after find_concepts' names (Start)
+			select {
+			case <-a.names:
+			case <-ctx.Done():
+				return
+			}
+		}
 		if err := a.Semantic.Refresh(ctx); err != nil && ctx.Err() == nil {
 			a.Logger.Warn("embedding concepts", "err", err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/httpserver"
+	"github.com/noema-mem/noema/internal/memlimit"
 	"github.com/noema-mem/noema/mcpserver"
 )
 
@@ -81,6 +82,8 @@ func runServe(ctx context.Context, c *CLI, v any) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	a.Start(ctx) // a.Close (deferred) stops it and waits for it
+	// The heap kept near its live size (internal/memlimit; issue 21).
+	go memlimit.Run(ctx, c.Getenv)
 	if addr := c.Getenv("NOEMA_PPROF"); addr != "" {
 		if err := servePprof(ctx, addr, c.Stderr); err != nil {
 			return err
@@ -104,6 +107,7 @@ func runMCP(ctx context.Context, c *CLI, v any) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	a.Start(ctx) // a.Close (deferred) stops it and waits for it
+	go memlimit.Run(ctx, c.Getenv)
 	// The end of the input ends the session once the requests read are
 	// answered (see stdio); from then on the process has ExitGrace to wind
 	// down.

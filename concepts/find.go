@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/fuzzy"
@@ -146,15 +147,15 @@ func (s *Service) Find(ctx context.Context, in FindInput) (*FindResult, error) {
 		return cmp.Compare(a.m.ids[a.g], b.m.ids[b.g])
 	}
 	// The second channel's index and the fuzzy choices are built on first
-	// use, from the same names: build both at once (issue 21: a server's
-	// first answer at a million concepts waits for both).
-	var built sync.WaitGroup
+	// use, from the same names: build both at once. The answer waits for
+	// the second channel's index at most FindIndexWait once the choices
+	// are ready (issue 21: at a million concepts it takes seconds more);
+	// without it, it answers from WRatio alone and says so.
 	if secondChannel {
 		for _, m := range parts {
-			built.Go(func() { m.findIndex() })
+			go m.findIndex()
 		}
 	}
-	defer built.Wait()
 	var all []found
 	for i, m := range parts {
 		choices, err := m.choices(procName)
@@ -182,10 +183,22 @@ func (s *Service) Find(ctx context.Context, in FindInput) (*FindResult, error) {
 	for i, f := range all {
 		at[f.m.ids[f.g]] = i
 	}
+	var indexes []*findIndex
 	if secondChannel {
+		for _, m := range parts {
+			x := m.findIndexWithin(ctx, FindIndexWait)
+			if x == nil {
+				indexes = nil
+				res.Warnings = append(res.Warnings, "the index of folded names and head words is still being built (the first find_concepts since the server started): these candidates are by WRatio alone")
+				break
+			}
+			indexes = append(indexes, x)
+		}
+	}
+	if indexes != nil {
 		var extra []found
 		for i, m := range parts {
-			for _, h := range m.findIndex().channelHits(m, in.Query) {
+			for _, h := range indexes[i].channelHits(m, in.Query) {
 				if i == 0 && v.hidden[h.g] {
 					continue
 				}
@@ -244,6 +257,38 @@ func (s *Service) Find(ctx context.Context, in FindInput) (*FindResult, error) {
 		res.Candidates[i].Mentions = counts[res.Candidates[i].ID]
 	}
 	return res, nil
+}
+
+// FindIndexWait is how long find_concepts waits, once its fuzzy choices
+// are ready, for the index of its second channel (folded names, head
+// words) when that is being built: a vault of thousands builds it in
+// milliseconds, a million concepts in seconds.
+const FindIndexWait = time.Second
+
+// Warm builds what find_concepts needs — every concept's names, their
+// fuzzy choices under the default processor and the second channel's
+// index — so that a server's first answer does not build them (App.Start
+// runs it first of its background work).
+func (s *Service) Warm(ctx context.Context) error {
+	v, err := s.names(ctx)
+	if err != nil {
+		return err
+	}
+	for _, m := range []*matcher{v.base, v.delta} {
+		if m == nil {
+			continue
+		}
+		var built sync.WaitGroup
+		if secondChannel {
+			built.Go(func() { m.findIndex() })
+		}
+		_, err := m.choices("default")
+		built.Wait()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // secondChannel turns on find_concepts' second candidate channel (tests

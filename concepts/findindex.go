@@ -2,10 +2,12 @@ package concepts
 
 import (
 	"cmp"
+	"context"
 	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // findIndex is find_concepts' second channel over one matcher's names:
@@ -22,10 +24,13 @@ type findIndex struct {
 	cons []int32  // cons[i] has a name whose key hashes to keys[i]
 }
 
-// findState is a matcher's find index, built on first use.
+// findState is a matcher's find index, built on first use; done is
+// closed once it is.
 type findState struct {
-	once sync.Once
-	x    *findIndex
+	once  sync.Once
+	start sync.Once
+	x     *findIndex
+	done  chan struct{}
 }
 
 // The key spaces of the find index: a name's folded keys (its folded
@@ -55,8 +60,39 @@ func findKeys(n *nameInfo, fn func(key string)) {
 
 // findIndex returns the matcher's find index, built on first use.
 func (m *matcher) findIndex() *findIndex {
-	m.find.once.Do(func() { m.find.x = buildFindIndex(m) })
+	m.find.once.Do(func() {
+		m.find.x = buildFindIndex(m)
+		close(m.findDone())
+	})
 	return m.find.x
+}
+
+// findDone returns the channel closed once the find index is built.
+func (m *matcher) findDone() chan struct{} {
+	m.find.start.Do(func() { m.find.done = make(chan struct{}) })
+	return m.find.done
+}
+
+// findIndexWithin returns the matcher's find index, building it in the
+// background if nobody is, when it is ready within wait; nil past that
+// (the caller answers without it).
+func (m *matcher) findIndexWithin(ctx context.Context, wait time.Duration) *findIndex {
+	done := m.findDone()
+	select {
+	case <-done:
+		return m.find.x
+	default:
+	}
+	go m.findIndex()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-done:
+		return m.find.x
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return nil
 }
 
 // names returns concept g's names, label first.
