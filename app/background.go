@@ -23,15 +23,18 @@ func (a *App) Start(ctx context.Context) {
 	a.mu.Lock()
 	a.stopBackground = cancel
 	a.mu.Unlock()
-	// find_concepts' names are built first, before the other structures
-	// that read every concept (the search's concept names, the concept
-	// vectors), which would otherwise share the cores with them: at a
-	// million concepts the first answer came after a minute (issue 21).
-	names := make(chan struct{})
+	// find_concepts' names and fuzzy choices are built first, alone: the
+	// other structures that read every concept (its second channel's
+	// index, the search's concept names, the concept vectors) would share
+	// the cores with them, and at a million concepts the first answer came
+	// after a minute (issue 21). Then the second channel's index and the
+	// search's names and note vectors, side by side; the concept vectors
+	// (Serve's refresh) once the second channel's index is built.
+	choices, names := make(chan struct{}), make(chan struct{})
 	a.names = names
 	a.background.Go(func() {
 		defer close(names)
-		if err := a.Concepts.Warm(ctx); err != nil && ctx.Err() == nil {
+		if err := a.Concepts.Warm(ctx, func() { close(choices) }); err != nil && ctx.Err() == nil {
 			a.Logger.Warn("loading concept names", "err", err)
 		}
 	})
@@ -42,7 +45,7 @@ func (a *App) Start(ctx context.Context) {
 	warm := a.Search.Warming() // before the first request can arrive
 	a.background.Go(func() {
 		select {
-		case <-names:
+		case <-choices:
 		case <-ctx.Done():
 			return
 		}

@@ -265,30 +265,35 @@ func (s *Service) Find(ctx context.Context, in FindInput) (*FindResult, error) {
 // milliseconds, a million concepts in seconds.
 const FindIndexWait = time.Second
 
-// Warm builds what find_concepts needs — every concept's names, their
-// fuzzy choices under the default processor and the second channel's
+// Warm builds what find_concepts needs — every concept's names and their
+// fuzzy choices under the default processor, then the second channel's
 // index — so that a server's first answer does not build them (App.Start
-// runs it first of its background work).
-func (s *Service) Warm(ctx context.Context) error {
+// runs it first of its background work). choicesReady, when not nil, is
+// called once the choices are built: find_concepts can answer from then
+// on (waiting at most FindIndexWait for the rest).
+func (s *Service) Warm(ctx context.Context, choicesReady func()) error {
 	v, err := s.names(ctx)
-	if err != nil {
+	if err == nil {
+		for _, m := range []*matcher{v.base, v.delta} {
+			if m != nil {
+				if _, err = m.choices("default"); err != nil {
+					break
+				}
+			}
+		}
+	}
+	if choicesReady != nil {
+		choicesReady()
+	}
+	if err != nil || !secondChannel {
 		return err
 	}
 	for _, m := range []*matcher{v.base, v.delta} {
-		if m == nil {
-			continue
-		}
-		var built sync.WaitGroup
-		if secondChannel {
-			built.Go(func() { m.findIndex() })
-		}
-		_, err := m.choices("default")
-		built.Wait()
-		if err != nil {
-			return err
+		if m != nil {
+			m.findIndex()
 		}
 	}
-	return nil
+	return ctx.Err()
 }
 
 // secondChannel turns on find_concepts' second candidate channel (tests

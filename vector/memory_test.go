@@ -17,7 +17,7 @@ func BenchmarkIndexMemory(b *testing.B) {
 		for _, kind := range []struct {
 			name string
 			new  func(int) *vector.Index
-		}{{"float32", vector.New}, {"half", vector.NewHalf}} {
+		}{{"float32", vector.New}, {"half", vector.NewHalf}, {"codes", vector.NewCodes}} {
 			b.Run(fmt.Sprintf("%s/%dk", kind.name, n/1000), func(b *testing.B) {
 				r := rand.New(rand.NewPCG(1, 2))
 				v := make([]float32, 384)

@@ -69,6 +69,7 @@ var scaleRows = []scaleRow{
 	{"embed", "sync --embed: wall, peak RSS", "peak ≤ 2 GB at 1M concepts"},
 	{"noop", "no-op re-sync", "≤ 0.3 s at 100k notes"},
 	{"find", "find_concepts p50 (typos)", "≤ 50 ms at 1M concepts"},
+	{"similar", "find_similar_concepts p50 (first call)", "(no target: the first call waits for the concept vectors)"},
 }
 
 // BenchmarkScale measures issue 21's table with the real binary at each
@@ -308,6 +309,13 @@ func runScale(b *testing.B, mode scaleMode) map[string]string {
 	stopCPU()
 	cells["find"] = fmt.Sprintf("%.1f ms", msOf(p50(find)))
 	b.ReportMetric(msOf(p50(find)), "find-p50-ms")
+
+	var similar []time.Duration
+	for i := range 20 {
+		similar = append(similar, call("find_similar_concepts", map[string]any{"concept": sv.Others[(i*5)%len(sv.Others)], "max_results": 10}))
+	}
+	cells["similar"] = fmt.Sprintf("%.1f ms (%.0f ms)", msOf(p50(similar)), msOf(similar[0]))
+	b.ReportMetric(msOf(p50(similar)), "similar-p50-ms")
 
 	writes, edits, contexts := writeRounds(sv, *scaleOps, call)
 	cells["write"] = fmt.Sprintf("%.1f ms", msOf(p50(writes)))
