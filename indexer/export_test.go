@@ -9,3 +9,6 @@ func (ix *Indexer) SetAfterCommit(fn func(point string) error) { ix.afterCommit 
 
 // SetBatch sets how many changed notes one sync transaction holds.
 func (ix *Indexer) SetBatch(n int) { ix.batch = n }
+
+// SetBulk sets how many notes a sync must write to load them in bulk.
+func (ix *Indexer) SetBulk(n int) { ix.bulk = n }

@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -31,6 +32,10 @@ import (
 // batchSize is how many changed notes one write transaction holds, to keep
 // transactions short while other processes wait for the lock.
 const batchSize = 1000
+
+// bulkNotes is how many notes a sync must have to write before it readies
+// the index for a bulk load (sqlite.DB.BulkLoad).
+const bulkNotes = 5000
 
 // metaStale is the meta key that records, durably, that notes were written
 // and the concept registry not yet derived from them. A sync sets it in the
@@ -60,6 +65,8 @@ type Indexer struct {
 	afterCommit func(point string) error
 	// batch overrides batchSize when positive (tests).
 	batch int
+	// bulk overrides bulkNotes when positive (tests).
+	bulk int
 }
 
 // committed runs the afterCommit hook.
@@ -215,7 +222,7 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 	// states are then read beside the walk (each is a third of a no-op
 	// sync).
 	type loaded struct {
-		states map[string]sqlite.NoteState
+		states []sqlite.NoteState
 		stale  bool
 		err    error
 	}
@@ -250,7 +257,7 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 	if l.err != nil {
 		return nil, l.err
 	}
-	states, stale := l.states, l.stale
+	stale := l.stale
 	if err != nil {
 		return nil, fmt.Errorf("walk vault: %w", err)
 	}
@@ -265,31 +272,44 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 		ix.afterWalk()
 	}
 
-	seen := make(map[string]bool, len(entries))
-	for path := range states {
-		if underAny(path, unreadable) {
-			seen[path] = true // not walked, not deleted: kept as indexed
+	states := newNoteStates(l.states)
+	for i, st := range states.list {
+		if underAny(st.Path, unreadable) {
+			states.mark[i] = walked // not walked, not deleted: kept as indexed
 		}
 	}
 	var todo []fileEntry
 	for _, e := range entries {
-		seen[e.rel] = true
-		st, ok := states[e.rel]
-		if ok && unchanged(st.Size, st.MtimeNS, st.File, e.info) {
-			res.Unchanged++
-			continue
+		i, ok := states.byPath[e.rel]
+		if ok {
+			states.mark[i] = walked
+			if st := &states.list[i]; unchanged(st.Size, st.MtimeNS, st.File, e.info) {
+				res.Unchanged++
+				continue
+			}
 		}
 		todo = append(todo, e)
 	}
 	total := len(todo)
+	bulk := bulkNotes
+	if ix.bulk > 0 {
+		bulk = ix.bulk
+	}
+	if total >= bulk {
+		done, err := ix.DB.BulkLoad(ctx)
+		if err != nil {
+			return nil, err
+		}
+		defer done()
+	}
 	if progress != nil {
 		progress(0, total)
 	}
 	// Deleted paths, by hash, for rename detection.
 	deletedByHash := make(map[string][]string)
-	for path, st := range states {
-		if !seen[path] {
-			deletedByHash[st.Hash] = append(deletedByHash[st.Hash], path)
+	for i, st := range states.list {
+		if states.mark[i] == notWalked {
+			deletedByHash[st.Hash] = append(deletedByHash[st.Hash], st.Path)
 		}
 	}
 	for h := range deletedByHash {
@@ -327,7 +347,7 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 			continue // drain
 		}
 		var wrote, changed bool
-		wrote, changed, writeErr = ix.writeChunk(ctx, results, states, seen, deletedByHash, res)
+		wrote, changed, writeErr = ix.writeChunk(ctx, results, states, deletedByHash, res)
 		if wrote && writeErr == nil {
 			stale = stale || changed
 			writeErr = ix.committed("notes")
@@ -343,9 +363,9 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 	for _, paths := range deletedByHash {
 		deleted = append(deleted, paths...)
 	}
-	for path := range states {
-		if v, ok := seen[path]; ok && !v {
-			deleted = append(deleted, path) // disappeared mid-sync
+	for i, st := range states.list {
+		if states.mark[i] == gone {
+			deleted = append(deleted, st.Path) // disappeared mid-sync
 		}
 	}
 	sort.Strings(deleted)
@@ -387,12 +407,46 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 	return res, nil
 }
 
+// noteStates are the note states a sync read, with what its walk found of
+// each.
+type noteStates struct {
+	list   []sqlite.NoteState
+	byPath map[string]int32 // index in list
+	mark   []walkMark       // by index in list
+}
+
+// walkMark is what a sync's walk found of an indexed note.
+type walkMark uint8
+
+const (
+	notWalked walkMark = iota // deleted, or renamed
+	walked                    // walked, or in a folder that could not be read
+	gone                      // walked, then gone before it was read
+)
+
+func newNoteStates(list []sqlite.NoteState) *noteStates {
+	s := &noteStates{list: list, byPath: make(map[string]int32, len(list)), mark: make([]walkMark, len(list))}
+	for i := range list {
+		s.byPath[list[i].Path] = int32(i)
+	}
+	return s
+}
+
+// get returns the state read for path, and whether there is one.
+func (s *noteStates) get(path string) (sqlite.NoteState, bool) {
+	i, ok := s.byPath[path]
+	if !ok {
+		return sqlite.NoteState{}, false
+	}
+	return s.list[i], true
+}
+
 // writeChunk classifies parsed files (added, updated, renamed, unchanged,
 // skipped) and writes them in one transaction, which also marks the
 // registry stale when a note's content or path changed. It reports whether
 // it committed a transaction, and whether that changed a note.
-func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[string]sqlite.NoteState,
-	seen map[string]bool, deletedByHash map[string][]string, res *Result) (committed, changed bool, err error) {
+func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states *noteStates,
+	deletedByHash map[string][]string, res *Result) (committed, changed bool, err error) {
 	type op struct {
 		renameFrom string
 		p          *parsed
@@ -405,14 +459,16 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[
 		case p.gone:
 			res.Skipped++
 			res.Warnings = append(res.Warnings, Warning{p.entry.rel, noema.ENOTFOUND, "file disappeared during sync"})
-			seen[p.entry.rel] = false
+			if i, ok := states.byPath[p.entry.rel]; ok {
+				states.mark[i] = gone
+			}
 			continue
 		case p.warn != nil:
 			res.Skipped++
 			res.Warnings = append(res.Warnings, *p.warn)
 			continue
 		}
-		st, exists := states[p.entry.rel]
+		st, exists := states.get(p.entry.rel)
 		switch {
 		case exists && st.Hash == p.rec.Hash && st.File.VerifiedNS != sqlite.Rederive:
 			ops = append(ops, op{p: p, counted: &res.Unchanged}) // touch only
@@ -459,7 +515,7 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[
 			// another process (a writer indexing its own file, a server's
 			// watcher) may have indexed this path, or the rename's source,
 			// since the states were read.
-			cur, exists, err := sqlite.NoteStateOf(tx, rec.Path)
+			cur, exists, err := w.State(rec.Path)
 			if err != nil {
 				return err
 			}
@@ -477,7 +533,7 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states map[
 				}
 			}
 			if !exists && o.renameFrom != "" {
-				if _, fromExists, err := sqlite.NoteStateOf(tx, o.renameFrom); err != nil {
+				if _, fromExists, err := w.State(o.renameFrom); err != nil {
 					return err
 				} else if fromExists {
 					if err := sqlite.RenameNote(tx, o.renameFrom, rec.Path); err != nil {
@@ -509,22 +565,68 @@ func (ix *Indexer) recordSync(tx *sqlite.Tx, res *Result) error {
 	if err := sqlite.SetMeta(tx, "last_sync", tx.Now.UTC().Format(time.RFC3339Nano)); err != nil {
 		return err
 	}
-	dups, err := sqlite.DuplicateTitles(tx.Query, vault.Key)
-	if err != nil {
-		return err
-	}
-	dangling, err := sqlite.DanglingRelations(tx.Query)
+	across, at, err := ix.acrossFiles(tx)
 	if err != nil {
 		return err
 	}
 	// A retried transaction runs this again: replace, never repeat.
-	res.Warnings = slices.DeleteFunc(res.Warnings, func(w Warning) bool {
-		return w.Code == CodeDuplicateTitle || w.Code == CodeDanglingRelation
-	})
-	res.Warnings = append(res.Warnings, DuplicateTitleWarnings(dups)...)
-	res.Warnings = append(res.Warnings, DanglingRelationWarnings(dangling)...)
+	res.Warnings = slices.DeleteFunc(res.Warnings, func(w Warning) bool { return isAcrossFiles(w.Code) })
+	res.Warnings = append(res.Warnings, across...)
 	w, _ := json.Marshal(res.Warnings)
-	return sqlite.SetMeta(tx, "last_sync_warnings", string(w))
+	if err := sqlite.SetMeta(tx, metaWarnings, string(w)); err != nil {
+		return err
+	}
+	return sqlite.SetMeta(tx, metaWarningsAt, at)
+}
+
+// Meta keys of the warnings of the last sync, and of the index version the
+// warnings across files among them were found in.
+const (
+	metaWarnings   = "last_sync_warnings"
+	metaWarningsAt = "last_sync_warnings_at"
+)
+
+// isAcrossFiles reports whether a warning code is of a warning found across
+// files (see acrossFiles).
+func isAcrossFiles(code string) bool {
+	return code == CodeDuplicateTitle || code == CodeDanglingRelation
+}
+
+// acrossFiles returns the warnings a sync finds across files (shared
+// titles, relations without a target) and the version of the index they
+// were found in: the change log's position (sqlite.GraphLogPosition). Both
+// derive from note rows, names, relations and concept keys alone, each
+// change to which moves the log; when it has not moved since the last
+// sync recorded them (a sync that changed nothing, after no write), they
+// are that sync's, and the two queries over every note and relation are
+// not run again (a tenth of a no-op sync at 100,000 notes).
+func (ix *Indexer) acrossFiles(tx *sqlite.Tx) ([]Warning, string, error) {
+	pos, err := sqlite.GraphLogPosition(tx)
+	if err != nil {
+		return nil, "", err
+	}
+	at := "1:" + strconv.FormatInt(pos, 10)
+	if prev, err := sqlite.MetaIn(tx, metaWarningsAt); err != nil {
+		return nil, "", err
+	} else if prev == at {
+		last, err := sqlite.MetaIn(tx, metaWarnings)
+		if err != nil {
+			return nil, "", err
+		}
+		var ws []Warning
+		if json.Unmarshal([]byte(last), &ws) == nil {
+			return slices.DeleteFunc(ws, func(w Warning) bool { return !isAcrossFiles(w.Code) }), at, nil
+		}
+	}
+	dups, err := sqlite.DuplicateTitles(tx.Query, vault.Key)
+	if err != nil {
+		return nil, "", err
+	}
+	dangling, err := sqlite.DanglingRelations(tx.Query)
+	if err != nil {
+		return nil, "", err
+	}
+	return append(DuplicateTitleWarnings(dups), DanglingRelationWarnings(dangling)...), at, nil
 }
 
 // Warning codes of what a whole-vault sync finds across files.

@@ -691,12 +691,13 @@ func (v *Vault) Walk(ctx context.Context, fn func(rel string, info fs.FileInfo) 
 	return v.walk(ctx, fn, nil, nil)
 }
 
-// walk is Walk; temp, when not nil, is also called with every regular
-// dot-file named like a temporary file (see parseTempName), so that sync
-// cleans them in the same pass. unreadable, when not nil, is called with a
-// folder below the root that cannot be read (its vault path and the error),
-// and the walk goes on without it; when nil, such a folder stops the walk.
-func (v *Vault) walk(ctx context.Context, fn func(rel string, info fs.FileInfo) error, temp func(p string, d fs.DirEntry, pid int), unreadable func(rel string, err error)) error {
+// walkDir is the portable walk (filepath.WalkDir; see walk): Walk; temp,
+// when not nil, is also called with every regular dot-file named like a
+// temporary file (see parseTempName), so that sync cleans them in the same
+// pass. unreadable, when not nil, is called with a folder below the root
+// that cannot be read (its vault path and the error), and the walk goes on
+// without it; when nil, such a folder stops the walk.
+func (v *Vault) walkDir(ctx context.Context, fn func(rel string, info fs.FileInfo) error, temp func(p string, d fs.DirEntry, pid int), unreadable func(rel string, err error)) error {
 	root, err := v.openRoot()
 	if err != nil {
 		return err
