@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/noema-mem/noema/vault"
@@ -53,12 +54,15 @@ type conceptMatch struct {
 // the key itself is compared (exact) or checked with oneEdit (one typo),
 // so answers are those of the maps the index replaces.
 type conceptNames struct {
-	mu      sync.Mutex
-	version string
-	loaded  bool
-	seed    maphash.Seed
-	keys    arena // registry order
-	ids     arena // ids.at(i) owns keys.at(i)
+	mu sync.Mutex
+	// building is set while a call builds the names (a server's warm-up,
+	// at a million concepts seconds): a search does not wait for it.
+	building atomic.Bool
+	version  string
+	loaded   bool
+	seed     maphash.Seed
+	keys     arena // registry order
+	ids      arena // ids.at(i) owns keys.at(i)
 	// exact is hash(key)<<32 | index for every key, sorted.
 	exact []keyHash
 	// deleted is uint32(hash(d))<<32 | index for every key of
@@ -98,18 +102,25 @@ func (a *arena) at(i int) string { return a.s[a.off[i]:a.off[i+1]] }
 
 func (a *arena) len() int { return max(0, len(a.off)-1) }
 
-// namesFor returns the registry's names at the current version.
-func (s *Service) namesFor(ctx context.Context) (*conceptNames, error) {
+// namesFor returns the registry's names at the current version. With
+// wait false it returns nil instead of waiting while another call builds
+// them.
+func (s *Service) namesFor(ctx context.Context, wait bool) (*conceptNames, error) {
 	version, err := s.DB.SearchConceptsVersion(ctx)
 	if err != nil {
 		return nil, err
 	}
 	c := &s.names
+	if !wait && c.building.Load() {
+		return nil, nil
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.loaded && c.version == version {
 		return c, nil
 	}
+	c.building.Store(true)
+	defer c.building.Store(false)
 	// Drop the old index before building the new one: only one is held.
 	c.loaded, c.keys, c.ids, c.exact, c.deleted = false, arena{}, arena{}, nil, nil
 	if err := c.build(func(fn func(key, id string)) error { return s.DB.SearchConceptKeys(ctx, fn) }); err != nil {
@@ -323,20 +334,33 @@ func queryWords(raw string) []string {
 	return out
 }
 
+// ConceptsLoading is the warning of a hybrid search answered while the
+// concept names its words are matched against are being loaded (a server
+// that started moments ago): notes linking a concept the query names are
+// not lifted.
+const ConceptsLoading = "the concept names are still being loaded (the server started moments ago), so notes linking a concept the query names are not lifted in this answer; ask again in a few seconds"
+
 // liftConcepts adds the concept signal to the hybrid candidates: each
 // note linking a concept the query names (or its page) gets the match's
 // quality (c.concept), and those not found yet are added.
-func (s *Service) liftConcepts(ctx context.Context, tv *textVersion, raw string, f Filter, get func(int64) *candidate) (bool, error) {
+//
+// While a server's warm-up builds the names (at a million concepts, seconds
+// after it starts) it does not wait: it lifts nothing and returns the
+// ConceptsLoading warning.
+func (s *Service) liftConcepts(ctx context.Context, tv *textVersion, raw string, f Filter, get func(int64) *candidate) (bool, string, error) {
 	if s.Tuning.ConceptWeight <= 0 {
-		return false, nil
+		return false, "", nil
 	}
 	words := queryWords(raw)
 	if len(words) == 0 {
-		return false, nil
+		return false, "", nil
 	}
-	names, err := s.namesFor(ctx)
+	names, err := s.namesFor(ctx, false)
 	if err != nil {
-		return false, err
+		return false, "", err
+	}
+	if names == nil {
+		return false, ConceptsLoading, nil
 	}
 	var typoErr error
 	matches := names.match(words, func(run []string) bool {
@@ -353,12 +377,12 @@ func (s *Service) liftConcepts(ctx context.Context, tv *textVersion, raw string,
 		return slices.Contains(docs, 0)
 	})
 	if typoErr != nil {
-		return false, typoErr
+		return false, "", typoErr
 	}
 	for _, m := range matches {
 		notes, err := s.DB.SearchConceptNotes(ctx, m.id, f)
 		if err != nil {
-			return false, err
+			return false, "", err
 		}
 		for _, n := range notes {
 			c := get(n.ID)
@@ -368,5 +392,5 @@ func (s *Service) liftConcepts(ctx context.Context, tv *textVersion, raw string,
 			c.concept = max(c.concept, m.quality)
 		}
 	}
-	return len(matches) > 0, nil
+	return len(matches) > 0, "", nil
 }

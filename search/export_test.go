@@ -36,3 +36,7 @@ func SetTextPlans(mode string) string {
 	textPlans = mode
 	return old
 }
+
+// SetNamesBuilding marks the concept names as being built by another call
+// (a server's warm-up) or not.
+func SetNamesBuilding(s *Service, on bool) { s.names.building.Store(on) }

@@ -104,3 +104,26 @@ func sameSet(a, b []string) bool {
 	slices.Sort(b)
 	return slices.Equal(a, b)
 }
+
+// TestConceptLiftDoesNotWaitForWarmUp checks issue 21's "the first answer
+// never waits": while a server's warm-up builds the concept names (here
+// marked as being built), a hybrid search answers by full text with the
+// ConceptsLoading warning instead of waiting; once they are built, it
+// lifts the concept's notes.
+func TestConceptLiftDoesNotWaitForWarmUp(t *testing.T) {
+	e := newEnv(t)
+	e.note("", "Pod limits", "", nil, "Set requests and limits on every pod, as [[k8s]] documents.")
+	e.note("concepts", "Kubernetes", "", nil, "---\naliases: [k8s]\n---\nContainer orchestration.")
+	e.note("", "Cluster notes", "", nil, "The cluster budget and the cluster plan for the quarter.")
+	e.embed()
+	search.SetNamesBuilding(e.svc, true)
+	res := e.search(search.Input{Query: "kubernetes", Decay: off()})
+	if slices.Contains(titles(res), "Pod limits") || !slices.Contains(res.Warnings, search.ConceptsLoading) {
+		t.Errorf("while the names are built: %v, warnings %q; want no lift and the loading warning", titles(res), res.Warnings)
+	}
+	search.SetNamesBuilding(e.svc, false)
+	res = e.search(search.Input{Query: "kubernetes", Decay: off()})
+	if !slices.Contains(titles(res), "Pod limits") || slices.Contains(res.Warnings, search.ConceptsLoading) {
+		t.Errorf("once built: %v, warnings %q; want Pod limits lifted, no loading warning", titles(res), res.Warnings)
+	}
+}

@@ -548,9 +548,12 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 			c.base = c.cosine
 		}
 	case ModeHybrid:
-		named, err := s.liftConcepts(ctx, tv, raw, f, get)
+		named, warn, err := s.liftConcepts(ctx, tv, raw, f, get)
 		if err != nil {
 			return nil, err
+		}
+		if warn != "" {
+			res.Warnings = append(res.Warnings, warn)
 		}
 		s.fuse(order, sem, !p.empty(), semOK, named)
 	}
