@@ -91,13 +91,18 @@ type Service struct {
 
 	refresh sync.Mutex // one refresh at a time
 
-	mu       sync.RWMutex
-	idx      *vector.Index
-	version  string           // concepts version the index reflects
-	model    string           // embedder name the index was built with
-	rows     map[string]int64 // concept id -> vector id
-	conIDs   map[int64]string // vector id -> concept id
-	hashes   map[string]string
+	mu      sync.RWMutex
+	idx     *vector.Index
+	version string           // concepts version the index reflects
+	model   string           // embedder name the index was built with
+	rows    map[string]int64 // concept id -> vector id
+	// byVID[vid] is the concept of vector id vid and its text's hash
+	// (zero when vid is free): a slice, not two maps of a million entries
+	// (issue 21).
+	byVID []vidEntry
+	// novec are the concepts whose text's cached vector is degenerate (no
+	// row in the index), by the hash of that text.
+	novec    map[string]textKey
 	nextID   int64
 	progress Progress
 	// gen counts changes to the index; vecs caches ConceptVectors' copy
@@ -220,11 +225,11 @@ func (s *Service) Refresh(ctx context.Context) error {
 	// look those up, not the whole cache.
 	s.mu.RLock()
 	var unknown []conceptRow
-	if s.model != model || len(s.hashes) == 0 {
+	if s.model != model || len(s.rows)+len(s.novec) == 0 {
 		unknown = rows // a first refresh: every row (not a copy of a million)
 	} else {
 		for _, r := range rows {
-			if s.hashes[r.id] != r.hash {
+			if !s.known(r.id, r.hash) {
 				unknown = append(unknown, r)
 			}
 		}
@@ -389,7 +394,7 @@ func (s *Service) rebuild(ctx context.Context, model, version string, rows []con
 	s.mu.RLock()
 	for _, r := range rows {
 		want[r.id] = true
-		if s.hashes[r.id] != r.hash {
+		if !s.known(r.id, r.hash) {
 			load = append(load, r)
 		}
 	}
@@ -403,17 +408,25 @@ func (s *Service) rebuild(ctx context.Context, model, version string, rows []con
 	added := 0 // concepts new to the index's knowledge
 	if partial {
 		for _, r := range rows {
-			if _, ok := s.hashes[r.id]; !ok {
+			_, hasRow := s.rows[r.id]
+			_, hasText := s.novec[r.id]
+			if !hasRow && !hasText {
 				added++
 			}
 		}
 	}
-	for id, vid := range s.rows {
-		if !partial && !want[id] {
-			s.idx.Delete(vid)
-			delete(s.rows, id)
-			delete(s.conIDs, vid)
-			delete(s.hashes, id)
+	if !partial {
+		for id, vid := range s.rows {
+			if !want[id] {
+				s.idx.Delete(vid)
+				delete(s.rows, id)
+				s.byVID[vid] = vidEntry{}
+			}
+		}
+		for id := range s.novec {
+			if !want[id] {
+				delete(s.novec, id)
+			}
 		}
 	}
 	for _, r := range load {
@@ -421,10 +434,15 @@ func (s *Service) rebuild(ctx context.Context, model, version string, rows []con
 		if !ok {
 			continue
 		}
-		if err := setVector(s.idx, s.rows, s.conIDs, &s.nextID, r, v); err != nil {
+		if err := setVector(s.idx, s.rows, &s.byVID, &s.nextID, r, v); err != nil {
 			return err
 		}
-		s.hashes[r.id] = r.hash
+		if vid, ok := s.rows[r.id]; ok {
+			s.byVID[vid].hash = keyOf(r.hash)
+			delete(s.novec, r.id)
+		} else {
+			s.novec[r.id] = keyOf(r.hash)
+		}
 	}
 	s.version, s.model = version, model
 	s.gen++
@@ -438,10 +456,10 @@ func (s *Service) rebuild(ctx context.Context, model, version string, rows []con
 }
 
 // setVector stores concept r's vector v in idx under its vector id in
-// rows (the next after *nextID when it has none); a degenerate vector (a
-// concept whose text has nothing to embed) stays out. The caller holds
-// s.mu when idx is the service's.
-func setVector(idx *vector.Index, rows map[string]int64, conIDs map[int64]string, nextID *int64, r conceptRow, v []float32) error {
+// rows (the next after *nextID when it has none, recorded in byVID); a
+// degenerate vector (a concept whose text has nothing to embed) stays out.
+// The caller holds s.mu when idx is the service's.
+func setVector(idx *vector.Index, rows map[string]int64, byVID *[]vidEntry, nextID *int64, r conceptRow, v []float32) error {
 	if len(v) != idx.Dim() {
 		return noema.Errorf(noema.EINTERNAL, "cached vector of %d dimensions in a %d-dimensional index", len(v), idx.Dim())
 	}
@@ -449,14 +467,62 @@ func setVector(idx *vector.Index, rows map[string]int64, conIDs map[int64]string
 	if !ok {
 		*nextID++
 		vid = *nextID
-		rows[r.id], conIDs[vid] = vid, r.id
+		for int64(len(*byVID)) <= vid {
+			*byVID = append(*byVID, vidEntry{})
+		}
+		rows[r.id] = vid
+		(*byVID)[vid].id = r.id
 	}
 	if err := idx.Set(vid, v); err != nil {
 		idx.Delete(vid)
 		delete(rows, r.id)
-		delete(conIDs, vid)
+		(*byVID)[vid] = vidEntry{}
 	}
 	return nil
+}
+
+// vidEntry is what the service knows of a vector id: its concept and the
+// hash of the text its vector was embedded from.
+type vidEntry struct {
+	id   string
+	hash textKey
+}
+
+// textKey is a text hash (TextHash: 32 hex digits) as its 16 bytes.
+type textKey [16]byte
+
+// keyOf returns the key of the text hash h; a hash that is not TextHash's
+// form (none is) gets the first 16 bytes of its SHA-256.
+func keyOf(h string) textKey {
+	var k textKey
+	if n, err := hex.Decode(k[:], []byte(h)); err == nil && n == len(k) && len(h) == 2*len(k) {
+		return k
+	}
+	sum := sha256.Sum256([]byte(h))
+	copy(k[:], sum[:16])
+	return k
+}
+
+// String returns the text hash of k (TextHash's form).
+func (k textKey) String() string { return hex.EncodeToString(k[:]) }
+
+// known reports whether the service holds concept id's vector (or knows
+// it degenerate) for the text hash h. The caller holds s.mu.
+func (s *Service) known(id, h string) bool {
+	if vid, ok := s.rows[id]; ok {
+		return s.byVID[vid].hash == keyOf(h)
+	}
+	k, ok := s.novec[id]
+	return ok && k == keyOf(h)
+}
+
+// conceptOf returns the concept of vector id vid ("" when none). The
+// caller holds s.mu.
+func (s *Service) conceptOf(vid int64) string {
+	if vid < 0 || vid >= int64(len(s.byVID)) {
+		return ""
+	}
+	return s.byVID[vid].id
 }
 
 // build replaces the in-memory index with one of rows' vectors (of
@@ -476,14 +542,15 @@ func (s *Service) build(ctx context.Context, model, version string, rows []conce
 	var (
 		idx    *vector.Index
 		ids    = make(map[string]int64, len(rows))
-		conIDs = make(map[int64]string, len(rows))
-		known  = make(map[string]string, len(rows)) // concepts whose vector was found
+		byVID  = make([]vidEntry, len(rows)+1)
+		found  = make([]bool, len(rows)+1) // vector ids whose vector was found
+		novec  = map[string]textKey{}
 		nextID = int64(len(rows))
 	)
 	// Vector ids follow rows' order, as a rebuild from scratch numbers
 	// them (ties in a search break by id).
 	for i, r := range rows {
-		ids[r.id], conIDs[int64(i+1)] = int64(i+1), r.id
+		ids[r.id], byVID[i+1].id = int64(i+1), r.id
 	}
 	err := s.DB.EachEmbedding(ctx, model, hashes, func(h string, v []float32) error {
 		if idx == nil {
@@ -492,10 +559,16 @@ func (s *Service) build(ctx context.Context, model, version string, rows []conce
 		}
 		i, _ := slices.BinarySearchFunc(byHash, h, func(r conceptRow, h string) int { return cmp.Compare(r.hash, h) })
 		for ; i < len(byHash) && byHash[i].hash == h; i++ {
-			if err := setVector(idx, ids, conIDs, &nextID, byHash[i], v); err != nil {
+			r := byHash[i]
+			vid := ids[r.id]
+			if err := setVector(idx, ids, &byVID, &nextID, r, v); err != nil {
 				return err
 			}
-			known[byHash[i].id] = h
+			if _, ok := ids[r.id]; ok {
+				byVID[vid].hash, found[vid] = keyOf(h), true
+			} else {
+				novec[r.id] = keyOf(h)
+			}
 		}
 		return nil
 	})
@@ -503,9 +576,9 @@ func (s *Service) build(ctx context.Context, model, version string, rows []conce
 		return err
 	}
 	for id, vid := range ids {
-		if _, ok := known[id]; !ok {
+		if !found[vid] {
 			delete(ids, id)
-			delete(conIDs, vid)
+			byVID[vid] = vidEntry{}
 		}
 	}
 	if idx == nil {
@@ -513,7 +586,7 @@ func (s *Service) build(ctx context.Context, model, version string, rows []conce
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.idx, s.rows, s.conIDs, s.hashes, s.nextID = idx, ids, conIDs, known, nextID
+	s.idx, s.rows, s.byVID, s.novec, s.nextID = idx, ids, byVID, novec, nextID
 	s.version, s.model = version, model
 	s.gen++
 	s.progress.Concepts = len(rows)
@@ -532,10 +605,10 @@ func (s *Service) rowsOf(ctx context.Context, model string) vector.RowSource {
 		hashes := make([]string, 0, len(vids))
 		s.mu.RLock()
 		for _, vid := range vids {
-			h, ok := s.hashes[s.conIDs[vid]]
-			if !ok {
+			if s.conceptOf(vid) == "" {
 				continue // deleted meanwhile
 			}
+			h := s.byVID[vid].hash.String()
 			if _, seen := byHash[h]; !seen {
 				hashes = append(hashes, h)
 			}

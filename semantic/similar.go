@@ -249,7 +249,7 @@ func (s *Service) score(ctx context.Context, hits []vector.Hit, now time.Time, u
 	ids := make([]string, 0, len(hits))
 	s.mu.RLock()
 	for _, h := range hits {
-		ids = append(ids, s.conIDs[h.ID])
+		ids = append(ids, s.conceptOf(h.ID))
 	}
 	s.mu.RUnlock()
 	details, err := s.details(ctx, ids)

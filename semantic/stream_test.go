@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -162,4 +163,44 @@ func TestEmbedWithoutIndexOnlyCaches(t *testing.T) {
 	if p := server.Progress(); p.Embedded != 151 {
 		t.Errorf("after Embed in a server: %d vectors in its index, want 151", p.Embedded)
 	}
+}
+
+// TestConceptIndexMemory checks issue 21's bound on what a server holds
+// per concept for find_similar_concepts: the vectors as int8 codes
+// (vector.NewCodes, about 450 B at 384 dimensions) and the concept and
+// text hash of each vector id in a slice, not two more maps of strings —
+// at most 620 B a concept in all (555 measured; 690 with the maps,
+// about 1.5 KB with half-precision rows).
+func TestConceptIndexMemory(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	const notes, per = 80, 100 // 8,000 concepts
+	for n := range notes {
+		var sb strings.Builder
+		for i := range per {
+			fmt.Fprintf(&sb, "- [[Subject %d of series %d]]\n", i, n)
+		}
+		write(t, a, fmt.Sprintf("Series %d", n), "", sb.String())
+	}
+	if err := a.Semantic.Embed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	fresh := semantic.New(a.Semantic.DB, builtinAgain(t, a), a.Semantic.Decay, nil)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if err := fresh.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	if p := fresh.Progress(); p.Embedded != notes*per {
+		t.Fatalf("%d concepts embedded, want %d", p.Embedded, notes*per)
+	}
+	per1 := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / (notes * per)
+	t.Logf("%d B a concept", per1)
+	if per1 > 620 {
+		t.Errorf("the concept index holds %d B a concept, want at most 620", per1)
+	}
+	runtime.KeepAlive(fresh)
 }

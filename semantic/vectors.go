@@ -35,8 +35,8 @@ func (s *Service) ConceptVectors(ctx context.Context) (string, map[string][]floa
 	gen, model := s.gen, s.model
 	byHash := make(map[string][]string, len(s.rows))
 	hashes := make([]string, 0, len(s.rows))
-	for id := range s.rows {
-		h := s.hashes[id]
+	for id, vid := range s.rows {
+		h := s.byVID[vid].hash.String()
 		if _, ok := byHash[h]; !ok {
 			hashes = append(hashes, h)
 		}
