@@ -16,10 +16,14 @@ import (
 
 // Watch keeps the index live until ctx is done: it watches every folder of
 // the vault (dot-folders excluded), waits until events have been quiet for
-// debounce, then indexes the Markdown files that changed. Folder changes
-// (a folder created, moved or removed) trigger a full incremental Sync,
-// which also picks up everything inside them. onSync, when not nil, is told
-// about every sync the watcher runs.
+// debounce, then indexes the Markdown files that changed. A folder created
+// or moved in is walked (only it) and its notes are indexed; a folder
+// removed or moved away takes the notes the index holds under it. Work is
+// proportional to what changed, never a walk of the whole vault, except
+// after the watcher loses events (a queue overflow), when it runs a full
+// incremental Sync; so does a new folder holding a symbolically linked note,
+// which Sync's rules decide. onSync, when not nil, is told about every sync
+// the watcher runs.
 func (ix *Indexer) Watch(ctx context.Context, debounce time.Duration, onSync func(*Result, error)) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
@@ -35,6 +39,7 @@ func (ix *Indexer) Watch(ctx context.Context, debounce time.Duration, onSync fun
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	pending := make(map[string]bool)
+	gone := make(map[string]bool) // paths removed or renamed away that may be folders
 	full := false
 	for {
 		select {
@@ -60,17 +65,34 @@ func (ix *Indexer) Watch(ctx context.Context, debounce time.Duration, onSync fun
 			if strings.HasSuffix(strings.ToLower(rel), ".md") {
 				pending[rel] = true
 			} else if ev.Has(fsnotify.Create) {
-				if info, err := os.Stat(ev.Name); err == nil && info.IsDir() {
-					_ = ix.addWatches(w, ev.Name)
-					full = true
+				// Lstat: Sync does not descend into linked folders either.
+				if info, err := os.Lstat(ev.Name); err == nil && info.IsDir() {
+					if !ix.watchNewFolder(w, ev.Name, pending) {
+						full = true
+					}
 				}
 			} else if ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) {
-				full = true // possibly a folder; its files are gone with it
+				gone[rel] = true // possibly a folder; its notes are gone with it
 			}
 			timer.Reset(debounce)
 		case <-timer.C:
 			var res *Result
 			var err error
+			if !full {
+				// The notes the index holds under a folder that went away.
+				for dir := range gone {
+					under, qerr := ix.DB.NotePathsUnder(ctx, dir)
+					if qerr != nil {
+						ix.Logger.Warn("watcher: notes under a removed folder; scheduling a full sync", "folder", dir, "err", qerr)
+						full = true
+						break
+					}
+					for _, p := range under {
+						pending[p] = true
+					}
+				}
+			}
+			clear(gone)
 			if full {
 				res, err = ix.Sync(ctx, nil)
 			} else {
@@ -127,6 +149,45 @@ func (ix *Indexer) syncChanged(ctx context.Context, paths []string) (*Result, er
 		return &Result{Warnings: []Warning{}}, nil
 	}
 	return ix.SyncPaths(ctx, todo, "")
+}
+
+// watchNewFolder watches dir, a folder just created or moved into the
+// vault, and every folder below it (dot-folders excluded), and queues its
+// notes in pending: a walk of that folder only. Files created in it before
+// its watch was added are found by the walk, those after by the watch. It
+// reports false when the folder holds a symbolically linked note, whose
+// inclusion Sync's rules decide (the caller runs one).
+func (ix *Indexer) watchNewFolder(w *fsnotify.Watcher, dir string, pending map[string]bool) bool {
+	ok := true
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // gone or unreadable: what Sync would skip too
+		}
+		if path != dir && strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if err := w.Add(path); err != nil {
+				ix.Logger.Warn("cannot watch folder", "path", path, "err", err)
+			}
+			return nil
+		}
+		if !strings.HasSuffix(d.Name(), ".md") {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			ok = false
+			return filepath.SkipAll
+		}
+		if rel, err := filepath.Rel(ix.Vault.Root, path); err == nil {
+			pending[filepath.ToSlash(rel)] = true
+		}
+		return nil
+	})
+	return ok
 }
 
 func (ix *Indexer) addWatches(w *fsnotify.Watcher, root string) error {

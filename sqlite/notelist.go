@@ -201,3 +201,23 @@ func DuplicateTitles(query func(q string, args ...any) (*sql.Rows, error), keyOf
 func (db *DB) Query(ctx context.Context) func(q string, args ...any) (*sql.Rows, error) {
 	return func(q string, args ...any) (*sql.Rows, error) { return db.rd().QueryContext(ctx, q, args...) }
 }
+
+// NotePathsUnder returns the paths of the indexed notes inside folder dir (a
+// vault path, at any depth), in path order: what a folder's removal or
+// rename took away. It reads the path index's range for "dir/", nothing
+// else.
+func (db *DB) NotePathsUnder(ctx context.Context, dir string) ([]string, error) {
+	dir = strings.TrimSuffix(dir, "/")
+	// "0" is the byte after "/": the range holds exactly the paths that
+	// start with dir + "/".
+	paths, err := collect(ctx, db.rd(), `SELECT path FROM notes WHERE path > ? AND path < ? ORDER BY path`,
+		[]any{dir + "/", dir + "0"}, func(rows *sql.Rows) (string, error) {
+			var p string
+			err := rows.Scan(&p)
+			return p, err
+		})
+	if err != nil {
+		return nil, fmt.Errorf("notes under %s: %w", dir, err)
+	}
+	return paths, nil
+}
