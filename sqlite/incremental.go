@@ -53,6 +53,11 @@ type noteDates struct {
 	oldKeys, newKeys        map[string]bool
 }
 
+// pageishQuery tells whether note ?1 contributes a page or is a concept's
+// page; run for every note a write changes, so both lookups go by index.
+const pageishQuery = `SELECT EXISTS (SELECT 1 FROM pages WHERE note_id = ?1)
+	OR EXISTS (SELECT 1 FROM concepts WHERE page_note_id = ?1)`
+
 // BeginChange captures, before the writes, the registry-relevant state of
 // the notes at paths (which may not exist yet) and of the records about to
 // be written there. Only these notes may be written (or deleted) before
@@ -77,8 +82,7 @@ func BeginChange(tx *Tx, paths []string, recs []*NoteRecord) (*Change, error) {
 			return nil, fmt.Errorf("capture change of %s: %w", p, err)
 		}
 		var pageish int
-		if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM pages WHERE note_id = ?1)
-			OR EXISTS (SELECT 1 FROM concepts WHERE page_note_id = ?1)`, id).Scan(&pageish); err != nil {
+		if err := tx.QueryRow(pageishQuery, id).Scan(&pageish); err != nil {
 			return nil, fmt.Errorf("capture change of %s: %w", p, err)
 		}
 		if pageish != 0 {
