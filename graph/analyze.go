@@ -184,6 +184,14 @@ type Analyzer struct {
 	// rankErr is the last one's error.
 	rankDone chan struct{}
 	rankErr  error
+	// rankTook and rankEnded are how long the last background computation
+	// took and when it ended; rankGap turns rankTook into the least time
+	// between the end of one and the start of the next (nil: rankTook
+	// itself, so ranking takes at most half a core however often the
+	// graph changes).
+	rankTook  time.Duration
+	rankEnded time.Time
+	rankGap   func(took time.Duration) time.Duration
 }
 
 // rankedGraph is the concept graph of one version with its communities
@@ -685,6 +693,13 @@ func (a *Analyzer) RecentConceptCommunity(ctx context.Context, conceptID string,
 // rankInBackground starts computing s's communities and PageRank unless a
 // computation is running, and returns a channel closed when the running
 // one ends. The caller holds a.mu.
+//
+// Once earlier communities exist (answered meanwhile, marked stale), a
+// new computation is paced: it starts no sooner after the last one ended
+// than that one took (rankGap), and then ranks the graph as it is at that
+// moment, not as it was when asked. A burst of writes with build_context
+// between them (each write a new version) so costs one computation per
+// gap, not one per write competing with the writes for the cores.
 func (a *Analyzer) rankInBackground(ctx context.Context, s *snapshot) <-chan struct{} {
 	if a.ranking {
 		return a.rankDone
@@ -692,13 +707,29 @@ func (a *Analyzer) rankInBackground(ctx context.Context, s *snapshot) <-chan str
 	a.ranking = true
 	done := make(chan struct{})
 	a.rankDone = done
+	var wait time.Duration
+	if a.ranked != nil && a.rankTook > 0 {
+		gap := a.rankTook
+		if a.rankGap != nil {
+			gap = a.rankGap(a.rankTook)
+		}
+		wait = gap - time.Since(a.rankEnded)
+	}
 	// The request's end must not cancel what the next ones use.
 	bg := context.WithoutCancel(ctx)
 	go func() {
 		defer close(done)
+		if wait > 0 {
+			time.Sleep(wait)
+			if cur, err := a.snapshot(bg); err == nil {
+				s = cur // the graph as it is now
+			}
+		}
+		start := time.Now()
 		_, err := a.rank(bg, s) // an error is retried by the next call
 		a.mu.Lock()
 		a.ranking, a.rankErr = false, err
+		a.rankTook, a.rankEnded = time.Since(start), time.Now()
 		a.mu.Unlock()
 	}()
 	return done

@@ -18,6 +18,7 @@ type gatedSource struct {
 	mu      sync.Mutex
 	version string
 	gate    chan struct{}
+	reads   int // concept-link reads: one per graph built
 }
 
 func (s *gatedSource) GraphVersion(context.Context) (string, error) {
@@ -29,6 +30,7 @@ func (s *gatedSource) GraphVersion(context.Context) (string, error) {
 func (s *gatedSource) ConceptLinks(ctx context.Context) (*graph.ConceptLinks, error) {
 	s.mu.Lock()
 	gate := s.gate
+	s.reads++
 	s.mu.Unlock()
 	if gate != nil {
 		<-gate
@@ -158,5 +160,47 @@ func TestFirstCommunityDoesNotBlock(t *testing.T) {
 	}
 	if n := graph.RankedEdges(a); n != 0 {
 		t.Errorf("the ranked version holds %d edge entries, want 0 (nodes only)", n)
+	}
+}
+
+// TestRankingIsPaced checks that communities are not recomputed once per
+// write: after a computation, the next starts no sooner than the gap after
+// it (here an hour, so never within the test), while every call meanwhile
+// answers at once from the last communities, stale.
+func TestRankingIsPaced(t *testing.T) {
+	db, _ := analyzeVault(t, 80, 40, 4)
+	ctx := context.Background()
+	src := &gatedSource{DB: db, version: "1"}
+	a := graph.NewAnalyzer(src)
+	g, err := a.Graph(ctx, graph.AnalyzeConcepts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := g.IDs[0]
+	if cc, err := a.RecentConceptCommunity(ctx, id, 3); err != nil || cc.Stale {
+		t.Fatalf("first call = %+v, %v; want a fresh community", cc, err)
+	}
+	graph.SetRankGap(a, func(time.Duration) time.Duration { return time.Hour })
+	src.mu.Lock()
+	reads := src.reads
+	src.mu.Unlock()
+	for v := 2; v < 12; v++ { // ten writes, each a new version, each followed by build_context
+		src.mu.Lock()
+		src.version = string(rune('0' + v))
+		src.mu.Unlock()
+		start := time.Now()
+		cc, err := a.RecentConceptCommunity(ctx, id, 3)
+		if err != nil || !cc.Stale {
+			t.Fatalf("version %d: %+v, %v; want the earlier community, stale", v, cc, err)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("version %d: answered after %v", v, d)
+		}
+	}
+	time.Sleep(200 * time.Millisecond)
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	if src.reads != reads {
+		t.Errorf("the graph was read %d more times within the gap; want 0 (one computation per gap)", src.reads-reads)
 	}
 }
