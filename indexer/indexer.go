@@ -723,6 +723,8 @@ func (ix *Indexer) changedSinceRead(rec *sqlite.NoteRecord) bool {
 // parseAll reads and parses files on every core.
 func (ix *Indexer) parseAll(ctx context.Context, todo []fileEntry) []parsed {
 	out := make([]parsed, len(todo))
+	r := ix.Vault.NewReader()
+	defer r.Close()
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range max(1, runtime.GOMAXPROCS(0)) {
@@ -734,7 +736,7 @@ func (ix *Indexer) parseAll(ctx context.Context, todo []fileEntry) []parsed {
 				if i >= len(todo) || ctx.Err() != nil {
 					return
 				}
-				out[i] = ix.parseOne(todo[i])
+				out[i] = ix.parseOne(r, todo[i])
 			}
 		}()
 	}
@@ -742,13 +744,13 @@ func (ix *Indexer) parseAll(ctx context.Context, todo []fileEntry) []parsed {
 	return out
 }
 
-func (ix *Indexer) parseOne(e fileEntry) parsed {
+func (ix *Indexer) parseOne(r *vault.Reader, e fileEntry) parsed {
 	p := parsed{entry: e}
 	if ix.MaxNoteBytes > 0 && e.info.Size() > ix.MaxNoteBytes {
 		p.warn = &Warning{e.rel, noema.ETOOLARGE, fmt.Sprintf("note is %d bytes, over the %d byte limit", e.info.Size(), ix.MaxNoteBytes)}
 		return p
 	}
-	content, info, err := ix.Vault.ReadFile(e.rel)
+	content, info, err := r.ReadFile(e.rel)
 	if err != nil {
 		if noema.ErrorCode(err) == noema.ENOTFOUND || errors.Is(err, fs.ErrNotExist) {
 			p.gone = true
