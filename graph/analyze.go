@@ -182,8 +182,9 @@ type Analyzer struct {
 	ranking bool
 	// rankDone is closed when the running background computation ends;
 	// rankErr is the last one's error.
-	rankDone chan struct{}
-	rankErr  error
+	rankDone    chan struct{}
+	rankErr     error
+	rankStarted time.Time // when the running computation was started
 	// rankTook and rankEnded are how long the last background computation
 	// took and when it ended; rankGap turns rankTook into the least time
 	// between the end of one and the start of the next (nil: rankTook
@@ -668,16 +669,27 @@ func (a *Analyzer) RecentConceptCommunity(ctx context.Context, conceptID string,
 		return r.community(conceptID, n, false)
 	}
 	done := a.rankInBackground(ctx, s)
+	// The first computation is waited for up to FirstRankWait from its
+	// start, by whichever calls come meanwhile; later ones do not wait.
+	left := time.Until(a.rankStarted.Add(FirstRankWait))
 	a.mu.Unlock()
 	if r != nil {
 		return r.community(conceptID, n, true)
 	}
-	wait := time.NewTimer(FirstRankWait)
+	select {
+	case <-done:
+		left = max(left, time.Nanosecond)
+	default:
+	}
+	if left <= 0 {
+		return nil, errRanking()
+	}
+	wait := time.NewTimer(left)
 	defer wait.Stop()
 	select {
 	case <-done:
 	case <-wait.C:
-		return nil, noema.Errorf(noema.EUNAVAILABLE, "the concept graph's communities are still being computed (the first time since the server started); ask again shortly")
+		return nil, errRanking()
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -688,6 +700,12 @@ func (a *Analyzer) RecentConceptCommunity(ctx context.Context, conceptID string,
 		return nil, err
 	}
 	return r.community(conceptID, n, r.version != s.version)
+}
+
+// errRanking is RecentConceptCommunity's answer while the process's first
+// communities are being computed.
+func errRanking() error {
+	return noema.Errorf(noema.EUNAVAILABLE, "the concept graph's communities are still being computed (the first time since the server started); ask again shortly")
 }
 
 // rankInBackground starts computing s's communities and PageRank unless a
@@ -705,6 +723,7 @@ func (a *Analyzer) rankInBackground(ctx context.Context, s *snapshot) <-chan str
 		return a.rankDone
 	}
 	a.ranking = true
+	a.rankStarted = time.Now()
 	done := make(chan struct{})
 	a.rankDone = done
 	var wait time.Duration

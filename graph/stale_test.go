@@ -108,8 +108,8 @@ func TestRecentConceptCommunityServesStale(t *testing.T) {
 // concepts does not block": the process's first build_context community,
 // when the graph takes longer than FirstRankWait to read and rank (here
 // held up by the gate), is answered unavailable after that wait instead
-// of after the computation, which goes on in the background; once it is
-// done the community is there, and the version kept for later stale
+// of after the computation, which goes on in the background (a later call
+// meanwhile does not wait again); once it is done the community is there, and the version kept for later stale
 // answers holds the graph's nodes, not its edges.
 func TestFirstCommunityDoesNotBlock(t *testing.T) {
 	db, _ := analyzeVault(t, 80, 40, 4)
@@ -138,6 +138,14 @@ func TestFirstCommunityDoesNotBlock(t *testing.T) {
 	case <-time.After(graph.FirstRankWait + 5*time.Second):
 		close(gate)
 		t.Fatal("the first call waited for the communities")
+	}
+	// A later call while the computation still runs does not wait again.
+	start = time.Now()
+	if _, err := a.RecentConceptCommunity(ctx, "any", 3); noema.ErrorCode(err) != noema.EUNAVAILABLE {
+		t.Errorf("second call while the graph is read: %v; want unavailable", err)
+	}
+	if d := time.Since(start); d > graph.FirstRankWait/2 {
+		t.Errorf("second call waited %v", d)
 	}
 	close(gate)
 	g, err := a.Graph(ctx, graph.AnalyzeConcepts)
