@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -34,6 +35,7 @@ var (
 	scaleOps        = flag.Int("scale-ops", 20, "BenchmarkScale: writes, edits and build_context rounds measured at each size")
 	scaleBin        = flag.String("scale-bin", "", "BenchmarkScale measures this noema binary instead of this tree's (to compare builds side by side on one machine)")
 	scaleSynced     = flag.Bool("scale-synced", false, "BenchmarkScale: serve a copy of a vault synced with --embed once (kept in -scale-cache as synced-SIZE) and skip the cold, no-op and --embed sync rows")
+	scaleSettle     = flag.Duration("scale-settle", 0, "BenchmarkScale: after the rounds, ask build_context every 5 s, up to this long, until its community is current (not stale, not still being computed), and report the server's peak RSS then")
 	scalePprofCPU   = flag.Int("scale-pprof-cpu", 10, "BenchmarkScale with -scale-pprof: seconds of the CPU profile taken from the first find_concepts round")
 	scalePprof      = flag.String("scale-pprof", "", "BenchmarkScale: save the server's heap profiles (after the first answer, after the first search, at the end) and a CPU profile of the find_concepts rounds into this folder (the server's NOEMA_PPROF)")
 	scalePprofStart = flag.Bool("scale-pprof-start", false, "BenchmarkScale with -scale-pprof: take the CPU profile from the server's start (its first answer and what it starts beside) instead of from the find_concepts rounds")
@@ -69,6 +71,7 @@ var scaleRows = []scaleRow{
 	{"embed", "sync --embed: wall, peak RSS", "peak ≤ 2 GB at 1M concepts"},
 	{"noop", "no-op re-sync", "≤ 0.3 s at 100k notes"},
 	{"find", "find_concepts p50 (typos)", "≤ 50 ms at 1M concepts"},
+	{"settled", "server peak RSS once build_context's communities are current (-scale-settle)", "≤ 3 GB at 1M concepts"},
 	{"similar", "find_similar_concepts p50 (first call)", "(no target: the first call waits for the concept vectors)"},
 }
 
@@ -324,6 +327,26 @@ func runScale(b *testing.B, mode scaleMode) map[string]string {
 	b.ReportMetric(msOf(p50(writes)), "write-p50-ms")
 	b.ReportMetric(msOf(p50(edits)), "edit-p50-ms")
 	b.ReportMetric(msOf(p50(contexts)), "context-after-write-p50-ms")
+	if *scaleSettle > 0 {
+		t0 := time.Now()
+		settled := false
+		for !settled && time.Since(t0) < *scaleSettle {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "build_context", Arguments: map[string]any{"concept": sv.Others[0]}})
+			if err != nil {
+				b.Fatalf("build_context: %v", err)
+			}
+			if text := res.Content[0].(*mcp.TextContent).Text; !res.IsError && communityLine.MatchString(text) && !strings.Contains(text, "[stale:") {
+				settled = true
+			} else {
+				time.Sleep(5 * time.Second)
+			}
+		}
+		state := "current"
+		if !settled {
+			state = "not current yet"
+		}
+		cells["settled"] = fmt.Sprintf("%s (%s after %.0f s more)", mb(procStatus(pid, "VmHWM")), state, time.Since(t0).Seconds())
+	}
 	prof.heap(b, "end")
 	stopStartCPU()
 	peak := procStatus(pid, "VmHWM")
@@ -354,6 +377,10 @@ func measureScale(b *testing.B, vault string, args ...string) boundsRun {
 	}
 	return boundsRun{maxRSS: int64(ru.Maxrss) * 1024, wall: wall}
 }
+
+// communityLine is build_context's line naming the concept's community
+// (tools: "community N (M concepts)").
+var communityLine = regexp.MustCompile(`(?m)^community \d+ \(`)
 
 // syncedCopy copies to vault (with its index) the vault of mode synced
 // with --embed once into -scale-cache/synced-KEY by the binary measured
