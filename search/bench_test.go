@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -16,7 +18,10 @@ import (
 	"github.com/noema-mem/noema/search"
 )
 
-var benchLarge = flag.Bool("search.large", false, "also run the search benchmarks at 100,000 notes (slow to generate)")
+var (
+	benchLarge  = flag.Bool("search.large", false, "also run the search benchmarks at 100,000 notes (slow to generate)")
+	benchSynced = flag.String("search.synced", "", "with -search.large: a synced and embedded vault of 100,000 notes (corpus seed 42, as cmd/noema's BenchmarkScaleWrites keeps in /tmp/noema-scale/synced-100k/vault) to copy instead of generating one; BenchmarkVsFTS5 only")
+)
 
 // benchVault is a generated, synced and embedded vault with queries drawn
 // from its concept labels and note text.
@@ -30,6 +35,9 @@ type benchVault struct {
 func openBench(b *testing.B, n int) *benchVault {
 	b.Helper()
 	t0 := time.Now()
+	if n == 100000 && *benchSynced != "" {
+		return openSynced(b, *benchSynced)
+	}
 	a, m := noematest.EmbeddedApp(b, corpus.Options{Seed: 42, Notes: n})
 	svc := search.New(a.DB, a.Semantic.Embedder, decay.DefaultConfig())
 	if err := svc.Warm(context.Background()); err != nil {
@@ -45,6 +53,31 @@ func openBench(b *testing.B, n int) *benchVault {
 	v := &benchVault{a: a, svc: svc, queries: qs, paste: paste.String()[:900]}
 	b.Cleanup(func() {})
 	return v
+}
+
+// openSynced opens a copy of the synced vault at dir (its index with it:
+// the original is never written) and syncs the copy, which only absorbs
+// the copy's new file identities. The vault has no manifest: queries and
+// paste are empty (BenchmarkVsFTS5 draws its own from the index).
+func openSynced(b *testing.B, dir string) *benchVault {
+	b.Helper()
+	t0 := time.Now()
+	vault := filepath.Join(b.TempDir(), "vault")
+	if out, err := exec.Command("cp", "-a", dir, vault).CombinedOutput(); err != nil {
+		b.Fatalf("copy %s: %v: %s", dir, err, out)
+	}
+	b.Logf("copied %s in %v", dir, time.Since(t0).Round(time.Millisecond))
+	t0 = time.Now()
+	a := noematest.OpenSynced(b, vault, app.Options{})
+	if err := a.Semantic.RefreshChunks(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	svc := search.New(a.DB, a.Semantic.Embedder, decay.DefaultConfig())
+	if err := svc.Warm(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("synced, chunked and loaded the copy in %v", time.Since(t0).Round(time.Millisecond))
+	return &benchVault{a: a, svc: svc}
 }
 
 func benchSizes() []int {
@@ -63,6 +96,10 @@ func benchSizes() []int {
 //	go test ./search -run '^$' -bench Search -benchtime 100x -search.large -timeout 60m
 func BenchmarkSearch(b *testing.B) {
 	for _, n := range benchSizes() {
+		if n == 100000 && *benchSynced != "" {
+			b.Logf("N=%d: -search.synced has no manifest to draw the queries from; run without it", n)
+			continue
+		}
 		v := openBench(b, n)
 		for _, mode := range []string{"hybrid", "fulltext", "semantic"} {
 			b.Run(fmt.Sprintf("%s/N=%d", mode, n), func(b *testing.B) {
@@ -137,6 +174,7 @@ func reportP50(b *testing.B, lat []time.Duration, cpu time.Duration) {
 //
 //	go test ./search -run '^$' -bench VsFTS5 -benchtime 200x
 //	go test ./search -run '^$' -bench VsFTS5 -benchtime 100x -search.large -timeout 60m
+//	go test ./search -run '^$' -bench VsFTS5 -benchtime 20x -search.large -search.synced /tmp/noema-scale/synced-100k/vault
 func BenchmarkVsFTS5(b *testing.B) {
 	for _, n := range benchSizes() {
 		v := openBench(b, n)
