@@ -59,6 +59,11 @@ type TextQuery struct {
 	Filter  Filter
 	// Limit is how many hits to return, best first.
 	Limit int
+	// Bodies asks for the indexed body of the best Bodies hits
+	// (TextHit.Body) where the ranking statement can read them: the search
+	// needs them for the passage lift and the snippets, and reading them
+	// there saves a statement. Hits without theirs have HasBody false.
+	Bodies int
 }
 
 // TextHit is one note matching a TextQuery.
@@ -71,6 +76,9 @@ type TextHit struct {
 	BM25 float64
 	// Note is the note itself (its ID is ID).
 	Note Note
+	// Body is the note's indexed body when HasBody (see TextQuery.Bodies).
+	Body    string
+	HasBody bool
 }
 
 // Note is what a search shows of a note and weighs it by.

@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"maps"
 	"math"
 	"sort"
 	"strings"
@@ -30,13 +31,21 @@ func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, 
 		return nil, nil, err
 	}
 	n := min(len(text), PassageDepth)
-	ids := make([]int64, n)
+	bodies := make(map[int64]string, n)
+	var ids []int64 // those the ranking did not read (TextQuery.Bodies)
 	for i := range n {
-		ids[i] = text[i].ID
+		if text[i].HasBody {
+			bodies[text[i].ID] = text[i].Body
+		} else {
+			ids = append(ids, text[i].ID)
+		}
 	}
-	bodies, err := s.DB.SearchBodies(ctx, ids)
-	if err != nil {
-		return nil, nil, err
+	if len(ids) > 0 {
+		more, err := s.DB.SearchBodies(ctx, ids)
+		if err != nil {
+			return nil, nil, err
+		}
+		maps.Copy(bodies, more)
 	}
 	lines := max(1, s.Tuning.PassageLines)
 	for i := range n {

@@ -453,6 +453,7 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 				Match: plan.match, Bonus: p.bonus(), All: p.all(),
 				EveryFirst: plan.everyFirst, Together: plan.together, BonusHoldsAll: p.bonusHoldsAll(),
 				Weights: [3]float64{s.Tuning.TitleWeight, 1, 1}, Filter: f, Limit: Depth,
+				Bodies: PassageDepth, // the passage lift's, and the page's snippets'
 			})
 		}
 		if textErr == nil {
@@ -497,6 +498,8 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 		c.note = h.Note
 		if b, ok := bodies[h.ID]; ok {
 			c.body, c.hasBody = b, true
+		} else if h.HasBody {
+			c.body, c.hasBody = h.Body, true
 		}
 		every := h.All || p.all() == ""
 		c.bm25, c.every = h.BM25, every

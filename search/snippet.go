@@ -2,6 +2,8 @@ package search
 
 import (
 	"context"
+	"encoding/binary"
+	"math/bits"
 	"sort"
 	"strings"
 	"unicode"
@@ -189,19 +191,37 @@ func occurrences(text string, p *parsed) []occurrence {
 }
 
 // asciiLower lower-cases ASCII letters only, so byte offsets stay valid.
+// It works eight bytes at a time (the snippets and the passage lift lower
+// every body they read: a byte loop was most of their cost).
 func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
+	i := 0
+	for i < len(s) && !('A' <= s[i] && s[i] <= 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := []byte(s)
+	for ; i+8 <= len(b); i += 8 {
+		binary.LittleEndian.PutUint64(b[i:], lower8(binary.LittleEndian.Uint64(b[i:])))
+	}
+	for ; i < len(b); i++ {
+		if 'A' <= b[i] && b[i] <= 'Z' {
+			b[i] += 'a' - 'A'
 		}
 	}
-	return s
+	return string(b)
+}
+
+// lower8 lower-cases the ASCII capitals among the eight bytes of x,
+// leaving every other byte (those of multi-byte runes included) as it is.
+func lower8(x uint64) uint64 {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	low7 := x &^ highs                 // each byte's low seven bits
+	geA := low7 + (0x80-'A')*ones      // high bit: low7 >= 'A'
+	gtZ := low7 + (0x80-'Z'-1)*ones    // high bit: low7 > 'Z'
+	capital := geA &^ gtZ &^ x & highs // and the byte itself < 0x80
+	return x | capital>>2              // 0x80 >> 2 = 'a' - 'A'
 }
 
 // termSnippet returns the window of body that holds the most distinct
@@ -214,12 +234,12 @@ func termSnippet(body string, p *parsed) string {
 	}
 	best, bestN := 0, 0
 	for i := range occ {
-		seen := map[int]bool{}
+		var seen uint64 // terms are fewer than 64 (MaxTerms)
 		for j := i; j < len(occ) && occ[j].b-occ[i].a <= SnippetChars; j++ {
-			seen[occ[j].term] = true
+			seen |= 1 << occ[j].term
 		}
-		if len(seen) > bestN {
-			best, bestN = i, len(seen)
+		if n := bits.OnesCount64(seen); n > bestN {
+			best, bestN = i, n
 		}
 	}
 	// Some context before the first match: a third of the window.

@@ -104,11 +104,17 @@ func scanSearchNote(row scanner) (search.Note, error) {
 	if err := row.Scan(&n.ID, &n.Path, &n.Title, &mod, &acc); err != nil {
 		return n, err
 	}
-	n.Modified = time.Unix(0, mod).UTC()
-	if acc != 0 {
-		n.Accessed = time.Unix(0, acc).UTC()
-	}
+	n.Modified, n.Accessed = noteTimes(mod, acc)
 	return n, nil
+}
+
+// noteTimes converts a note's modified_ns and accessed_ns (0: never read).
+func noteTimes(mod, acc int64) (modified, accessed time.Time) {
+	modified = time.Unix(0, mod).UTC()
+	if acc != 0 {
+		accessed = time.Unix(0, acc).UTC()
+	}
+	return modified, accessed
 }
 
 // SearchNotes returns each note among ids that exists, with its activity.

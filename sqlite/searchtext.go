@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"maps"
 	"sort"
 
 	"github.com/noema-mem/noema/search"
@@ -37,7 +38,10 @@ import (
 //     q.BonusHoldsAll the bonus notes hold every term: one query finds
 //     them, with no tier lookup.
 //   - The ranking runs on the FTS table alone; only the kept rows are
-//     joined to their notes.
+//     joined to their notes. Where one query ranks (q.Together, or no
+//     bonus), that join is part of the same statement (the ranking is
+//     materialised with its LIMIT, then joined): a rare word costs one
+//     statement, as in plain FTS5.
 func (db *DB) SearchText(ctx context.Context, q search.TextQuery) ([]search.TextHit, error) {
 	if (q.Match == "" && q.Bonus == "") || q.Limit <= 0 {
 		return nil, nil
@@ -48,7 +52,7 @@ func (db *DB) SearchText(ctx context.Context, q search.TextQuery) ([]search.Text
 		t.filter, t.fargs = " AND rowid IN (SELECT n.id FROM notes n WHERE "+where+")", args
 	}
 	if q.Together && q.Match != "" && q.Bonus != "" {
-		if err := t.rank(ctx, "("+q.Match+") OR "+q.Bonus, ` ORDER BY every DESC, score, rowid LIMIT ?`, []any{q.Limit}, t.keep); err != nil {
+		if err := t.rankJoined(ctx, "("+q.Match+") OR "+q.Bonus); err != nil {
 			return nil, fmt.Errorf("search text: %w", err)
 		}
 		return t.hits(ctx)
@@ -72,11 +76,17 @@ type textSearch struct {
 	list   []*textRank
 }
 
-// textRank is a note found, with its score and tier.
+// textRank is a note found, with its score and tier, and its row when the
+// ranking joined it (joined).
 type textRank struct {
-	id    int64
-	score float64
-	every bool
+	id     int64
+	score  float64
+	every  bool
+	joined bool
+	note   search.Note
+	// body is the note's body when the ranking read it (hasBody).
+	body    string
+	hasBody bool
 }
 
 // keep adds a note found.
@@ -90,23 +100,77 @@ func (t *textSearch) keep(id int64, score float64, every bool) {
 // and whether the note holds every term (matches q.All; with one term,
 // every note does); tail orders and limits.
 func (t *textSearch) rank(ctx context.Context, expr, tail string, tailArgs []any, add func(id int64, score float64, every bool)) error {
-	every, everyArgs := "1", []any(nil)
-	if t.q.All != "" {
-		every, everyArgs = "(rowid IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?))", []any{t.q.All}
-	}
+	every, everyArgs := t.everySQL()
 	return t.rankAs(ctx, expr, every, everyArgs, tail, tailArgs, add)
+}
+
+// rankJoined ranks the notes matching expr (the answer: by tier, then
+// score, q.Limit of them) and joins them to their rows in the same
+// statement.
+//
+// With q.Bodies, the best q.Bodies notes' bodies come along (numbered in
+// the ranking's order by row_number(), read by rowid for those only).
+func (t *textSearch) rankJoined(ctx context.Context, expr string) error {
+	every, everyArgs := t.everySQL()
+	args := t.rankArgs(expr, everyArgs, []any{t.q.Limit})
+	ranked, body := t.rankSQL(every, rankOrder), "NULL"
+	if t.q.Bodies > 0 {
+		ranked = `SELECT rowid, score, every, row_number() OVER (ORDER BY every DESC, score, rowid) AS rn FROM (` + ranked + `)`
+		body = `CASE WHEN r.rn <= ? THEN (SELECT b.body FROM notes_fts b WHERE b.rowid = r.rowid) END`
+		args = append([]any{t.q.Bodies}, args...)
+	}
+	return eachRow(ctx, t.db.rd(), `SELECT r.rowid, r.score, r.every, `+body+`, `+searchNoteColumns+` FROM (`+ranked+`) r
+		JOIN notes n ON n.id = r.rowid LEFT JOIN access a ON a.path = n.path`, args, func(r *sql.Rows) error {
+		var id int64
+		var score float64
+		var all bool
+		var n search.Note
+		var mod, acc int64
+		var b sql.NullString
+		if err := r.Scan(&id, &score, &all, &b, &n.ID, &n.Path, &n.Title, &mod, &acc); err != nil {
+			return err
+		}
+		n.Modified, n.Accessed = noteTimes(mod, acc)
+		rk := &textRank{id: id, score: score, every: all, joined: true, note: n, body: b.String, hasBody: b.Valid}
+		t.byID[id] = rk
+		t.list = append(t.list, rk)
+		return nil
+	})
+}
+
+// rankOrder is the tail of a ranking query that keeps the best q.Limit
+// notes: tier, score, then rowid (hits breaks ties by path).
+const rankOrder = ` ORDER BY every DESC, score, rowid LIMIT ?`
+
+// everySQL is the SQL of the every-term flag of a ranking query (with one
+// term, every note holds every term), and its arguments.
+func (t *textSearch) everySQL() (string, []any) {
+	if t.q.All != "" {
+		return "(rowid IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?))", []any{t.q.All}
+	}
+	return "1", nil
+}
+
+// rankSQL is a ranking query over notes_fts: rowid, score (bm25 with the
+// query's weights), every (the SQL given), under the filter, then tail.
+func (t *textSearch) rankSQL(every, tail string) string {
+	return `SELECT rowid, bm25(notes_fts, ?, ?, ?) AS score, ` + every + ` AS every FROM notes_fts
+		WHERE notes_fts MATCH ?` + t.filter + tail
+}
+
+// rankArgs are the arguments of rankSQL.
+func (t *textSearch) rankArgs(expr string, everyArgs, tailArgs []any) []any {
+	args := []any{t.q.Weights[0], t.q.Weights[1], t.q.Weights[2]}
+	args = append(args, everyArgs...)
+	args = append(args, expr)
+	args = append(args, t.fargs...)
+	return append(args, tailArgs...)
 }
 
 // rankAs is rank with the SQL of the every-term flag given (every, with
 // its arguments everyArgs).
 func (t *textSearch) rankAs(ctx context.Context, expr, every string, everyArgs []any, tail string, tailArgs []any, add func(id int64, score float64, every bool)) error {
-	args := []any{t.q.Weights[0], t.q.Weights[1], t.q.Weights[2]}
-	args = append(args, everyArgs...)
-	args = append(args, expr)
-	args = append(args, t.fargs...)
-	args = append(args, tailArgs...)
-	return eachRow(ctx, t.db.rd(), `SELECT rowid, bm25(notes_fts, ?, ?, ?) AS score, `+every+` AS every FROM notes_fts
-		WHERE notes_fts MATCH ?`+t.filter+tail, args, func(r *sql.Rows) error {
+	return eachRow(ctx, t.db.rd(), t.rankSQL(every, tail), t.rankArgs(expr, everyArgs, tailArgs), func(r *sql.Rows) error {
 		var id int64
 		var score float64
 		var all bool
@@ -147,7 +211,11 @@ func (t *textSearch) terms(ctx context.Context) error {
 			return nil
 		}
 	}
-	return t.rank(ctx, t.q.Match, ` ORDER BY every DESC, score, rowid LIMIT ?`, []any{t.q.Limit}, t.keep)
+	if t.q.Bonus == "" {
+		// The answer: joined in the same statement.
+		return t.rankJoined(ctx, t.q.Match)
+	}
+	return t.rank(ctx, t.q.Match, rankOrder, []any{t.q.Limit}, t.keep)
 }
 
 // bonus adds the phrase and proximity bonus: a note with both the bonus
@@ -204,11 +272,21 @@ func (t *textSearch) hits(ctx context.Context) ([]search.TextHit, error) {
 		list = list[:n]
 	}
 	join := func(list []*textRank) (map[int64]search.Note, error) {
-		ids := make([]int64, len(list))
-		for i, r := range list {
-			ids[i] = r.id
+		notes := make(map[int64]search.Note, len(list))
+		var ids []int64
+		for _, r := range list {
+			if r.joined {
+				notes[r.id] = r.note
+			} else {
+				ids = append(ids, r.id)
+			}
 		}
-		return t.db.SearchNotes(ctx, ids)
+		if len(ids) == 0 {
+			return notes, nil
+		}
+		more, err := t.db.SearchNotes(ctx, ids)
+		maps.Copy(notes, more)
+		return notes, err
 	}
 	notes, err := join(list)
 	if err != nil {
@@ -225,7 +303,7 @@ func (t *textSearch) hits(ctx context.Context) ([]search.TextHit, error) {
 	out := make([]search.TextHit, 0, len(list))
 	for _, r := range list {
 		if n, ok := notes[r.id]; ok {
-			out = append(out, search.TextHit{ID: r.id, All: r.every, BM25: r.score, Note: n})
+			out = append(out, search.TextHit{ID: r.id, All: r.every, BM25: r.score, Note: n, Body: r.body, HasBody: r.hasBody})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
