@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -323,5 +325,119 @@ func TestSearchReadsOnce(t *testing.T) {
 		if v, b := idx.versions.Load(), idx.bodies.Load(); v != 1 || b != 0 {
 			t.Errorf("%s: read the text version %d times and bodies %d times apart from the ranking, want 1 and 0", mode, v, b)
 		}
+	}
+}
+
+// TestTextMergeAndBodies checks two ways SearchText saves work: the
+// bodies it reads in its ranking statement (TextQuery.Bodies) are the
+// notes' indexed bodies, for the best ones, wherever one statement ranks;
+// and merging the full-text index into one segment (sqlite.DB.MergeText,
+// after a sync of many notes) changes no ranking: every query of every
+// kind, on an index written in many transactions (many segments), ranks
+// hit by hit and score by score as before the merge. A sync merges an
+// index no sync has merged, and a later one that changes few notes does
+// not merge it again.
+func TestTextMergeAndBodies(t *testing.T) {
+	ctx := context.Background()
+	dir, m := noematest.Corpus(t, corpus.Options{Seed: 29, Notes: 300})
+	ix := noematest.OpenIndexer(t, dir)
+	db := ix.DB
+	if _, err := ix.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	first, err := db.GetMeta(ctx, "text_merged_version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first == "" {
+		t.Fatal("the first sync did not merge the full-text index")
+	}
+	// Twelve syncs of ten changed notes each: a segment apiece.
+	for round := range 12 {
+		for i := range 10 {
+			n := m.Notes[(round*10+i)*7%len(m.Notes)]
+			path := filepath.Join(dir, filepath.FromSlash(n.Path))
+			old, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			extra := fmt.Sprintf("\nRound %d adds quorum lattice words zebrafish%d and the lattice again.\n", round, round)
+			if err := os.WriteFile(path, append(old, extra...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := ix.Sync(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Updated != 10 {
+			t.Fatalf("round %d: %d notes updated, want 10", round, res.Updated)
+		}
+	}
+	if v, err := db.GetMeta(ctx, "text_merged_version"); err != nil || v != first {
+		t.Fatalf("syncs of ten notes merged the index again (version %q, first %q, %v)", v, first, err)
+	}
+	queries := append(planQueries(t, db, 29), "zebrafish3", "zebrafish5 lattice", "quorum lattice")
+	type ranked struct {
+		label string
+		tq    search.TextQuery
+		hits  []search.TextHit
+	}
+	var before []ranked
+	withBodies := 0
+	for _, q := range queries {
+		for _, limit := range []int{5, search.Depth} {
+			base := search.TextQueryOf(q, limit)
+			if base.Match == "" {
+				continue
+			}
+			for _, together := range []bool{false, true} {
+				tq := base
+				tq.Together, tq.Bodies = together, search.PassageDepth
+				hits, err := db.SearchText(ctx, tq)
+				if err != nil {
+					t.Fatal(err)
+				}
+				label := fmt.Sprintf("%q limit %d together %v", q, limit, together)
+				oneStatement := tq.Bonus == "" || tq.Together
+				ids := make([]int64, len(hits))
+				for i, h := range hits {
+					ids[i] = h.ID
+				}
+				bodies, err := db.SearchBodies(ctx, ids)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, h := range hits {
+					if want := oneStatement && i < tq.Bodies; h.HasBody != want {
+						t.Fatalf("%s, hit %d: has body %v, want %v", label, i, h.HasBody, want)
+					}
+					if h.HasBody {
+						withBodies++
+						if h.Body != bodies[h.ID] {
+							t.Fatalf("%s, hit %d: body %q, indexed %q", label, i, h.Body, bodies[h.ID])
+						}
+					}
+				}
+				before = append(before, ranked{label, tq, hits})
+			}
+		}
+	}
+	merged, err := db.MergeText(ctx, true)
+	if err != nil || !merged {
+		t.Fatalf("MergeText(force) = %v, %v", merged, err)
+	}
+	for _, r := range before {
+		got, err := db.SearchText(ctx, r.tq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameText(t, r.label+" after the merge", got, r.hits)
+	}
+	if merged, err := db.MergeText(ctx, false); err != nil || merged {
+		t.Errorf("MergeText on a merged index = %v, %v; want false", merged, err)
+	}
+	if len(before) < 300 || withBodies < 1000 {
+		t.Errorf("compared %d rankings, %d bodies: too few to tell", len(before), withBodies)
 	}
 }

@@ -453,7 +453,7 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 				Match: plan.match, Bonus: p.bonus(), All: p.all(),
 				EveryFirst: plan.everyFirst, Together: plan.together, BonusHoldsAll: p.bonusHoldsAll(),
 				Weights: [3]float64{s.Tuning.TitleWeight, 1, 1}, Filter: f, Limit: Depth,
-				Bodies: PassageDepth, // the passage lift's, and the page's snippets'
+				Bodies: s.liftBodies(p),
 			})
 		}
 		if textErr == nil {

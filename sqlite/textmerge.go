@@ -1,0 +1,54 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// textMergedKey is the meta key holding the text version (search_state)
+// at which the full-text index was last merged into one segment.
+const textMergedKey = "text_merged_version"
+
+// MergeText merges the full-text index into one b-tree segment (FTS5's
+// 'optimize') when force is set or when it has never been merged, and
+// reports whether it did.
+//
+// FTS5 adds a segment per write transaction and merges them only in
+// part (automerge), so an index written in many transactions (a first
+// sync: a segment per thousand notes) keeps a dozen segments or more, and
+// every term a query names is looked up in each: at 10,000 and 100,000
+// notes a rare word's ranking took twice as long as on the merged index,
+// and each extra phrase of the search's bonus or every-term lookup paid
+// it again (docs/search.md). The answers are the same: a merge changes
+// how the postings are stored, not what they hold or BM25's statistics.
+// It rewrites the whole full-text index (seconds at 100,000 notes), so
+// the indexer calls it after a sync that changed many notes, and once
+// for an index no sync has merged yet.
+func (db *DB) MergeText(ctx context.Context, force bool) (bool, error) {
+	merged := false
+	err := db.Write(ctx, func(tx *Tx) error {
+		merged = false
+		var last string
+		err := tx.QueryRow(`SELECT value FROM meta WHERE key = ?`, textMergedKey).Scan(&last)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return fmt.Errorf("read meta %s: %w", textMergedKey, err)
+		case !force:
+			return nil
+		}
+		var version int64
+		if err := tx.QueryRow(`SELECT text_version FROM search_state WHERE id = 1`).Scan(&version); err != nil {
+			return fmt.Errorf("read text version: %w", err)
+		}
+		if _, err := tx.Exec(`INSERT INTO notes_fts(notes_fts) VALUES('optimize')`); err != nil {
+			return fmt.Errorf("merge the full-text index: %w", err)
+		}
+		merged = true
+		return SetMeta(tx, textMergedKey, strconv.FormatInt(version, 10))
+	})
+	return merged, err
+}
