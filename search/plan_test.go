@@ -345,12 +345,12 @@ func TestTextMergeAndBodies(t *testing.T) {
 	if _, err := ix.Sync(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	first, err := db.GetMeta(ctx, "text_merged_version")
+	first, err := db.GetMeta(ctx, sqlite.TextMergedKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if first == "" {
-		t.Fatal("the first sync did not merge the full-text index")
+	if first != "1" {
+		t.Fatalf("the first sync merged the full-text index %q times, want 1", first)
 	}
 	// Twelve syncs of ten changed notes each: a segment apiece.
 	for round := range 12 {
@@ -374,8 +374,8 @@ func TestTextMergeAndBodies(t *testing.T) {
 			t.Fatalf("round %d: %d notes updated, want 10", round, res.Updated)
 		}
 	}
-	if v, err := db.GetMeta(ctx, "text_merged_version"); err != nil || v != first {
-		t.Fatalf("syncs of ten notes merged the index again (version %q, first %q, %v)", v, first, err)
+	if v, err := db.GetMeta(ctx, sqlite.TextMergedKey); err != nil || v != first {
+		t.Fatalf("syncs of ten notes merged the index again (%q merges, %v)", v, err)
 	}
 	queries := append(planQueries(t, db, 29), "zebrafish3", "zebrafish5 lattice", "quorum lattice")
 	type ranked struct {
@@ -436,6 +436,9 @@ func TestTextMergeAndBodies(t *testing.T) {
 	}
 	if merged, err := db.MergeText(ctx, false); err != nil || merged {
 		t.Errorf("MergeText on a merged index = %v, %v; want false", merged, err)
+	}
+	if v, err := db.GetMeta(ctx, sqlite.TextMergedKey); err != nil || v != "2" {
+		t.Errorf("after a forced merge: %q merges (%v), want 2", v, err)
 	}
 	if len(before) < 120 || withBodies < 1000 {
 		t.Errorf("compared %d rankings, %d bodies: too few to tell", len(before), withBodies)

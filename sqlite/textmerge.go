@@ -8,9 +8,11 @@ import (
 	"strconv"
 )
 
-// textMergedKey is the meta key holding the text version (search_state)
-// at which the full-text index was last merged into one segment.
-const textMergedKey = "text_merged_version"
+// TextMergedKey is the meta key counting the merges of the full-text
+// index into one segment (absent: never merged). A count, not a text
+// version, so that a cold sync leaves the same index however it batched
+// its writes.
+const TextMergedKey = "text_merges"
 
 // MergeText merges the full-text index into one b-tree segment (FTS5's
 // 'optimize') when force is set or when it has never been merged, and
@@ -32,23 +34,20 @@ func (db *DB) MergeText(ctx context.Context, force bool) (bool, error) {
 	err := db.Write(ctx, func(tx *Tx) error {
 		merged = false
 		var last string
-		err := tx.QueryRow(`SELECT value FROM meta WHERE key = ?`, textMergedKey).Scan(&last)
+		err := tx.QueryRow(`SELECT value FROM meta WHERE key = ?`, TextMergedKey).Scan(&last)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 		case err != nil:
-			return fmt.Errorf("read meta %s: %w", textMergedKey, err)
+			return fmt.Errorf("read meta %s: %w", TextMergedKey, err)
 		case !force:
 			return nil
 		}
-		var version int64
-		if err := tx.QueryRow(`SELECT text_version FROM search_state WHERE id = 1`).Scan(&version); err != nil {
-			return fmt.Errorf("read text version: %w", err)
-		}
+		n, _ := strconv.Atoi(last) // "" (never merged) counts 0
 		if _, err := tx.Exec(`INSERT INTO notes_fts(notes_fts) VALUES('optimize')`); err != nil {
 			return fmt.Errorf("merge the full-text index: %w", err)
 		}
 		merged = true
-		return SetMeta(tx, textMergedKey, strconv.FormatInt(version, 10))
+		return SetMeta(tx, TextMergedKey, strconv.Itoa(n+1))
 	})
 	return merged, err
 }
