@@ -405,7 +405,8 @@ const (
 // batches reaches the database file once per checkpoint rather than once
 // per batch. Neither changes what is written nor its durability (WAL
 // commits are atomic; a checkpoint only copies committed pages). done
-// restores the defaults; the caller must call it.
+// restores the defaults and frees the cached pages; the caller must call
+// it.
 func (db *DB) BulkLoad(ctx context.Context) (done func(), err error) {
 	w := db.wr()
 	set := func(ctx context.Context, cacheKB, pages int) error {
@@ -419,7 +420,13 @@ func (db *DB) BulkLoad(ctx context.Context) (done func(), err error) {
 	}
 	restore := func() {
 		// Restored even when ctx is done: the connection outlives the sync.
-		_ = set(context.WithoutCancel(ctx), defaultCacheKB, defaultAutocheckpoint)
+		ctx := context.WithoutCancel(ctx)
+		_ = set(ctx, defaultCacheKB, defaultAutocheckpoint)
+		// A smaller cache_size keeps the pages already cached: a server
+		// kept 110 MB more after a first sync of 30,000 notes (202 MB
+		// instead of 92 once the Go heap was returned). shrink_memory
+		// frees the connection's cached pages (47 MB).
+		_, _ = w.ExecContext(ctx, "PRAGMA shrink_memory")
 	}
 	if err := set(ctx, bulkCacheKB, bulkAutocheckpoint); err != nil {
 		restore()
