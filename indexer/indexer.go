@@ -29,10 +29,6 @@ import (
 	"github.com/noema-mem/noema/vault"
 )
 
-// mergeTextNotes is how many notes a sync adds, changes or removes before
-// it merges the full-text index (sqlite.DB.MergeText): a batch's worth.
-const mergeTextNotes = batchSize
-
 // batchSize is how many changed notes one write transaction holds, to keep
 // transactions short while other processes wait for the lock.
 const batchSize = 1000
@@ -403,14 +399,6 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 	}
 	if err := ix.committed("finish"); err != nil {
 		return nil, err
-	}
-	// Many notes written: merge the full-text index's segments (search
-	// speed, sqlite.DB.MergeText). Its failure leaves a slower index, not a
-	// wrong one: logged, not returned.
-	if merged, err := ix.DB.MergeText(ctx, res.Added+res.Updated+res.Removed >= mergeTextNotes); err != nil {
-		ix.Logger.Warn("could not merge the full-text index", "err", err)
-	} else if merged {
-		ix.Logger.Debug("merged the full-text index")
 	}
 	res.DurationMS = time.Since(start).Milliseconds()
 	for _, w := range res.Warnings {

@@ -26,9 +26,10 @@ const TextMergedKey = "text_merges"
 // and each extra phrase of the search's bonus or every-term lookup paid
 // it again (docs/search.md). The answers are the same: a merge changes
 // how the postings are stored, not what they hold or BM25's statistics.
-// It rewrites the whole full-text index (seconds at 100,000 notes), so
-// the indexer calls it after a sync that changed many notes, and once
-// for an index no sync has merged yet.
+// It rewrites the whole full-text index (seconds at 100,000 notes). The
+// indexer does not call it: in the 100k benchmark a merged index made the
+// common-word queries slower (docs/search.md, speed round 4), which is
+// not understood yet.
 func (db *DB) MergeText(ctx context.Context, force bool) (bool, error) {
 	merged := false
 	err := db.Write(ctx, func(tx *Tx) error {
