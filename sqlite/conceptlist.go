@@ -103,6 +103,10 @@ func (db *DB) EachConceptByLabel(ctx context.Context, fn func(id, label string, 
 	return nil
 }
 
+// labelsSinceQuery reads the concepts renamed after a names revision by
+// the revision index, never by a scan of every concept.
+const labelsSinceQuery = `SELECT id, label, aliases FROM concepts INDEXED BY concepts_rev WHERE rev > ? ORDER BY label, id`
+
 // EachConceptByLabelSince calls fn, by label, for every concept added or
 // renamed (label or aliases) after the names revision rev; with rev 0, for
 // every concept. It returns the revision it read at, in the same read
@@ -115,7 +119,7 @@ func (db *DB) EachConceptByLabelSince(ctx context.Context, rev int64, fn func(id
 		if rev == 0 {
 			return eachConceptName(ctx, tx, `SELECT id, label, aliases FROM concepts ORDER BY label, id`, nil, fn)
 		}
-		return eachConceptName(ctx, tx, `SELECT id, label, aliases FROM concepts WHERE rev > ? ORDER BY label, id`, []any{rev}, fn)
+		return eachConceptName(ctx, tx, labelsSinceQuery, []any{rev}, fn)
 	})
 	if err != nil {
 		return 0, 0, fmt.Errorf("load concept names: %w", err)

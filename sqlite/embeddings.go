@@ -26,6 +26,12 @@ func (db *DB) PutMeta(ctx context.Context, key, value string) error {
 	return db.Write(ctx, func(tx *Tx) error { return SetMeta(tx, key, value) })
 }
 
+// conceptsSinceQuery reads the concepts changed after a names revision by
+// the revision index: left to itself, SQLite walked every concept in id
+// order to spare the sort (200 ms a write at 100k concepts, 2 s at a
+// million, for the one or two concepts a write adds).
+const conceptsSinceQuery = `SELECT id, label, aliases, description FROM concepts INDEXED BY concepts_rev WHERE rev > ? ORDER BY id`
+
 // EachConceptSince calls fn, by id, with the id, label, aliases and
 // description of every concept added or changed (names or description)
 // after the names revision rev (every concept for 0), and returns the
@@ -36,7 +42,7 @@ func (db *DB) EachConceptSince(ctx context.Context, rev int64, fn func(id, label
 		if err := tx.QueryRowContext(ctx, `SELECT rev, deleted FROM concept_rev WHERE id = 1`).Scan(&at, &deleted); err != nil {
 			return err
 		}
-		return eachRow(ctx, tx, `SELECT id, label, aliases, description FROM concepts WHERE rev > ? ORDER BY id`, []any{rev}, func(rows *sql.Rows) error {
+		return eachRow(ctx, tx, conceptsSinceQuery, []any{rev}, func(rows *sql.Rows) error {
 			var id, label, aliases, desc string
 			if err := rows.Scan(&id, &label, &aliases, &desc); err != nil {
 				return err

@@ -8,7 +8,8 @@ import (
 )
 
 // TestWritePathQueriesUseIndexes checks the plans of the lookups a write
-// runs for every note it changes: none may scan a table whose size grows
+// runs for every note it changes, and of the reads that follow one (the
+// concepts it added or renamed): none may scan a table whose size grows
 // with the vault (at a million concepts, one scan of concepts is ~100 ms).
 func TestWritePathQueriesUseIndexes(t *testing.T) {
 	ctx := context.Background()
@@ -20,6 +21,8 @@ func TestWritePathQueriesUseIndexes(t *testing.T) {
 	for name, q := range map[string]string{
 		"page of a note":             pageishQuery,
 		"a deleted note's page link": `UPDATE concepts SET page_note_id = NULL WHERE page_note_id = ?1`,
+		"concepts changed since":     conceptsSinceQuery,
+		"concepts renamed since":     labelsSinceQuery,
 	} {
 		rows, err := db.Read().QueryContext(ctx, "EXPLAIN QUERY PLAN "+q, 1)
 		if err != nil {
