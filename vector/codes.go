@@ -2,7 +2,6 @@ package vector
 
 import (
 	"fmt"
-	"math"
 	"slices"
 )
 
@@ -97,16 +96,7 @@ func (x *Index) candidates(qn []float32, k int, filter func(int64) bool) []int64
 	if n >= parallelMinRows {
 		workers = maxWorkers
 	}
-	qi := make([]int16, x.dim)
-	sq := quantizeQuery(qn, qi)
-	approx := make([]float32, n)
-	bounds := inParallel(n, workers, func(lo, hi int) topK {
-		return x.approxScan(qi, sq, k, filter, lo, hi, approx)
-	})
-	floor := float32(math.Inf(-1))
-	if len(bounds.hits) == k {
-		floor = bounds.hits[0].Score
-	}
+	sq, approx, floor := x.approxPass(qn, k, filter, workers)
 	var ids []int64
 	for r := range n {
 		if approx[r]+x.errBound(r, sq) >= floor && (filter == nil || filter(x.ids[r])) {

@@ -304,22 +304,31 @@ func inParallel(n, workers int, scan func(lo, hi int) topK) topK {
 // every row's score, a float32 pass scores the rows that can be among the
 // best k. The caller holds x.mu for reading.
 func (x *Index) searchQuant(qn []float32, k int, filter func(int64) bool, workers int) []Hit {
-	n := len(x.ids)
-	qi := make([]int16, x.dim)
-	sq := quantizeQuery(qn, qi)
-	approx := make([]float32, n)
-	bounds := inParallel(n, workers, func(lo, hi int) topK {
-		return x.approxScan(qi, sq, k, filter, lo, hi, approx)
-	})
-	// Fewer than k rows pass the filter: all of them are candidates.
-	floor := float32(math.Inf(-1))
-	if len(bounds.hits) == k {
-		floor = bounds.hits[0].Score
-	}
-	best := inParallel(n, workers, func(lo, hi int) topK {
+	sq, approx, floor := x.approxPass(qn, k, filter, workers)
+	best := inParallel(len(x.ids), workers, func(lo, hi int) topK {
 		return x.rescan(qn, sq, k, filter, lo, hi, approx, floor)
 	})
 	return best.sorted()
+}
+
+// approxPass is the int8 pass shared by the two-pass searches: the
+// query's scale, every row's approximate score, and the floor a row's
+// upper bound must reach to be among the best k of those filter admits
+// (the k-th best lower bound; -Inf when fewer than k rows pass the filter,
+// so all of them are candidates). The caller holds x.mu for reading.
+func (x *Index) approxPass(qn []float32, k int, filter func(int64) bool, workers int) (sq float32, approx []float32, floor float32) {
+	n := len(x.ids)
+	qi := make([]int16, x.dim)
+	sq = quantizeQuery(qn, qi)
+	approx = make([]float32, n)
+	bounds := inParallel(n, workers, func(lo, hi int) topK {
+		return x.approxScan(qi, sq, k, filter, lo, hi, approx)
+	})
+	floor = float32(math.Inf(-1))
+	if len(bounds.hits) == k {
+		floor = bounds.hits[0].Score
+	}
+	return sq, approx, floor
 }
 
 // searchApprox ranks by the int8 pass's approximate scores: Search of an
@@ -327,10 +336,7 @@ func (x *Index) searchQuant(qn []float32, k int, filter func(int64) bool, worker
 // The caller holds x.mu for reading.
 func (x *Index) searchApprox(qn []float32, k int, filter func(int64) bool, workers int) []Hit {
 	n := len(x.ids)
-	qi := make([]int16, x.dim)
-	sq := quantizeQuery(qn, qi)
-	approx := make([]float32, n)
-	inParallel(n, workers, func(lo, hi int) topK { return x.approxScan(qi, sq, k, filter, lo, hi, approx) })
+	_, approx, _ := x.approxPass(qn, k, filter, workers)
 	best := inParallel(n, workers, func(lo, hi int) topK {
 		t := newTopK(k)
 		for r := lo; r < hi; r++ {
