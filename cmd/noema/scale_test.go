@@ -233,7 +233,11 @@ func runScale(b *testing.B, mode scaleMode) map[string]string {
 	cells := map[string]string{}
 	mb := func(bytes int64) string { return fmt.Sprintf("%.0f MB", float64(bytes)/1e6) }
 	if *scaleSynced {
-		syncedCopy(b, mode, src, vault)
+		key := fmt.Sprintf("notes-%d", mode.notes)
+		if mode.notes == 0 {
+			key = fmt.Sprintf("labels-%d", mode.concepts)
+		}
+		syncedCopy(b, key, src, vault)
 		for _, k := range []string{"cold", "noop", "embed"} {
 			cells[k] = "(synced copy)"
 		}
@@ -382,14 +386,10 @@ func measureScale(b *testing.B, vault string, args ...string) boundsRun {
 // (tools: "community N (M concepts)").
 var communityLine = regexp.MustCompile(`(?m)^community \d+ \(`)
 
-// syncedCopy copies to vault (with its index) the vault of mode synced
-// with --embed once into -scale-cache/synced-KEY by the binary measured
-// first, and syncs the copy again (its new inodes), unmeasured.
-func syncedCopy(b *testing.B, mode scaleMode, src, vault string) {
-	key := fmt.Sprintf("notes-%d", mode.notes)
-	if mode.notes == 0 {
-		key = fmt.Sprintf("labels-%d", mode.concepts)
-	}
+// syncedCopy copies to vault (with its index) the vault src synced with
+// --embed once into -scale-cache/synced-KEY by the binary measured first,
+// and syncs the copy again (its new inodes), unmeasured.
+func syncedCopy(b *testing.B, key, src, vault string) {
 	synced := filepath.Join(*scaleDir, "synced-"+key)
 	if _, err := os.Stat(filepath.Join(synced, "ok")); err != nil {
 		if err := os.RemoveAll(synced); err != nil {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -36,25 +34,9 @@ func BenchmarkScaleWrites(b *testing.B) {
 		b.Fatalf("-scale-writes: unknown size %q", *scaleWrites)
 	}
 	src, sv := cachedVault(b, mode)
-	synced := filepath.Join(*scaleDir, "synced-"+*scaleWrites)
-	if _, err := os.Stat(filepath.Join(synced, "ok")); err != nil {
-		if err := os.RemoveAll(synced); err != nil {
-			b.Fatal(err)
-		}
-		if err := copyTree(src, filepath.Join(synced, "vault")); err != nil {
-			b.Fatal(err)
-		}
-		measureScale(b, filepath.Join(synced, "vault"), "sync", "--embed")
-		if err := os.WriteFile(filepath.Join(synced, "ok"), nil, 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	// The index comes along (copyTree leaves .noema out).
+	// Cached as synced-<size> (synced-100k), where other benchmarks look for it.
 	vault := filepath.Join(b.TempDir(), "vault")
-	if out, err := exec.Command("cp", "-a", filepath.Join(synced, "vault"), vault).CombinedOutput(); err != nil {
-		b.Skipf("copy the synced vault with cp -a: %v: %s", err, out)
-	}
-	measureScale(b, vault, "sync") // absorbs the copy's new inodes
+	syncedCopy(b, *scaleWrites, src, vault)
 	ctx := context.Background()
 	start := time.Now()
 	url, _, _ := startServe(b, vault)
