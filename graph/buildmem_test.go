@@ -14,18 +14,7 @@ import (
 // out after allocated twice that again).
 func TestConceptGraphOfHoldsItsSize(t *testing.T) {
 	const concepts, notes, perNote = 20000, 2000, 100
-	l := &graph.ConceptLinks{}
-	for i := range concepts {
-		l.IDs = append(l.IDs, id(i))
-		l.Labels = append(l.Labels, id(i))
-	}
-	for k := range notes {
-		cs := make([]int32, perNote)
-		for p := range cs {
-			cs[p] = int32((k*perNote + p*7919) % concepts)
-		}
-		l.Notes = append(l.Notes, cs)
-	}
+	l := spreadLinks(concepts, notes, perNote)
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
@@ -46,6 +35,16 @@ func TestConceptGraphOfHoldsItsSize(t *testing.T) {
 // vault's shape (100 concepts a note, each in 10 notes).
 func BenchmarkConceptGraphOfLabels(b *testing.B) {
 	const concepts, notes, perNote = 100000, 10000, 100
+	l := spreadLinks(concepts, notes, perNote)
+	b.ReportAllocs()
+	for b.Loop() {
+		graph.ConceptGraphOf(l)
+	}
+}
+
+// spreadLinks is the concept links of notes notes of perNote concepts
+// each, spread over concepts concepts by a stride.
+func spreadLinks(concepts, notes, perNote int) *graph.ConceptLinks {
 	l := &graph.ConceptLinks{}
 	for i := range concepts {
 		l.IDs = append(l.IDs, id(i))
@@ -58,8 +57,5 @@ func BenchmarkConceptGraphOfLabels(b *testing.B) {
 		}
 		l.Notes = append(l.Notes, cs)
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		graph.ConceptGraphOf(l)
-	}
+	return l
 }

@@ -38,6 +38,27 @@ func (s *gatedSource) ConceptLinks(ctx context.Context) (*graph.ConceptLinks, er
 	return s.DB.ConceptLinks(ctx)
 }
 
+// rankedAnalyzer is an Analyzer over a small generated vault at graph
+// version "1" whose communities are computed: the first concept's
+// community, fresh, is first.
+func rankedAnalyzer(t *testing.T) (src *gatedSource, a *graph.Analyzer, id string, first *graph.ConceptCommunity) {
+	t.Helper()
+	db, _ := analyzeVault(t, 80, 40, 4)
+	ctx := context.Background()
+	src = &gatedSource{DB: db, version: "1"}
+	a = graph.NewAnalyzer(src)
+	g, err := a.Graph(ctx, graph.AnalyzeConcepts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id = g.IDs[0]
+	first, err = a.RecentConceptCommunity(ctx, id, 3)
+	if err != nil || first.Stale {
+		t.Fatalf("first call = %+v, %v; want a fresh community", first, err)
+	}
+	return src, a, id, first
+}
+
 // TestRecentConceptCommunityServesStale checks issue 21's "answers after a
 // write stay fast": once the graph changed, RecentConceptCommunity answers
 // at once from the last computed communities, saying they are stale,
@@ -45,19 +66,8 @@ func (s *gatedSource) ConceptLinks(ctx context.Context) (*graph.ConceptLinks, er
 // the gate opens); then it answers fresh. ConceptCommunity, for
 // analyze_graph, always waits for the current graph.
 func TestRecentConceptCommunityServesStale(t *testing.T) {
-	db, _ := analyzeVault(t, 80, 40, 4)
 	ctx := context.Background()
-	src := &gatedSource{DB: db, version: "1"}
-	a := graph.NewAnalyzer(src)
-	g, err := a.Graph(ctx, graph.AnalyzeConcepts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := g.IDs[0]
-	first, err := a.RecentConceptCommunity(ctx, id, 3)
-	if err != nil || first.Stale {
-		t.Fatalf("first call = %+v, %v; want a fresh community", first, err)
-	}
+	src, a, id, first := rankedAnalyzer(t)
 	gate := make(chan struct{})
 	src.mu.Lock()
 	src.version, src.gate = "2", gate
@@ -176,18 +186,8 @@ func TestFirstCommunityDoesNotBlock(t *testing.T) {
 // it (here an hour, so never within the test), while every call meanwhile
 // answers at once from the last communities, stale.
 func TestRankingIsPaced(t *testing.T) {
-	db, _ := analyzeVault(t, 80, 40, 4)
 	ctx := context.Background()
-	src := &gatedSource{DB: db, version: "1"}
-	a := graph.NewAnalyzer(src)
-	g, err := a.Graph(ctx, graph.AnalyzeConcepts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	id := g.IDs[0]
-	if cc, err := a.RecentConceptCommunity(ctx, id, 3); err != nil || cc.Stale {
-		t.Fatalf("first call = %+v, %v; want a fresh community", cc, err)
-	}
+	src, a, id, _ := rankedAnalyzer(t)
 	graph.SetRankGap(a, func(time.Duration) time.Duration { return time.Hour })
 	src.mu.Lock()
 	reads := src.reads
