@@ -12,6 +12,7 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/indexer"
+	"github.com/noema-mem/noema/internal/treetest"
 )
 
 // TestWatcherFolderChangesAreLocal checks that folder changes seen by the
@@ -24,16 +25,7 @@ func TestWatcherFolderChangesAreLocal(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	outside := t.TempDir()
-	write := func(root, rel, text string) {
-		t.Helper()
-		p := filepath.Join(root, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(root, rel, text string) { treetest.Write(t, root, rel, text) }
 	for i := range 40 {
 		write(dir, fmt.Sprintf("base/n%02d.md", i), fmt.Sprintf("[[Base %d]] [[Shared]]\n", i))
 	}

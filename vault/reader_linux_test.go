@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/internal/treetest"
 )
 
 // TestReaderIsReadFile: a Reader gives what ReadFile gives — content,
@@ -18,15 +19,7 @@ import (
 // ReadFile refuses.
 func TestReaderIsReadFile(t *testing.T) {
 	dir := t.TempDir()
-	write := func(rel, content string) {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, content string) { treetest.Write(t, dir, rel, content) }
 	write("a.md", "# A\n")
 	write("sub/deep/b.md", strings.Repeat("long line\n", 20000))
 	write("empty.md", "")

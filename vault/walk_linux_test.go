@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/noema-mem/noema/internal/treetest"
 )
 
 // walkRecord renders what a walk reports: every note with the stat sync
@@ -51,15 +53,7 @@ func walkRecord(t *testing.T, v *Vault, walk func(context.Context, func(string, 
 // with every kind of entry either treats specially.
 func TestFastWalkIsWalkDir(t *testing.T) {
 	dir := t.TempDir()
-	write := func(rel, content string) {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(rel, content string) { treetest.Write(t, dir, rel, content) }
 	link := func(target, rel string) {
 		if err := os.Symlink(target, filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
 			t.Fatal(err)
