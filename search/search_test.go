@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -643,33 +642,8 @@ func TestBonusSearchedApartIsExact(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := referenceText(t, db, "("+split.Match+") OR "+split.Bonus, split.All, limit)
-			if len(got) != len(want) {
-				t.Fatalf("%q limit %d: %d hits apart, %d together", q, limit, len(got), len(want))
-			}
-			// Position by position the tier and score agree; notes tied
-			// on score (within rounding) may come in either order, so the
-			// notes are compared as a set, leaving out those tied with the
-			// last hit (which of them the limit keeps is a tie-break).
-			near := func(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
-			last := want[len(want)-1]
-			ids := map[int64]int{}
-			for i := range got {
-				g, w := got[i], want[i]
-				if g.All != w.All || !near(g.BM25, w.BM25) {
-					t.Fatalf("%q limit %d, hit %d: apart %s all=%v %.12f, together %s all=%v %.12f",
-						q, limit, i, g.Note.Path, g.All, g.BM25, w.Note.Path, w.All, w.BM25)
-				}
-				for _, h := range []search.TextHit{g, w} {
-					if h.All != last.All || !near(h.BM25, last.BM25) {
-						ids[h.ID]++
-					}
-				}
-			}
-			for id, n := range ids {
-				if n != 2 {
-					t.Fatalf("%q limit %d: note %d is among the hits of only one way", q, limit, id)
-				}
-			}
+			// Apart (got) and together (want) agree hit by hit, ties aside.
+			sameText(t, fmt.Sprintf("%q limit %d", q, limit), got, want)
 			compared++
 		}
 	}
