@@ -242,6 +242,14 @@ func TestSignals(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
+		// The premise is a note already saved: on a loaded machine (the race
+		// detector, other packages' tests) saving can take longer than
+		// interruptLater's pause, so wait for the file first.
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if _, err := os.Stat(filepath.Join(vault, "Blocked.md")); err == nil {
+				break
+			}
+		}
 		code, took := interruptLater(t, cmd, syscall.SIGTERM, within)
 		var out struct{ URI string }
 		json.Unmarshal(stdout.Bytes(), &out)
