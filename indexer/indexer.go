@@ -330,6 +330,12 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 		for i := 0; i < len(todo); i += batch {
 			chunk := todo[i:min(i+batch, len(todo))]
 			out := ix.parseAll(ctx, chunk)
+			if ctx.Err() != nil {
+				// parseAll stopped part-way: entries it did not reach hold
+				// no record and must not be written (the sync ends with
+				// ctx's error after the loop).
+				return
+			}
 			done += len(chunk)
 			if progress != nil {
 				progress(done, total)
@@ -720,7 +726,8 @@ func (ix *Indexer) changedSinceRead(rec *sqlite.NoteRecord) bool {
 	return err != nil || !sameStat(rec.Size, rec.MtimeNS, rec.File, info)
 }
 
-// parseAll reads and parses files on every core.
+// parseAll reads and parses files on every core. When ctx is done it stops
+// early, leaving the entries it did not reach empty: callers check ctx.
 func (ix *Indexer) parseAll(ctx context.Context, todo []fileEntry) []parsed {
 	out := make([]parsed, len(todo))
 	r := ix.Vault.NewReader()
