@@ -14,7 +14,6 @@ import (
 
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/config"
-	"github.com/noema-mem/noema/embedding"
 	"github.com/noema-mem/noema/graph"
 	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/notes"
@@ -122,7 +121,7 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 	if opts.MaxNoteBytes > 0 {
 		cfg.MaxNoteBytes = opts.MaxNoteBytes
 	}
-	emb, err := embedding.New(cfg.Embedder, nil)
+	emb, err := NewEmbedder(cfg.Embedder, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@
 //     the best, a note with every term counting [Tuning.AllTermsBoost]
 //     times); a meaning model's list (minilm, Ollama, OpenAI) weighs
 //     [Tuning.SemanticWeight]; a spelling model's (the builtin embedder,
-//     embedding.Spelling) [Tuning.SpellingWeight], 0 by default: it only
+//     noema.IsSpellingModel) [Tuning.SpellingWeight], 0 by default: it only
 //     adds the notes full text did not find, below them, and is searched
 //     only when full text leaves the page unfilled. A query naming a
 //     concept of the registry (label or alias, exactly or one typo away)
@@ -92,7 +92,6 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/decay"
-	"github.com/noema-mem/noema/embedding"
 )
 
 // Modes.
@@ -122,7 +121,7 @@ type Tuning struct {
 	// SemanticWeight weighs, in hybrid mode, the semantic list of a meaning
 	// model (a sentence encoder: minilm, Ollama, OpenAI) against the
 	// full-text list (weight 1); SpellingWeight that of a spelling model
-	// (the builtin n-gram embedder, embedding.Spelling). At 0 the list only
+	// (the builtin n-gram embedder, noema.IsSpellingModel). At 0 the list only
 	// breaks full text's ties (by cosine) and adds the notes full text did
 	// not find, below every full-text hit.
 	SemanticWeight, SpellingWeight float64
@@ -202,7 +201,7 @@ type Result struct {
 // use.
 type Service struct {
 	DB       Index
-	Embedder embedding.Embedder
+	Embedder noema.Embedder
 	Decay    decay.Config
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
@@ -217,7 +216,7 @@ type Service struct {
 // New returns a Service reading idx (a *sqlite.DB), embedding queries with
 // e (the embedder the note chunks were embedded with; nil disables
 // semantic search) and weighting by d.
-func New(idx Index, e embedding.Embedder, d decay.Config) *Service {
+func New(idx Index, e noema.Embedder, d decay.Config) *Service {
 	return &Service{DB: idx, Embedder: e, Decay: d, Now: time.Now, Tuning: DefaultTuning}
 }
 
@@ -624,7 +623,7 @@ func (s *Service) fuse(order []*candidate, sem []semHit, textSearched, semOK, na
 // embedder can know (SpellingWeight for a spelling model, else
 // SemanticWeight).
 func (s *Service) semanticWeight() float64 {
-	if embedding.Spelling(s.Embedder) {
+	if noema.IsSpellingModel(s.Embedder) {
 		return s.Tuning.SpellingWeight
 	}
 	return s.Tuning.SemanticWeight

@@ -15,7 +15,6 @@ import (
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/decay"
-	"github.com/noema-mem/noema/embedding"
 	"github.com/noema-mem/noema/embedding/builtin"
 	"github.com/noema-mem/noema/internal/corpus"
 	"github.com/noema-mem/noema/internal/noematest"
@@ -393,7 +392,7 @@ func TestConceptQuery(t *testing.T) {
 }
 
 // down is an embedder that is unreachable.
-type down struct{ embedding.Embedder }
+type down struct{ noema.Embedder }
 
 func (down) Embed(context.Context, []string) ([][]float32, error) {
 	return nil, noema.Errorf(noema.EUNAVAILABLE, "connection refused")
@@ -731,7 +730,7 @@ func TestSpellingListKeepsTextOrder(t *testing.T) {
 	e.note("", "Limit orders", "", nil, "A limit order in a containerized trading engine; containers of limit orders.")
 	e.note("", "Shipping", "", nil, "Shipping containers and their limitations at the port.")
 	e.embed()
-	if !embedding.Spelling(e.svc.Embedder) {
+	if !noema.IsSpellingModel(e.svc.Embedder) {
 		t.Fatalf("embedder %s: want a spelling model", e.svc.Embedder.Name())
 	}
 	q := "memory limit in containers"

@@ -3,14 +3,14 @@ package semantic_test
 import (
 	"testing"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/config"
-	"github.com/noema-mem/noema/embedding"
 )
 
-func builtinAgain(t testing.TB, _ *app.App) embedding.Embedder {
+func builtinAgain(t testing.TB, _ *app.App) noema.Embedder {
 	t.Helper()
-	e, err := embedding.New(config.Default().Embedder, nil)
+	e, err := app.NewEmbedder(config.Default().Embedder, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,7 +26,6 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/decay"
-	"github.com/noema-mem/noema/embedding"
 	"github.com/noema-mem/noema/semantic/chunk"
 	"github.com/noema-mem/noema/vector"
 )
@@ -84,7 +83,7 @@ type Index interface {
 // Service embeds concepts and finds similar ones.
 type Service struct {
 	DB       Index
-	Embedder embedding.Embedder
+	Embedder noema.Embedder
 	Decay    decay.Config
 	Logger   *slog.Logger
 	Now      func() time.Time
@@ -141,7 +140,7 @@ type Progress struct {
 }
 
 // New returns a Service.
-func New(db Index, e embedding.Embedder, d decay.Config, logger *slog.Logger) *Service {
+func New(db Index, e noema.Embedder, d decay.Config, logger *slog.Logger) *Service {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}

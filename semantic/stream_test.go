@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/noema-mem/noema/embedding"
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/semantic"
 	"github.com/noema-mem/noema/vector"
 )
@@ -107,7 +107,7 @@ func findWith(t *testing.T, s *semantic.Service, q string) []string {
 
 // countingEmbedder counts the texts it embeds.
 type countingEmbedder struct {
-	embedding.Embedder
+	noema.Embedder
 	texts int
 }
 

@@ -86,6 +86,8 @@ type Embedder struct {
 	loadStamp string // folderStamp when it failed
 }
 
+var _ noema.Embedder = (*Embedder)(nil)
+
 // folderStamp describes the model files' presence, sizes and times.
 func folderStamp(dir string) string {
 	var b strings.Builder

@@ -11,7 +11,6 @@ import (
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/config"
-	"github.com/noema-mem/noema/embedding"
 	"github.com/noema-mem/noema/embedding/bert"
 	"github.com/noema-mem/noema/embedding/builtin"
 	"github.com/noema-mem/noema/embedding/embeddingtest"
@@ -36,7 +35,7 @@ func e2eDir(t *testing.T) (dir string, dim int) {
 
 func TestConformance(t *testing.T) {
 	dir, _ := e2eDir(t)
-	e, err := embedding.New(config.Embedder{Backend: config.BackendMiniLM, ModelDir: dir}, nil)
+	e, err := app.NewEmbedder(config.Embedder{Backend: config.BackendMiniLM, ModelDir: dir}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +114,7 @@ func TestEndToEnd(t *testing.T) {
 // counting fails the test if a concept is embedded again (a query text of
 // one string is allowed: the concept itself is looked up by name).
 type counting struct {
-	embedding.Embedder
+	noema.Embedder
 	t *testing.T
 }
 
@@ -136,7 +135,7 @@ func TestNotPulled(t *testing.T) {
 		}
 		return os.Getenv(k)
 	}
-	e, err := embedding.New(config.Embedder{Backend: config.BackendMiniLM}, getenv)
+	e, err := app.NewEmbedder(config.Embedder{Backend: config.BackendMiniLM}, getenv)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,6 +51,7 @@ import (
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/internal/ascii"
 )
 
@@ -82,6 +83,8 @@ type Embedder struct {
 	scratch sync.Pool // of *scratch, reused across calls
 }
 
+var _ noema.Embedder = (*Embedder)(nil)
+
 // New returns the builtin embedder.
 func New() *Embedder { return &Embedder{} }
 
@@ -92,7 +95,7 @@ func (*Embedder) Name() string { return Name }
 func (*Embedder) Dimension() int { return Dimension }
 
 // Spelling reports true: the embedder captures spelling, not meaning
-// (see embedding.Spelling).
+// (see noema.IsSpellingModel).
 func (*Embedder) Spelling() bool { return true }
 
 // Embed returns one vector per text, in order. It never fails except when

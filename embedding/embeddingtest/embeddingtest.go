@@ -1,4 +1,4 @@
-// Package embeddingtest is the conformance suite every embedding.Embedder
+// Package embeddingtest is the conformance suite every noema.Embedder
 // must pass. A backend's tests call [Run] with a ready embedder (for network
 // backends, one pointed at an httptest server that speaks the wire format).
 package embeddingtest
@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/noema-mem/noema/embedding"
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/vector"
 )
 
@@ -34,7 +34,7 @@ const sameDirection = 0.999
 // Run runs the conformance suite against e: naming, empty input, dimension,
 // normalization, batch order, determinism, distinct texts, Unicode,
 // concurrent use and context cancellation.
-func Run(t *testing.T, e embedding.Embedder) {
+func Run(t *testing.T, e noema.Embedder) {
 	t.Helper()
 	ctx := context.Background()
 
@@ -152,7 +152,7 @@ func Run(t *testing.T, e embedding.Embedder) {
 	})
 }
 
-func mustEmbed(t *testing.T, e embedding.Embedder, texts []string) [][]float32 {
+func mustEmbed(t *testing.T, e noema.Embedder, texts []string) [][]float32 {
 	t.Helper()
 	vecs, err := e.Embed(context.Background(), texts)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/embedding/internal/remote"
 )
 
@@ -71,6 +72,8 @@ type Options struct {
 // answer; 0 until known. Embed returns one normalized vector per text, in
 // order, or an error and no vectors.
 type Embedder struct{ *embedder }
+
+var _ noema.Embedder = (*Embedder)(nil)
 
 type embedder = remote.Embedder
 

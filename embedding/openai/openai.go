@@ -86,6 +86,8 @@ type Options struct {
 // order, or an error and no vectors.
 type Embedder struct{ *embedder }
 
+var _ noema.Embedder = (*Embedder)(nil)
+
 type embedder = remote.Embedder
 
 // New returns an Embedder for opts. It does not contact the server; an

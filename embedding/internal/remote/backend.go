@@ -70,7 +70,7 @@ func CountError(backend, model string, got, want int) error {
 	return noema.Errorf(noema.EUNAVAILABLE, "%s model %q returned %d embeddings for %d texts", backend, model, got, want)
 }
 
-// Embedder is a network embedder: the methods of embedding.Embedder (Name,
+// Embedder is a network embedder: the methods of noema.Embedder (Name,
 // Dimension, Embed) over a backend's wire format, given by a [BatchFunc]. A
 // backend's Embedder embeds it. It is safe for concurrent use.
 type Embedder struct {

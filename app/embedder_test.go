@@ -1,15 +1,15 @@
-package embedding_test
+package app_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/config"
-	"github.com/noema-mem/noema/embedding"
 )
 
-func TestNew(t *testing.T) {
+func TestNewEmbedder(t *testing.T) {
 	env := map[string]string{"OPENAI_API_KEY": "sk-default", "TEAM_KEY": "sk-team"}
 	getenv := func(k string) string { return env[k] }
 	base := config.Default().Embedder
@@ -45,7 +45,7 @@ func TestNew(t *testing.T) {
 	}
 	for _, sc := range scenarios {
 		t.Run(sc.Name, func(t *testing.T) {
-			e, err := embedding.New(sc.Cfg, getenv)
+			e, err := app.NewEmbedder(sc.Cfg, getenv)
 			if sc.WantErr != "" {
 				if noema.ErrorCode(err) != noema.EINVALID || !strings.Contains(err.Error(), sc.WantErr) {
 					t.Fatalf("err = %v, want invalid_argument containing %q", err, sc.WantErr)
@@ -62,9 +62,9 @@ func TestNew(t *testing.T) {
 	}
 }
 
-// TestSpelling: the builtin embedder says it is a spelling model; the
+// TestIsSpellingModel: the builtin embedder says it is a spelling model; the
 // model backends are taken for meaning models.
-func TestSpelling(t *testing.T) {
+func TestIsSpellingModel(t *testing.T) {
 	for _, tc := range []struct {
 		cfg  config.Embedder
 		want bool
@@ -73,12 +73,12 @@ func TestSpelling(t *testing.T) {
 		{config.Embedder{Backend: config.BackendOllama, Model: "all-minilm"}, false},
 		{config.Embedder{Backend: config.BackendOpenAI, Model: "text-embedding-3-small", APIKeyEnv: "K"}, false},
 	} {
-		e, err := embedding.New(tc.cfg, func(string) string { return "key" })
+		e, err := app.NewEmbedder(tc.cfg, func(string) string { return "key" })
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := embedding.Spelling(e); got != tc.want {
-			t.Errorf("Spelling(%s) = %v, want %v", e.Name(), got, tc.want)
+		if got := noema.IsSpellingModel(e); got != tc.want {
+			t.Errorf("IsSpellingModel(%s) = %v, want %v", e.Name(), got, tc.want)
 		}
 	}
 }
