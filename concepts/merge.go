@@ -114,6 +114,70 @@ func (s *Service) Merge(ctx context.Context, in MergeInput) (*MergeResult, error
 
 func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error) {
 	dryRun := in.DryRun == nil || *in.DryRun
+	m, err := s.resolveMerge(ctx, in, dryRun)
+	if err != nil {
+		return nil, err
+	}
+	if len(m.sources) == 0 {
+		return m.res, nil
+	}
+	if err := m.checkTargetPage(); err != nil {
+		return nil, err
+	}
+	if err := s.gateSimilarity(ctx, m, in, dryRun); err != nil {
+		return nil, err
+	}
+	if err := s.planNames(m); err != nil {
+		return nil, err
+	}
+	if err := s.planLinks(ctx, m); err != nil {
+		return nil, err
+	}
+	if err := s.planInboundRelations(ctx, m); err != nil {
+		return nil, err
+	}
+	pageEdit, err := m.targetRelations()
+	if err != nil {
+		return nil, err
+	}
+	total := m.inboundLinks()
+	if err := s.planTargetPage(m, total, pageEdit); err != nil {
+		return nil, err
+	}
+	if err := m.planSourcePages(); err != nil {
+		return nil, err
+	}
+	m.summarise(dryRun)
+	if dryRun {
+		return m.res, nil
+	}
+	if err := s.apply(ctx, m.ed); err != nil {
+		return nil, err
+	}
+	return m.res, nil
+}
+
+// mergePlan is a merge being planned: the concepts it joins, the edits it
+// makes and what every step learns for the later ones.
+type mergePlan struct {
+	target  *noema.Concept
+	sources []*noema.Concept
+	res     *MergeResult
+	ed      *edits
+
+	page        pageState         // the target's page, with every name, the metadata and the relations
+	targetPage  string            // the target's page path, "" for none (yet)
+	targetRef   string            // the target as a relation target
+	keys        map[string]bool   // the sources' keys: links to rewrite
+	keySource   map[string]string // link key -> source id
+	refs        []string          // the sources as relation targets
+	sourcePages map[string]bool   // pages of sources, by path
+	moved       map[string]int    // links moved, by source id
+}
+
+// resolveMerge checks the input and resolves the target and the distinct
+// sources. With no source left to merge, the plan's result says why.
+func (s *Service) resolveMerge(ctx context.Context, in MergeInput, dryRun bool) (*mergePlan, error) {
 	if strings.TrimSpace(in.Target) == "" {
 		return nil, noema.Errorf(noema.EINVALID, "target is required").WithParam("target")
 	}
@@ -124,10 +188,9 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 	if err != nil {
 		return nil, err
 	}
-	res := &MergeResult{DryRun: dryRun, Target: ConceptName{target.ID, target.Label}, Sources: []ConceptName{},
+	m := &mergePlan{target: target, res: &MergeResult{DryRun: dryRun, Target: ConceptName{target.ID, target.Label}, Sources: []ConceptName{},
 		Changes: []FileChange{}, AliasesAdded: []string{}, PagesDeleted: []string{}, Similarities: []SourceSimilarity{},
-		InboundLinks: []InboundChange{}, Warnings: []string{}}
-	var sources []*noema.Concept
+		InboundLinks: []InboundChange{}, Warnings: []string{}}}
 	var merged []string
 	for _, ref := range in.Sources {
 		c, err := s.Get(ctx, ref)
@@ -138,34 +201,44 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 			merged = append(merged, ref) // one of the target's names already
 			continue
 		}
-		if !slices.ContainsFunc(sources, func(x *noema.Concept) bool { return x.ID == c.ID }) {
-			sources = append(sources, c)
-			res.Sources = append(res.Sources, ConceptName{c.ID, c.Label})
+		if !slices.ContainsFunc(m.sources, func(x *noema.Concept) bool { return x.ID == c.ID }) {
+			m.sources = append(m.sources, c)
+			m.res.Sources = append(m.res.Sources, ConceptName{c.ID, c.Label})
 		}
 	}
-	if len(sources) == 0 {
-		res.Message = fmt.Sprintf("nothing to merge: %s already name %q", strings.Join(quoted(merged), ", "), target.Label)
-		return res, nil
+	if len(m.sources) == 0 {
+		m.res.Message = fmt.Sprintf("nothing to merge: %s already name %q", strings.Join(quoted(merged), ", "), target.Label)
 	}
+	return m, nil
+}
 
-	// A note that is a source's page keeps the source's links only if the
-	// target's page is a note too: never point them at an empty or
-	// concept page made for a name without a note.
-	targetPage := pagePath(target.Page)
-	if !isNotePage(targetPage) {
-		for _, c := range sources {
-			if p := pagePath(c.Page); isNotePage(p) {
-				return nil, &noema.Error{Code: noema.EINVALID, Param: "target",
-					Message: fmt.Sprintf("%q has the note %s as its page and %q has no note: merging would point the note's links at %s; merge %q into %q instead",
-						c.Label, c.Page, target.Label, pageOrNone(target.Page), target.Label, c.Label),
-					Details: map[string]any{"target": c.ID, "source": target.ID}}
-			}
+// checkTargetPage refuses a merge that would point a note's links at no
+// note: a note that is a source's page keeps the source's links only if
+// the target's page is a note too, never an empty or concept page made for
+// a name without a note.
+func (m *mergePlan) checkTargetPage() error {
+	m.targetPage = pagePath(m.target.Page)
+	if isNotePage(m.targetPage) {
+		return nil
+	}
+	target := m.target
+	for _, c := range m.sources {
+		if p := pagePath(c.Page); isNotePage(p) {
+			return &noema.Error{Code: noema.EINVALID, Param: "target",
+				Message: fmt.Sprintf("%q has the note %s as its page and %q has no note: merging would point the note's links at %s; merge %q into %q instead",
+					c.Label, c.Page, target.Label, pageOrNone(target.Page), target.Label, c.Label),
+				Details: map[string]any{"target": c.ID, "source": target.ID}}
 		}
 	}
+	return nil
+}
 
-	// Refuse what does not look like the same thing: below min_similarity
-	// unless analyze_duplicates' rule calls it a duplicate (one rule for
-	// both) or force. A dry run previews the merge and says it needs force.
+// gateSimilarity refuses what does not look like the same thing: a source
+// below min_similarity unless analyze_duplicates' rule calls it a
+// duplicate (one rule for both) or force. A dry run previews the merge
+// and says it needs force.
+func (s *Service) gateSimilarity(ctx context.Context, m *mergePlan, in MergeInput, dryRun bool) error {
+	res, target := m.res, m.target
 	floor := in.MinSimilarity
 	if floor == 0 && !in.Force {
 		floor = DefaultMinSimilarity
@@ -187,15 +260,15 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 		sims[k] = &sim
 		return &sim, nil
 	}
-	judged, err := s.judgedDuplicates(ctx, target, sources, simOf)
+	judged, err := s.judgedDuplicates(ctx, target, m.sources, simOf)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var low []string
-	for _, c := range sources {
+	for _, c := range m.sources {
 		sim, err := simOf(c, target)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if sim == nil {
 			continue
@@ -205,123 +278,144 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 			low = append(low, fmt.Sprintf("%q (%.3f)", c.Label, *sim))
 		}
 	}
-	if len(low) > 0 && !in.Force {
-		e := &noema.Error{Code: noema.EINVALID, Param: "force",
-			Message: fmt.Sprintf("%s: similarity to %q below %.2f with the embedder %s, and analyze_duplicates does not call them one concept; pass force=true if they are the same concept",
-				strings.Join(low, ", "), target.Label, floor, res.Embedder),
-			Details: map[string]any{"similarities": res.Similarities, "embedder": res.Embedder}}
-		if !dryRun {
-			return nil, e
-		}
-		res.NeedsForce = true
-		res.Warnings = append(res.Warnings, "needs force=true: "+e.Message)
+	if len(low) == 0 || in.Force {
+		return nil
 	}
+	e := &noema.Error{Code: noema.EINVALID, Param: "force",
+		Message: fmt.Sprintf("%s: similarity to %q below %.2f with the embedder %s, and analyze_duplicates does not call them one concept; pass force=true if they are the same concept",
+			strings.Join(low, ", "), target.Label, floor, res.Embedder),
+		Details: map[string]any{"similarities": res.Similarities, "embedder": res.Embedder}}
+	if !dryRun {
+		return e
+	}
+	res.NeedsForce = true
+	res.Warnings = append(res.Warnings, "needs force=true: "+e.Message)
+	return nil
+}
 
-	ed := newEdits(s.Vault)
-	// The target's page, with every name, the metadata and the relations.
-	p := pageState{id: target.ID, label: target.Label, aliases: slices.Clone(target.Aliases), description: target.Description, metadata: target.Metadata}
-	keys := map[string]bool{}        // the sources' keys: links to rewrite
-	refs := []string{}               // the sources as relation targets
-	sourcePages := map[string]bool{} // pages of sources, by path
-	keySource := map[string]string{} // link key -> source id
-	for _, c := range sources {
+// planNames gathers the sources' names, metadata, relation refs and pages
+// into the plan, and their names into the target's aliases.
+func (s *Service) planNames(m *mergePlan) error {
+	target := m.target
+	m.ed = newEdits(s.Vault)
+	m.page = pageState{id: target.ID, label: target.Label, aliases: slices.Clone(target.Aliases), description: target.Description, metadata: target.Metadata}
+	m.keys, m.keySource, m.refs, m.sourcePages = map[string]bool{}, map[string]string{}, []string{}, map[string]bool{}
+	p := &m.page
+	for _, c := range m.sources {
 		// A note taken as the source's page by its title keeps its own
 		// aliases: they are the note's, not the concept's.
-		own, err := s.ownAliases(ed, c)
+		own, err := s.ownAliases(m.ed, c)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, name := range append([]string{c.Label}, c.Aliases...) {
-			keys[vault.Key(name)] = true
-			keySource[vault.Key(name)] = c.ID
+			m.keys[vault.Key(name)] = true
+			m.keySource[vault.Key(name)] = c.ID
 			if name != c.Label && !own {
 				continue
 			}
 			if !slices.ContainsFunc(p.aliases, func(a string) bool { return vault.Key(a) == vault.Key(name) }) && vault.Key(name) != target.Key {
 				p.aliases = append(p.aliases, name)
-				res.AliasesAdded = append(res.AliasesAdded, name)
+				m.res.AliasesAdded = append(m.res.AliasesAdded, name)
 			}
 		}
-		refs = append(refs, "concept:"+c.Key)
+		m.refs = append(m.refs, "concept:"+c.Key)
 		for _, a := range c.Aliases {
-			refs = append(refs, "concept:"+vault.Key(a))
+			m.refs = append(m.refs, "concept:"+vault.Key(a))
 		}
 		if p.metadata, err = MergeMetadata(p.metadata, c.Metadata, nil, false); err != nil {
-			return nil, err
+			return err
 		}
 		if p.description == "" {
 			p.description = c.Description
 		}
 		if c.Page != "" {
-			sourcePages[strings.TrimPrefix(c.Page, noema.URIScheme)+".md"] = true
+			m.sourcePages[strings.TrimPrefix(c.Page, noema.URIScheme)+".md"] = true
 		}
 	}
-	targetRef := "concept:" + target.Key
-	isSourceRef := func(to string) bool { return slices.Contains(refs, vault.RelationRef(to)) }
+	m.targetRef = "concept:" + target.Key
+	return nil
+}
 
-	// Links in notes.
+// isSourceRef reports whether a relation's to names a source.
+func (m *mergePlan) isSourceRef(to string) bool {
+	return slices.Contains(m.refs, vault.RelationRef(to))
+}
+
+// planLinks retargets every link to a source, in every note linking one,
+// at the target, counting the links moved by source.
+func (s *Service) planLinks(ctx context.Context, m *mergePlan) error {
 	var linking []string
-	for _, c := range sources {
+	for _, c := range m.sources {
 		paths, err := s.DB.NotesLinking(ctx, c.ID)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		linking = append(linking, paths...)
 	}
 	slices.Sort(linking)
-	moved := map[string]int{} // links moved, by source id
+	m.moved = map[string]int{}
+	name := linkName(m.target)
 	for _, rel := range slices.Compact(linking) {
-		content, n, err := ed.currentNote(rel)
+		content, n, err := m.ed.currentNote(rel)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		out, changes := vault.RewriteLinks(content, n.Links, func(l noema.Link) (string, bool) {
-			if !keys[l.Key] || (l.Path != "" && !(sourcePages[l.Path] && strings.HasPrefix(l.Path, indexer.ConceptsDir))) {
+			if !m.keys[l.Key] || (l.Path != "" && !(m.sourcePages[l.Path] && strings.HasPrefix(l.Path, indexer.ConceptsDir))) {
 				return "", false // a link to a note that stays ([[folder/Note]]) keeps opening it
 			}
-			moved[keySource[l.Key]]++
-			return vault.Retarget(content, l, linkName(target)), true
+			m.moved[m.keySource[l.Key]]++
+			return vault.Retarget(content, l, name), true
 		})
-		ed.set(rel, out, changes)
+		m.ed.set(rel, out, changes)
 	}
+	return nil
+}
 
-	// Relations declared by other files that point at a source.
-	declaring, err := s.DB.FilesRelatingTo(ctx, refs)
+// planInboundRelations points the relations other files declare to a
+// source at the target.
+func (s *Service) planInboundRelations(ctx context.Context, m *mergePlan) error {
+	declaring, err := s.DB.FilesRelatingTo(ctx, m.refs)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	for _, rel := range declaring {
-		if sourcePages[rel] || rel == targetPage {
+		if m.sourcePages[rel] || rel == m.targetPage {
 			continue // moved or dropped with the pages below
 		}
-		err := ed.editFrontMatter(rel, func(fm *vault.FrontMatter) error {
+		err := m.ed.editFrontMatter(rel, func(fm *vault.FrontMatter) error {
 			rels, err := fm.Relations()
 			if err != nil {
 				return err
 			}
 			for _, r := range rels {
-				if !isSourceRef(r.To) {
+				if !m.isSourceRef(r.To) {
 					continue
 				}
 				fm.RemoveRelation(r.Type, vault.RelationRef(r.To))
-				if !hasRelation(fm, r.Type, targetRef) {
-					if err := fm.AddRelation(r.Type, vault.LinkTo(target.Label), "", r.Weight, r.Metadata); err != nil {
+				if !hasRelation(fm, r.Type, m.targetRef) {
+					if err := fm.AddRelation(r.Type, vault.LinkTo(m.target.Label), "", r.Weight, r.Metadata); err != nil {
 						return err
 					}
 				}
-				res.RelationsMoved++
+				m.res.RelationsMoved++
 			}
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
+	return nil
+}
 
-	// The sources' own relations move to the target's page.
+// targetRelations reads the relations the sources' pages declare and
+// returns the edit that moves them to the target's page.
+func (m *mergePlan) targetRelations() (func(fm *vault.FrontMatter) error, error) {
 	var movedRels []vault.RawRelation
-	for rel := range sourcePages {
-		fm, err := ed.frontMatter(rel)
+	for rel := range m.sourcePages {
+		fm, err := m.ed.frontMatter(rel)
 		if err != nil {
 			return nil, err
 		}
@@ -332,7 +426,7 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 		movedRels = append(movedRels, rels...)
 	}
 	slices.SortStableFunc(movedRels, func(a, b vault.RawRelation) int { return strings.Compare(a.Type+a.To, b.Type+b.To) })
-	pageEdit := func(fm *vault.FrontMatter) error {
+	return func(fm *vault.FrontMatter) error {
 		rels, err := fm.Relations()
 		if err != nil {
 			return err
@@ -340,13 +434,13 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 		// The target's own relations to a source become none (a concept
 		// does not relate to itself by merging).
 		for _, r := range rels {
-			if isSourceRef(r.To) {
+			if m.isSourceRef(r.To) {
 				fm.RemoveRelation(r.Type, vault.RelationRef(r.To))
 			}
 		}
 		for _, r := range movedRels {
 			ref := vault.RelationRef(r.To)
-			if isSourceRef(r.To) || ref == targetRef || hasRelation(fm, r.Type, ref) {
+			if m.isSourceRef(r.To) || ref == m.targetRef || hasRelation(fm, r.Type, ref) {
 				continue
 			}
 			link := vault.LinkTo(r.To)
@@ -356,64 +450,79 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 			if err := fm.AddRelation(r.Type, link, "", r.Weight, r.Metadata); err != nil {
 				return err
 			}
-			res.RelationsMoved++
+			m.res.RelationsMoved++
 		}
 		return nil
-	}
-	// Inbound links: the sources' pages lose theirs, the target's page
-	// gains them.
-	total := 0
-	for _, c := range sources {
-		total += moved[c.ID]
+	}, nil
+}
+
+// inboundLinks reports the inbound links the sources' pages lose and
+// returns how many links move to the target.
+func (m *mergePlan) inboundLinks() (total int) {
+	for _, c := range m.sources {
+		total += m.moved[c.ID]
 		if rel := pagePath(c.Page); rel != "" {
-			after := max(0, c.Mentions-moved[c.ID])
-			res.InboundLinks = append(res.InboundLinks, InboundChange{URI: c.Page, Role: "source_page", Before: c.Mentions, After: after})
+			after := max(0, c.Mentions-m.moved[c.ID])
+			m.res.InboundLinks = append(m.res.InboundLinks, InboundChange{URI: c.Page, Role: "source_page", Before: c.Mentions, After: after})
 			if after == 0 && isNotePage(rel) {
-				res.Warnings = append(res.Warnings, fmt.Sprintf("%s keeps its text, but no link reaches it after the merge (its links go to %q)", c.Page, target.Label))
+				m.res.Warnings = append(m.res.Warnings, fmt.Sprintf("%s keeps its text, but no link reaches it after the merge (its links go to %q)", c.Page, m.target.Label))
 			}
 		}
 	}
+	return total
+}
+
+// planTargetPage writes the target's page with its names, metadata and
+// relations (pageEdit), creating one when it has none, and reports the
+// inbound links it gains.
+func (s *Service) planTargetPage(m *mergePlan, total int, pageEdit func(fm *vault.FrontMatter) error) error {
+	target := m.target
 	targetRole := "target_page"
-	if targetPage == "" {
+	if m.targetPage == "" {
 		rel, existing, err := s.newPagePath(target.Label, target.ID)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if existing {
-			targetPage = rel
+			m.targetPage = rel
 		} else {
-			content, err := s.renderPage(nil, p, pageEdit)
+			content, err := s.renderPage(nil, m.page, pageEdit)
 			if err != nil {
-				return nil, err
+				return err
 			}
-			ed.create(rel, content)
+			m.ed.create(rel, content)
 			targetRole = "new_target_page"
-			res.InboundLinks = append(res.InboundLinks, InboundChange{URI: vault.PathToURI(rel), Role: targetRole, Before: 0, After: target.Mentions + total})
+			m.res.InboundLinks = append(m.res.InboundLinks, InboundChange{URI: vault.PathToURI(rel), Role: targetRole, Before: 0, After: target.Mentions + total})
 		}
 	}
 	if targetRole == "target_page" && total > 0 {
-		res.InboundLinks = append(res.InboundLinks, InboundChange{URI: vault.PathToURI(targetPage), Role: targetRole, Before: target.Mentions, After: target.Mentions + total})
+		m.res.InboundLinks = append(m.res.InboundLinks, InboundChange{URI: vault.PathToURI(m.targetPage), Role: targetRole, Before: target.Mentions, After: target.Mentions + total})
 	}
-	if targetPage != "" {
-		old, err := ed.current(targetPage)
-		if err != nil {
-			return nil, err
-		}
-		content, err := s.renderPage(old, p, pageEdit)
-		if err != nil {
-			return nil, err
-		}
-		ed.set(targetPage, content, nil)
+	if m.targetPage == "" {
+		return nil
 	}
+	old, err := m.ed.current(m.targetPage)
+	if err != nil {
+		return err
+	}
+	content, err := s.renderPage(old, m.page, pageEdit)
+	if err != nil {
+		return err
+	}
+	m.ed.set(m.targetPage, content, nil)
+	return nil
+}
 
-	// Source pages go; a page that is an ordinary note keeps its text.
-	for rel := range sourcePages {
+// planSourcePages removes the sources' pages; a page that is an ordinary
+// note keeps its text and loses only its concept keys and relations.
+func (m *mergePlan) planSourcePages() error {
+	for rel := range m.sourcePages {
 		if strings.HasPrefix(rel, indexer.ConceptsDir) {
-			ed.remove(rel)
-			res.PagesDeleted = append(res.PagesDeleted, vault.PathToURI(rel))
+			m.ed.remove(rel)
+			m.res.PagesDeleted = append(m.res.PagesDeleted, vault.PathToURI(rel))
 			continue
 		}
-		err := ed.editFrontMatter(rel, func(fm *vault.FrontMatter) error {
+		err := m.ed.editFrontMatter(rel, func(fm *vault.FrontMatter) error {
 			fm.Delete("concept")
 			fm.Delete("id")
 			rels, err := fm.Relations()
@@ -426,13 +535,19 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
-	slices.Sort(res.PagesDeleted)
-	res.Changes = ed.lineChanges()
-	names := make([]string, len(sources))
-	for i, c := range sources {
+	slices.Sort(m.res.PagesDeleted)
+	return nil
+}
+
+// summarise fills in the changed lines and the one-sentence message.
+func (m *mergePlan) summarise(dryRun bool) {
+	res := m.res
+	res.Changes = m.ed.lineChanges()
+	names := make([]string, len(m.sources))
+	for i, c := range m.sources {
 		names[i] = fmt.Sprintf("%q", c.Label)
 	}
 	verb := "would merge"
@@ -440,17 +555,10 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 		verb = "merged"
 	}
 	res.Message = fmt.Sprintf("%s %s into %q: %d lines of links and relations, %d aliases added, %d relations moved, %d pages deleted, %d notes gain or lose inbound links",
-		verb, strings.Join(names, ", "), target.Label, len(res.Changes), len(res.AliasesAdded), res.RelationsMoved, len(res.PagesDeleted), len(res.InboundLinks))
+		verb, strings.Join(names, ", "), m.target.Label, len(res.Changes), len(res.AliasesAdded), res.RelationsMoved, len(res.PagesDeleted), len(res.InboundLinks))
 	if res.NeedsForce {
 		res.Message += " (needs force=true)"
 	}
-	if dryRun {
-		return res, nil
-	}
-	if err := s.apply(ctx, ed); err != nil {
-		return nil, err
-	}
-	return res, nil
 }
 
 // apply writes a plan as one changeset (all files or none, across crashes)
