@@ -2086,27 +2086,44 @@ func vectorsOf(cons []dupConcept) [][]float32 {
 // (their hasContext set) before the pairs whose judgement they may change
 // are judged again with them.
 func analyse(cs *candidates, cons []dupConcept, minScore float64, loadContext func([]int32)) ([]DupGroup, []DoNotMerge) {
-	only := cs.only
+	keys, verdicts, informative := judgeCandidates(cs, cons, loadContext)
+	pairs, dnm, apart := keptPairs(keys, verdicts, minScore)
+	pairs = keepBestPicked(pairs)
+	if cs.only >= 0 {
+		pairs = judgeMembers(cons, pairs, cs.only, informative, minScore, apart)
+	}
+	find := joinMerges(pairs, apart)
+	groups := groupPairs(cons, pairs, find)
+	sortGroups(groups, dnm)
+	return groups, dnm
+}
 
-	keys := make([]uint64, 0, len(cs.pairs))
+// judgedPair is a candidate pair of concepts (by index) and its judgement.
+type judgedPair struct {
+	a, b int32
+	p    DupPair
+}
+
+// pairVerdict is the judgement of one candidate pair: skip when it was not
+// judged (a word in common and nothing else).
+type pairVerdict struct {
+	p      DupPair
+	no     *DoNotMerge
+	vetoed bool
+	skip   bool
+}
+
+// judgeCandidates judges every candidate pair of cs, by key order, and
+// judges again with the concepts' contexts (loaded by loadContext) the
+// pairs they may change; informative is whether contexts told the sure
+// pairs apart from others.
+func judgeCandidates(cs *candidates, cons []dupConcept, loadContext func([]int32)) (keys []uint64, first []pairVerdict, informative bool) {
+	keys = make([]uint64, 0, len(cs.pairs))
 	for k := range cs.pairs {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	type judged struct {
-		a, b int32
-		p    DupPair
-	}
-	var pairs []judged
-	var dnm []DoNotMerge
-	apart := map[uint64]bool{} // vetoed pairs: never in one group
-	type verdict struct {
-		p      DupPair
-		no     *DoNotMerge
-		vetoed bool
-		skip   bool
-	}
-	first := make([]verdict, len(keys))
+	first = make([]pairVerdict, len(keys))
 	var again []int
 	var need []int32
 	var sure [][2]int32 // pairs spelling alone makes one concept
@@ -2117,7 +2134,7 @@ func analyse(cs *candidates, cons []dupConcept, minScore float64, loadContext fu
 			continue
 		}
 		p, no, vetoed := judgePair(&cons[a], &cons[b], cs.pairs[k], false)
-		first[i] = verdict{p: p, no: no, vetoed: vetoed}
+		first[i] = pairVerdict{p: p, no: no, vetoed: vetoed}
 		if loadContext != nil && !vetoed && needsContext(cs.pairs[k], p) {
 			again = append(again, i)
 			for _, c := range []int32{a, b} {
@@ -2130,45 +2147,58 @@ func analyse(cs *candidates, cons []dupConcept, minScore float64, loadContext fu
 			sure = append(sure, [2]int32{a, b})
 		}
 	}
-	informative := false
-	if len(again) > 0 {
-		for _, pr := range sure {
-			for _, c := range pr {
-				if !cons[c].hasContext {
-					need = append(need, c)
-				}
+	if len(again) == 0 {
+		return keys, first, false
+	}
+	for _, pr := range sure {
+		for _, c := range pr {
+			if !cons[c].hasContext {
+				need = append(need, c)
 			}
 		}
-		slices.Sort(need)
-		loadContext(slices.Compact(need))
-		informative = contextInformative(cons, sure)
-		for _, i := range again {
-			a, b := int32(keys[i]>>32), int32(uint32(keys[i]))
-			p, no, vetoed := judgePair(&cons[a], &cons[b], cs.pairs[keys[i]], informative)
-			first[i] = verdict{p: p, no: no, vetoed: vetoed}
-		}
 	}
+	slices.Sort(need)
+	loadContext(slices.Compact(need))
+	informative = contextInformative(cons, sure)
+	for _, i := range again {
+		a, b := int32(keys[i]>>32), int32(uint32(keys[i]))
+		p, no, vetoed := judgePair(&cons[a], &cons[b], cs.pairs[keys[i]], informative)
+		first[i] = pairVerdict{p: p, no: no, vetoed: vetoed}
+	}
+	return keys, first, informative
+}
+
+// keptPairs returns the judged pairs scoring at least minScore, the
+// do-not-merge notes, and the vetoed pairs (never in one group).
+func keptPairs(keys []uint64, verdicts []pairVerdict, minScore float64) ([]judgedPair, []DoNotMerge, map[uint64]bool) {
+	var pairs []judgedPair
+	var dnm []DoNotMerge
+	apart := map[uint64]bool{}
 	for i, k := range keys {
-		a, b := int32(k>>32), int32(uint32(k))
-		if first[i].skip {
+		v := verdicts[i]
+		if v.skip {
 			continue
 		}
-		p, no, vetoed := first[i].p, first[i].no, first[i].vetoed
-		if no != nil {
-			dnm = append(dnm, *no)
+		if v.no != nil {
+			dnm = append(dnm, *v.no)
 		}
-		if vetoed {
+		if v.vetoed {
 			apart[k] = true
 			continue
 		}
-		if p.Verdict == "" || p.Score < minScore {
+		if v.p.Verdict == "" || v.p.Score < minScore {
 			continue
 		}
-		pairs = append(pairs, judged{a, b, p})
+		pairs = append(pairs, judgedPair{int32(k >> 32), int32(uint32(k)), v.p})
 	}
-	// A name that context matched to several concepts (PM: project
-	// manager and prime minister both written about nearby things) keeps
-	// the one with the most keys in common, none on a tie.
+	return pairs, dnm, apart
+}
+
+// keepBestPicked drops the pairs of a name that context matched to
+// several concepts (PM: project manager and prime minister both written
+// about nearby things) but the one with the most keys in common, all of
+// them on a tie.
+func keepBestPicked(pairs []judgedPair) []judgedPair {
 	top := map[int32][2]int{} // concept -> best support, how many pairs have it
 	for _, j := range pairs {
 		if j.p.picked == 0 {
@@ -2183,37 +2213,45 @@ func analyse(cs *candidates, cons []dupConcept, minScore float64, loadContext fu
 			}
 		}
 	}
-	if len(top) > 0 {
-		pairs = slices.DeleteFunc(pairs, func(j judged) bool {
-			if j.p.picked == 0 {
-				return false
-			}
-			ta, tb := top[j.a], top[j.b]
-			return j.p.picked < ta[0] || ta[1] > 1 || j.p.picked < tb[0] || tb[1] > 1
-		})
+	if len(top) == 0 {
+		return pairs
 	}
-	// In one concept's group, also judge the pairs among its members.
-	if only >= 0 {
-		var members []int32
-		for _, j := range pairs {
-			members = append(members, j.a+j.b-only)
+	return slices.DeleteFunc(pairs, func(j judgedPair) bool {
+		if j.p.picked == 0 {
+			return false
 		}
-		for i := range members {
-			for k := i + 1; k < len(members); k++ {
-				a, b := min(members[i], members[k]), max(members[i], members[k])
-				p, _, vetoed := judgePair(&cons[a], &cons[b], 0, informative)
-				if vetoed {
-					apart[pairKey(a, b)] = true
-				}
-				if p.Verdict != "" && p.Score >= minScore {
-					pairs = append(pairs, judged{a, b, p})
-				}
+		ta, tb := top[j.a], top[j.b]
+		return j.p.picked < ta[0] || ta[1] > 1 || j.p.picked < tb[0] || tb[1] > 1
+	})
+}
+
+// judgeMembers adds, in the group of the concept only, the pairs among
+// its members, marking the vetoed ones apart.
+func judgeMembers(cons []dupConcept, pairs []judgedPair, only int32, informative bool, minScore float64, apart map[uint64]bool) []judgedPair {
+	var members []int32
+	for _, j := range pairs {
+		members = append(members, j.a+j.b-only)
+	}
+	for i := range members {
+		for k := i + 1; k < len(members); k++ {
+			a, b := min(members[i], members[k]), max(members[i], members[k])
+			p, _, vetoed := judgePair(&cons[a], &cons[b], 0, informative)
+			if vetoed {
+				apart[pairKey(a, b)] = true
+			}
+			if p.Verdict != "" && p.Score >= minScore {
+				pairs = append(pairs, judgedPair{a, b, p})
 			}
 		}
 	}
-	// Groups: connected components of the merge pairs. A review pair
-	// joins the group holding both its concepts, else it is a group of
-	// its own: a plausible pair never chains unrelated concepts together.
+	return pairs
+}
+
+// joinMerges sorts pairs strongest first and joins the concepts of each
+// merge pair into connected components, returning the find of their
+// roots. A union that would put a vetoed pair in one group is refused,
+// and its pair demoted to review.
+func joinMerges(pairs []judgedPair, apart map[uint64]bool) func(int32) int32 {
 	parent := map[int32]int32{}
 	var find func(int32) int32
 	find = func(i int32) int32 {
@@ -2225,9 +2263,7 @@ func analyse(cs *candidates, cons []dupConcept, minScore float64, loadContext fu
 		parent[i] = r
 		return r
 	}
-	// Strongest pairs first; a union that would put a vetoed pair in
-	// one group is refused, and its pair demoted to review.
-	slices.SortStableFunc(pairs, func(x, y judged) int { return cmp.Compare(y.p.Score, x.p.Score) })
+	slices.SortStableFunc(pairs, func(x, y judgedPair) int { return cmp.Compare(y.p.Score, x.p.Score) })
 	comp := map[int32][]int32{}
 	membersOf := func(r int32) []int32 {
 		if l, ok := comp[r]; ok {
@@ -2264,6 +2300,15 @@ func analyse(cs *candidates, cons []dupConcept, minScore float64, loadContext fu
 		comp[root] = append(slices.Clone(ma), mb...)
 		delete(comp, other)
 	}
+	return find
+}
+
+// groupPairs makes the groups: the connected components (by find) of the
+// merge pairs. A review pair joins the group holding both its concepts,
+// else it is a group of its own: a plausible pair never chains unrelated
+// concepts together. Each group's members come in survivorOrder, the
+// suggested target first.
+func groupPairs(cons []dupConcept, pairs []judgedPair, find func(int32) int32) []DupGroup {
 	comps := map[int64]*DupGroup{}
 	memberSets := map[int64][]int32{}
 	misspelt := map[int32]bool{} // the rarer spelling of a typo pair
@@ -2300,28 +2345,40 @@ func analyse(cs *candidates, cons []dupConcept, minScore float64, loadContext fu
 	for r, g := range comps {
 		ms := memberSets[r]
 		slices.SortFunc(ms, func(x, y int32) int { return survivorOrder(&cons[x], &cons[y], misspelt[x], misspelt[y]) })
-		t := &cons[ms[0]]
-		g.Target = DupRef{t.id, t.label}
-		g.Merge = MergeSuggestion{Target: t.id, Sources: []string{}}
-		for _, m := range ms {
-			c := &cons[m]
-			dm := DupMember{ID: c.id, Label: c.label, Mentions: c.Mentions, HasPage: c.HasPage}
-			if c.Page != "" {
-				dm.Page = vault.PathToURI(c.Page)
-			}
-			g.Members = append(g.Members, dm)
-			if m != ms[0] {
-				g.Merge.Sources = append(g.Merge.Sources, c.id)
-			}
-		}
-		slices.SortStableFunc(g.Pairs, func(x, y DupPair) int {
-			if c := cmp.Compare(y.Score, x.Score); c != 0 {
-				return c
-			}
-			return cmp.Compare(x.A.Label+"\x00"+x.B.Label, y.A.Label+"\x00"+y.B.Label)
-		})
+		fillGroup(g, cons, ms)
 		groups = append(groups, *g)
 	}
+	return groups
+}
+
+// fillGroup sets g's target, members and merge suggestion from its
+// members ms (the target first) and orders its pairs strongest first.
+func fillGroup(g *DupGroup, cons []dupConcept, ms []int32) {
+	t := &cons[ms[0]]
+	g.Target = DupRef{t.id, t.label}
+	g.Merge = MergeSuggestion{Target: t.id, Sources: []string{}}
+	for _, m := range ms {
+		c := &cons[m]
+		dm := DupMember{ID: c.id, Label: c.label, Mentions: c.Mentions, HasPage: c.HasPage}
+		if c.Page != "" {
+			dm.Page = vault.PathToURI(c.Page)
+		}
+		g.Members = append(g.Members, dm)
+		if m != ms[0] {
+			g.Merge.Sources = append(g.Merge.Sources, c.id)
+		}
+	}
+	slices.SortStableFunc(g.Pairs, func(x, y DupPair) int {
+		if c := cmp.Compare(y.Score, x.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.A.Label+"\x00"+x.B.Label, y.A.Label+"\x00"+y.B.Label)
+	})
+}
+
+// sortGroups orders the groups strongest first (then by the target's
+// mentions and label) and the do-not-merge notes by fuzzy score.
+func sortGroups(groups []DupGroup, dnm []DoNotMerge) {
 	slices.SortFunc(groups, func(x, y DupGroup) int {
 		if c := cmp.Compare(y.Score, x.Score); c != 0 {
 			return c
@@ -2337,7 +2394,6 @@ func analyse(cs *candidates, cons []dupConcept, minScore float64, loadContext fu
 		}
 		return cmp.Compare(x.A.Label+"\x00"+x.B.Label, y.A.Label+"\x00"+y.B.Label)
 	})
-	return groups, dnm
 }
 
 // survivorOrder orders a group's members: the suggested target first. A
