@@ -425,194 +425,259 @@ func (s *snapshot) betweenness(g *Weighted, seed uint64) ([]float64, bool) {
 
 // Analyze runs one analyze_graph operation on the current graph.
 func (a *Analyzer) Analyze(ctx context.Context, in AnalyzeOptions) (*AnalyzeResult, error) {
-	kind := in.Graph
-	if kind == "" {
-		kind = AnalyzeConcepts
-	}
-	if kind != AnalyzeConcepts && kind != AnalyzeFull {
-		return nil, noema.Errorf(noema.EINVALID, "graph must be %s or %s", AnalyzeConcepts, AnalyzeFull).WithParam("graph")
-	}
-	limit, err := clampParam("limit", in.Limit, DefaultAnalyzeLimit, MaxAnalyzeLimit)
+	opts, err := checkAnalyze(in)
 	if err != nil {
 		return nil, err
 	}
-	members, err := clampParam("members", in.Members, DefaultMembers, MaxMembers)
+	s, g, err := a.current(ctx, opts.kind)
 	if err != nil {
 		return nil, err
 	}
-	depth, err := clampParam("max_depth", in.MaxDepth, DefaultPathDepth, MaxPathDepth)
+	r := &analysis{in: in, analyzeParams: opts, s: s, g: g, empty: g.N() == 0,
+		res: &AnalyzeResult{Op: in.Op, Graph: opts.kind, GraphNodes: g.N(), GraphEdges: g.Edges(), Warnings: []string{}}}
+	if r.empty {
+		what := "no concepts yet: link one from a note with [[Name]]"
+		if opts.kind == AnalyzeFull {
+			what = "no notes or concepts yet"
+		}
+		r.res.Warnings = append(r.res.Warnings, "the "+opts.kind+" graph is empty: "+what)
+	}
+	switch in.Op {
+	case OpPageRank:
+		err = r.pageRank(ctx)
+	case OpCentrality:
+		r.centrality()
+	case OpCommunities:
+		err = r.communities(ctx)
+	case OpPaths:
+		err = r.paths(ctx)
+	case OpPredictLinks:
+		err = r.predictLinks(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
-	resolution := in.Resolution
-	if resolution == 0 {
-		resolution = 1
+	return r.res, nil
+}
+
+// analyzeParams are an analyze_graph call's parameters with their
+// defaults applied and clamped.
+type analyzeParams struct {
+	kind                  string
+	limit, members, depth int
+	resolution            float64
+	seed                  uint64
+}
+
+// checkAnalyze validates in and applies the defaults and limits.
+func checkAnalyze(in AnalyzeOptions) (analyzeParams, error) {
+	p := analyzeParams{kind: in.Graph, resolution: in.Resolution, seed: 1}
+	if p.kind == "" {
+		p.kind = AnalyzeConcepts
 	}
-	if !(resolution > 0) || resolution > 1e6 {
-		return nil, noema.Errorf(noema.EINVALID, "resolution must be positive").WithParam("resolution")
+	if p.kind != AnalyzeConcepts && p.kind != AnalyzeFull {
+		return p, noema.Errorf(noema.EINVALID, "graph must be %s or %s", AnalyzeConcepts, AnalyzeFull).WithParam("graph")
 	}
-	seed := uint64(1)
+	var err error
+	if p.limit, err = clampParam("limit", in.Limit, DefaultAnalyzeLimit, MaxAnalyzeLimit); err != nil {
+		return p, err
+	}
+	if p.members, err = clampParam("members", in.Members, DefaultMembers, MaxMembers); err != nil {
+		return p, err
+	}
+	if p.depth, err = clampParam("max_depth", in.MaxDepth, DefaultPathDepth, MaxPathDepth); err != nil {
+		return p, err
+	}
+	if p.resolution == 0 {
+		p.resolution = 1
+	}
+	if !(p.resolution > 0) || p.resolution > 1e6 {
+		return p, noema.Errorf(noema.EINVALID, "resolution must be positive").WithParam("resolution")
+	}
 	if in.Seed != nil {
-		seed = *in.Seed
+		p.seed = *in.Seed
 	}
 	switch in.Op {
 	case OpPageRank, OpCommunities, OpPaths, OpPredictLinks, OpCentrality:
 	case "":
-		return nil, noema.Errorf(noema.EINVALID, "op is required: pagerank, communities, paths, predict_links or centrality").WithParam("op")
+		return p, noema.Errorf(noema.EINVALID, "op is required: pagerank, communities, paths, predict_links or centrality").WithParam("op")
 	default:
-		return nil, noema.Errorf(noema.EINVALID, "unknown op %q: want pagerank, communities, paths, predict_links or centrality", in.Op).WithParam("op")
+		return p, noema.Errorf(noema.EINVALID, "unknown op %q: want pagerank, communities, paths, predict_links or centrality", in.Op).WithParam("op")
 	}
 	if in.Op == OpPaths && (strings.TrimSpace(in.From) == "" || strings.TrimSpace(in.To) == "") {
-		return nil, noema.Errorf(noema.EINVALID, "paths needs from and to").WithParam("from")
+		return p, noema.Errorf(noema.EINVALID, "paths needs from and to").WithParam("from")
 	}
+	return p, nil
+}
 
-	s, g, err := a.current(ctx, kind)
+// analysis is one analyze_graph call on one snapshot's graph: each
+// operation fills in res.
+type analysis struct {
+	in AnalyzeOptions
+	analyzeParams
+	s     *snapshot
+	g     *Weighted
+	empty bool
+	res   *AnalyzeResult
+}
+
+// resolve returns the node a name given as param names: a node id, or
+// else what in.Resolve turns it into.
+func (r *analysis) resolve(ctx context.Context, param, name string) (int32, error) {
+	name = strings.TrimSpace(name)
+	if i, ok := r.g.Index(name); ok {
+		return i, nil
+	}
+	if r.in.Resolve == nil {
+		return 0, noema.Errorf(noema.ENOTFOUND, "no node %q in the %s graph", name, r.kind).WithParam(param)
+	}
+	id, err := r.in.Resolve(ctx, name)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	res := &AnalyzeResult{Op: in.Op, Graph: kind, GraphNodes: g.N(), GraphEdges: g.Edges(), Warnings: []string{}}
-	resolve := func(param, name string) (int32, error) {
-		name = strings.TrimSpace(name)
-		if i, ok := g.Index(name); ok {
-			return i, nil
+	if i, ok := r.g.Index(id); ok {
+		return i, nil
+	}
+	return 0, noema.Errorf(noema.ENOTFOUND, "no node %q in the %s graph", name, r.kind).WithParam(param)
+}
+
+// resolveOptional resolves name as param, -1 when it is blank.
+func (r *analysis) resolveOptional(ctx context.Context, param, name string) (int32, error) {
+	if strings.TrimSpace(name) == "" {
+		return -1, nil
+	}
+	return r.resolve(ctx, param, name)
+}
+
+// pageRank ranks the nodes by PageRank, personalised by the seeds.
+func (r *analysis) pageRank(ctx context.Context) error {
+	var seeds []int32
+	for _, s := range r.in.Seeds {
+		if strings.TrimSpace(s) == "" {
+			continue
 		}
-		if in.Resolve == nil {
-			return 0, noema.Errorf(noema.ENOTFOUND, "no node %q in the %s graph", name, kind).WithParam(param)
-		}
-		id, err := in.Resolve(ctx, name)
+		i, err := r.resolve(ctx, "seeds", s)
 		if err != nil {
-			return 0, err
+			return err
 		}
-		if i, ok := g.Index(id); ok {
-			return i, nil
-		}
-		return 0, noema.Errorf(noema.ENOTFOUND, "no node %q in the %s graph", name, kind).WithParam(param)
+		seeds = append(seeds, i)
 	}
-	empty := g.N() == 0
-	if empty {
-		what := "no concepts yet: link one from a note with [[Name]]"
-		if kind == AnalyzeFull {
-			what = "no notes or concepts yet"
-		}
-		res.Warnings = append(res.Warnings, "the "+kind+" graph is empty: "+what)
+	slices.Sort(seeds)
+	seeds = slices.Compact(seeds)
+	pr := r.s.pagerank(r.g, seeds)
+	r.res.Nodes = topScored(r.g, pr, r.limit)
+	r.res.Total = ptr(r.g.N())
+	r.res.Exact = ptr(true)
+	return nil
+}
+
+// centrality ranks the nodes by betweenness, estimated on large graphs.
+func (r *analysis) centrality() {
+	g := r.g
+	bc, exact := r.s.betweenness(g, r.seed)
+	r.res.Nodes = topScored(g, bc, r.limit)
+	r.res.Total = ptr(g.N())
+	r.res.Exact = ptr(exact)
+	if !exact {
+		r.res.Warnings = append(r.res.Warnings, fmt.Sprintf("betweenness estimated from %d of %d source nodes drawn with seed %d (exact up to %d nodes); scores are scaled estimates",
+			BetweennessSamplesFor(g), g.N(), r.seed, MaxExactBetweenness))
 	}
+}
 
-	switch in.Op {
-	case OpPageRank:
-		var seeds []int32
-		for _, s := range in.Seeds {
-			if strings.TrimSpace(s) == "" {
-				continue
-			}
-			i, err := resolve("seeds", s)
-			if err != nil {
-				return nil, err
-			}
-			seeds = append(seeds, i)
-		}
-		slices.Sort(seeds)
-		seeds = slices.Compact(seeds)
-		pr := s.pagerank(g, seeds)
-		res.Nodes = topScored(g, pr, limit)
-		res.Total = ptr(g.N())
-		res.Exact = ptr(true)
-
-	case OpCentrality:
-		bc, exact := s.betweenness(g, seed)
-		res.Nodes = topScored(g, bc, limit)
-		res.Total = ptr(g.N())
-		res.Exact = ptr(exact)
-		if !exact {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("betweenness estimated from %d of %d source nodes drawn with seed %d (exact up to %d nodes); scores are scaled estimates",
-				BetweennessSamplesFor(g), g.N(), seed, MaxExactBetweenness))
-		}
-
-	case OpCommunities:
-		var focus int32 = -1
-		if strings.TrimSpace(in.Concept) != "" {
-			if focus, err = resolve("concept", in.Concept); err != nil {
-				return nil, err
-			}
-		}
-		p := s.partition(g, resolution, seed)
-		pr := s.pagerank(g, nil)
-		res.Modularity = ptr(p.modularity)
-		res.Total = ptr(len(p.members))
-		res.HasMore = ptr(len(p.members) > limit)
-		res.Communities = make([]Community, 0, min(limit, len(p.members)))
-		for r, ms := range p.members[:min(limit, len(p.members))] {
-			c := Community{ID: r, Size: len(ms), Members: make([]ScoredNode, 0, min(members, len(ms)))}
-			for _, i := range ms[:min(members, len(ms))] {
-				c.Members = append(c.Members, scored(g, i, pr[i]))
-			}
-			res.Communities = append(res.Communities, c)
-		}
-		if focus >= 0 {
-			res.ConceptCommunity = conceptCommunity(g, p, pr, focus, members)
-		}
-		if !empty && g.Edges() == 0 {
-			res.Warnings = append(res.Warnings, "the graph has no edges: every node is its own community")
-		}
-
-	case OpPaths:
-		from, err := resolve("from", in.From)
-		if err != nil {
-			return nil, err
-		}
-		to, err := resolve("to", in.To)
-		if err != nil {
-			return nil, err
-		}
-		if from == to {
-			res.Warnings = append(res.Warnings, "from and to are the same node: a simple path needs two")
-		}
-		ps, more, truncated := SimplePaths(g, from, to, depth, limit)
-		res.Paths = make([]PathResult, len(ps))
-		for k, p := range ps {
-			r := PathResult{Nodes: make([]NodeRef, len(p.Nodes)), Length: len(p.Nodes) - 1, Weight: p.Weight}
-			for x, i := range p.Nodes {
-				r.Nodes[x] = ref(g, i)
-			}
-			res.Paths[k] = r
-		}
-		res.HasMore = ptr(more)
-		if truncated {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("more than %d paths of one length: only that many were ranked", MaxPathsEnumerated))
-		}
-		if len(ps) == 0 && from != to {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("no path of at most %d edges between them", depth))
-		}
-
-	case OpPredictLinks:
-		var from int32 = -1
-		if strings.TrimSpace(in.Concept) != "" {
-			if from, err = resolve("concept", in.Concept); err != nil {
-				return nil, err
-			}
-		}
-		var links []LinkScore
-		if from < 0 {
-			// The graph-wide ranking costs the most: keep the longest list
-			// once and cut it for smaller limits.
-			all := memo(s, "aa/"+g.Kind, func() []LinkScore { return AdamicAdar(g, -1, MaxAnalyzeLimit) })
-			links = all[:min(limit, len(all))]
-		} else {
-			links = AdamicAdar(g, from, limit)
-		}
-		res.Links = make([]PredictedLink, len(links))
-		for k, l := range links {
-			common := CommonNeighbors(g, l.A, l.B)
-			pl := PredictedLink{A: ref(g, l.A), B: ref(g, l.B), Score: l.Score, CommonTotal: len(common), Common: make([]NodeRef, 0, min(MaxCommon, len(common)))}
-			for _, c := range common[:min(MaxCommon, len(common))] {
-				pl.Common = append(pl.Common, ref(g, c))
-			}
-			res.Links[k] = pl
-		}
-		if len(links) == 0 && !empty {
-			res.Warnings = append(res.Warnings, "no pair of unlinked nodes shares a neighbour")
-		}
+// communities lists the Louvain communities, and the community of
+// in.Concept when given.
+func (r *analysis) communities(ctx context.Context) error {
+	g, res, limit, members := r.g, r.res, r.limit, r.members
+	focus, err := r.resolveOptional(ctx, "concept", r.in.Concept)
+	if err != nil {
+		return err
 	}
-	return res, nil
+	p := r.s.partition(g, r.resolution, r.seed)
+	pr := r.s.pagerank(g, nil)
+	res.Modularity = ptr(p.modularity)
+	res.Total = ptr(len(p.members))
+	res.HasMore = ptr(len(p.members) > limit)
+	res.Communities = make([]Community, 0, min(limit, len(p.members)))
+	for id, ms := range p.members[:min(limit, len(p.members))] {
+		c := Community{ID: id, Size: len(ms), Members: make([]ScoredNode, 0, min(members, len(ms)))}
+		for _, i := range ms[:min(members, len(ms))] {
+			c.Members = append(c.Members, scored(g, i, pr[i]))
+		}
+		res.Communities = append(res.Communities, c)
+	}
+	if focus >= 0 {
+		res.ConceptCommunity = conceptCommunity(g, p, pr, focus, members)
+	}
+	if !r.empty && g.Edges() == 0 {
+		res.Warnings = append(res.Warnings, "the graph has no edges: every node is its own community")
+	}
+	return nil
+}
+
+// paths lists the simple paths from in.From to in.To, shortest and
+// heaviest first.
+func (r *analysis) paths(ctx context.Context) error {
+	g, res := r.g, r.res
+	from, err := r.resolve(ctx, "from", r.in.From)
+	if err != nil {
+		return err
+	}
+	to, err := r.resolve(ctx, "to", r.in.To)
+	if err != nil {
+		return err
+	}
+	if from == to {
+		res.Warnings = append(res.Warnings, "from and to are the same node: a simple path needs two")
+	}
+	ps, more, truncated := SimplePaths(g, from, to, r.depth, r.limit)
+	res.Paths = make([]PathResult, len(ps))
+	for k, p := range ps {
+		pr := PathResult{Nodes: make([]NodeRef, len(p.Nodes)), Length: len(p.Nodes) - 1, Weight: p.Weight}
+		for x, i := range p.Nodes {
+			pr.Nodes[x] = ref(g, i)
+		}
+		res.Paths[k] = pr
+	}
+	res.HasMore = ptr(more)
+	if truncated {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("more than %d paths of one length: only that many were ranked", MaxPathsEnumerated))
+	}
+	if len(ps) == 0 && from != to {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("no path of at most %d edges between them", r.depth))
+	}
+	return nil
+}
+
+// predictLinks ranks unlinked pairs by Adamic-Adar, graph-wide or from
+// in.Concept, with their common neighbours.
+func (r *analysis) predictLinks(ctx context.Context) error {
+	g, res, limit := r.g, r.res, r.limit
+	from, err := r.resolveOptional(ctx, "concept", r.in.Concept)
+	if err != nil {
+		return err
+	}
+	var links []LinkScore
+	if from < 0 {
+		// The graph-wide ranking costs the most: keep the longest list
+		// once and cut it for smaller limits.
+		all := memo(r.s, "aa/"+g.Kind, func() []LinkScore { return AdamicAdar(g, -1, MaxAnalyzeLimit) })
+		links = all[:min(limit, len(all))]
+	} else {
+		links = AdamicAdar(g, from, limit)
+	}
+	res.Links = make([]PredictedLink, len(links))
+	for k, l := range links {
+		common := CommonNeighbors(g, l.A, l.B)
+		pl := PredictedLink{A: ref(g, l.A), B: ref(g, l.B), Score: l.Score, CommonTotal: len(common), Common: make([]NodeRef, 0, min(MaxCommon, len(common)))}
+		for _, c := range common[:min(MaxCommon, len(common))] {
+			pl.Common = append(pl.Common, ref(g, c))
+		}
+		res.Links[k] = pl
+	}
+	if len(links) == 0 && !r.empty {
+		res.Warnings = append(res.Warnings, "no pair of unlinked nodes shares a neighbour")
+	}
+	return nil
 }
 
 // ConceptCommunity returns the Louvain community (resolution 1, seed 1, on
