@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/config"
 	"github.com/noema-mem/noema/graph"
@@ -55,9 +56,12 @@ type App struct {
 	Recall *recall.Service
 	// Graph analyses the concept graph (analyze_graph), caching each
 	// result until the graph changes.
-	Graph  *graph.Analyzer
-	Config config.Config
-	Logger *slog.Logger
+	Graph *graph.Analyzer
+	// GraphIndex is the index the graph is read from (export_graph,
+	// get_node, neighbors, subgraph).
+	GraphIndex noema.GraphIndex
+	Config     config.Config
+	Logger     *slog.Logger
 
 	mu        sync.Mutex
 	progress  SyncProgress
@@ -155,7 +159,8 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 		Semantic: semantic.New(db, emb, cfg.Decay, opts.Logger), Search: search.New(db, emb, cfg.Decay), Recall: recall.New(db, cs, cfg.Decay),
 		Config: cfg, Logger: opts.Logger}
 	cs.Similarity = a.Semantic.Similarity
-	a.Graph = graph.NewAnalyzer(db)
+	a.GraphIndex = db.Graph()
+	a.Graph = graph.NewAnalyzer(db.Graph())
 	a.Recall.Community = a.Graph.RecentConceptCommunity
 	return a, nil
 }

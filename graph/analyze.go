@@ -33,16 +33,6 @@ const (
 	MaxCommon = 10
 )
 
-// Source is what the analyses read: the graph, and a version that changes
-// whenever the graph may have changed. *sqlite.DB implements it.
-type Source interface {
-	Index
-	// GraphVersion returns a value that differs whenever the notes, their
-	// links and relations, or the concept registry may have changed since
-	// the last call that returned it. Analyses are cached until it changes.
-	GraphVersion(ctx context.Context) (string, error)
-}
-
 // AnalyzeOptions is one analyze_graph call. Zero values mean the defaults.
 type AnalyzeOptions struct {
 	// Op is one of OpPageRank, OpCommunities, OpPaths, OpPredictLinks,
@@ -163,7 +153,7 @@ type AnalyzeResult struct {
 	Warnings []string `json:"warnings"`
 }
 
-// Analyzer answers analyze_graph from a Source and caches per graph
+// Analyzer answers analyze_graph from a noema.GraphSource and caches per graph
 // version: the graphs and the results that cost more than a pass over the
 // graph (PageRank vectors, partitions, betweenness, graph-wide link
 // predictions). A call while the version is unchanged reuses them; the
@@ -171,7 +161,7 @@ type AnalyzeResult struct {
 // same result share one computation; callers that need different ones (a
 // slow betweenness, a quick community lookup) do not wait for each other.
 type Analyzer struct {
-	src Source
+	src noema.GraphSource
 
 	mu  sync.Mutex
 	cur *snapshot
@@ -254,7 +244,7 @@ func (s *snapshot) do(key string, fn func() (any, error)) (any, error) {
 }
 
 // NewAnalyzer returns an Analyzer reading src.
-func NewAnalyzer(src Source) *Analyzer {
+func NewAnalyzer(src noema.GraphSource) *Analyzer {
 	return &Analyzer{src: src}
 }
 
@@ -275,7 +265,7 @@ func (a *Analyzer) snapshot(ctx context.Context) (*snapshot, error) {
 
 // graph returns the graph of the kind, built once per version: the
 // concept graph from the index's concept links when it reads them
-// ([ConceptLinker]), else from the export. The version is read before the
+// ([noema.ConceptLinker]), else from the export. The version is read before the
 // graph, so a change racing the read can only make the cache newer than
 // its version, and the next call rebuilds.
 func (a *Analyzer) graph(ctx context.Context, s *snapshot, kind string) (*Weighted, error) {
@@ -300,7 +290,7 @@ func (a *Analyzer) graphFor(ctx context.Context, s *snapshot, kind string) (*Wei
 
 // build reads the graph of the kind from the index.
 func (a *Analyzer) build(ctx context.Context, kind string) (*Weighted, error) {
-	if cl, ok := a.src.(ConceptLinker); ok && kind == AnalyzeConcepts {
+	if cl, ok := a.src.(noema.ConceptLinker); ok && kind == AnalyzeConcepts {
 		l, err := cl.ConceptLinks(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("read concept links: %w", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/noema-mem/noema"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -64,16 +65,16 @@ func BenchmarkAnalyze(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			db := cachedIndex(b, c.o)
 			ctx := context.Background()
-			x, err := graph.Export(ctx, db)
+			x, err := graph.Export(ctx, db.Graph())
 			if err != nil {
 				b.Fatal(err)
 			}
 			g := graph.ConceptGraph(x)
 			b.Logf("concept graph: %d nodes, %d edges", g.N(), g.Edges())
-			noematest.Bench(b, "Export", func() error { _, err := graph.Export(ctx, db); return err })
+			noematest.Bench(b, "Export", func() error { _, err := graph.Export(ctx, db.Graph()); return err })
 			noematest.Bench(b, "ConceptGraph", func() error { graph.ConceptGraph(x); return nil })
-			noematest.Bench(b, "ConceptLinks", func() error { _, err := db.ConceptLinks(ctx); return err })
-			l, err := db.ConceptLinks(ctx)
+			noematest.Bench(b, "ConceptLinks", func() error { _, err := db.Graph().ConceptLinks(ctx); return err })
+			l, err := db.Graph().ConceptLinks(ctx)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -81,7 +82,7 @@ func BenchmarkAnalyze(b *testing.B) {
 			for _, op := range speedOps(g) {
 				noematest.Bench(b, op.name, func() error { op.run(); return nil })
 			}
-			a := graph.NewAnalyzer(db)
+			a := graph.NewAnalyzer(db.Graph())
 			if _, err := a.Analyze(ctx, graph.AnalyzeOptions{Op: graph.OpCommunities}); err != nil {
 				b.Fatal(err)
 			}
@@ -150,21 +151,21 @@ func TestAnalyzeSpeed(t *testing.T) {
 		}
 		db := cachedIndex(t, c.o)
 		ctx := context.Background()
-		var l *graph.ConceptLinks
+		var l *noema.ConceptLinks
 		readTime := timeIt(3, func() {
 			var err error
-			if l, err = db.ConceptLinks(ctx); err != nil {
+			if l, err = db.Graph().ConceptLinks(ctx); err != nil {
 				t.Fatal(err)
 			}
 		})
 		var g *graph.Weighted
 		buildTime := timeIt(3, func() { g = graph.ConceptGraphOf(l) })
 		cold := timeIt(3, func() {
-			if _, err := graph.NewAnalyzer(db).Analyze(ctx, graph.AnalyzeOptions{Op: graph.OpPageRank}); err != nil {
+			if _, err := graph.NewAnalyzer(db.Graph()).Analyze(ctx, graph.AnalyzeOptions{Op: graph.OpPageRank}); err != nil {
 				t.Fatal(err)
 			}
 		})
-		a := graph.NewAnalyzer(db)
+		a := graph.NewAnalyzer(db.Graph())
 		a.Analyze(ctx, graph.AnalyzeOptions{Op: graph.OpCommunities})
 		cached := timeIt(3, func() {
 			if _, err := a.Analyze(ctx, graph.AnalyzeOptions{Op: graph.OpCommunities}); err != nil {

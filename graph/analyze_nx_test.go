@@ -165,7 +165,7 @@ func answers(t *testing.T, g *graph.Weighted, pairs [][2]int32) nxAnswers {
 func TestAnalyzeNetworkx(t *testing.T) {
 	python := networkx(t)
 	db, _ := analyzeVault(t, 300, 150, 4)
-	x, err := graph.Export(context.Background(), db)
+	x, err := graph.Export(context.Background(), db.Graph())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,12 +220,12 @@ func TestAnalyzeNetworkx(t *testing.T) {
 func TestConceptLinksMatchExport(t *testing.T) {
 	db, _ := analyzeVault(t, 120, 60, 4)
 	ctx := context.Background()
-	x, err := graph.Export(ctx, db)
+	x, err := graph.Export(ctx, db.Graph())
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := graph.ConceptGraph(x)
-	l, err := db.ConceptLinks(ctx)
+	l, err := db.Graph().ConceptLinks(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +256,7 @@ func TestConceptLinksMatchExport(t *testing.T) {
 		t.Errorf("%d adjacency entries with a fractional weight, want 2", frac)
 	}
 	// Through the Analyzer, which uses the fast path: the same PageRank.
-	res, err := graph.NewAnalyzer(db).Analyze(ctx, graph.AnalyzeOptions{Op: graph.OpPageRank, Limit: 3})
+	res, err := graph.NewAnalyzer(db.Graph()).Analyze(ctx, graph.AnalyzeOptions{Op: graph.OpPageRank, Limit: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +272,7 @@ func TestConceptLinksMatchExport(t *testing.T) {
 func TestAnalyzerConcurrent(t *testing.T) {
 	db, _ := analyzeVault(t, 80, 40, 4)
 	ctx := context.Background()
-	a := graph.NewAnalyzer(db)
+	a := graph.NewAnalyzer(db.Graph())
 	g, err := a.Graph(ctx, graph.AnalyzeConcepts)
 	if err != nil {
 		t.Fatal(err)
@@ -283,7 +283,7 @@ func TestAnalyzerConcurrent(t *testing.T) {
 	}
 	want := make([]string, len(ops))
 	for i, o := range ops {
-		res, err := graph.NewAnalyzer(db).Analyze(ctx, o)
+		res, err := graph.NewAnalyzer(db.Graph()).Analyze(ctx, o)
 		if err != nil {
 			t.Fatal(err)
 		}

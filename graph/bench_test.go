@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"context"
+	"github.com/noema-mem/noema"
 	"io"
 	"testing"
 
@@ -16,7 +17,7 @@ import (
 func BenchmarkGraph(b *testing.B) {
 	db := noematest.SyncedCorpus(b, corpus.Options{Seed: 42, Notes: 10000})
 	ctx := context.Background()
-	g, err := graph.Export(ctx, db)
+	g, err := graph.Export(ctx, db.Graph())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -24,7 +25,7 @@ func BenchmarkGraph(b *testing.B) {
 	top, most := "", 0
 	in := map[string]int{}
 	for _, e := range g.Edges {
-		if e.Kind == graph.KindMentions {
+		if e.Kind == noema.EdgeMentions {
 			in[e.Target]++
 			if in[e.Target] > most || (in[e.Target] == most && e.Target < top) {
 				top, most = e.Target, in[e.Target]
@@ -33,12 +34,12 @@ func BenchmarkGraph(b *testing.B) {
 	}
 	b.Logf("%d nodes, %d edges; top concept %s with %d mentioning notes", len(g.Nodes), len(g.Edges), top, most)
 
-	noematest.Bench(b, "Export", func() error { _, err := graph.Export(ctx, db); return err })
+	noematest.Bench(b, "Export", func() error { _, err := graph.Export(ctx, db.Graph()); return err })
 	noematest.Bench(b, "WriteJSON", func() error { return graph.WriteJSON(io.Discard, g) })
 	noematest.Bench(b, "WriteGraphML", func() error { return graph.WriteGraphML(io.Discard, g) })
-	noematest.Bench(b, "NeighborsTopConcept", func() error { _, err := graph.Neighbors(ctx, db, top, graph.NeighborOptions{}); return err })
+	noematest.Bench(b, "NeighborsTopConcept", func() error { _, err := graph.Neighbors(ctx, db.Graph(), top, graph.NeighborOptions{}); return err })
 	note := g.Nodes[len(g.Nodes)-1].ID
-	noematest.Bench(b, "NeighborsNote", func() error { _, err := graph.Neighbors(ctx, db, note, graph.NeighborOptions{}); return err })
-	noematest.Bench(b, "GetNodeTopConcept", func() error { _, err := graph.GetNode(ctx, db, top); return err })
-	noematest.Bench(b, "SubgraphNoteDepth2", func() error { _, err := graph.Subgraph(ctx, db, []string{note}, 2, ""); return err })
+	noematest.Bench(b, "NeighborsNote", func() error { _, err := graph.Neighbors(ctx, db.Graph(), note, graph.NeighborOptions{}); return err })
+	noematest.Bench(b, "GetNodeTopConcept", func() error { _, err := graph.GetNode(ctx, db.Graph(), top); return err })
+	noematest.Bench(b, "SubgraphNoteDepth2", func() error { _, err := graph.Subgraph(ctx, db.Graph(), []string{note}, 2, ""); return err })
 }

@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"github.com/noema-mem/noema"
 	"runtime"
 	"testing"
 
@@ -44,8 +45,8 @@ func BenchmarkConceptGraphOfLabels(b *testing.B) {
 
 // spreadLinks is the concept links of notes notes of perNote concepts
 // each, spread over concepts concepts by a stride.
-func spreadLinks(concepts, notes, perNote int) *graph.ConceptLinks {
-	l := &graph.ConceptLinks{}
+func spreadLinks(concepts, notes, perNote int) *noema.ConceptLinks {
+	l := &noema.ConceptLinks{}
 	for i := range concepts {
 		l.IDs = append(l.IDs, id(i))
 		l.Labels = append(l.Labels, id(i))

@@ -3,6 +3,7 @@ package graph_test
 import (
 	"cmp"
 	"context"
+	"github.com/noema-mem/noema"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +19,7 @@ import (
 // go to the concepts linked near it.
 func TestConceptGraphLinear(t *testing.T) {
 	const n = 5000
-	l := &graph.ConceptLinks{}
+	l := &noema.ConceptLinks{}
 	for i := range n {
 		l.IDs = append(l.IDs, id(i))
 		l.Labels = append(l.Labels, id(i))
@@ -95,7 +96,7 @@ func TestCooccurrenceRecall(t *testing.T) {
 			for _, l := range n.Links {
 				cs = append(cs, index[l.Label])
 			}
-			notes = append(notes, graph.FirstMentions(cs))
+			notes = append(notes, noema.FirstMentions(cs))
 		}
 		all := counts(len(m.Concepts), notes, 1<<30)
 		for _, w := range []int{8, 16, 32, 64} {

@@ -9,14 +9,14 @@
 //
 // A note's id is its URI, memory://<path-without-.md>; a concept's id is
 // its concept id (c_…, or the id written in its page). Node kinds are
-// [KindNote] and [KindConcept].
+// [noema.NodeNote] and [noema.NodeConcept].
 //
 // # Edges
 //
-//   - mentions (kind [KindMentions], type "mentions"): note → concept, weight
+//   - mentions (kind [noema.EdgeMentions], type "mentions"): note → concept, weight
 //     = how many times the note links the concept in any spelling. Id
 //     "m:<note uri>-><concept id>".
-//   - relations (kind [KindRelation]): the typed relations declared in front
+//   - relations (kind [noema.EdgeRelation]): the typed relations declared in front
 //     matter, with their own id, type, weight (absent when not declared) and
 //     metadata (canonical JSON object). A relation declared in a concept's
 //     page starts at that concept; one declared in any other note starts at
@@ -49,146 +49,23 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/noema-mem/noema"
 )
 
-// Node kinds.
-const (
-	KindNote    = "note"
-	KindConcept = "concept"
-)
-
-// Edge kinds. A mentions edge also has the type [TypeMentions].
-const (
-	KindMentions = "mentions"
-	KindRelation = "relation"
-	TypeMentions = "mentions"
-)
-
 // Graph is a set of nodes and the edges between them, in canonical order.
 type Graph struct {
-	Nodes []Node `json:"nodes"`
-	Edges []Edge `json:"edges"`
+	Nodes []noema.GraphNode `json:"nodes"`
+	Edges []noema.GraphEdge `json:"edges"`
 	// Truncated reports that [Subgraph] stopped at [MaxSubgraphNodes].
 	Truncated bool `json:"truncated,omitempty"`
 }
 
-// Node is a note or a concept. Fields that do not apply to its kind are
-// left empty and omitted from JSON.
-type Node struct {
-	ID    string `json:"id"`
-	Kind  string `json:"kind"`
-	Label string `json:"label"`
-	// Aliases are the note's or the concept's alternative names (never nil
-	// on a node read from the index).
-	Aliases []string `json:"aliases,omitzero"`
-
-	// Path is a note's vault-relative path (with .md).
-	Path string `json:"path,omitempty"`
-	// Tags are a note's tags (never nil on a note).
-	Tags []string `json:"tags,omitzero"`
-	// Created and Modified are a note's front-matter times, else the file's
-	// modification time, in UTC.
-	Created  time.Time `json:"created,omitzero"`
-	Modified time.Time `json:"modified,omitzero"`
-	// Checksum is the hash of the note's content.
-	Checksum string `json:"checksum,omitempty"`
-
-	// Key is a concept's normalized label.
-	Key         string `json:"key,omitempty"`
-	Description string `json:"description,omitempty"`
-	// Metadata is a concept's metadata, a canonical JSON object.
-	Metadata json.RawMessage `json:"metadata,omitempty"`
-	// Page is the memory:// URI of the concept's page, if it has one.
-	Page string `json:"page,omitempty"`
-	// CreatedAt and UpdatedAt are a concept's times in UTC (page front
-	// matter, else the earliest and latest of the notes that mention it).
-	CreatedAt time.Time `json:"created_at,omitzero"`
-	UpdatedAt time.Time `json:"updated_at,omitzero"`
-
-	// Degree is set by [GetNode] only.
-	Degree *Degree `json:"degree,omitempty"`
-}
-
-// Edge is a directed edge: a mention or a typed relation.
-type Edge struct {
-	ID     string `json:"id"`
-	Kind   string `json:"kind"`
-	Source string `json:"source"`
-	Target string `json:"target"`
-	Type   string `json:"type"`
-	// Weight is a mention's link count, or a relation's declared weight
-	// (nil when the relation declares none).
-	Weight *float64 `json:"weight,omitempty"`
-	// Metadata is a relation's metadata, a canonical JSON object.
-	Metadata json.RawMessage `json:"metadata,omitempty"`
-	// Dangling reports a relation whose target does not exist; Target is
-	// then "concept:<key>" or the missing note's URI.
-	Dangling bool `json:"dangling,omitempty"`
-	// Position orders a note's mentions: the ordinal, among the note's
-	// distinct link spellings, of its first link to the concept (0, and
-	// omitted, for the first). The concept graph joins two concepts a
-	// note mentions only when they are near in this order
-	// (CooccurrenceWindow).
-	Position int `json:"position,omitempty"`
-}
-
-// Degree counts the edges at a node by direction and kind. Mentions count
-// edges (one per note–concept pair), not links; dangling relations count
-// as out-edges of their source.
-type Degree struct {
-	In  DegreeCount `json:"in"`
-	Out DegreeCount `json:"out"`
-}
-
-// DegreeCount is the number of edges of each kind in one direction.
-type DegreeCount struct {
-	Mentions  int `json:"mentions"`
-	Relations int `json:"relations"`
-}
-
-// Index is the index the graph is read from; *sqlite.DB implements it.
-type Index interface {
-	// ReadGraph runs fn with a Reader on one consistent snapshot of the
-	// index and returns fn's error.
-	ReadGraph(ctx context.Context, fn func(r Reader) error) error
-}
-
-// Reader reads nodes and edges from one snapshot of the index. Lists come
-// in no particular order; nodes and edges are built as documented in the
-// package comment (ids, kinds, weights, dangling relations).
-type Reader interface {
-	// HasNote reports whether a note is indexed at the vault path.
-	HasNote(ctx context.Context, path string) (bool, error)
-	// HasConcept reports whether a concept has the id.
-	HasConcept(ctx context.Context, id string) (bool, error)
-	// Notes reads the note nodes at the vault paths (unknown paths are
-	// skipped), or every note when paths is nil.
-	Notes(ctx context.Context, paths []string) ([]Node, error)
-	// Concepts reads the concept nodes with the ids (unknown ids are
-	// skipped), or every concept when ids is nil.
-	Concepts(ctx context.Context, ids []string) ([]Node, error)
-	// AllMentions reads every mentions edge.
-	AllMentions(ctx context.Context) ([]Edge, error)
-	// Mentions reads the mentions edges from the notes at paths or to the
-	// concepts, each once; with induced, only those from one of the notes
-	// to one of the concepts.
-	Mentions(ctx context.Context, paths, concepts []string, induced bool) ([]Edge, error)
-	// AllRelations reads every relation edge, dangling ones included.
-	AllRelations(ctx context.Context) ([]Edge, error)
-	// Relations reads the relation edges declared by the notes at paths or
-	// in the pages of the concepts and, unless declaredOnly, those
-	// pointing at them (through any key of a concept), each once.
-	Relations(ctx context.Context, paths, concepts []string, declaredOnly bool) ([]Edge, error)
-}
-
 // Export reads the whole graph: every note, every concept, every mentions
 // edge and every relation (dangling ones included), in canonical order.
-func Export(ctx context.Context, db Index) (*Graph, error) {
+func Export(ctx context.Context, db noema.GraphIndex) (*Graph, error) {
 	g := &Graph{}
-	err := db.ReadGraph(ctx, func(r Reader) error {
+	err := db.ReadGraph(ctx, func(r noema.GraphReader) error {
 		var err error
 		if g.Nodes, err = r.Notes(ctx, nil); err != nil {
 			return err
@@ -260,11 +137,6 @@ func WriteJSON(w io.Writer, g *Graph) error {
 	return bw.Flush()
 }
 
-// NoteURI returns the id of the note at a vault path.
-func NoteURI(path string) string {
-	return noema.URIScheme + strings.TrimSuffix(path, ".md")
-}
-
 // isNoteID reports whether id names a note (a memory:// URI).
 func isNoteID(id string) bool {
 	return len(id) >= len(noema.URIScheme) && strings.EqualFold(id[:len(noema.URIScheme)], noema.URIScheme)
@@ -277,16 +149,16 @@ func notePath(id string) string {
 
 func kindRank(kind string) int {
 	switch kind {
-	case KindConcept:
+	case noema.NodeConcept:
 		return 0
-	case KindNote:
+	case noema.NodeNote:
 		return 1
 	}
 	return 2
 }
 
-func sortNodes(nodes []Node) {
-	slices.SortFunc(nodes, func(a, b Node) int {
+func sortNodes(nodes []noema.GraphNode) {
+	slices.SortFunc(nodes, func(a, b noema.GraphNode) int {
 		if c := kindRank(a.Kind) - kindRank(b.Kind); c != 0 {
 			return c
 		}
@@ -294,7 +166,7 @@ func sortNodes(nodes []Node) {
 	})
 }
 
-func compareEdges(a, b *Edge) int {
+func compareEdges(a, b *noema.GraphEdge) int {
 	if c := strings.Compare(a.Kind, b.Kind); c != 0 {
 		return c
 	}
@@ -310,6 +182,6 @@ func compareEdges(a, b *Edge) int {
 	return strings.Compare(a.ID, b.ID)
 }
 
-func sortEdges(edges []Edge) {
-	slices.SortFunc(edges, func(a, b Edge) int { return compareEdges(&a, &b) })
+func sortEdges(edges []noema.GraphEdge) {
+	slices.SortFunc(edges, func(a, b noema.GraphEdge) int { return compareEdges(&a, &b) })
 }

@@ -97,7 +97,7 @@ func fixture(tb testing.TB) *sqlite.DB {
 
 func export(tb testing.TB, db *sqlite.DB) (*graph.Graph, []byte, []byte) {
 	tb.Helper()
-	g, err := graph.Export(context.Background(), db)
+	g, err := graph.Export(context.Background(), db.Graph())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func export(tb testing.TB, db *sqlite.DB) (*graph.Graph, []byte, []byte) {
 	return g, js.Bytes(), gml.Bytes()
 }
 
-func edgeByID(g *graph.Graph, id string) *graph.Edge {
+func edgeByID(g *graph.Graph, id string) *noema.GraphEdge {
 	for i := range g.Edges {
 		if g.Edges[i].ID == id {
 			return &g.Edges[i]
@@ -135,7 +135,7 @@ func TestExport(t *testing.T) {
 	if len(g.Edges) != 12 {
 		t.Errorf("%d edges, want 5 mentions + 7 relations", len(g.Edges))
 	}
-	if !slices.IsSortedFunc(g.Edges, func(a, b graph.Edge) int { return slices.Compare(edgeKey(a), edgeKey(b)) }) {
+	if !slices.IsSortedFunc(g.Edges, func(a, b noema.GraphEdge) int { return slices.Compare(edgeKey(a), edgeKey(b)) }) {
 		t.Error("edges are not sorted by kind, source, type, target, id")
 	}
 
@@ -148,13 +148,13 @@ func TestExport(t *testing.T) {
 		metadata             string
 		dangling             bool
 	}{
-		{"mention counts links in any spelling", "m:" + idA + "->" + idGC, graph.KindMentions, idA, idGC, "mentions", ptr(2), "", false},
-		{"relation from a concept page starts at the concept", "r1", graph.KindRelation, idGC, idMS, "related_to", ptr(0.8), `{"source":"book"}`, false},
-		{"unknown concept key is dangling", "r2", graph.KindRelation, idGC, "concept:runtime systems", "part_of", nil, "{}", true},
-		{"page relation to a note", "r3", graph.KindRelation, idGC, idA, "documented_in", nil, "{}", false},
-		{"note to note", "r4", graph.KindRelation, idA, idB, "cites", ptr(2), "{}", false},
-		{"missing note is dangling", "r6", graph.KindRelation, idA, "memory://notes/missing", "see_also", nil, "{}", true},
-		{"target by alias key", "r7", graph.KindRelation, idB, idGC, "related_to", nil, "{}", false},
+		{"mention counts links in any spelling", "m:" + idA + "->" + idGC, noema.EdgeMentions, idA, idGC, "mentions", ptr(2), "", false},
+		{"relation from a concept page starts at the concept", "r1", noema.EdgeRelation, idGC, idMS, "related_to", ptr(0.8), `{"source":"book"}`, false},
+		{"unknown concept key is dangling", "r2", noema.EdgeRelation, idGC, "concept:runtime systems", "part_of", nil, "{}", true},
+		{"page relation to a note", "r3", noema.EdgeRelation, idGC, idA, "documented_in", nil, "{}", false},
+		{"note to note", "r4", noema.EdgeRelation, idA, idB, "cites", ptr(2), "{}", false},
+		{"missing note is dangling", "r6", noema.EdgeRelation, idA, "memory://notes/missing", "see_also", nil, "{}", true},
+		{"target by alias key", "r7", noema.EdgeRelation, idB, idGC, "related_to", nil, "{}", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,7 +172,7 @@ func TestExport(t *testing.T) {
 		})
 	}
 
-	var gc, a *graph.Node
+	var gc, a *noema.GraphNode
 	for i := range g.Nodes {
 		switch g.Nodes[i].ID {
 		case idGC:
@@ -192,7 +192,7 @@ func TestExport(t *testing.T) {
 	}
 }
 
-func edgeKey(e graph.Edge) []string { return []string{e.Kind, e.Source, e.Type, e.Target, e.ID} }
+func edgeKey(e noema.GraphEdge) []string { return []string{e.Kind, e.Source, e.Type, e.Target, e.ID} }
 
 // TestExportDeterministic: the same index exports the same bytes, and so
 // does an index built from the same notes in another order (other row ids).
@@ -248,7 +248,7 @@ func TestWriteJSONEmpty(t *testing.T) {
 	if got := buf.String(); got != "{\"nodes\":[],\"edges\":[]}\n" {
 		t.Errorf("empty graph = %q", got)
 	}
-	g, err := graph.Export(context.Background(), mustOpen(t))
+	g, err := graph.Export(context.Background(), mustOpen(t).Graph())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -315,13 +315,13 @@ func TestMentionsMatchView(t *testing.T) {
 		t.Fatalf("only %d mentions in the view", len(want))
 	}
 
-	g, err := graph.Export(ctx, db)
+	g, err := graph.Export(ctx, db.Graph())
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := map[string]float64{}
 	for _, e := range g.Edges {
-		if e.Kind == graph.KindMentions {
+		if e.Kind == noema.EdgeMentions {
 			got[e.Source+" "+e.Target] = *e.Weight
 		}
 	}
@@ -337,14 +337,14 @@ func TestMentionsMatchView(t *testing.T) {
 	concepts := slices.Sorted(maps.Keys(perConcept))
 	for _, concept := range concepts[:20] {
 		n := perConcept[concept]
-		node, err := graph.GetNode(ctx, db, concept)
+		node, err := graph.GetNode(ctx, db.Graph(), concept)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if node.Degree.In.Mentions != n {
 			t.Errorf("concept %s: %d mentions by GetNode, %d in the view", concept, node.Degree.In.Mentions, n)
 		}
-		p, err := graph.Neighbors(ctx, db, concept, graph.NeighborOptions{Type: graph.TypeMentions, Limit: graph.MaxNeighborLimit})
+		p, err := graph.Neighbors(ctx, db.Graph(), concept, graph.NeighborOptions{Type: noema.TypeMentions, Limit: graph.MaxNeighborLimit})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"github.com/noema-mem/noema"
 	"io"
 	"strconv"
 	"strings"
@@ -17,13 +18,13 @@ import (
 // <data> element).
 type graphmlAttr struct {
 	id, name, typ string
-	node          func(n *Node) (string, bool)
-	edge          func(e *Edge) (string, bool)
+	node          func(n *noema.GraphNode) (string, bool)
+	edge          func(e *noema.GraphEdge) (string, bool)
 }
 
 // value returns the attribute's value for the node n, or for the edge e
 // when n is nil; ok is false when it has none (or is of the other domain).
-func (a *graphmlAttr) value(n *Node, e *Edge) (v string, ok bool) {
+func (a *graphmlAttr) value(n *noema.GraphNode, e *noema.GraphEdge) (v string, ok bool) {
 	switch {
 	case n != nil && a.node != nil:
 		return a.node(n)
@@ -60,29 +61,29 @@ func timeText(t time.Time) (string, bool) {
 // order. Key ids are distinct per domain (a node's "metadata" and an
 // edge's "metadata" are two keys), as GraphML requires.
 var graphmlAttrs = []graphmlAttr{
-	{id: "n_kind", name: "kind", typ: "string", node: func(n *Node) (string, bool) { return n.Kind, true }},
-	{id: "n_label", name: "label", typ: "string", node: func(n *Node) (string, bool) { return n.Label, true }},
-	{id: "n_path", name: "path", typ: "string", node: func(n *Node) (string, bool) { return str(n.Path) }},
-	{id: "n_tags", name: "tags", typ: "string", node: func(n *Node) (string, bool) { return list(n.Tags) }},
-	{id: "n_aliases", name: "aliases", typ: "string", node: func(n *Node) (string, bool) { return list(n.Aliases) }},
-	{id: "n_created", name: "created", typ: "string", node: func(n *Node) (string, bool) { return timeText(n.Created) }},
-	{id: "n_modified", name: "modified", typ: "string", node: func(n *Node) (string, bool) { return timeText(n.Modified) }},
-	{id: "n_checksum", name: "checksum", typ: "string", node: func(n *Node) (string, bool) { return str(n.Checksum) }},
-	{id: "n_key", name: "key", typ: "string", node: func(n *Node) (string, bool) { return str(n.Key) }},
-	{id: "n_description", name: "description", typ: "string", node: func(n *Node) (string, bool) { return str(n.Description) }},
-	{id: "n_metadata", name: "metadata", typ: "string", node: func(n *Node) (string, bool) { return raw(n.Metadata) }},
-	{id: "n_page", name: "page", typ: "string", node: func(n *Node) (string, bool) { return str(n.Page) }},
-	{id: "n_created_at", name: "created_at", typ: "string", node: func(n *Node) (string, bool) { return timeText(n.CreatedAt) }},
-	{id: "n_updated_at", name: "updated_at", typ: "string", node: func(n *Node) (string, bool) { return timeText(n.UpdatedAt) }},
-	{id: "e_kind", name: "kind", typ: "string", edge: func(e *Edge) (string, bool) { return e.Kind, true }},
-	{id: "e_type", name: "type", typ: "string", edge: func(e *Edge) (string, bool) { return e.Type, true }},
-	{id: "e_weight", name: "weight", typ: "double", edge: func(e *Edge) (string, bool) {
+	{id: "n_kind", name: "kind", typ: "string", node: func(n *noema.GraphNode) (string, bool) { return n.Kind, true }},
+	{id: "n_label", name: "label", typ: "string", node: func(n *noema.GraphNode) (string, bool) { return n.Label, true }},
+	{id: "n_path", name: "path", typ: "string", node: func(n *noema.GraphNode) (string, bool) { return str(n.Path) }},
+	{id: "n_tags", name: "tags", typ: "string", node: func(n *noema.GraphNode) (string, bool) { return list(n.Tags) }},
+	{id: "n_aliases", name: "aliases", typ: "string", node: func(n *noema.GraphNode) (string, bool) { return list(n.Aliases) }},
+	{id: "n_created", name: "created", typ: "string", node: func(n *noema.GraphNode) (string, bool) { return timeText(n.Created) }},
+	{id: "n_modified", name: "modified", typ: "string", node: func(n *noema.GraphNode) (string, bool) { return timeText(n.Modified) }},
+	{id: "n_checksum", name: "checksum", typ: "string", node: func(n *noema.GraphNode) (string, bool) { return str(n.Checksum) }},
+	{id: "n_key", name: "key", typ: "string", node: func(n *noema.GraphNode) (string, bool) { return str(n.Key) }},
+	{id: "n_description", name: "description", typ: "string", node: func(n *noema.GraphNode) (string, bool) { return str(n.Description) }},
+	{id: "n_metadata", name: "metadata", typ: "string", node: func(n *noema.GraphNode) (string, bool) { return raw(n.Metadata) }},
+	{id: "n_page", name: "page", typ: "string", node: func(n *noema.GraphNode) (string, bool) { return str(n.Page) }},
+	{id: "n_created_at", name: "created_at", typ: "string", node: func(n *noema.GraphNode) (string, bool) { return timeText(n.CreatedAt) }},
+	{id: "n_updated_at", name: "updated_at", typ: "string", node: func(n *noema.GraphNode) (string, bool) { return timeText(n.UpdatedAt) }},
+	{id: "e_kind", name: "kind", typ: "string", edge: func(e *noema.GraphEdge) (string, bool) { return e.Kind, true }},
+	{id: "e_type", name: "type", typ: "string", edge: func(e *noema.GraphEdge) (string, bool) { return e.Type, true }},
+	{id: "e_weight", name: "weight", typ: "double", edge: func(e *noema.GraphEdge) (string, bool) {
 		if e.Weight == nil {
 			return "", false
 		}
 		return strconv.FormatFloat(*e.Weight, 'g', -1, 64), true
 	}},
-	{id: "e_metadata", name: "metadata", typ: "string", edge: func(e *Edge) (string, bool) { return raw(e.Metadata) }},
+	{id: "e_metadata", name: "metadata", typ: "string", edge: func(e *noema.GraphEdge) (string, bool) { return raw(e.Metadata) }},
 }
 
 // WriteGraphML writes g as a directed GraphML document that Gephi,
@@ -111,7 +112,7 @@ func WriteGraphML(w io.Writer, g *Graph) error {
 	}
 	bw.WriteString(`  <graph id="noema" edgedefault="directed">` + "\n")
 	// data writes a <data> element for every attribute n (or e) has.
-	data := func(n *Node, e *Edge) {
+	data := func(n *noema.GraphNode, e *noema.GraphEdge) {
 		for j := range graphmlAttrs {
 			a := &graphmlAttrs[j]
 			if v, ok := a.value(n, e); ok {

@@ -3,6 +3,7 @@ package graph_test
 import (
 	"bytes"
 	"encoding/xml"
+	"github.com/noema-mem/noema"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -172,8 +173,8 @@ func TestGraphMLEscaping(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			id := "memory://" + tt.in
 			g := &graph.Graph{
-				Nodes: []graph.Node{{ID: id, Kind: graph.KindNote, Label: tt.in, Tags: []string{tt.in}}},
-				Edges: []graph.Edge{{ID: tt.in, Kind: graph.KindRelation, Source: id, Target: id, Type: tt.in}},
+				Nodes: []noema.GraphNode{{ID: id, Kind: noema.NodeNote, Label: tt.in, Tags: []string{tt.in}}},
+				Edges: []noema.GraphEdge{{ID: tt.in, Kind: noema.EdgeRelation, Source: id, Target: id, Type: tt.in}},
 			}
 			var buf bytes.Buffer
 			if err := graph.WriteGraphML(&buf, g); err != nil {

@@ -31,7 +31,7 @@ const (
 // loader reads nodes and edges by canonical node id from one snapshot.
 type loader struct {
 	ctx context.Context
-	r   Reader
+	r   noema.GraphReader
 }
 
 // resolve returns the canonical id of the node a caller named: a concept
@@ -53,7 +53,7 @@ func (l loader) resolve(id string) (string, error) {
 				return "", fmt.Errorf("look up node %q: %w", id, err)
 			}
 			if ok {
-				return NoteURI(p), nil
+				return noema.NoteURI(p), nil
 			}
 		}
 		return "", noema.Errorf(noema.ENOTFOUND, "no note %q", id)
@@ -82,9 +82,9 @@ func split(ids []string) (paths, concepts []string) {
 
 // nodes reads the nodes with the given canonical ids (unknown ids are
 // skipped), in canonical order.
-func (l loader) nodes(ids []string) ([]Node, error) {
+func (l loader) nodes(ids []string) ([]noema.GraphNode, error) {
 	paths, concepts := split(ids)
-	out := []Node{}
+	out := []noema.GraphNode{}
 	if len(paths) > 0 {
 		ns, err := l.r.Notes(l.ctx, paths)
 		if err != nil {
@@ -104,7 +104,7 @@ func (l loader) nodes(ids []string) ([]Node, error) {
 }
 
 // node reads one node by canonical id.
-func (l loader) node(id string) (*Node, error) {
+func (l loader) node(id string) (*noema.GraphNode, error) {
 	nodes, err := l.nodes([]string{id})
 	if err != nil {
 		return nil, err
@@ -118,7 +118,7 @@ func (l loader) node(id string) (*Node, error) {
 // incident reads every edge with at least one end among ids (canonical
 // node ids), each once, in no particular order. With induced set, it reads
 // only edges with both ends among ids (so never a dangling one).
-func (l loader) incident(ids []string, induced bool) ([]Edge, error) {
+func (l loader) incident(ids []string, induced bool) ([]noema.GraphEdge, error) {
 	paths, concepts := split(ids)
 	set := make(map[string]bool, len(ids))
 	for _, id := range ids {
@@ -145,11 +145,11 @@ func (l loader) incident(ids []string, induced bool) ([]Edge, error) {
 }
 
 // GetNode returns the node with the given id (a concept id or a memory://
-// note URI) with its [Degree]. An unknown id is a noema.ENOTFOUND error, an
+// note URI) with its [noema.GraphDegree]. An unknown id is a noema.ENOTFOUND error, an
 // empty one noema.EINVALID.
-func GetNode(ctx context.Context, db Index, id string) (*Node, error) {
-	var n *Node
-	err := db.ReadGraph(ctx, func(r Reader) error {
+func GetNode(ctx context.Context, db noema.GraphIndex, id string) (*noema.GraphNode, error) {
+	var n *noema.GraphNode
+	err := db.ReadGraph(ctx, func(r noema.GraphReader) error {
 		l := loader{ctx: ctx, r: r}
 		cid, err := l.resolve(id)
 		if err != nil {
@@ -162,13 +162,13 @@ func GetNode(ctx context.Context, db Index, id string) (*Node, error) {
 		if err != nil {
 			return err
 		}
-		d := Degree{}
+		d := noema.GraphDegree{}
 		for _, e := range edges {
 			if e.Source == cid {
-				d.Out.add(e.Kind)
+				countEdge(&d.Out, e.Kind)
 			}
 			if e.Target == cid {
-				d.In.add(e.Kind)
+				countEdge(&d.In, e.Kind)
 			}
 		}
 		n.Degree = &d
@@ -180,8 +180,9 @@ func GetNode(ctx context.Context, db Index, id string) (*Node, error) {
 	return n, nil
 }
 
-func (c *DegreeCount) add(kind string) {
-	if kind == KindMentions {
+// countEdge counts an edge of the kind in c.
+func countEdge(c *noema.GraphDegreeCount, kind string) {
+	if kind == noema.EdgeMentions {
 		c.Mentions++
 	} else {
 		c.Relations++
@@ -208,18 +209,18 @@ type Neighbor struct {
 	// Direction is "out" when the edge leaves the node, "in" when it
 	// arrives. A self-loop is listed once, as "out", unless only "in" was
 	// asked for.
-	Direction string `json:"direction"`
-	Edge      Edge   `json:"edge"`
+	Direction string          `json:"direction"`
+	Edge      noema.GraphEdge `json:"edge"`
 	// Node is the other end; nil for a dangling relation, whose target
 	// does not exist.
-	Node *Node `json:"node,omitempty"`
+	Node *noema.GraphNode `json:"node,omitempty"`
 }
 
 // NeighborPage is one page of a node's neighbours.
 type NeighborPage struct {
 	// Node is the node asked about.
-	Node      Node       `json:"node"`
-	Neighbors []Neighbor `json:"neighbors"`
+	Node      noema.GraphNode `json:"node"`
+	Neighbors []Neighbor      `json:"neighbors"`
 	// Total is the number of matching edges over all pages.
 	Total   int  `json:"total"`
 	Offset  int  `json:"offset"`
@@ -235,7 +236,7 @@ type NeighborPage struct {
 //
 // An unknown id is a noema.ENOTFOUND error; a bad direction, a negative
 // offset or limit are noema.EINVALID.
-func Neighbors(ctx context.Context, db Index, id string, opts NeighborOptions) (*NeighborPage, error) {
+func Neighbors(ctx context.Context, db noema.GraphIndex, id string, opts NeighborOptions) (*NeighborPage, error) {
 	switch opts.Direction {
 	case "":
 		opts.Direction = DirectionBoth
@@ -256,7 +257,7 @@ func Neighbors(ctx context.Context, db Index, id string, opts NeighborOptions) (
 	}
 
 	page := &NeighborPage{Offset: opts.Offset, Limit: opts.Limit, Neighbors: []Neighbor{}}
-	err := db.ReadGraph(ctx, func(r Reader) error {
+	err := db.ReadGraph(ctx, func(r noema.GraphReader) error {
 		l := loader{ctx: ctx, r: r}
 		cid, err := l.resolve(id)
 		if err != nil {
@@ -301,7 +302,7 @@ func Neighbors(ctx context.Context, db Index, id string, opts NeighborOptions) (
 		if err != nil {
 			return err
 		}
-		byID := make(map[string]*Node, len(nodes))
+		byID := make(map[string]*noema.GraphNode, len(nodes))
 		for i := range nodes {
 			byID[nodes[i].ID] = &nodes[i]
 		}
@@ -329,10 +330,10 @@ func (nb *Neighbor) other() string {
 func compareNeighbors(a, b Neighbor) int {
 	// Relations before mentions.
 	if a.Edge.Kind != b.Edge.Kind {
-		if a.Edge.Kind == KindRelation {
+		if a.Edge.Kind == noema.EdgeRelation {
 			return -1
 		}
-		if b.Edge.Kind == KindRelation {
+		if b.Edge.Kind == noema.EdgeRelation {
 			return 1
 		}
 		return strings.Compare(a.Edge.Kind, b.Edge.Kind)
@@ -365,7 +366,7 @@ func compareNeighbors(a, b Neighbor) int {
 //
 // An empty ids, a negative depth, or more than MaxSubgraphNodes ids are
 // noema.EINVALID; an unknown id is noema.ENOTFOUND.
-func Subgraph(ctx context.Context, db Index, ids []string, depth int, typ string) (*Graph, error) {
+func Subgraph(ctx context.Context, db noema.GraphIndex, ids []string, depth int, typ string) (*Graph, error) {
 	switch {
 	case len(ids) == 0:
 		return nil, noema.Errorf(noema.EINVALID, "no node ids given")
@@ -379,7 +380,7 @@ func Subgraph(ctx context.Context, db Index, ids []string, depth int, typ string
 		depth = MaxDepth
 	}
 	g := &Graph{}
-	err := db.ReadGraph(ctx, func(r Reader) error {
+	err := db.ReadGraph(ctx, func(r noema.GraphReader) error {
 		l := loader{ctx: ctx, r: r}
 		visited := make(map[string]bool)
 		var frontier []string
@@ -433,7 +434,7 @@ func Subgraph(ctx context.Context, db Index, ids []string, depth int, typ string
 		if err != nil {
 			return err
 		}
-		g.Edges = []Edge{}
+		g.Edges = []noema.GraphEdge{}
 		for _, e := range edges {
 			if typ == "" || e.Type == typ {
 				g.Edges = append(g.Edges, e)

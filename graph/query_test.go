@@ -93,7 +93,7 @@ func TestNeighbors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, err := graph.Neighbors(ctx, db, tt.id, tt.opts)
+			p, err := graph.Neighbors(ctx, db.Graph(), tt.id, tt.opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,7 +113,7 @@ func TestNeighbors(t *testing.T) {
 func TestNeighborsLimits(t *testing.T) {
 	db := fixture(t)
 	for _, tt := range []struct{ limit, want int }{{0, graph.DefaultNeighborLimit}, {10, 10}, {10000, graph.MaxNeighborLimit}} {
-		p, err := graph.Neighbors(context.Background(), db, idGC, graph.NeighborOptions{Limit: tt.limit})
+		p, err := graph.Neighbors(context.Background(), db.Graph(), idGC, graph.NeighborOptions{Limit: tt.limit})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -127,16 +127,16 @@ func TestGetNode(t *testing.T) {
 	db := fixture(t)
 	tests := []struct {
 		id      string
-		in, out graph.DegreeCount
+		in, out noema.GraphDegreeCount
 	}{
-		{idGC, graph.DegreeCount{Mentions: 1, Relations: 1}, graph.DegreeCount{Relations: 3}},
-		{idA, graph.DegreeCount{Relations: 1}, graph.DegreeCount{Mentions: 3, Relations: 3}},
-		{idRust, graph.DegreeCount{Mentions: 2, Relations: 1}, graph.DegreeCount{}},
-		{idGCPage, graph.DegreeCount{}, graph.DegreeCount{}},
+		{idGC, noema.GraphDegreeCount{Mentions: 1, Relations: 1}, noema.GraphDegreeCount{Relations: 3}},
+		{idA, noema.GraphDegreeCount{Relations: 1}, noema.GraphDegreeCount{Mentions: 3, Relations: 3}},
+		{idRust, noema.GraphDegreeCount{Mentions: 2, Relations: 1}, noema.GraphDegreeCount{}},
+		{idGCPage, noema.GraphDegreeCount{}, noema.GraphDegreeCount{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
-			n, err := graph.GetNode(context.Background(), db, tt.id)
+			n, err := graph.GetNode(context.Background(), db.Graph(), tt.id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,29 +155,29 @@ func TestUnknownAndInvalid(t *testing.T) {
 		call func() error
 		code string
 	}{
-		{"get unknown concept", func() error { _, err := graph.GetNode(ctx, db, "c_nope"); return err }, noema.ENOTFOUND},
-		{"get unknown note", func() error { _, err := graph.GetNode(ctx, db, "memory://notes/missing"); return err }, noema.ENOTFOUND},
-		{"get dangling target", func() error { _, err := graph.GetNode(ctx, db, "concept:runtime systems"); return err }, noema.ENOTFOUND},
-		{"get empty id", func() error { _, err := graph.GetNode(ctx, db, " "); return err }, noema.EINVALID},
+		{"get unknown concept", func() error { _, err := graph.GetNode(ctx, db.Graph(), "c_nope"); return err }, noema.ENOTFOUND},
+		{"get unknown note", func() error { _, err := graph.GetNode(ctx, db.Graph(), "memory://notes/missing"); return err }, noema.ENOTFOUND},
+		{"get dangling target", func() error { _, err := graph.GetNode(ctx, db.Graph(), "concept:runtime systems"); return err }, noema.ENOTFOUND},
+		{"get empty id", func() error { _, err := graph.GetNode(ctx, db.Graph(), " "); return err }, noema.EINVALID},
 		{"neighbors unknown", func() error {
-			_, err := graph.Neighbors(ctx, db, "c_nope", graph.NeighborOptions{})
+			_, err := graph.Neighbors(ctx, db.Graph(), "c_nope", graph.NeighborOptions{})
 			return err
 		}, noema.ENOTFOUND},
 		{"neighbors bad direction", func() error {
-			_, err := graph.Neighbors(ctx, db, idGC, graph.NeighborOptions{Direction: "sideways"})
+			_, err := graph.Neighbors(ctx, db.Graph(), idGC, graph.NeighborOptions{Direction: "sideways"})
 			return err
 		}, noema.EINVALID},
 		{"neighbors negative offset", func() error {
-			_, err := graph.Neighbors(ctx, db, idGC, graph.NeighborOptions{Offset: -1})
+			_, err := graph.Neighbors(ctx, db.Graph(), idGC, graph.NeighborOptions{Offset: -1})
 			return err
 		}, noema.EINVALID},
 		{"neighbors negative limit", func() error {
-			_, err := graph.Neighbors(ctx, db, idGC, graph.NeighborOptions{Limit: -1})
+			_, err := graph.Neighbors(ctx, db.Graph(), idGC, graph.NeighborOptions{Limit: -1})
 			return err
 		}, noema.EINVALID},
-		{"subgraph unknown", func() error { _, err := graph.Subgraph(ctx, db, []string{idGC, "c_nope"}, 1, ""); return err }, noema.ENOTFOUND},
-		{"subgraph no ids", func() error { _, err := graph.Subgraph(ctx, db, nil, 1, ""); return err }, noema.EINVALID},
-		{"subgraph negative depth", func() error { _, err := graph.Subgraph(ctx, db, []string{idGC}, -1, ""); return err }, noema.EINVALID},
+		{"subgraph unknown", func() error { _, err := graph.Subgraph(ctx, db.Graph(), []string{idGC, "c_nope"}, 1, ""); return err }, noema.ENOTFOUND},
+		{"subgraph no ids", func() error { _, err := graph.Subgraph(ctx, db.Graph(), nil, 1, ""); return err }, noema.EINVALID},
+		{"subgraph negative depth", func() error { _, err := graph.Subgraph(ctx, db.Graph(), []string{idGC}, -1, ""); return err }, noema.EINVALID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -210,7 +210,7 @@ func TestSubgraph(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			g, err := graph.Subgraph(context.Background(), db, tt.ids, tt.depth, tt.typ)
+			g, err := graph.Subgraph(context.Background(), db.Graph(), tt.ids, tt.depth, tt.typ)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -263,7 +263,7 @@ func TestSubgraphCap(t *testing.T) {
 	}
 	put(t, db, recs...)
 	hub := noema.ConceptID("hub", 1)
-	g, err := graph.Subgraph(context.Background(), db, []string{hub}, 2, "")
+	g, err := graph.Subgraph(context.Background(), db.Graph(), []string{hub}, 2, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +273,7 @@ func TestSubgraphCap(t *testing.T) {
 	if g.Nodes[0].ID != hub || g.Nodes[len(g.Nodes)-1].ID != fmt.Sprintf("memory://hub/%05d", graph.MaxSubgraphNodes-2) {
 		t.Errorf("kept %s … %s", g.Nodes[0].ID, g.Nodes[len(g.Nodes)-1].ID)
 	}
-	p, err := graph.Neighbors(context.Background(), db, hub, graph.NeighborOptions{Offset: n - 1})
+	p, err := graph.Neighbors(context.Background(), db.Graph(), hub, graph.NeighborOptions{Offset: n - 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // gatedSource is an index whose graph version the test sets, and whose
 // concept links wait for gate (when set) before they are read.
 type gatedSource struct {
-	*sqlite.DB
+	*sqlite.GraphIndex
 	mu      sync.Mutex
 	version string
 	gate    chan struct{}
@@ -27,7 +27,7 @@ func (s *gatedSource) GraphVersion(context.Context) (string, error) {
 	return s.version, nil
 }
 
-func (s *gatedSource) ConceptLinks(ctx context.Context) (*graph.ConceptLinks, error) {
+func (s *gatedSource) ConceptLinks(ctx context.Context) (*noema.ConceptLinks, error) {
 	s.mu.Lock()
 	gate := s.gate
 	s.reads++
@@ -35,7 +35,7 @@ func (s *gatedSource) ConceptLinks(ctx context.Context) (*graph.ConceptLinks, er
 	if gate != nil {
 		<-gate
 	}
-	return s.DB.ConceptLinks(ctx)
+	return s.GraphIndex.ConceptLinks(ctx)
 }
 
 // rankedAnalyzer is an Analyzer over a small generated vault at graph
@@ -45,7 +45,7 @@ func rankedAnalyzer(t *testing.T) (src *gatedSource, a *graph.Analyzer, id strin
 	t.Helper()
 	db, _ := analyzeVault(t, 80, 40, 4)
 	ctx := context.Background()
-	src = &gatedSource{DB: db, version: "1"}
+	src = &gatedSource{GraphIndex: db.Graph(), version: "1"}
 	a = graph.NewAnalyzer(src)
 	g, err := a.Graph(ctx, graph.AnalyzeConcepts)
 	if err != nil {
@@ -125,7 +125,7 @@ func TestFirstCommunityDoesNotBlock(t *testing.T) {
 	db, _ := analyzeVault(t, 80, 40, 4)
 	ctx := context.Background()
 	gate := make(chan struct{})
-	src := &gatedSource{DB: db, version: "1", gate: gate}
+	src := &gatedSource{GraphIndex: db.Graph(), version: "1", gate: gate}
 	a := graph.NewAnalyzer(src)
 	type answer struct {
 		cc  *graph.ConceptCommunity

@@ -2,7 +2,7 @@ package graph
 
 import (
 	"cmp"
-	"context"
+	"github.com/noema-mem/noema"
 	"math"
 	"slices"
 )
@@ -33,7 +33,7 @@ const (
 type Weighted struct {
 	// Kind is AnalyzeConcepts or AnalyzeFull.
 	Kind string
-	// IDs, Labels and Kinds describe node i (Kinds: KindConcept or KindNote).
+	// IDs, Labels and Kinds describe node i (Kinds: noema.NodeConcept or noema.NodeNote).
 	IDs, Labels, Kinds []string
 	Off                []int32
 	Adj                []int32
@@ -63,7 +63,7 @@ func (g *Weighted) Edges() int {
 	return n
 }
 
-// Index returns the number of the node with the id.
+// noema.GraphIndex returns the number of the node with the id.
 func (g *Weighted) Index(id string) (int32, bool) {
 	i, ok := g.index[id]
 	return i, ok
@@ -98,7 +98,7 @@ func (g *Weighted) Strength(i int32) float64 {
 	return s
 }
 
-// Degree returns the number of edges at node i as networkx counts it
+// noema.GraphDegree returns the number of edges at node i as networkx counts it
 // (G.degree()): a self-loop counts twice.
 func (g *Weighted) Degree(i int32) int {
 	d := int(g.Off[i+1] - g.Off[i])
@@ -190,7 +190,7 @@ func (b *weightedBuilder) build() *Weighted {
 
 // relationWeight is the weight a relation adds: its declared weight, 1
 // when it declares none.
-func relationWeight(e *Edge) float64 {
+func relationWeight(e *noema.GraphEdge) float64 {
 	if e.Weight == nil {
 		return 1
 	}
@@ -243,10 +243,10 @@ func Window[T any](order []T, p int) []T {
 // are not part of it. A pair whose summed weight is not positive (relations
 // declared with zero or negative weights) has no edge.
 func ConceptGraph(x *Graph) *Weighted {
-	l := &ConceptLinks{}
+	l := &noema.ConceptLinks{}
 	index := map[string]int32{}
 	for i := range x.Nodes {
-		if n := &x.Nodes[i]; n.Kind == KindConcept {
+		if n := &x.Nodes[i]; n.Kind == noema.NodeConcept {
 			index[n.ID] = int32(len(l.IDs))
 			l.IDs = append(l.IDs, n.ID)
 			l.Labels = append(l.Labels, n.Label)
@@ -261,7 +261,7 @@ func ConceptGraph(x *Graph) *Weighted {
 	for i := range x.Edges {
 		e := &x.Edges[i]
 		switch e.Kind {
-		case KindMentions:
+		case noema.EdgeMentions:
 			if c, ok := index[e.Target]; ok {
 				k, ok := byNote[e.Source]
 				if !ok {
@@ -271,7 +271,7 @@ func ConceptGraph(x *Graph) *Weighted {
 				}
 				notes[k] = append(notes[k], mention{e.Position, c})
 			}
-		case KindRelation:
+		case noema.EdgeRelation:
 			if !e.Dangling {
 				l.Relations = append(l.Relations, *e)
 			}
@@ -287,58 +287,16 @@ func ConceptGraph(x *Graph) *Weighted {
 	return ConceptGraphOf(l)
 }
 
-// ConceptLinks is what the concept graph is built from, as an index can
-// read it faster than a whole export ([ConceptLinker]).
-type ConceptLinks struct {
-	// IDs and Labels are every concept's, ascending by id.
-	IDs, Labels []string
-	// Notes lists, for each note, the numbers (indexes into IDs) of the
-	// concepts it mentions in the order of their first mention; repeats
-	// are allowed (only the first counts).
-	Notes [][]int32
-	// Relations are relation edges; those whose ends are not both
-	// concepts, and dangling ones, are ignored.
-	Relations []Edge
-}
-
-// ConceptLinker is a [Source] that reads [ConceptLinks] directly, in one
-// snapshot; the Analyzer then builds the concept graph from it rather
-// than from a whole [Export]. *sqlite.DB implements it.
-type ConceptLinker interface {
-	ConceptLinks(ctx context.Context) (*ConceptLinks, error)
-}
-
-// FirstMentions returns xs without repeats, each at its first place.
-func FirstMentions[T comparable](xs []T) []T {
-	out := make([]T, 0, len(xs))
-	if len(xs) <= 64 { // a normal note: a scan beats a map
-		for _, x := range xs {
-			if !slices.Contains(out, x) {
-				out = append(out, x)
-			}
-		}
-		return out
-	}
-	seen := make(map[T]bool, len(xs))
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 // ConceptGraphOf builds the concept graph ([ConceptGraph]) from its
 // ingredients. Co-occurrence is counted concept by concept over the
 // notes each concept is mentioned in, with a dense accumulator, each note
 // adding the concepts within its window ([Window]): the cost is at most
 // 2×CooccurrenceWindow per mention, with no hashing.
-func ConceptGraphOf(l *ConceptLinks) *Weighted {
+func ConceptGraphOf(l *noema.ConceptLinks) *Weighted {
 	n := len(l.IDs)
 	g := &Weighted{Kind: AnalyzeConcepts, IDs: l.IDs, Labels: l.Labels, Kinds: make([]string, n), index: make(map[string]int32, n)}
 	for i, id := range l.IDs {
-		g.Kinds[i] = KindConcept
+		g.Kinds[i] = noema.NodeConcept
 		g.index[id] = int32(i)
 	}
 	// Each note's concepts, each once, in order of first mention; and each
@@ -346,7 +304,7 @@ func ConceptGraphOf(l *ConceptLinks) *Weighted {
 	notes := make([][]int32, len(l.Notes))
 	perConcept := make([]int32, n+1)
 	for k, cs := range l.Notes {
-		cs = FirstMentions(cs)
+		cs = noema.FirstMentions(cs)
 		notes[k] = cs
 		for _, c := range cs {
 			perConcept[c+1]++
@@ -372,7 +330,7 @@ func ConceptGraphOf(l *ConceptLinks) *Weighted {
 	rels := map[int32][]rel{}
 	for i := range l.Relations {
 		e := &l.Relations[i]
-		if e.Dangling || e.Kind != KindRelation {
+		if e.Dangling || e.Kind != noema.EdgeRelation {
 			continue
 		}
 		s, ok1 := g.index[e.Source]
@@ -512,7 +470,7 @@ func FullGraph(x *Graph) *Weighted {
 func NewWeighted(ids []string, edges []WeightedEdge) *Weighted {
 	b := newBuilder(AnalyzeConcepts, len(ids))
 	for _, id := range ids {
-		b.node(id, id, KindConcept)
+		b.node(id, id, noema.NodeConcept)
 	}
 	for _, e := range edges {
 		s, ok1 := b.g.index[e.A]

@@ -126,7 +126,7 @@ func TestObsidianVault(t *testing.T) {
 		t.Errorf("tags = %q, want %q", laws2.Tags, want)
 	}
 	// related: "[[Three laws of motion]]" is a relation, as Dataview reads it.
-	page, err := graph.Neighbors(ctx, a.DB, "memory://Reading list", graph.NeighborOptions{Direction: "out", Type: "related"})
+	page, err := graph.Neighbors(ctx, a.DB.Graph(), "memory://Reading list", graph.NeighborOptions{Direction: "out", Type: "related"})
 	if err != nil || page.Total != 1 || page.Neighbors[0].Edge.Target != laws.ID {
 		t.Errorf("related property = %+v, %v", page, err)
 	}

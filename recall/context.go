@@ -283,7 +283,7 @@ func (k *call) relations(id string) ([]Relation, error) {
 				titles = make(map[string]string, k.g.NumNotes())
 				for i := range k.g.NumNotes() {
 					if n := k.g.NoteAt(int32(i)); !n.Deleted() {
-						titles[graph.NoteURI(n.Path)] = n.Title
+						titles[noema.NoteURI(n.Path)] = n.Title
 					}
 				}
 			}
@@ -349,7 +349,7 @@ func (k *call) listNotes(notes []int32, limit int, warnings *[]string, c *noema.
 	out := make([]Note, 0, len(top))
 	for _, i := range top {
 		n := k.g.NoteAt(i)
-		note := Note{URI: graph.NoteURI(n.Path), Title: n.Title, Decay: k.weight(i), Modified: n.Modified}
+		note := Note{URI: noema.NoteURI(n.Path), Title: n.Title, Decay: k.weight(i), Modified: n.Modified}
 		if body, ok := bodies[n.ID]; ok {
 			note.Excerpt = Excerpt(body, keys, MaxExcerptRunes)
 		}

@@ -37,7 +37,7 @@ type Index interface {
 	NoteBodies(ctx context.Context, ids []int64) (map[int64]string, error)
 	// ConceptRelations returns the typed relations declared by the
 	// concept's page or pointing at it, each once.
-	ConceptRelations(ctx context.Context, id string) ([]graph.Edge, error)
+	ConceptRelations(ctx context.Context, id string) ([]noema.GraphEdge, error)
 }
 
 // Concepts resolves a concept name and finds candidates for a name that

@@ -152,7 +152,7 @@ func TestRelationsAsProperties(t *testing.T) {
 	treetest.Write(t, a.Vault.Root, "Hand.md", hand)
 	noematest.Sync(t, a)
 	got := map[string]string{}
-	page2, err := graph.Neighbors(ctx, a.DB, "memory://Hand", graph.NeighborOptions{Direction: "out"})
+	page2, err := graph.Neighbors(ctx, a.DB.Graph(), "memory://Hand", graph.NeighborOptions{Direction: "out"})
 	if err != nil {
 		t.Fatal(err)
 	}

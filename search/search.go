@@ -354,7 +354,7 @@ func (s *Service) Search(ctx context.Context, in Input) (*Result, error) {
 // round keeps six decimals, so JSON shows 0.875 rather than 0.87500000001.
 func round(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
-// noteURI is graph.NoteURI (memory://path-without-.md).
+// noteURI is noema.NoteURI (memory://path-without-.md).
 func noteURI(path string) string { return noema.URIScheme + strings.TrimSuffix(path, ".md") }
 
 func checkNUL(in Input) error {

@@ -5,15 +5,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/noema-mem/noema"
 	"slices"
-
-	"github.com/noema-mem/noema/graph"
 )
 
 // This file holds the read of analyze_graph (package graph) that the
 // export does not cover: the version its caches are keyed by.
-
-var _ graph.Source = (*DB)(nil)
 
 // GraphVersion returns the version of everything the exported graph is
 // derived from, read in one statement: the concept registry's version and
@@ -25,18 +22,16 @@ var _ graph.Source = (*DB)(nil)
 // (also when it did not, e.g. when an unchanged file is re-verified: then
 // a cache is rebuilt for nothing, never served stale). It costs one row
 // read, not a pass over the notes.
-func (db *DB) GraphVersion(ctx context.Context) (string, error) {
+func (g *GraphIndex) GraphVersion(ctx context.Context) (string, error) {
 	var cv sql.NullString
 	var rev int64
-	err := db.rd().QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key = ?), (SELECT rev FROM note_rev WHERE id = 1)`,
+	err := g.db.rd().QueryRowContext(ctx, `SELECT (SELECT value FROM meta WHERE key = ?), (SELECT rev FROM note_rev WHERE id = 1)`,
 		ConceptsVersionKey).Scan(&cv, &rev)
 	if err != nil {
 		return "", fmt.Errorf("read graph version: %w", err)
 	}
 	return fmt.Sprintf("%s/%d", cv.String, rev), nil
 }
-
-var _ graph.ConceptLinker = (*DB)(nil)
 
 // ConceptLinks reads what the concept graph is built from, in one
 // snapshot: every concept's id and label, the concepts each note links
@@ -46,15 +41,15 @@ var _ graph.ConceptLinker = (*DB)(nil)
 // changed since it was last read (see MentionGraph), so a new version of
 // the graph costs a pass over memory and the relations, not over every
 // link row.
-func (db *DB) ConceptLinks(ctx context.Context) (*graph.ConceptLinks, error) {
-	var l *graph.ConceptLinks
-	err := db.ReadTx(ctx, func(tx *sql.Tx) error {
-		g, err := refreshMentions(ctx, tx, db.mentions.Load())
+func (g *GraphIndex) ConceptLinks(ctx context.Context) (*noema.ConceptLinks, error) {
+	var l *noema.ConceptLinks
+	err := g.db.ReadTx(ctx, func(tx *sql.Tx) error {
+		m, err := refreshMentions(ctx, tx, g.db.mentions.Load())
 		if err != nil {
 			return err
 		}
-		db.keepMentions(g)
-		l = conceptLinksOf(g)
+		g.db.keepMentions(m)
+		l = conceptLinksOf(m)
 		l.Relations, err = (&graphReader{tx: tx}).AllRelations(ctx)
 		return err
 	})
@@ -66,8 +61,8 @@ func (db *DB) ConceptLinks(ctx context.Context) (*graph.ConceptLinks, error) {
 
 // conceptLinksOf numbers g's live concepts by id and lists, for each live
 // note that links any, its concepts in the order of their first link.
-func conceptLinksOf(g *MentionGraph) *graph.ConceptLinks {
-	l := &graph.ConceptLinks{}
+func conceptLinksOf(g *MentionGraph) *noema.ConceptLinks {
+	l := &noema.ConceptLinks{}
 	live := make([]int32, 0, g.NumConcepts())
 	for j := range g.NumConcepts() {
 		if !g.ConceptAt(int32(j)).Deleted() {

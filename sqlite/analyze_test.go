@@ -13,7 +13,7 @@ func TestGraphVersion(t *testing.T) {
 	db := MustOpen(t)
 	version := func() string {
 		t.Helper()
-		v, err := db.GraphVersion(ctx)
+		v, err := db.Graph().GraphVersion(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -37,7 +37,7 @@ func TestGraphVersion(t *testing.T) {
 		t.Error("a deleted note left the version unchanged")
 	}
 
-	l, err := db.ConceptLinks(ctx)
+	l, err := db.Graph().ConceptLinks(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

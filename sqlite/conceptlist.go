@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/noema-mem/noema"
-	"github.com/noema-mem/noema/graph"
 )
 
 // This file holds the concept registry's read queries for package
@@ -39,7 +38,7 @@ func scanConcept(row scanner) (*noema.Concept, error) {
 		}
 	}
 	if page != "" {
-		c.Page = graph.NoteURI(page)
+		c.Page = noema.NoteURI(page)
 	}
 	if created != 0 {
 		c.CreatedAt = time.Unix(0, created).UTC()

@@ -3,10 +3,9 @@ package sqlite
 import (
 	"context"
 	"fmt"
+	"github.com/noema-mem/noema"
 	"strconv"
 	"strings"
-
-	"github.com/noema-mem/noema/graph"
 )
 
 // This file holds the reads of build_context (package recall) beside the
@@ -47,11 +46,11 @@ func (db *DB) NoteBodies(ctx context.Context, ids []int64) (map[int64]string, er
 // ConceptRelations returns the typed relations at the concept with the
 // id: those its page declares and those pointing at it through any of its
 // keys, each once, in no particular order. Edges are resolved as
-// [graph.Reader.Relations] resolves them (a dangling target is
+// [noema.GraphReader.Relations] resolves them (a dangling target is
 // "concept:<key>" or a missing note's URI).
-func (db *DB) ConceptRelations(ctx context.Context, id string) ([]graph.Edge, error) {
-	var out []graph.Edge
-	err := db.ReadGraph(ctx, func(r graph.Reader) error {
+func (db *DB) ConceptRelations(ctx context.Context, id string) ([]noema.GraphEdge, error) {
+	var out []noema.GraphEdge
+	err := db.Graph().ReadGraph(ctx, func(r noema.GraphReader) error {
 		var err error
 		out, err = r.Relations(ctx, nil, []string{id}, false)
 		return err

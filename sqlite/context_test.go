@@ -475,7 +475,7 @@ func TestMentionGraphIncrementalMatchesFull(t *testing.T) {
 				if step%3 == 0 {
 					g = graphOf(t, db, g) // not every step: ConceptLinks refreshes the DB's graph on its own too
 				}
-				links, err := db.ConceptLinks(ctx)
+				links, err := db.Graph().ConceptLinks(ctx)
 				if err != nil {
 					t.Fatal(err)
 				}

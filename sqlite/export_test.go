@@ -5,17 +5,16 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/noema-mem/noema"
 	"slices"
-
-	"github.com/noema-mem/noema/graph"
 )
 
 // ConceptLinksScan is ConceptLinks read from the tables alone, in one
 // snapshot, as it was read before the mention graph kept it: every
 // concept by id, every link row in one scan, resolved through
 // concept_keys. Tests compare ConceptLinks with it.
-func (db *DB) ConceptLinksScan(ctx context.Context) (*graph.ConceptLinks, error) {
-	l := &graph.ConceptLinks{}
+func (db *DB) ConceptLinksScan(ctx context.Context) (*noema.ConceptLinks, error) {
+	l := &noema.ConceptLinks{}
 	err := db.ReadTx(ctx, func(tx *sql.Tx) error {
 		index := map[string]int32{}
 		err := eachPair(ctx, tx, `SELECT id, label FROM concepts ORDER BY id`, nil, func(id, label string) {
@@ -90,5 +89,5 @@ func inLinkOrder(links []placed) []int32 {
 	for _, p := range links {
 		out = append(out, p.c)
 	}
-	return graph.FirstMentions(out)
+	return noema.FirstMentions(out)
 }

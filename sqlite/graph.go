@@ -7,18 +7,29 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/noema-mem/noema"
 	"math"
 	"time"
-
-	"github.com/noema-mem/noema/graph"
 )
 
-var _ graph.Index = (*DB)(nil)
+// GraphIndex is the graph index (ports [noema.GraphSource] and
+// [noema.ConceptLinker]) over a DB: the nodes and edges of
+// export_graph, get_node, neighbors and subgraph, and what analyze_graph
+// reads besides them (analyze.go).
+type GraphIndex struct{ db *DB }
 
-// ReadGraph runs fn with a [graph.Reader] on one read transaction, so
+var (
+	_ noema.GraphSource   = (*GraphIndex)(nil)
+	_ noema.ConceptLinker = (*GraphIndex)(nil)
+)
+
+// Graph returns the graph index over db.
+func (db *DB) Graph() *GraphIndex { return &GraphIndex{db: db} }
+
+// ReadGraph runs fn with a [noema.GraphReader] on one read transaction, so
 // every query fn makes sees one consistent snapshot of the index.
-func (db *DB) ReadGraph(ctx context.Context, fn func(r graph.Reader) error) error {
-	return db.ReadTx(ctx, func(tx *sql.Tx) error {
+func (g *GraphIndex) ReadGraph(ctx context.Context, fn func(r noema.GraphReader) error) error {
+	return g.db.ReadTx(ctx, func(tx *sql.Tx) error {
 		return fn(&graphReader{tx: tx})
 	})
 }
@@ -33,7 +44,7 @@ type graphReader struct {
 	uris map[int64]string
 }
 
-var _ graph.Reader = (*graphReader)(nil)
+var _ noema.GraphReader = (*graphReader)(nil)
 
 func where(filter string) string {
 	if filter == "" {
@@ -117,22 +128,22 @@ const graphNotesQuery = `SELECT id, path, title, tags, aliases, hash, created_ns
 
 // Notes reads the note nodes at the given vault paths (unknown ones are
 // skipped), or every note when paths is nil, in no particular order.
-func (r *graphReader) Notes(ctx context.Context, paths []string) ([]graph.Node, error) {
+func (r *graphReader) Notes(ctx context.Context, paths []string) ([]noema.GraphNode, error) {
 	if paths == nil {
 		r.uris = make(map[int64]string)
 		return r.notes(ctx, "", nil, r.uris)
 	}
 	if len(paths) == 0 {
-		return []graph.Node{}, nil
+		return []noema.GraphNode{}, nil
 	}
 	return r.notes(ctx, `path IN (SELECT value FROM json_each(?))`, []any{jsonArg(paths)}, nil)
 }
 
 // notes reads note nodes matching filter. When uris is not nil, it also
 // records each note's URI by row id.
-func (r *graphReader) notes(ctx context.Context, filter string, args []any, uris map[int64]string) ([]graph.Node, error) {
-	out, err := collect(ctx, r.tx, graphNotesQuery+where(filter), args, func(rows *sql.Rows) (graph.Node, error) {
-		var n graph.Node
+func (r *graphReader) notes(ctx context.Context, filter string, args []any, uris map[int64]string) ([]noema.GraphNode, error) {
+	out, err := collect(ctx, r.tx, graphNotesQuery+where(filter), args, func(rows *sql.Rows) (noema.GraphNode, error) {
+		var n noema.GraphNode
 		var rowID int64
 		var tags, aliases string
 		var created, modified int64
@@ -140,7 +151,7 @@ func (r *graphReader) notes(ctx context.Context, filter string, args []any, uris
 		if err != nil {
 			return n, err
 		}
-		n.ID, n.Kind = graph.NoteURI(n.Path), graph.KindNote
+		n.ID, n.Kind = noema.NoteURI(n.Path), noema.NodeNote
 		if uris != nil {
 			uris[rowID] = n.ID
 		}
@@ -164,20 +175,20 @@ const graphConceptsQuery = `SELECT c.id, c.key, c.label, c.aliases, c.descriptio
 
 // Concepts reads the concept nodes with the given ids (unknown ones are
 // skipped), or every concept when ids is nil, in no particular order.
-func (r *graphReader) Concepts(ctx context.Context, ids []string) ([]graph.Node, error) {
+func (r *graphReader) Concepts(ctx context.Context, ids []string) ([]noema.GraphNode, error) {
 	if ids == nil {
 		return r.concepts(ctx, "", nil)
 	}
 	if len(ids) == 0 {
-		return []graph.Node{}, nil
+		return []noema.GraphNode{}, nil
 	}
 	return r.concepts(ctx, `c.id IN (SELECT value FROM json_each(?))`, []any{jsonArg(ids)})
 }
 
 // concepts reads concept nodes; filters name the table c.
-func (r *graphReader) concepts(ctx context.Context, filter string, args []any) ([]graph.Node, error) {
-	out, err := collect(ctx, r.tx, graphConceptsQuery+where(filter), args, func(rows *sql.Rows) (graph.Node, error) {
-		n := graph.Node{Kind: graph.KindConcept}
+func (r *graphReader) concepts(ctx context.Context, filter string, args []any) ([]noema.GraphNode, error) {
+	out, err := collect(ctx, r.tx, graphConceptsQuery+where(filter), args, func(rows *sql.Rows) (noema.GraphNode, error) {
+		n := noema.GraphNode{Kind: noema.NodeConcept}
 		var aliases, meta string
 		var page sql.NullString
 		var created, updated int64
@@ -192,7 +203,7 @@ func (r *graphReader) concepts(ctx context.Context, filter string, args []any) (
 			return n, err
 		}
 		if page.Valid {
-			n.Page = graph.NoteURI(page.String)
+			n.Page = noema.NoteURI(page.String)
 		}
 		n.CreatedAt, n.UpdatedAt = timeOf(created), timeOf(updated)
 		return n, nil
@@ -214,16 +225,16 @@ const graphMentionsQuery = `SELECT n.path, k.concept_id, l.count, l.pos
 // Mentions reads the mentions edges from the notes at paths or to the
 // concepts with the given ids, each once, in no particular order; with
 // induced set, only those from one of the notes to one of the concepts.
-func (r *graphReader) Mentions(ctx context.Context, paths, concepts []string, induced bool) ([]graph.Edge, error) {
+func (r *graphReader) Mentions(ctx context.Context, paths, concepts []string, induced bool) ([]noema.GraphEdge, error) {
 	const inNotes = `n.path IN (SELECT value FROM json_each(?))`
 	const inConcepts = `k.concept_id IN (SELECT value FROM json_each(?))`
 	pj, cj := jsonArg(paths), jsonArg(concepts)
-	var edges []graph.Edge
+	var edges []noema.GraphEdge
 	if induced {
 		if len(paths) > 0 && len(concepts) > 0 {
 			return r.mentions(ctx, inNotes+` AND `+inConcepts, []any{pj, cj})
 		}
-		return []graph.Edge{}, nil
+		return []noema.GraphEdge{}, nil
 	}
 	if len(paths) > 0 {
 		es, err := r.mentions(ctx, inNotes, []any{pj})
@@ -241,13 +252,13 @@ func (r *graphReader) Mentions(ctx context.Context, paths, concepts []string, in
 		edges = append(edges, es...)
 	}
 	if edges == nil {
-		edges = []graph.Edge{}
+		edges = []noema.GraphEdge{}
 	}
 	return edges, nil
 }
 
 // mentions reads mentions edges; filters name the tables l, k and n.
-func (r *graphReader) mentions(ctx context.Context, filter string, args []any) ([]graph.Edge, error) {
+func (r *graphReader) mentions(ctx context.Context, filter string, args []any) ([]noema.GraphEdge, error) {
 	type pair struct{ path, concept string }
 	index := make(map[pair]int)
 	var m mentionEdges
@@ -258,7 +269,7 @@ func (r *graphReader) mentions(ctx context.Context, filter string, args []any) (
 		if err := rows.Scan(&p.path, &p.concept, &count, &pos); err != nil {
 			return err
 		}
-		addMention(&m, index, p, graph.NoteURI(p.path), p.concept, count, pos)
+		addMention(&m, index, p, noema.NoteURI(p.path), p.concept, count, pos)
 		return nil
 	})
 	if err != nil {
@@ -267,13 +278,13 @@ func (r *graphReader) mentions(ctx context.Context, filter string, args []any) (
 	if out := m.edges(); out != nil {
 		return out, nil
 	}
-	return []graph.Edge{}, nil
+	return []noema.GraphEdge{}, nil
 }
 
 // mentionEdges gathers mentions edges, each weighing the sum of its link
 // counts, at the position of its first link.
 type mentionEdges struct {
-	out    []graph.Edge
+	out    []noema.GraphEdge
 	counts []float64
 }
 
@@ -287,15 +298,15 @@ func addMention[K comparable](m *mentionEdges, index map[K]int, k K, src, concep
 		return
 	}
 	index[k] = len(m.out)
-	m.out = append(m.out, graph.Edge{
-		ID: "m:" + src + "->" + concept, Kind: graph.KindMentions, Type: graph.TypeMentions,
+	m.out = append(m.out, noema.GraphEdge{
+		ID: "m:" + src + "->" + concept, Kind: noema.EdgeMentions, Type: noema.TypeMentions,
 		Source: src, Target: concept, Position: pos,
 	})
 	m.counts = append(m.counts, count)
 }
 
 // edges returns the edges with their weights.
-func (m *mentionEdges) edges() []graph.Edge {
+func (m *mentionEdges) edges() []noema.GraphEdge {
 	for i := range m.out {
 		m.out[i].Weight = &m.counts[i]
 	}
@@ -306,7 +317,7 @@ func (m *mentionEdges) edges() []graph.Edge {
 // in Go: three plain table scans beat SQLite's join, which walks links
 // through its key index and looks every row up again (5-10x slower on a
 // 10,000-note vault).
-func (r *graphReader) AllMentions(ctx context.Context) ([]graph.Edge, error) {
+func (r *graphReader) AllMentions(ctx context.Context) ([]noema.GraphEdge, error) {
 	if r.uris == nil {
 		uris, err := r.noteURIs(ctx)
 		if err != nil {
@@ -324,7 +335,7 @@ func (r *graphReader) AllMentions(ctx context.Context) ([]graph.Edge, error) {
 	if err := r.tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM links`).Scan(&n); err != nil {
 		return nil, fmt.Errorf("count links: %w", err)
 	}
-	m := mentionEdges{out: make([]graph.Edge, 0, n), counts: make([]float64, 0, n)}
+	m := mentionEdges{out: make([]noema.GraphEdge, 0, n), counts: make([]float64, 0, n)}
 	// Links come in primary-key order, so a note's rows are consecutive.
 	current := make(map[string]int) // concept id -> index in out, for one note
 	last := int64(-1)
@@ -364,7 +375,7 @@ func eachConceptKey(ctx context.Context, q querier, fn func(key, concept string)
 func (r *graphReader) noteURIs(ctx context.Context) (map[int64]string, error) {
 	uris := make(map[int64]string)
 	err := eachPair(ctx, r.tx, `SELECT id, path FROM notes`, nil, func(id int64, path string) {
-		uris[id] = graph.NoteURI(path)
+		uris[id] = noema.NoteURI(path)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list notes: %w", err)
@@ -389,7 +400,7 @@ const graphRelationsQuery = `SELECT r.id, r.type, r.to_ref, r.weight, r.metadata
 
 // AllRelations reads every relation edge, dangling ones included, in no
 // particular order.
-func (r *graphReader) AllRelations(ctx context.Context) ([]graph.Edge, error) {
+func (r *graphReader) AllRelations(ctx context.Context) ([]noema.GraphEdge, error) {
 	return r.relations(ctx, "", nil)
 }
 
@@ -397,7 +408,7 @@ func (r *graphReader) AllRelations(ctx context.Context) ([]graph.Edge, error) {
 // the pages of the concepts with the given ids, and, unless declaredOnly,
 // those pointing at them (through any key of a concept), each once, in no
 // particular order.
-func (r *graphReader) Relations(ctx context.Context, paths, concepts []string, declaredOnly bool) ([]graph.Edge, error) {
+func (r *graphReader) Relations(ctx context.Context, paths, concepts []string, declaredOnly bool) ([]noema.GraphEdge, error) {
 	pj, cj := jsonArg(paths), jsonArg(concepts)
 	declared := `r.note_id IN (SELECT id FROM notes WHERE path IN (SELECT value FROM json_each(?)))
 		OR r.note_id IN (SELECT page_note_id FROM concepts WHERE id IN (SELECT value FROM json_each(?)))`
@@ -427,9 +438,9 @@ func (r *graphReader) Relations(ctx context.Context, paths, concepts []string, d
 }
 
 // relations reads relation edges; filters name the tables r and n.
-func (r *graphReader) relations(ctx context.Context, filter string, args []any) ([]graph.Edge, error) {
-	out, err := collect(ctx, r.tx, graphRelationsQuery+where(filter), args, func(rows *sql.Rows) (graph.Edge, error) {
-		e := graph.Edge{Kind: graph.KindRelation}
+func (r *graphReader) relations(ctx context.Context, filter string, args []any) ([]noema.GraphEdge, error) {
+	out, err := collect(ctx, r.tx, graphRelationsQuery+where(filter), args, func(rows *sql.Rows) (noema.GraphEdge, error) {
+		e := noema.GraphEdge{Kind: noema.EdgeRelation}
 		var toRef, meta, path string
 		var weight sql.NullFloat64
 		var srcConcept, tgtConcept, tgtNote sql.NullString
@@ -437,7 +448,7 @@ func (r *graphReader) relations(ctx context.Context, filter string, args []any) 
 		if err != nil {
 			return e, err
 		}
-		e.Source = graph.NoteURI(path)
+		e.Source = noema.NoteURI(path)
 		if srcConcept.Valid {
 			e.Source = srcConcept.String
 		}
@@ -445,9 +456,9 @@ func (r *graphReader) relations(ctx context.Context, filter string, args []any) 
 		case tgtConcept.Valid:
 			e.Target = tgtConcept.String
 		case tgtNote.Valid:
-			e.Target = graph.NoteURI(tgtNote.String)
+			e.Target = noema.NoteURI(tgtNote.String)
 		case len(toRef) >= 5 && toRef[:5] == "note:":
-			e.Target, e.Dangling = graph.NoteURI(toRef[5:]), true
+			e.Target, e.Dangling = noema.NoteURI(toRef[5:]), true
 		default:
 			e.Target, e.Dangling = toRef, true
 		}

@@ -5,13 +5,12 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"github.com/noema-mem/noema"
 	"maps"
 	"slices"
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/noema-mem/noema/graph"
 )
 
 // MentionGraph is an immutable in-memory copy of the mention graph: every
@@ -365,7 +364,7 @@ func (g *MentionGraph) resolve(links []linkAt) (order, concepts []int32) {
 	for i, p := range ps {
 		cs[i] = p.c
 	}
-	order = graph.FirstMentions(cs)
+	order = noema.FirstMentions(cs)
 	concepts = slices.Clone(order)
 	slices.Sort(concepts)
 	return order, concepts

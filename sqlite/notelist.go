@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/noema-mem/noema"
-	"github.com/noema-mem/noema/graph"
 )
 
 // ListNotes returns one page of the notes q selects, in its order, and the
@@ -50,7 +49,7 @@ func (db *DB) ListNotes(ctx context.Context, q noema.NoteQuery) (total int, note
 		if n.Tags == nil {
 			n.Tags = []string{}
 		}
-		n.URI = graph.NoteURI(n.Path)
+		n.URI = noema.NoteURI(n.Path)
 		n.Modified = time.Unix(0, mod).UTC()
 		if acc != 0 {
 			n.Accessed = time.Unix(0, acc).UTC()

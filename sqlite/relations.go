@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/noema-mem/noema"
-	"github.com/noema-mem/noema/graph"
 )
 
 // Relation returns the indexed relation with the id and the vault path of
@@ -36,13 +35,13 @@ func (db *DB) Relation(ctx context.Context, id string) (*noema.Relation, string,
 	if err != nil {
 		return nil, "", fmt.Errorf("get relation %s: %w", id, err)
 	}
-	r.From, r.FromLabel = graph.NoteURI(path), title
+	r.From, r.FromLabel = noema.NoteURI(path), title
 	if pageConcept.Valid {
 		r.From, r.FromLabel = pageConcept.String, pageLabel.String
 	}
 	switch p, isNote := strings.CutPrefix(toRef, "note:"); {
 	case isNote:
-		r.To = graph.NoteURI(p)
+		r.To = noema.NoteURI(p)
 		err := db.rd().QueryRowContext(ctx, `SELECT title FROM notes WHERE path = ?`, p).Scan(&r.ToLabel)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):

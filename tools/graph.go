@@ -64,8 +64,8 @@ type ExportOutput struct {
 	NodeCount int `json:"node_count" jsonschema:"nodes in the whole graph"`
 	EdgeCount int `json:"edge_count" jsonschema:"edges in the whole graph"`
 	// Nodes and Edges are the graph (format json; never null then).
-	Nodes []graph.Node `json:"nodes,omitzero" jsonschema:"the graph's notes and concepts (format json)"`
-	Edges []graph.Edge `json:"edges,omitzero" jsonschema:"mentions and relations (format json)"`
+	Nodes []noema.GraphNode `json:"nodes,omitzero" jsonschema:"the graph's notes and concepts (format json)"`
+	Edges []noema.GraphEdge `json:"edges,omitzero" jsonschema:"mentions and relations (format json)"`
 	// Data is the GraphML document (format graphml).
 	Data string `json:"data,omitempty" jsonschema:"the GraphML document (format graphml)"`
 	Budget
@@ -166,13 +166,13 @@ func graphTools() []*Tool {
 		New(Def{
 			Name: "get_node", Command: "graph node", Toolset: "graph", Title: "Get a node", Hints: readOnly,
 			Description: "A concept (by id, label or alias) or a note (by memory:// URI, path, title or alias) as a graph node, with its in/out degree of mentions and relations.",
-		}, func(ctx context.Context, e *Env, in NodeRef) (*graph.Node, error) {
+		}, func(ctx context.Context, e *Env, in NodeRef) (*noema.GraphNode, error) {
 			id, err := nodeID(ctx, e, in.ID)
 			if err != nil {
 				return nil, err
 			}
-			return graph.GetNode(ctx, e.App.DB, id)
-		}, func(w io.Writer, n *graph.Node) {
+			return graph.GetNode(ctx, e.App.GraphIndex, id)
+		}, func(w io.Writer, n *noema.GraphNode) {
 			fmt.Fprintf(w, "%s %s (%s)", n.Kind, n.Label, n.ID)
 			if d := n.Degree; d != nil {
 				fmt.Fprintf(w, ": out %d mentions, %d relations; in %d mentions, %d relations", d.Out.Mentions, d.Out.Relations, d.In.Mentions, d.In.Relations)
@@ -257,7 +257,7 @@ func ExportGraph(ctx context.Context, e *Env, in ExportInput) (*ExportOutput, er
 	if format == "graphml" && in.Cursor != "" {
 		return nil, noema.Errorf(noema.EINVALID, "cursor pages the json export only: a GraphML document is not cut in pages").WithParam("cursor")
 	}
-	g, err := graph.Export(ctx, e.App.DB)
+	g, err := graph.Export(ctx, e.App.GraphIndex)
 	if err != nil {
 		return nil, err
 	}
@@ -277,10 +277,10 @@ func ExportGraph(ctx context.Context, e *Env, in ExportInput) (*ExportOutput, er
 	}
 	out.Nodes, out.Edges = g.Nodes, g.Edges
 	if out.Nodes == nil {
-		out.Nodes = []graph.Node{}
+		out.Nodes = []noema.GraphNode{}
 	}
 	if out.Edges == nil {
-		out.Edges = []graph.Edge{}
+		out.Edges = []noema.GraphEdge{}
 	}
 	var print string
 	var offsets []int

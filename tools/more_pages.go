@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"github.com/noema-mem/noema"
 	"io"
 
 	"github.com/noema-mem/noema/graph"
@@ -15,8 +16,8 @@ import (
 // graph.MaxSubgraphNodes nodes (Capped says so) and when the budget left
 // nodes or edges for later pages (next_cursor).
 type SubgraphOutput struct {
-	Nodes []graph.Node `json:"nodes"`
-	Edges []graph.Edge `json:"edges"`
+	Nodes []noema.GraphNode `json:"nodes"`
+	Edges []noema.GraphEdge `json:"edges"`
 	// Capped is set when the expansion stopped at graph.MaxSubgraphNodes.
 	Capped bool `json:"capped" jsonschema:"true when the expansion stopped at 2,000 nodes"`
 	Budget
@@ -38,7 +39,7 @@ func Subgraph(ctx context.Context, e *Env, in SubgraphInput) (*SubgraphOutput, e
 		}
 		ids[i] = id
 	}
-	g, err := graph.Subgraph(ctx, e.App.DB, ids, in.Depth, in.Type)
+	g, err := graph.Subgraph(ctx, e.App.GraphIndex, ids, in.Depth, in.Type)
 	if err != nil {
 		return nil, err
 	}

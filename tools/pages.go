@@ -236,7 +236,7 @@ func Neighbors(ctx context.Context, e *Env, in NeighborsInput) (*NeighborsOutput
 	if err != nil {
 		return nil, err
 	}
-	res, err := graph.Neighbors(ctx, e.App.DB, id, graph.NeighborOptions{Direction: in.Direction, Type: in.Type, Offset: offset, Limit: in.Limit})
+	res, err := graph.Neighbors(ctx, e.App.GraphIndex, id, graph.NeighborOptions{Direction: in.Direction, Type: in.Type, Offset: offset, Limit: in.Limit})
 	if err != nil {
 		return nil, err
 	}
