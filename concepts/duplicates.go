@@ -602,22 +602,41 @@ func (cs *candidates) bucket(l []int32, ch uint16, limit int) {
 
 // gather runs the string channels; only >= 0 restricts them to one concept.
 func (x *dupIndex) gather(cs *candidates) {
-	keysOf := func(mp map[string][]int32, keys func(n *nameInfo) []string, ch uint16, limit int) {
-		if cs.only < 0 {
-			for _, l := range mp {
-				cs.bucket(l, ch, limit)
-			}
-			return
+	x.gatherKeys(cs, x.folded, func(n *nameInfo) []string { return []string{n.folded} }, chFolded)
+	x.gatherSeveralQualified(cs)
+	x.gatherKeys(cs, x.compact, func(n *nameInfo) []string { return []string{n.compact} }, chCompact)
+	x.gatherEdits(cs)
+	x.gatherKeys(cs, x.version, func(n *nameInfo) []string { return []string{versionKey(n)} }, chVersion)
+	x.gatherTokens(cs)
+	x.gatherHeads(cs)
+	x.gatherAcronyms(cs)
+	x.gatherSpellings(cs)
+	x.gatherSubNames(cs)
+	x.gatherWild(cs)
+	x.gatherTwoClipped(cs)
+	x.gatherClipped(cs)
+}
+
+// gatherKeys pairs the concepts sharing a key of mp (every bucket, or the
+// buckets of cs.only's names, keys giving a name's keys) on channel ch.
+func (x *dupIndex) gatherKeys(cs *candidates, mp map[string][]int32, keys func(n *nameInfo) []string, ch uint16) {
+	if cs.only < 0 {
+		for _, l := range mp {
+			cs.bucket(l, ch, bucketCap)
 		}
-		for i := range x.names[cs.only] {
-			for _, k := range keys(&x.names[cs.only][i]) {
-				cs.bucket(mp[k], ch, limit)
-			}
+		return
+	}
+	for i := range x.names[cs.only] {
+		for _, k := range keys(&x.names[cs.only][i]) {
+			cs.bucket(mp[k], ch, bucketCap)
 		}
 	}
-	keysOf(x.folded, func(n *nameInfo) []string { return []string{n.folded} }, chFolded, bucketCap)
-	// A bare name with two qualified forms or more names one of them, or
-	// another thing: the context picks.
+}
+
+// gatherSeveralQualified pairs a bare name with its qualified forms when
+// it has two or more: the bare name names one of them, or another thing,
+// and the context picks.
+func (x *dupIndex) gatherSeveralQualified(cs *candidates) {
 	for k, l := range x.folded {
 		if len(l) < 3 || len(l) > bucketCap {
 			continue
@@ -644,7 +663,10 @@ func (x *dupIndex) gather(cs *candidates) {
 			}
 		}
 	}
-	keysOf(x.compact, func(n *nameInfo) []string { return []string{n.compact} }, chCompact, bucketCap)
+}
+
+// gatherEdits pairs the names sharing a deletion hash: a typo apart.
+func (x *dupIndex) gatherEdits(cs *candidates) {
 	if cs.only < 0 {
 		for _, l := range x.deletion {
 			cs.bucket(l, chEdit, bucketCap)
@@ -657,9 +679,12 @@ func (x *dupIndex) gather(cs *candidates) {
 			}
 		}
 	}
-	keysOf(x.version, func(n *nameInfo) []string { return []string{versionKey(n)} }, chVersion, bucketCap)
-	// Shared words: only pairs whose names differ by at most a word each
-	// way, or one's words all in the other's, are worth judging.
+}
+
+// gatherTokens pairs the names sharing a word. Only pairs whose names
+// differ by at most a word each way, or one's words all in the other's,
+// are worth judging.
+func (x *dupIndex) gatherTokens(cs *candidates) {
 	tokenPairs := func(l []int32) {
 		if len(l) < 2 || len(l) > tokenBucketCap {
 			return
@@ -688,8 +713,11 @@ func (x *dupIndex) gather(cs *candidates) {
 			}
 		}
 	}
-	// Head words: a name equal to another's core ("raft" and the core
-	// "\x00raft" of "raft consensus algorithm").
+}
+
+// gatherHeads pairs a name with the names whose core it is ("raft" and
+// the core "\x00raft" of "raft consensus algorithm").
+func (x *dupIndex) gatherHeads(cs *candidates) {
 	for k, l := range x.core {
 		if strings.HasPrefix(k, "\x00") {
 			continue
@@ -704,9 +732,12 @@ func (x *dupIndex) gather(cs *candidates) {
 			}
 		}
 	}
-	// Acronyms: a name written as an acronym equal to the initials of
-	// another. An acronym of more concepts than one is judged only when
-	// the context picks the expansion (judgeSim).
+}
+
+// gatherAcronyms pairs a name written as an acronym with the names whose
+// initials it is. An acronym of more concepts than one is judged only
+// when the context picks the expansion (judgeSim).
+func (x *dupIndex) gatherAcronyms(cs *candidates) {
 	for i, names := range x.names {
 		for _, n := range names {
 			for _, k := range acronymKeys(&n) {
@@ -738,14 +769,20 @@ func (x *dupIndex) gather(cs *candidates) {
 			}
 		}
 	}
-	// British and American spellings of one name.
+}
+
+// gatherSpellings pairs the British and American spellings of one name.
+func (x *dupIndex) gatherSpellings(cs *candidates) {
 	for k, l := range x.variant {
 		if cs.only >= 0 && !slices.Contains(l, cs.only) && !slices.Contains(x.folded[k], cs.only) {
 			continue
 		}
 		cs.bucket(append(slices.Clone(l), x.folded[k]...), chSpelling, bucketCap)
 	}
-	// A name and the names adding a word or two to it.
+}
+
+// gatherSubNames pairs a name with the names adding a word or two to it.
+func (x *dupIndex) gatherSubNames(cs *candidates) {
 	if cs.only < 0 {
 		for k, l := range x.sub {
 			if f := x.folded[k]; len(f) > 0 && len(l) <= bucketCap {
@@ -768,6 +805,11 @@ func (x *dupIndex) gather(cs *candidates) {
 			}
 		}
 	}
+}
+
+// gatherWild pairs the names sharing a wild key ("d* server"): a
+// clipped word meets its full form.
+func (x *dupIndex) gatherWild(cs *candidates) {
 	if cs.only < 0 {
 		for _, l := range x.wild {
 			cs.bucket(l, chAbbrev, bucketCap)
@@ -783,8 +825,11 @@ func (x *dupIndex) gather(cs *candidates) {
 			}
 		}
 	}
-	// Two clipped words: a name with two short words or more against the
-	// names of the same initials.
+}
+
+// gatherTwoClipped pairs a name of two clipped words or more with the
+// names of the same initials ("env var" / "environment variable").
+func (x *dupIndex) gatherTwoClipped(cs *candidates) {
 	for i, names := range x.names {
 		if cs.only >= 0 && int32(i) != cs.only {
 			continue
@@ -809,7 +854,11 @@ func (x *dupIndex) gather(cs *candidates) {
 			}
 		}
 	}
-	// Clipped and contracted words, numeronyms.
+}
+
+// gatherClipped pairs the names with a clipped or contracted word, or a
+// numeronym ("k8s"), with the names holding its full form.
+func (x *dupIndex) gatherClipped(cs *candidates) {
 	pairs := func(short []int32, long []int32) {
 		if len(long) > tokenBucketCap*2 {
 			return
