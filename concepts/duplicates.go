@@ -2562,17 +2562,10 @@ type dupState struct {
 // for merge_concepts, and the look-alike pairs that must not be merged.
 // emb may be nil (no embedding evidence).
 func (s *Service) Duplicates(ctx context.Context, in DuplicatesInput, emb Embeddings) (*DuplicatesResult, error) {
-	if in.Offset < 0 {
-		return nil, noema.Errorf(noema.EINVALID, "offset must be >= 0").WithParam("offset")
+	limit, err := checkDuplicates(in)
+	if err != nil {
+		return nil, err
 	}
-	if in.MinScore < 0 || in.MinScore > 1 || math.IsNaN(in.MinScore) {
-		return nil, noema.Errorf(noema.EINVALID, "min_score must be between 0 and 1").WithParam("min_score")
-	}
-	limit := in.Limit
-	if limit <= 0 {
-		limit = DefaultDuplicateLimit
-	}
-	limit = min(limit, MaxDuplicateLimit)
 	di, ok := s.DB.(duplicateIndex)
 	if !ok {
 		return nil, noema.Errorf(noema.EINTERNAL, "the index cannot report concept statistics")
@@ -2582,122 +2575,194 @@ func (s *Service) Duplicates(ctx context.Context, in DuplicatesInput, emb Embedd
 		return nil, err
 	}
 	m.dups.once.Do(func() { m.dups.x = buildDupIndex(m) })
-	x := m.dups.x
+	r := &dupRun{di: di, m: m, x: m.dups.x, minScore: in.MinScore, only: -1}
 	res := &DuplicatesResult{Groups: []DupGroup{}, DoNotMerge: []DoNotMerge{}, Offset: in.Offset, Limit: limit, Concepts: len(m.ids), Warnings: []string{}}
-
-	only := int32(-1)
 	if c := strings.TrimSpace(in.Concept); c != "" {
-		con, err := s.Get(ctx, c)
-		if err != nil {
+		if r.only, err = s.dupFocus(ctx, r.x, c); err != nil {
 			return nil, err
 		}
-		i, found := x.pos[con.ID]
-		if !found {
-			return nil, noema.Errorf(noema.ENOTFOUND, "no concept %q (try find_concepts)", c)
-		}
-		only = i
 	}
-
-	cons := make([]dupConcept, len(m.ids))
+	r.cons = make([]dupConcept, len(m.ids))
 	for i, id := range m.ids {
-		cons[i] = dupConcept{id: id, label: m.labels[i], names: x.names[i], support: x.support(i), vocab: x.token}
+		r.cons[i] = dupConcept{id: id, label: m.labels[i], names: r.x.names[i], support: r.x.support(i), vocab: r.x.token}
 	}
 	if emb != nil {
-		name, vecs, err := emb.ConceptVectors(ctx)
-		res.Embedder = name
-		if err != nil {
-			res.Warnings = append(res.Warnings, "embedding similarity: "+noema.ErrorMessage(err))
-		}
-		missing := 0
-		for i := range cons {
-			cons[i].vec = vecs[cons[i].id]
-			if cons[i].vec == nil {
-				missing++
-			}
-		}
-		if missing > 0 && len(vecs) > 0 {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("%d of %d concepts have no vector yet: their pairs have no embedding evidence", missing, len(cons)))
-		}
-		if strings.HasPrefix(name, "builtin/") {
-			res.Warnings = append(res.Warnings, "the builtin embedder sees spelling, not meaning: synonyms spelled differently are not found; configure a model embedder for those")
-		}
+		r.addVectors(ctx, emb, res)
 	}
-	load := func(ids []string) error {
-		return di.DuplicateStats(ctx, ids, func(id string, mentions int, page string, explicit bool, created int64, nb []int64) {
-			if i, ok := x.pos[id]; ok {
-				cons[i].dupStats = dupStats{Mentions: mentions, HasPage: page != "", Page: page, Explicit: explicit, Created: created, Neighbors: nb}
-			}
-		})
-	}
-	var loadContext func([]int32)
-	var ctxErr error
 	if ci, ok := s.DB.(contextIndex); ok {
-		loadContext = func(idx []int32) {
-			ids := make([]string, len(idx))
-			for i, c := range idx {
-				ids[i] = m.ids[c]
-			}
-			ctxErr = loadContexts(ctx, ci, ids, func(id string) *dupConcept { return &cons[x.pos[id]] })
-		}
+		r.ci = ci
 	}
 	var groups []DupGroup
 	var dnm []DoNotMerge
-	if only < 0 {
-		if err := load(nil); err != nil {
-			return nil, err
-		}
-		groups, dnm = analyseVault(x, cons, in.MinScore, loadContext)
+	if r.only < 0 {
+		groups, dnm, err = r.analyseAll(ctx)
 	} else {
-		cs := &candidates{pairs: map[uint64]uint16{}, only: only}
-		x.gather(cs)
-		embeddingCandidates(cs, vectorsOf(cons), embedReview, x.lsh)
-		err := di.ConceptsSharingNotes(ctx, m.ids[only], func(other string, n int) {
-			if i, ok := x.pos[other]; ok && n >= 2 {
-				cs.add(only, i, chNeighbors)
-			}
-		})
-		if err != nil {
-			return nil, err
-		}
-		// Stats of the concept and its candidates, and of their
-		// candidates' candidates' ... is not needed: the group is the
-		// concept and the concepts judged alike to it.
-		ids := []string{m.ids[only]}
-		for k := range cs.pairs {
-			a, b := int32(k>>32), int32(uint32(k))
-			ids = append(ids, m.ids[a+b-only])
-		}
-		if err := load(ids); err != nil {
-			return nil, err
-		}
-		groups, dnm = analyse(cs, cons, in.MinScore, loadContext)
+		groups, dnm, err = r.analyseConcept(ctx)
 	}
+	if err != nil {
+		return nil, err
+	}
+	pageDuplicates(res, groups, dnm, in.Offset, limit)
+	return res, nil
+}
+
+// checkDuplicates validates in and returns its limit, defaulted and
+// clamped.
+func checkDuplicates(in DuplicatesInput) (int, error) {
+	if in.Offset < 0 {
+		return 0, noema.Errorf(noema.EINVALID, "offset must be >= 0").WithParam("offset")
+	}
+	if in.MinScore < 0 || in.MinScore > 1 || math.IsNaN(in.MinScore) {
+		return 0, noema.Errorf(noema.EINVALID, "min_score must be between 0 and 1").WithParam("min_score")
+	}
+	limit := in.Limit
+	if limit <= 0 {
+		limit = DefaultDuplicateLimit
+	}
+	return min(limit, MaxDuplicateLimit), nil
+}
+
+// dupFocus returns the index in x of the concept ref names.
+func (s *Service) dupFocus(ctx context.Context, x *dupIndex, ref string) (int32, error) {
+	con, err := s.Get(ctx, ref)
+	if err != nil {
+		return -1, err
+	}
+	i, found := x.pos[con.ID]
+	if !found {
+		return -1, noema.Errorf(noema.ENOTFOUND, "no concept %q (try find_concepts)", ref)
+	}
+	return i, nil
+}
+
+// dupRun is one analyze_duplicates call: the concepts with what is loaded
+// of them, and the index that loads the rest.
+type dupRun struct {
+	di       duplicateIndex
+	ci       contextIndex // nil: no context evidence
+	m        *matcher
+	x        *dupIndex
+	cons     []dupConcept
+	minScore float64
+	only     int32 // the concept whose group is asked for, -1 for all
+}
+
+// addVectors gives the concepts their embeddings, warning of what is
+// missing and of an embedder that sees only spelling.
+func (r *dupRun) addVectors(ctx context.Context, emb Embeddings, res *DuplicatesResult) {
+	name, vecs, err := emb.ConceptVectors(ctx)
+	res.Embedder = name
+	if err != nil {
+		res.Warnings = append(res.Warnings, "embedding similarity: "+noema.ErrorMessage(err))
+	}
+	missing := 0
+	for i := range r.cons {
+		r.cons[i].vec = vecs[r.cons[i].id]
+		if r.cons[i].vec == nil {
+			missing++
+		}
+	}
+	if missing > 0 && len(vecs) > 0 {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of %d concepts have no vector yet: their pairs have no embedding evidence", missing, len(r.cons)))
+	}
+	if strings.HasPrefix(name, "builtin/") {
+		res.Warnings = append(res.Warnings, "the builtin embedder sees spelling, not meaning: synonyms spelled differently are not found; configure a model embedder for those")
+	}
+}
+
+// loadStats loads the statistics of the concepts among ids (all for nil).
+func (r *dupRun) loadStats(ctx context.Context, ids []string) error {
+	return r.di.DuplicateStats(ctx, ids, func(id string, mentions int, page string, explicit bool, created int64, nb []int64) {
+		if i, ok := r.x.pos[id]; ok {
+			r.cons[i].dupStats = dupStats{Mentions: mentions, HasPage: page != "", Page: page, Explicit: explicit, Created: created, Neighbors: nb}
+		}
+	})
+}
+
+// contextLoader returns analyse's loadContext, nil without a context
+// index; the first error it meets is left in *errp.
+func (r *dupRun) contextLoader(ctx context.Context, errp *error) func([]int32) {
+	if r.ci == nil {
+		return nil
+	}
+	return func(idx []int32) {
+		ids := make([]string, len(idx))
+		for i, c := range idx {
+			ids[i] = r.m.ids[c]
+		}
+		*errp = loadContexts(ctx, r.ci, ids, func(id string) *dupConcept { return &r.cons[r.x.pos[id]] })
+	}
+}
+
+// analyseAll judges and groups the candidates among all concepts.
+func (r *dupRun) analyseAll(ctx context.Context) ([]DupGroup, []DoNotMerge, error) {
+	if err := r.loadStats(ctx, nil); err != nil {
+		return nil, nil, err
+	}
+	var ctxErr error
+	groups, dnm := analyseVault(r.x, r.cons, r.minScore, r.contextLoader(ctx, &ctxErr))
 	if ctxErr != nil {
-		return nil, ctxErr
+		return nil, nil, ctxErr
 	}
-	if only >= 0 {
-		id := m.ids[only]
-		var keep []DupGroup
-		for _, g := range groups {
-			if slices.ContainsFunc(g.Members, func(mm DupMember) bool { return mm.ID == id }) {
-				keep = append(keep, g)
-			}
+	return groups, dnm, nil
+}
+
+// analyseConcept judges the candidates of one concept and returns the
+// groups holding it.
+func (r *dupRun) analyseConcept(ctx context.Context) ([]DupGroup, []DoNotMerge, error) {
+	only, x, m := r.only, r.x, r.m
+	cs := &candidates{pairs: map[uint64]uint16{}, only: only}
+	x.gather(cs)
+	embeddingCandidates(cs, vectorsOf(r.cons), embedReview, x.lsh)
+	err := r.di.ConceptsSharingNotes(ctx, m.ids[only], func(other string, n int) {
+		if i, ok := x.pos[other]; ok && n >= 2 {
+			cs.add(only, i, chNeighbors)
 		}
-		groups = keep
+	})
+	if err != nil {
+		return nil, nil, err
 	}
+	// Stats of the concept and its candidates, and of their
+	// candidates' candidates' ... is not needed: the group is the
+	// concept and the concepts judged alike to it.
+	ids := []string{m.ids[only]}
+	for k := range cs.pairs {
+		a, b := int32(k>>32), int32(uint32(k))
+		ids = append(ids, m.ids[a+b-only])
+	}
+	if err := r.loadStats(ctx, ids); err != nil {
+		return nil, nil, err
+	}
+	var ctxErr error
+	groups, dnm := analyse(cs, r.cons, r.minScore, r.contextLoader(ctx, &ctxErr))
+	if ctxErr != nil {
+		return nil, nil, ctxErr
+	}
+	id := m.ids[only]
+	var keep []DupGroup
+	for _, g := range groups {
+		if slices.ContainsFunc(g.Members, func(mm DupMember) bool { return mm.ID == id }) {
+			keep = append(keep, g)
+		}
+	}
+	return keep, dnm, nil
+}
+
+// pageDuplicates puts the page of groups from offset, at most limit, and
+// the first do-not-merge pairs in res.
+func pageDuplicates(res *DuplicatesResult, groups []DupGroup, dnm []DoNotMerge, offset, limit int) {
 	res.Total = len(groups)
-	if in.Offset < len(groups) {
-		res.Groups = groups[in.Offset:min(len(groups), in.Offset+limit)]
+	if offset < len(groups) {
+		res.Groups = groups[offset:min(len(groups), offset+limit)]
 	}
 	if res.Groups == nil {
 		res.Groups = []DupGroup{}
 	}
-	res.HasMore = in.Offset+len(res.Groups) < res.Total
+	res.HasMore = offset+len(res.Groups) < res.Total
 	if len(dnm) > MaxDuplicateLimit {
 		dnm = dnm[:MaxDuplicateLimit]
 	}
 	if dnm != nil {
 		res.DoNotMerge = dnm
 	}
-	return res, nil
 }
