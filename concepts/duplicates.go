@@ -1235,75 +1235,15 @@ type judgement struct {
 }
 
 // compareNames judges two names of different concepts; vocab, when not
-// nil, is the vault's words by the concepts using them.
+// nil, is the vault's words by the concepts using them. The rules run in
+// order and the first that decides is the judgement.
 func compareNames(a, b *nameInfo, vocab map[string][]int32) judgement {
 	j := judgement{names: [2]string{a.text, b.text}}
 	j.fuzzy = fuzzy.WRatio(a.proc, b.proc, 0)
 	if a.folded == "" || b.folded == "" {
 		return j
 	}
-	// File names and code identifiers are exact: never merged with a
-	// plain name, nor with another spelling of themselves.
-	if a.file || b.file {
-		j.veto = "file_name: a file name names that file only"
-		return j
-	}
-	if a.ident || b.ident {
-		j.veto = "code_identifier: a code identifier is exact"
-		return j
-	}
-	if numeronym(a, b) || numeronym(b, a) {
-		j.score, j.verdict = 0.85, VerdictReview
-		j.evidence = append(j.evidence, "numeronym")
-		return j
-	}
-	if !slices.Equal(a.numbers, b.numbers) {
-		j.veto = "version_number: the numbers differ (" + numberDiff(a.numbers, b.numbers) + ")"
-		return j
-	}
-	if dottedWord(a.text) != dottedWord(b.text) && a.compact == b.compact {
-		// "Mass." is Massachusetts, not mass.
-		j.veto = fmt.Sprintf("abbreviation_not_word: %q is an abbreviation, %q a word", a.text, b.text)
-		return j
-	}
-	if a.folded == b.folded {
-		j.folded = true
-		j.score, j.verdict = 1, VerdictMerge
-		j.evidence = append(j.evidence, "folded_key")
-		j.evidence = append(j.evidence, foldDetails(a, b)...)
-		return j
-	}
-	if a.compact == b.compact || a.full == b.full {
-		// Before the opposites: "multi tenant" is "multitenant", spaced.
-		j.score, j.verdict = 0.98, VerdictMerge
-		j.evidence = append(j.evidence, "spacing")
-		return j
-	}
-	if r := opposite(a.content, b.content); r != "" {
-		j.veto = r
-		return j
-	}
-	if spellingVariant(a, b) {
-		// "colour" / "color", "catalogue" / "catalog", "organisation" /
-		// "organization": one word in British and American spelling.
-		j.score, j.verdict = 0.95, VerdictMerge
-		j.evidence = append(j.evidence, "spelling_variant")
-		return j
-	}
-	if d, ok := typo(a, b, vocab); ok {
-		j.score, j.verdict = math.Max(0.9, j.fuzzy/100-0.01*float64(d-1)), VerdictMerge
-		j.evidence = append(j.evidence, "typo")
-		return j
-	}
-	if a.qualBase != "" && a.qualBase == b.folded || b.qualBase != "" && b.qualBase == a.folded {
-		if initialUpper(a.text) != initialUpper(b.text) {
-			// "Turkey" / "turkey (bird)", "Helm" / "helm (ship)": a
-			// capitalised name and a common noun the qualifier
-			// explains, as a typo keeps its case.
-			return j
-		}
-		j.score, j.verdict = 0.8, VerdictReview
-		j.evidence = append(j.evidence, "qualifier")
+	if j.byExactness(a, b) || j.bySpelling(a, b, vocab) {
 		return j
 	}
 	short, long := a, b
@@ -1313,20 +1253,113 @@ func compareNames(a, b *nameInfo, vocab map[string][]int32) judgement {
 	if len(short.content) == len(long.content) && !short.acro && long.acro {
 		short, long = long, short // "tuberculosis" / "TB"
 	}
+	if j.byShortForm(short, long) || j.byNarrowing(short, long) {
+		return j
+	}
+	if x, y, ok := derived(a.content, b.content); ok {
+		j.veto = fmt.Sprintf("derived_word: %q and %q are different words", x, y)
+		return j
+	}
+	if len(a.content) == len(b.content) {
+		j.byWords(a, b, vocab)
+	}
+	return j
+}
+
+// byExactness decides the pairs told apart by a name that must stay exact
+// (a file, a code identifier), by their numbers or by an abbreviation's
+// dot, and numeronyms.
+func (j *judgement) byExactness(a, b *nameInfo) bool {
+	// File names and code identifiers are exact: never merged with a
+	// plain name, nor with another spelling of themselves.
+	if a.file || b.file {
+		j.veto = "file_name: a file name names that file only"
+		return true
+	}
+	if a.ident || b.ident {
+		j.veto = "code_identifier: a code identifier is exact"
+		return true
+	}
+	if numeronym(a, b) || numeronym(b, a) {
+		j.score, j.verdict = 0.85, VerdictReview
+		j.evidence = append(j.evidence, "numeronym")
+		return true
+	}
+	if !slices.Equal(a.numbers, b.numbers) {
+		j.veto = "version_number: the numbers differ (" + numberDiff(a.numbers, b.numbers) + ")"
+		return true
+	}
+	if dottedWord(a.text) != dottedWord(b.text) && a.compact == b.compact {
+		// "Mass." is Massachusetts, not mass.
+		j.veto = fmt.Sprintf("abbreviation_not_word: %q is an abbreviation, %q a word", a.text, b.text)
+		return true
+	}
+	return false
+}
+
+// bySpelling decides the pairs of one name spelled otherwise: folded,
+// spaced, British and American, a typo, a qualifier — or opposites.
+func (j *judgement) bySpelling(a, b *nameInfo, vocab map[string][]int32) bool {
+	if a.folded == b.folded {
+		j.folded = true
+		j.score, j.verdict = 1, VerdictMerge
+		j.evidence = append(j.evidence, "folded_key")
+		j.evidence = append(j.evidence, foldDetails(a, b)...)
+		return true
+	}
+	if a.compact == b.compact || a.full == b.full {
+		// Before the opposites: "multi tenant" is "multitenant", spaced.
+		j.score, j.verdict = 0.98, VerdictMerge
+		j.evidence = append(j.evidence, "spacing")
+		return true
+	}
+	if r := opposite(a.content, b.content); r != "" {
+		j.veto = r
+		return true
+	}
+	if spellingVariant(a, b) {
+		// "colour" / "color", "catalogue" / "catalog", "organisation" /
+		// "organization": one word in British and American spelling.
+		j.score, j.verdict = 0.95, VerdictMerge
+		j.evidence = append(j.evidence, "spelling_variant")
+		return true
+	}
+	if d, ok := typo(a, b, vocab); ok {
+		j.score, j.verdict = math.Max(0.9, j.fuzzy/100-0.01*float64(d-1)), VerdictMerge
+		j.evidence = append(j.evidence, "typo")
+		return true
+	}
+	if a.qualBase != "" && a.qualBase == b.folded || b.qualBase != "" && b.qualBase == a.folded {
+		if initialUpper(a.text) != initialUpper(b.text) {
+			// "Turkey" / "turkey (bird)", "Helm" / "helm (ship)": a
+			// capitalised name and a common noun the qualifier
+			// explains, as a typo keeps its case.
+			return true
+		}
+		j.score, j.verdict = 0.8, VerdictReview
+		j.evidence = append(j.evidence, "qualifier")
+		return true
+	}
+	return false
+}
+
+// byShortForm decides the pairs of a name and its short form: an acronym,
+// a surname, a country and a place named after it.
+func (j *judgement) byShortForm(short, long *nameInfo) bool {
 	if ok, inner := acronymOf(short, long); ok {
 		j.score, j.verdict = 0.8, VerdictReview
 		j.evidence = append(j.evidence, "acronym")
 		// Letters from inside words are a looser fit ("CSS" / "constraint
 		// satisfaction"): with context only.
 		j.weak = inner
-		return j
+		return true
 	}
 	if partialAcronym(short, long) {
 		// "LRU cache" / "least recently used cache": the words around
 		// the acronym are the same.
 		j.score, j.verdict = 0.8, VerdictReview
 		j.evidence = append(j.evidence, "acronym")
-		return j
+		return true
 	}
 	if personName(short, long) {
 		// "Alan Turing" / "Turing": a surname and the full name; a
@@ -1336,16 +1369,22 @@ func compareNames(a, b *nameInfo, vocab map[string][]int32) judgement {
 		// A surname alone is as often a place or a company ("Ford",
 		// "Jordan"): with context only.
 		j.weak = true
-		return j
+		return true
 	}
 	if countryPlace(short, long) {
 		j.veto = fmt.Sprintf("country_and_place: %q is a place named after the country %q", long.text, short.text)
-		return j
+		return true
 	}
+	return false
+}
+
+// byNarrowing decides the pairs of a name and a longer one containing it:
+// the same with a generic head word, a kind of it, or narrower.
+func (j *judgement) byNarrowing(short, long *nameInfo) bool {
 	if len(short.content) < len(long.content) && qualifiedBy(short, long) {
 		j.score, j.verdict = 0.8, VerdictReview
 		j.evidence = append(j.evidence, "qualifier_word")
-		return j
+		return true
 	}
 	if len(short.content) < len(long.content) {
 		switch {
@@ -1353,50 +1392,50 @@ func compareNames(a, b *nameInfo, vocab map[string][]int32) judgement {
 			(short.upper || !slices.ContainsFunc(long.content[len(short.content):], func(w string) bool { return productHeads[w] })):
 			j.score, j.verdict = 0.9, VerdictMerge
 			j.evidence = append(j.evidence, "generic_head_word")
-			return j
+			return true
 		case hasSuffix(long.content, short.content) || hasSuffix(long.parts, short.parts):
 			j.veto = fmt.Sprintf("compound_and_head_word: %q is a kind of %q, not the same", long.text, short.text)
-			return j
+			return true
 		case hasPrefix(long.content, short.content):
 			j.veto = fmt.Sprintf("more_specific: %q narrows %q", long.text, short.text)
-			return j
+			return true
 		}
 	}
-	if x, y, ok := derived(a.content, b.content); ok {
-		j.veto = fmt.Sprintf("derived_word: %q and %q are different words", x, y)
-		return j
-	}
-	if len(a.content) == len(b.content) {
-		diff := -1
-		n := 0
-		abbr, weak := true, false
-		for i := range a.content {
-			if a.content[i] != b.content[i] {
-				diff, n = i, n+1
-				ok, w := shortens(a.content[i], b.content[i], len(a.content) == 1, a, b, vocab)
-				abbr, weak = abbr && ok, weak || w
-			}
-		}
-		if n >= 1 && abbr {
-			j.score, j.verdict = 0.85, VerdictReview
-			j.evidence = append(j.evidence, "abbreviation")
-			j.weak = weak
-			return j
-		}
-		if n == 1 {
-			x, y := a.content[diff], b.content[diff]
-			if rx, ry := []rune(x), []rune(y); min(len(rx), len(ry)) >= 5 && osa(rx, ry, 2) <= 2 {
-				return j // two spellings of one word, or two words: no call
-			}
-			if len(a.content) >= 2 {
-				j.veto = fmt.Sprintf("siblings: the names differ by one word (%q / %q)", x, y)
-			} else {
-				j.veto = fmt.Sprintf("different_words: %q and %q are different words", x, y)
-			}
-			return j
+	return false
+}
+
+// byWords decides the pairs of names of as many words: one abbreviating
+// the other's words, siblings differing by one word.
+func (j *judgement) byWords(a, b *nameInfo, vocab map[string][]int32) bool {
+	diff := -1
+	n := 0
+	abbr, weak := true, false
+	for i := range a.content {
+		if a.content[i] != b.content[i] {
+			diff, n = i, n+1
+			ok, w := shortens(a.content[i], b.content[i], len(a.content) == 1, a, b, vocab)
+			abbr, weak = abbr && ok, weak || w
 		}
 	}
-	return j
+	if n >= 1 && abbr {
+		j.score, j.verdict = 0.85, VerdictReview
+		j.evidence = append(j.evidence, "abbreviation")
+		j.weak = weak
+		return true
+	}
+	if n == 1 {
+		x, y := a.content[diff], b.content[diff]
+		if rx, ry := []rune(x), []rune(y); min(len(rx), len(ry)) >= 5 && osa(rx, ry, 2) <= 2 {
+			return true // two spellings of one word, or two words: no call
+		}
+		if len(a.content) >= 2 {
+			j.veto = fmt.Sprintf("siblings: the names differ by one word (%q / %q)", x, y)
+		} else {
+			j.veto = fmt.Sprintf("different_words: %q and %q are different words", x, y)
+		}
+		return true
+	}
+	return false
 }
 
 func numberDiff(a, b []string) string {
