@@ -319,6 +319,8 @@ type dupIndex struct {
 	lsh  *lshCache
 }
 
+// buildDupIndex indexes every name of m's concepts under the keys of the
+// candidate channels.
 func buildDupIndex(m *matcher) *dupIndex {
 	x := &dupIndex{
 		names:        make([][]nameInfo, len(m.ids)),
@@ -342,13 +344,6 @@ func buildDupIndex(m *matcher) *dupIndex {
 		runs:         map[string][]int32{},
 		lsh:          &lshCache{},
 	}
-	add := func(mp map[string][]int32, k string, c int32) {
-		l := mp[k]
-		if len(l) > 0 && l[len(l)-1] == c {
-			return
-		}
-		mp[k] = append(l, c)
-	}
 	for i := range m.ids {
 		c := int32(i)
 		x.pos[m.ids[i]] = c
@@ -359,96 +354,123 @@ func buildDupIndex(m *matcher) *dupIndex {
 			if n.folded == "" {
 				continue
 			}
-			add(x.folded, n.folded, c)
-			add(x.compact, n.compact, c)
-			if n.full != n.compact {
-				add(x.compact, n.full, c)
-			}
-			if n.qualBase != "" {
-				add(x.folded, n.qualBase, c)
-			}
-			for _, k := range subKeys(n.content) {
-				add(x.sub, k, c)
-			}
-			if len(n.content) >= 2 && len(n.content) <= 6 {
-				for i, w := range n.content {
-					ws := slices.Clone(n.content)
-					ws[i] = string([]rune(w)[:1]) + "*"
-					add(x.wild, strings.Join(ws, " "), c)
-				}
-			}
-			if k := allWildKey(&n); k != "" {
-				add(x.initialsWild, k, c)
-			}
-			// One-word names only: a clipped word among others meets its
-			// full form through the wild keys.
-			if w := n.content[0]; len(n.content) == 1 {
-				r := []rune(w)
-				if len(r) >= 3 && len(r) <= 8 {
-					add(x.short, w, c)
-				}
-				if contractions[w] {
-					add(x.shortFL, string(r[0])+string(r[len(r)-1]), c)
-				}
-				if len(r) >= 5 {
-					for k := 3; k <= min(8, len(r)-2); k++ {
-						add(x.longPre, string(r[:k]), c)
-					}
-					add(x.longFL, string(r[0])+string(r[len(r)-1]), c)
-					add(x.longFL, fmt.Sprintf("#%c%d%c", r[0], len(r)-2, r[len(r)-1]), c)
-				}
-			}
-			for _, d := range deletionHashes(n.compact, n.raw) {
-				l := x.deletion[d]
-				if len(l) == 0 || l[len(l)-1] != c {
-					x.deletion[d] = append(l, c)
-				}
-			}
-			for _, w := range n.content {
-				if len(w) >= 2 {
-					add(x.token, w, c)
-				}
-			}
-			for _, w := range n.parts {
-				if len(w) >= 2 && !slices.Contains(n.content, w) {
-					add(x.token, w, c)
-				}
-			}
-			add(x.core, strings.Join(n.content, " "), c)
-			if len(n.core) < len(n.content) {
-				add(x.core, "\x00"+strings.Join(n.core, " "), c)
-			}
-			if k := versionKey(&n); k != "" {
-				add(x.version, k, c)
-			}
-			if n.variant != "" {
-				add(x.variant, n.variant, c)
-			}
-			for _, k := range runKeys(&n) {
-				add(x.runs, k, c)
-			}
-			if len(n.content) == 1 && !n.acro {
-				for _, k := range oneWordKeys(n.content[0]) {
-					add(x.oneWord, k, c)
-				}
-			}
-			if len(n.all) >= 2 && len(n.all) <= 6 {
-				for _, k := range runInitials(n.all) {
-					if len(k) >= 2 {
-						add(x.initials, k, c)
-					}
-				}
-			}
-			for _, ws := range acronymSources(&n) {
-				var b strings.Builder
-				for _, w := range ws {
-					b.WriteString(string([]rune(w)[:1]))
-				}
-				add(x.initials, b.String(), c)
-			}
+			x.addSpellingKeys(&n, c)
+			x.addWordKeys(&n, c)
+			x.addAcronymKeys(&n, c)
 		}
 	}
 	return x
+}
+
+// addKey files concept c under k in mp, once.
+func addKey(mp map[string][]int32, k string, c int32) {
+	l := mp[k]
+	if len(l) > 0 && l[len(l)-1] == c {
+		return
+	}
+	mp[k] = append(l, c)
+}
+
+// addSpellingKeys files concept c under the keys of name n's spellings:
+// folded, compact, qualified, wild, deletions, version and variant.
+func (x *dupIndex) addSpellingKeys(n *nameInfo, c int32) {
+	addKey(x.folded, n.folded, c)
+	addKey(x.compact, n.compact, c)
+	if n.full != n.compact {
+		addKey(x.compact, n.full, c)
+	}
+	if n.qualBase != "" {
+		addKey(x.folded, n.qualBase, c)
+	}
+	for _, k := range subKeys(n.content) {
+		addKey(x.sub, k, c)
+	}
+	if len(n.content) >= 2 && len(n.content) <= 6 {
+		for i, w := range n.content {
+			ws := slices.Clone(n.content)
+			ws[i] = string([]rune(w)[:1]) + "*"
+			addKey(x.wild, strings.Join(ws, " "), c)
+		}
+	}
+	if k := allWildKey(n); k != "" {
+		addKey(x.initialsWild, k, c)
+	}
+	for _, d := range deletionHashes(n.compact, n.raw) {
+		l := x.deletion[d]
+		if len(l) == 0 || l[len(l)-1] != c {
+			x.deletion[d] = append(l, c)
+		}
+	}
+	if k := versionKey(n); k != "" {
+		addKey(x.version, k, c)
+	}
+	if n.variant != "" {
+		addKey(x.variant, n.variant, c)
+	}
+}
+
+// addWordKeys files concept c under the keys of name n's words: clipped
+// and contracted words, tokens, core and one-word keys.
+func (x *dupIndex) addWordKeys(n *nameInfo, c int32) {
+	// One-word names only: a clipped word among others meets its
+	// full form through the wild keys.
+	if w := n.content[0]; len(n.content) == 1 {
+		r := []rune(w)
+		if len(r) >= 3 && len(r) <= 8 {
+			addKey(x.short, w, c)
+		}
+		if contractions[w] {
+			addKey(x.shortFL, string(r[0])+string(r[len(r)-1]), c)
+		}
+		if len(r) >= 5 {
+			for k := 3; k <= min(8, len(r)-2); k++ {
+				addKey(x.longPre, string(r[:k]), c)
+			}
+			addKey(x.longFL, string(r[0])+string(r[len(r)-1]), c)
+			addKey(x.longFL, fmt.Sprintf("#%c%d%c", r[0], len(r)-2, r[len(r)-1]), c)
+		}
+	}
+	for _, w := range n.content {
+		if len(w) >= 2 {
+			addKey(x.token, w, c)
+		}
+	}
+	for _, w := range n.parts {
+		if len(w) >= 2 && !slices.Contains(n.content, w) {
+			addKey(x.token, w, c)
+		}
+	}
+	addKey(x.core, strings.Join(n.content, " "), c)
+	if len(n.core) < len(n.content) {
+		addKey(x.core, "\x00"+strings.Join(n.core, " "), c)
+	}
+	if len(n.content) == 1 && !n.acro {
+		for _, k := range oneWordKeys(n.content[0]) {
+			addKey(x.oneWord, k, c)
+		}
+	}
+}
+
+// addAcronymKeys files concept c under the acronyms name n may be or
+// spell out: its runs and its initials.
+func (x *dupIndex) addAcronymKeys(n *nameInfo, c int32) {
+	for _, k := range runKeys(n) {
+		addKey(x.runs, k, c)
+	}
+	if len(n.all) >= 2 && len(n.all) <= 6 {
+		for _, k := range runInitials(n.all) {
+			if len(k) >= 2 {
+				addKey(x.initials, k, c)
+			}
+		}
+	}
+	for _, ws := range acronymSources(n) {
+		var b strings.Builder
+		for _, w := range ws {
+			b.WriteString(string([]rune(w)[:1]))
+		}
+		addKey(x.initials, b.String(), c)
+	}
 }
 
 // support is how many concepts' names use the rarest content word of
