@@ -1972,50 +1972,9 @@ func judgePair(a, b *dupConcept, ch uint16, informative bool) (DupPair, *DoNotMe
 // link names beside related things (contextInformative): only then does
 // a review with no context in common become distinct_contexts.
 func judgeSim(a, b *dupConcept, ch uint16, sim *float64, informative bool) (DupPair, *DoNotMerge, bool) {
-	var best judgement
-	var veto judgement
-	bestFuzzy := 0.0
-	ctxShared, ctxKnown := contextShared(a, b)
-	picked := false // an acronym of several concepts, this one picked by context
-	wants := false  // a judgement dropped for want of loaded contexts
-	supported := func() bool {
-		if ctxKnown && ctxShared >= contextSupport {
-			picked = true
-			return true
-		}
-		wants = wants || !a.hasContext || !b.hasContext
-		return false
-	}
-	for i := range a.names {
-		for k := range b.names {
-			j := compareNames(&a.names[i], &b.names[k], a.vocab)
-			if ch != 0 && ch&chAcronym == 0 && slices.Contains(j.evidence, "acronym") {
-				// An acronym counts only when its initials name one
-				// concept (the acronym channel), not when another
-				// channel met a second expansion, unless the two are
-				// linked beside the same things.
-				if ch&chAcronymOfSeveral == 0 || !supported() {
-					j.verdict = ""
-				}
-			}
-			if j.weak && j.verdict != "" && !supported() {
-				j.verdict = ""
-			}
-			if ch&chSeveralQualified != 0 && slices.Contains(j.evidence, "qualifier") && !supported() {
-				j.verdict = ""
-			}
-			bestFuzzy = math.Max(bestFuzzy, j.fuzzy)
-			if j.verdict != "" && (best.verdict == "" || j.score > best.score) {
-				best = j
-			}
-			if j.veto == "" || !a.ownName(i) || !b.ownName(k) {
-				continue // a note's alias never vetoes
-			}
-			if j.fuzzy > veto.fuzzy || veto.veto == "" {
-				veto = j
-			}
-		}
-	}
+	nj := judgeNames(a, b, ch)
+	best, veto, bestFuzzy := nj.best, nj.veto, nj.fuzzy
+	ctxShared, ctxKnown := nj.ctxShared, nj.ctxKnown
 	shared := countShared(a.Neighbors, b.Neighbors)
 	p := DupPair{A: DupRef{a.id, a.label}, B: DupRef{b.id, b.label}, Fuzzy: round2(bestFuzzy), Similarity: sim, SharedNeighbors: shared}
 	if best.verdict == VerdictReview && shared < 2 && ctxKnown && ctxShared == 0 && informative {
@@ -2047,7 +2006,7 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64, informative bool) (DupP
 		p.Score, p.Verdict = 0.6, VerdictReview
 		p.Names = [2]string{a.label, b.label}
 	default:
-		return DupPair{wantsContext: wants}, nil, false
+		return DupPair{wantsContext: nj.wants}, nil, false
 	}
 	if sim != nil && *sim >= 0.85 {
 		p.Evidence = append(p.Evidence, "embedding")
@@ -2055,7 +2014,7 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64, informative bool) (DupP
 	if shared > 0 {
 		p.Evidence = append(p.Evidence, "shared_neighbors")
 	}
-	if picked && best.verdict != "" && (best.weak || slices.Contains(best.evidence, "acronym")) {
+	if nj.picked && best.verdict != "" && (best.weak || slices.Contains(best.evidence, "acronym")) {
 		p.Evidence = append(p.Evidence, "shared_context")
 		p.picked = ctxShared
 	}
@@ -2070,6 +2029,64 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64, informative bool) (DupP
 		p.Evidence = append(p.Evidence, fmt.Sprintf("similarity_below_%.1f: merge_concepts needs force=true", mergeSimilarity))
 	}
 	return p, nil, false
+}
+
+// nameJudgements is what two concepts' names say of them.
+type nameJudgements struct {
+	best      judgement // the strongest verdict of any two names
+	veto      judgement // the most alike veto of two of their own names
+	fuzzy     float64   // the best fuzzy score of any two names
+	ctxShared int       // the context keys they share (contextShared)
+	ctxKnown  bool
+	picked    bool // an acronym of several concepts, this one picked by context
+	wants     bool // a judgement dropped for want of loaded contexts
+}
+
+// judgeNames compares every name of a with every name of b, met on the
+// channels ch, keeping a verdict that needs the context's support only
+// when the two concepts have it.
+func judgeNames(a, b *dupConcept, ch uint16) nameJudgements {
+	var nj nameJudgements
+	nj.ctxShared, nj.ctxKnown = contextShared(a, b)
+	supported := func() bool {
+		if nj.ctxKnown && nj.ctxShared >= contextSupport {
+			nj.picked = true
+			return true
+		}
+		nj.wants = nj.wants || !a.hasContext || !b.hasContext
+		return false
+	}
+	for i := range a.names {
+		for k := range b.names {
+			j := compareNames(&a.names[i], &b.names[k], a.vocab)
+			if ch != 0 && ch&chAcronym == 0 && slices.Contains(j.evidence, "acronym") {
+				// An acronym counts only when its initials name one
+				// concept (the acronym channel), not when another
+				// channel met a second expansion, unless the two are
+				// linked beside the same things.
+				if ch&chAcronymOfSeveral == 0 || !supported() {
+					j.verdict = ""
+				}
+			}
+			if j.weak && j.verdict != "" && !supported() {
+				j.verdict = ""
+			}
+			if ch&chSeveralQualified != 0 && slices.Contains(j.evidence, "qualifier") && !supported() {
+				j.verdict = ""
+			}
+			nj.fuzzy = math.Max(nj.fuzzy, j.fuzzy)
+			if j.verdict != "" && (nj.best.verdict == "" || j.score > nj.best.score) {
+				nj.best = j
+			}
+			if j.veto == "" || !a.ownName(i) || !b.ownName(k) {
+				continue // a note's alias never vetoes
+			}
+			if j.fuzzy > nj.veto.fuzzy || nj.veto.veto == "" {
+				nj.veto = j
+			}
+		}
+	}
+	return nj
 }
 
 func round2(x float64) float64 { return math.Round(x*100) / 100 }
