@@ -12,10 +12,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/internal/corpus"
 	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/mcpserver"
-	"github.com/noema-mem/noema/search"
 )
 
 var recallLarge = flag.Bool("recall.large", false, "also run the search_notes/build_context benchmarks at 100,000 notes (slow to generate)")
@@ -66,7 +66,7 @@ func BenchmarkRecall(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("fts-floor/N=%d", n), func(b *testing.B) {
 			benchLatency(b, func(i int) error {
-				_, err := a.DB.SearchText(ctx, search.TextQuery{Match: plainOR(queries[i%len(queries)]), Weights: [3]float64{1, 1, 1}, Limit: 10})
+				_, err := a.DB.Search().SearchText(ctx, noema.TextQuery{Match: plainOR(queries[i%len(queries)]), Weights: [3]float64{1, 1, 1}, Limit: 10})
 				return err
 			})
 		})
@@ -105,7 +105,7 @@ func BenchmarkVsFTS5(b *testing.B) {
 		if err := a.Search.Warm(ctx); err != nil {
 			b.Fatal(err)
 		}
-		classes := noematest.QueryClasses(b, a.DB)
+		classes := noematest.QueryClasses(b, a.DB.Search())
 		srv, err := mcpserver.New(a, mcpserver.Options{})
 		if err != nil {
 			b.Fatal(err)
@@ -129,7 +129,7 @@ func BenchmarkVsFTS5(b *testing.B) {
 					}
 					lat = append(lat, time.Since(t))
 					t = time.Now()
-					if _, err := a.DB.SearchText(ctx, search.TextQuery{Match: plainOR(q), Weights: [3]float64{1, 1, 1}, Limit: 10}); err != nil {
+					if _, err := a.DB.Search().SearchText(ctx, noema.TextQuery{Match: plainOR(q), Weights: [3]float64{1, 1, 1}, Limit: 10}); err != nil {
 						b.Fatal(err)
 					}
 					flat = append(flat, time.Since(t))

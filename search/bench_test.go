@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/decay"
 	"github.com/noema-mem/noema/internal/corpus"
@@ -39,7 +40,7 @@ func openBench(b *testing.B, n int) *benchVault {
 		return openSynced(b, *benchSynced)
 	}
 	a, m := noematest.EmbeddedApp(b, corpus.Options{Seed: 42, Notes: n})
-	svc := search.New(a.DB, a.Semantic.Embedder, decay.DefaultConfig())
+	svc := search.New(a.DB.Search(), a.Semantic.Embedder, decay.DefaultConfig())
 	if err := svc.Warm(context.Background()); err != nil {
 		b.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func openSynced(b *testing.B, dir string) *benchVault {
 	if err := a.Semantic.RefreshChunks(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	svc := search.New(a.DB, a.Semantic.Embedder, decay.DefaultConfig())
+	svc := search.New(a.DB.Search(), a.Semantic.Embedder, decay.DefaultConfig())
 	if err := svc.Warm(context.Background()); err != nil {
 		b.Fatal(err)
 	}
@@ -140,7 +141,7 @@ func BenchmarkSearch(b *testing.B) {
 			for b.Loop() {
 				q := v.queries[i%len(v.queries)]
 				t := time.Now()
-				if _, err := v.a.DB.SearchText(ctx, search.TextQuery{Match: search.PlainOR(q), Weights: [3]float64{1, 1, 1}, Limit: 10}); err != nil {
+				if _, err := v.a.DB.Search().SearchText(ctx, noema.TextQuery{Match: search.PlainOR(q), Weights: [3]float64{1, 1, 1}, Limit: 10}); err != nil {
 					b.Fatal(err)
 				}
 				lat = append(lat, time.Since(t))
@@ -179,7 +180,7 @@ func reportP50(b *testing.B, lat []time.Duration, cpu time.Duration) {
 func BenchmarkVsFTS5(b *testing.B) {
 	for _, n := range benchSizes() {
 		v := openBench(b, n)
-		classes := noematest.QueryClasses(b, v.a.DB)
+		classes := noematest.QueryClasses(b, v.a.DB.Search())
 		for _, class := range []string{"common-words", "rare-words", "pasted-paragraph"} {
 			qs := classes[class]
 			b.Run(fmt.Sprintf("%s/N=%d", class, n), func(b *testing.B) {
@@ -192,7 +193,7 @@ func BenchmarkVsFTS5(b *testing.B) {
 					if _, err := v.svc.Search(ctx, search.Input{Query: q}); err != nil {
 						b.Fatal(err)
 					}
-					if _, err := v.a.DB.SearchText(ctx, search.TextQuery{Match: search.PlainOR(q), Weights: [3]float64{1, 1, 1}, Limit: 10}); err != nil {
+					if _, err := v.a.DB.Search().SearchText(ctx, noema.TextQuery{Match: search.PlainOR(q), Weights: [3]float64{1, 1, 1}, Limit: 10}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -206,7 +207,7 @@ func BenchmarkVsFTS5(b *testing.B) {
 					}
 					lat = append(lat, time.Since(t))
 					t = time.Now()
-					if _, err := v.a.DB.SearchText(ctx, search.TextQuery{Match: search.PlainOR(q), Weights: [3]float64{1, 1, 1}, Limit: 10}); err != nil {
+					if _, err := v.a.DB.Search().SearchText(ctx, noema.TextQuery{Match: search.PlainOR(q), Weights: [3]float64{1, 1, 1}, Limit: 10}); err != nil {
 						b.Fatal(err)
 					}
 					flat = append(flat, time.Since(t))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/decay"
 	"github.com/noema-mem/noema/vault"
 )
@@ -12,7 +13,7 @@ import (
 // the concept X names (by its label or an alias) or are its page, freshest
 // first (by decay's reference time: the later of modification and last
 // read), then by path. found is false when no concept has X's key.
-func (s *Service) conceptCandidates(ctx context.Context, name string, f Filter) (cands []*candidate, found bool, err error) {
+func (s *Service) conceptCandidates(ctx context.Context, name string, f noema.SearchFilter) (cands []*candidate, found bool, err error) {
 	key := vault.Key(name)
 	if key == "" {
 		return nil, false, nil

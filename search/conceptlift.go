@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -347,7 +348,7 @@ const ConceptsLoading = "the concept names are still being loaded (the server st
 // While a server's warm-up builds the names (at a million concepts, seconds
 // after it starts) it does not wait: it lifts nothing and returns the
 // ConceptsLoading warning.
-func (s *Service) liftConcepts(ctx context.Context, tv *textVersion, raw string, f Filter, get func(int64) *candidate) (bool, string, error) {
+func (s *Service) liftConcepts(ctx context.Context, tv *textVersion, raw string, f noema.SearchFilter, get func(int64) *candidate) (bool, string, error) {
 	if s.Tuning.ConceptWeight <= 0 {
 		return false, "", nil
 	}

@@ -563,27 +563,27 @@ func TestDialogueRecall(t *testing.T) {
 func sweep(t *testing.T, r *evalRun) {
 	var rows []evalRow
 	for _, tw := range []float64{1, 2, 4, 8} {
-		svc := search.New(r.e.a.DB, r.e.svc.Embedder, r.e.svc.Decay)
+		svc := search.New(r.e.a.DB.Search(), r.e.svc.Embedder, r.e.svc.Decay)
 		svc.Tuning.TitleWeight = tw
 		rows = append(rows, evalRow{r.set.name, fmt.Sprintf("fulltext title weight %g", tw), score(r.set.questions, r.ranked(svc, search.ModeFulltext))})
 	}
 	for _, lines := range []int{1, 2, 3} {
 		for _, pw := range []float64{0, 0.25, 0.5, 1, 2} {
 			for _, mode := range []string{search.ModeFulltext, search.ModeHybrid} {
-				svc := search.New(r.e.a.DB, r.e.svc.Embedder, r.e.svc.Decay)
+				svc := search.New(r.e.a.DB.Search(), r.e.svc.Embedder, r.e.svc.Decay)
 				svc.Tuning.PassageWeight, svc.Tuning.PassageLines = pw, lines
 				rows = append(rows, evalRow{r.set.name, fmt.Sprintf("%s passage %d lines weight %g", mode, lines, pw), score(r.set.questions, r.ranked(svc, mode))})
 			}
 		}
 	}
 	for _, wc := range []float64{0, 0.25, 0.5, 1, 2} {
-		svc := search.New(r.e.a.DB, r.e.svc.Embedder, r.e.svc.Decay)
+		svc := search.New(r.e.a.DB.Search(), r.e.svc.Embedder, r.e.svc.Decay)
 		svc.Tuning.ConceptWeight = wc
 		rows = append(rows, evalRow{r.set.name, fmt.Sprintf("hybrid concept weight %g", wc), score(r.set.questions, r.ranked(svc, search.ModeHybrid))})
 	}
 	for _, boost := range []float64{0, 1, 1.1, 1.5, 2} {
 		for _, ws := range []float64{0, 0.1, 0.3, 0.5} {
-			svc := search.New(r.e.a.DB, r.e.svc.Embedder, r.e.svc.Decay)
+			svc := search.New(r.e.a.DB.Search(), r.e.svc.Embedder, r.e.svc.Decay)
 			svc.Tuning.SpellingWeight, svc.Tuning.SemanticWeight, svc.Tuning.AllTermsBoost = ws, ws, boost
 			rows = append(rows, evalRow{r.set.name, fmt.Sprintf("hybrid boost %g weight %g", boost, ws), score(r.set.questions, r.ranked(svc, search.ModeHybrid))})
 		}

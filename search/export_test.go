@@ -1,14 +1,18 @@
 package search
 
-import "context"
+import (
+	"context"
+
+	"github.com/noema-mem/noema"
+)
 
 // PlainOR is the evaluation's baseline expression: every word of q OR-ed.
 func PlainOR(q string) string { return parse(q).plainOR(q) }
 
 // TextQueryOf is the full-text query the service sends for q.
-func TextQueryOf(q string, limit int) TextQuery {
+func TextQueryOf(q string, limit int) noema.TextQuery {
 	p := parse(q)
-	return TextQuery{Match: p.match(), Bonus: p.bonus(), All: p.all(), BonusHoldsAll: p.bonusHoldsAll(), Weights: [3]float64{DefaultTuning.TitleWeight, 1, 1}, Limit: limit}
+	return noema.TextQuery{Match: p.match(), Bonus: p.bonus(), All: p.all(), BonusHoldsAll: p.bonusHoldsAll(), Weights: [3]float64{DefaultTuning.TitleWeight, 1, 1}, Limit: limit}
 }
 
 // SetSkipCommonTerms turns the common-term pruning on or off and returns
@@ -23,7 +27,7 @@ func SetSkipCommonTerms(on bool) bool {
 // out.
 func Pruned(s *Service, q string) bool {
 	p := parse(q)
-	plan, err := s.fulltextMatch(context.Background(), nil, p, Filter{})
+	plan, err := s.fulltextMatch(context.Background(), nil, p, noema.SearchFilter{})
 	return err == nil && plan.match != p.match()
 }
 

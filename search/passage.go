@@ -6,6 +6,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/noema-mem/noema"
 )
 
 // PassageDepth is how many of the best full-text candidates the passage
@@ -21,7 +23,7 @@ const PassageDepth = 50
 // lift only improves it); the hits are then sorted again as SearchText
 // sorts them. Queries of one term, or with PassageWeight 0, are left as
 // they are. It returns the bodies it read, by note id, for the snippets.
-func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, text []TextHit) ([]TextHit, map[int64]string, error) {
+func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, text []noema.TextHit) ([]noema.TextHit, map[int64]string, error) {
 	w := s.Tuning.PassageWeight
 	if s.liftBodies(p) == 0 || len(text) < 2 {
 		return text, nil, nil
@@ -32,7 +34,7 @@ func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, 
 	}
 	n := min(len(text), PassageDepth)
 	bodies := make(map[int64]string, n)
-	var ids []int64 // those the ranking did not read (TextQuery.Bodies)
+	var ids []int64 // those the ranking did not read (noema.TextQuery.Bodies)
 	for i := range n {
 		if text[i].HasBody {
 			bodies[text[i].ID] = text[i].Body
@@ -65,7 +67,7 @@ func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, 
 }
 
 // liftBodies is how many bodies the passage lift reads for p: its
-// PassageDepth (the ranking brings them, TextQuery.Bodies, and the
+// PassageDepth (the ranking brings them, noema.TextQuery.Bodies, and the
 // snippets reuse them), or none when it leaves p as it is (the snippets
 // then read the page's alone: reading 50 bodies in the ranking cost more
 // than a statement for ten, measured at 100,000 notes).

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/decay"
 	"github.com/noema-mem/noema/internal/corpus"
@@ -46,7 +47,7 @@ func planQueries(t *testing.T, db *sqlite.DB, seed uint64) []string {
 	for i := range ids {
 		ids[i] = int64(1 + i*3)
 	}
-	bodies, err := db.SearchBodies(ctx, ids)
+	bodies, err := db.Search().SearchBodies(ctx, ids)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func planQueries(t *testing.T, db *sqlite.DB, seed uint64) []string {
 // sameText fails unless got and want agree hit by hit on tier and score
 // (1e-9) and hold the same notes, leaving out those tied with the last
 // hit (which of them a limit keeps is a tie-break).
-func sameText(t *testing.T, label string, got, want []search.TextHit) {
+func sameText(t *testing.T, label string, got, want []noema.TextHit) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%s: %d hits, reference %d", label, len(got), len(want))
@@ -142,7 +143,7 @@ func sameText(t *testing.T, label string, got, want []search.TextHit) {
 		if g.All != w.All || !near(g.BM25, w.BM25) {
 			t.Fatalf("%s, hit %d: %s all=%v %.12f, reference %s all=%v %.12f", label, i, g.Note.Path, g.All, g.BM25, w.Note.Path, w.All, w.BM25)
 		}
-		for _, h := range []search.TextHit{g, w} {
+		for _, h := range []noema.TextHit{g, w} {
 			if h.All != last.All || !near(h.BM25, last.BM25) {
 				ids[h.ID]++
 			}
@@ -189,7 +190,7 @@ func TestTextPlansAreExact(t *testing.T) {
 				tq.EveryFirst = mask&1 != 0
 				tq.Together = mask&2 != 0
 				tq.BonusHoldsAll = base.BonusHoldsAll && mask&4 != 0
-				got, err := db.SearchText(ctx, tq)
+				got, err := db.Search().SearchText(ctx, tq)
 				if err != nil {
 					t.Fatalf("%q: %v", q, err)
 				}
@@ -250,7 +251,7 @@ func TestBonusHoldsAll(t *testing.T) {
 // text, its passage lift and the concept lift; no embedder).
 func TestTextPlansRankAsBefore(t *testing.T) {
 	a, _ := noematest.SyncedApp(t, corpus.Options{Seed: 29, Notes: 400}, app.Options{})
-	svc := search.New(a.DB, nil, decay.DefaultConfig())
+	svc := search.New(a.DB.Search(), nil, decay.DefaultConfig())
 	ctx := context.Background()
 	queries := strided(planQueries(t, a.DB, 29))
 	off := false
@@ -298,18 +299,18 @@ func TestTextPlansRankAsBefore(t *testing.T) {
 
 // countingIndex counts the index reads a search makes.
 type countingIndex struct {
-	*sqlite.DB
+	noema.SearchIndex
 	versions, bodies atomic.Int64
 }
 
 func (c *countingIndex) SearchTextVersion(ctx context.Context) (int64, error) {
 	c.versions.Add(1)
-	return c.DB.SearchTextVersion(ctx)
+	return c.SearchIndex.SearchTextVersion(ctx)
 }
 
 func (c *countingIndex) SearchBodies(ctx context.Context, ids []int64) (map[int64]string, error) {
 	c.bodies.Add(1)
-	return c.DB.SearchBodies(ctx, ids)
+	return c.SearchIndex.SearchBodies(ctx, ids)
 }
 
 // TestSearchReadsOnce checks that one search reads the index's text
@@ -322,7 +323,7 @@ func TestSearchReadsOnce(t *testing.T) {
 	e.note("", "Kubernetes memory", "", nil, "Set the memory limit of each pod.\nKubernetes kills a pod over its memory limit.")
 	e.note("", "Pods", "", nil, "A pod holds containers; its limit is the sum of theirs.")
 	e.note("", "Memory", "", nil, "Memory is what the process uses.")
-	idx := &countingIndex{DB: e.a.DB}
+	idx := &countingIndex{SearchIndex: e.a.DB.Search()}
 	svc := search.New(idx, nil, decay.DefaultConfig())
 	off := false
 	for _, mode := range []string{search.ModeFulltext, search.ModeHybrid} {
@@ -382,8 +383,8 @@ func TestTextMergeAndBodies(t *testing.T) {
 	queries := append(strided(planQueries(t, db, 29)), "zebrafish3", "zebrafish5 lattice", "quorum lattice")
 	type ranked struct {
 		label string
-		tq    search.TextQuery
-		hits  []search.TextHit
+		tq    noema.TextQuery
+		hits  []noema.TextHit
 	}
 	var before []ranked
 	withBodies := 0
@@ -396,7 +397,7 @@ func TestTextMergeAndBodies(t *testing.T) {
 			for _, together := range []bool{false, true} {
 				tq := base
 				tq.Together, tq.Bodies = together, search.PassageDepth
-				hits, err := db.SearchText(ctx, tq)
+				hits, err := db.Search().SearchText(ctx, tq)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -406,7 +407,7 @@ func TestTextMergeAndBodies(t *testing.T) {
 				for i, h := range hits {
 					ids[i] = h.ID
 				}
-				bodies, err := db.SearchBodies(ctx, ids)
+				bodies, err := db.Search().SearchBodies(ctx, ids)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -430,7 +431,7 @@ func TestTextMergeAndBodies(t *testing.T) {
 		t.Fatalf("MergeText(force) = %v, %v", merged, err)
 	}
 	for _, r := range before {
-		got, err := db.SearchText(ctx, r.tq)
+		got, err := db.Search().SearchText(ctx, r.tq)
 		if err != nil {
 			t.Fatal(err)
 		}

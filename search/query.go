@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/noema-mem/noema/internal/cjk"
 )
 
 // MaxTerms caps the distinct terms of one query; the rest of a long paste is
@@ -89,7 +91,7 @@ func (p *parsed) matchSkipping(skip map[int]bool) string {
 // bonus returns the FTS5 expression of the phrase and proximity bonus: the
 // exact phrase of the words, and their terms within [nearDistance] tokens
 // of each other (NEAR). A note matching it adds its BM25 to that of the
-// terms (TextQuery.Bonus). Empty when the query has fewer than two words.
+// terms (noema.TextQuery.Bonus). Empty when the query has fewer than two words.
 func (p *parsed) bonus() string {
 	if p.empty() {
 		return ""
@@ -197,27 +199,16 @@ func isWordRune(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r)
 }
 
-// IsCJK reports whether r is written without spaces between words: Han
-// ideographs, Hiragana, Katakana (and the prolonged sound mark) and Hangul.
-// Runs of these are indexed as overlapping bigrams (see [CJKBigrams]).
-func IsCJK(r rune) bool {
-	if r < 0x1100 { // Hangul Jamo, the first of these scripts
-		return false
-	}
-	return unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) ||
-		unicode.Is(unicode.Hangul, r) || r == 'ー'
-}
-
 // tokenize splits raw into words and CJK runs. Everything that is not a
 // letter, number or mark separates tokens; a '*' right after a word makes
 // it a prefix. Invalid UTF-8 separates too.
 func tokenize(raw string) []token {
 	var out []token
 	var b strings.Builder
-	cjk := false
+	inCJK := false
 	flush := func(prefix bool) {
 		if b.Len() > 0 {
-			out = append(out, token{text: b.String(), prefix: prefix && !cjk, cjk: cjk})
+			out = append(out, token{text: b.String(), prefix: prefix && !inCJK, cjk: inCJK})
 			b.Reset()
 		}
 	}
@@ -229,21 +220,21 @@ func tokenize(raw string) []token {
 			}
 		}
 		switch {
-		case IsCJK(r):
-			if !cjk {
+		case cjk.Is(r):
+			if !inCJK {
 				flush(false)
-				cjk = true
+				inCJK = true
 			}
 			b.WriteRune(r)
 		case isWordRune(r):
-			if cjk {
+			if inCJK {
 				flush(false)
-				cjk = false
+				inCJK = false
 			}
 			b.WriteRune(r)
 		default:
 			flush(r == '*')
-			cjk = false
+			inCJK = false
 		}
 	}
 	flush(false)
@@ -326,58 +317,4 @@ func bigrams(run string) []string {
 		out = append(out, string(rs[i:i+2]))
 	}
 	return out
-}
-
-// CJKBigrams is the text the index's cjk column holds for a note: for every
-// run of CJK characters (see [IsCJK]) in the texts, its overlapping bigrams
-// followed by its last character alone, space-separated; other text is
-// left out. A query's CJK run of n ≥ 2 characters is then the phrase of its
-// n−1 bigrams, which matches exactly where the run occurs as a substring;
-// one character is a prefix query, which the trailing unigram makes
-// complete. The sqlite package calls it when it writes a note's FTS row.
-func CJKBigrams(texts ...string) string {
-	var b strings.Builder
-	for _, text := range texts {
-		if !maybeCJK(text) {
-			continue
-		}
-		var run []rune
-		flush := func() {
-			if len(run) == 0 {
-				return
-			}
-			for i := 0; i+1 < len(run); i++ {
-				if b.Len() > 0 {
-					b.WriteByte(' ')
-				}
-				b.WriteString(string(run[i : i+2]))
-			}
-			if b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteRune(run[len(run)-1])
-			run = run[:0]
-		}
-		for _, r := range text {
-			if IsCJK(r) {
-				run = append(run, r)
-				continue
-			}
-			flush()
-		}
-		flush()
-	}
-	return b.String()
-}
-
-// maybeCJK reports whether text has a character from U+0800 on, the only
-// ones that can be CJK: in UTF-8 they start with a byte from 0xE0. Most
-// notes have none, and this is a quick look at bytes.
-func maybeCJK(text string) bool {
-	for i := 0; i < len(text); i++ {
-		if text[i] >= 0xE0 {
-			return true
-		}
-	}
-	return false
 }

@@ -200,7 +200,7 @@ type Result struct {
 // Service searches notes. Create it with [New]; it is safe for concurrent
 // use.
 type Service struct {
-	DB       Index
+	DB       noema.SearchIndex
 	Embedder noema.Embedder
 	Decay    decay.Config
 	// Now returns the current time; tests replace it.
@@ -216,7 +216,7 @@ type Service struct {
 // New returns a Service reading idx (a *sqlite.DB), embedding queries with
 // e (the embedder the note chunks were embedded with; nil disables
 // semantic search) and weighting by d.
-func New(idx Index, e noema.Embedder, d decay.Config) *Service {
+func New(idx noema.SearchIndex, e noema.Embedder, d decay.Config) *Service {
 	return &Service{DB: idx, Embedder: e, Decay: d, Now: time.Now, Tuning: DefaultTuning}
 }
 
@@ -227,8 +227,8 @@ type candidate struct {
 	base    float64 // score before decay
 	score   float64
 	decay   float64
-	note    Note
-	chunk   *ChunkVector // best chunk, for semantic hits
+	note    noema.SearchNote
+	chunk   *noema.ChunkVector // best chunk, for semantic hits
 	cosine  float64
 	textHit bool
 	// concept is the strength (0..1) with which the query names a concept
@@ -367,9 +367,9 @@ func checkNUL(in Input) error {
 	return nil
 }
 
-// filter builds the Filter of a request.
-func (s *Service) filter(in Input, now time.Time) (Filter, error) {
-	var f Filter
+// filter builds the noema.SearchFilter of a request.
+func (s *Service) filter(in Input, now time.Time) (noema.SearchFilter, error) {
+	var f noema.SearchFilter
 	folder := strings.Trim(strings.TrimSpace(in.Folder), "/")
 	if folder != "" {
 		if strings.Contains(folder, `\`) {
@@ -404,7 +404,7 @@ func (s *Service) filter(in Input, now time.Time) (Filter, error) {
 }
 
 // ranked returns the fused candidates of a text query.
-func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string, f Filter, need int, res *Result) ([]*candidate, error) {
+func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string, f noema.SearchFilter, need int, res *Result) ([]*candidate, error) {
 	byID := map[int64]*candidate{}
 	var order []*candidate
 	get := func(id int64) *candidate {
@@ -442,13 +442,13 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 		wg.Go(func() { sem, semWarn, semErr = s.semantic(ctx, raw, f, workers, Depth, mode == ModeSemantic) })
 	}
 	tv := &textVersion{} // read once, by the first term count
-	var text []TextHit
+	var text []noema.TextHit
 	var bodies map[int64]string // read by the passage lift
 	var textErr error
 	if mode != ModeSemantic && !p.empty() {
 		var plan textPlan
 		if plan, textErr = s.fulltextMatch(ctx, tv, p, f); textErr == nil {
-			text, textErr = s.DB.SearchText(ctx, TextQuery{
+			text, textErr = s.DB.SearchText(ctx, noema.TextQuery{
 				Match: plan.match, Bonus: p.bonus(), All: p.all(),
 				EveryFirst: plan.everyFirst, Together: plan.together, BonusHoldsAll: p.bonusHoldsAll(),
 				Weights: [3]float64{s.Tuning.TitleWeight, 1, 1}, Filter: f, Limit: Depth,
@@ -644,8 +644,8 @@ func (c *candidate) textScore(boost float64) float64 {
 // (each gives the same answer; they differ in cost).
 type textPlan struct {
 	match      string
-	everyFirst bool // TextQuery.EveryFirst
-	together   bool // TextQuery.Together
+	everyFirst bool // noema.TextQuery.EveryFirst
+	together   bool // noema.TextQuery.Together
 }
 
 // fulltextMatch returns the plan of p's full-text query. A term found in
@@ -656,19 +656,19 @@ type textPlan struct {
 // common terms are left out of the expression: the best Depth notes are
 // the same, their scores move by less than 1e-4 (which can only swap
 // near-ties), and BM25 is not computed for most of the index. The common
-// terms still decide the every-term tier (TextQuery.All).
+// terms still decide the every-term tier (noema.TextQuery.All).
 //
 // Otherwise the plan follows the terms' note counts: when the terms are
 // common enough that, were they independent, 2 × Depth notes would hold
-// them all, those notes are ranked first (TextQuery.EveryFirst: for two
+// them all, those notes are ranked first (noema.TextQuery.EveryFirst: for two
 // common words they fill the Depth, and the notes holding one word are
 // never scored); when all the terms together are in at most 2 × Depth
 // notes, the phrase/NEAR bonus is ranked with them in one query
-// (TextQuery.Together).
+// (noema.TextQuery.Together).
 //
 // Searches with a filter keep the default plan (the counts are the whole
 // index's).
-func (s *Service) fulltextMatch(ctx context.Context, tv *textVersion, p *parsed, f Filter) (textPlan, error) {
+func (s *Service) fulltextMatch(ctx context.Context, tv *textVersion, p *parsed, f noema.SearchFilter) (textPlan, error) {
 	plan := textPlan{match: p.match()}
 	// Under a filter the counts would have to be the filtered notes'.
 	if len(p.terms) < 2 || !skipCommonTerms || !f.IsZero() {

@@ -42,7 +42,7 @@ func newEnvWith(t testing.TB, o app.Options) *env {
 	a := noematest.OpenApp(t, "", o)
 	clock := func() time.Time { return now }
 	a.DB.Now, a.Notes.Now, a.Semantic.Now = clock, clock, clock
-	svc := search.New(a.DB, a.Semantic.Embedder, decay.DefaultConfig())
+	svc := search.New(a.DB.Search(), a.Semantic.Embedder, decay.DefaultConfig())
 	svc.Now = clock
 	return &env{t: t, a: a, svc: svc}
 }
@@ -636,7 +636,7 @@ func TestBonusSearchedApartIsExact(t *testing.T) {
 				split.Match = `{title body} : "review"`
 				split.BonusHoldsAll = false // the bonus no longer holds Match's term
 			}
-			got, err := db.SearchText(ctx, split)
+			got, err := db.Search().SearchText(ctx, split)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -696,19 +696,19 @@ func TestTermCountsFollowWrites(t *testing.T) {
 // index first ran it: the notes matching match, those matching all (every
 // term; "" for one term) first, then by BM25 (weights 4, 1, 1), then by
 // path.
-func referenceText(t *testing.T, db *sqlite.DB, match, all string, limit int) []search.TextHit {
+func referenceText(t *testing.T, db *sqlite.DB, match, all string, limit int) []noema.TextHit {
 	t.Helper()
 	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", "''") + "'" }
 	every := "1"
 	if all != "" {
 		every = "(rowid IN (SELECT rowid FROM notes_fts WHERE notes_fts MATCH " + quote(all) + "))"
 	}
-	var out []search.TextHit
+	var out []noema.TextHit
 	noematest.EachRow(t, db.Read(), fmt.Sprintf(`SELECT f.rowid, f.every, f.score, n.path FROM
 		(SELECT rowid, bm25(notes_fts, 4, 1, 1) AS score, %s AS every FROM notes_fts WHERE notes_fts MATCH %s
 		 ORDER BY every DESC, score, rowid LIMIT %d) f JOIN notes n ON n.id = f.rowid
 		ORDER BY f.every DESC, f.score, n.path`, every, quote(match), limit), func(r *sql.Rows) error {
-		var h search.TextHit
+		var h noema.TextHit
 		if err := r.Scan(&h.ID, &h.All, &h.BM25, &h.Note.Path); err != nil {
 			return err
 		}

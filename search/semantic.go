@@ -14,7 +14,7 @@ import (
 type semHit struct {
 	id    int64
 	score float64
-	chunk ChunkVector
+	chunk noema.ChunkVector
 }
 
 // NoEmbeddedNotes is the warning of a search ranking by meaning when no
@@ -38,7 +38,7 @@ type chunkCache struct {
 	idx     *vector.Index
 	hashes  map[int64]string // note id -> chunked hash loaded
 	counts  map[int64]int    // note id -> chunks in idx
-	spans   map[int64]ChunkVector
+	spans   map[int64]noema.ChunkVector
 	// warming is set while Warm loads the vectors: a search that need
 	// not wait for them (hybrid) answers without them meanwhile.
 	warming atomic.Bool
@@ -49,7 +49,7 @@ type chunkCache struct {
 // embedder that is missing or fails is an unavailable error. While Warm
 // is loading the vectors, it waits for them only with wait; without, it
 // returns no hits and the VectorsLoading warning.
-func (s *Service) semantic(ctx context.Context, raw string, f Filter, workers, depth int, wait bool) (hits []semHit, warnings []string, err error) {
+func (s *Service) semantic(ctx context.Context, raw string, f noema.SearchFilter, workers, depth int, wait bool) (hits []semHit, warnings []string, err error) {
 	if !wait && s.chunks.warming.Load() {
 		return nil, []string{VectorsLoading}, nil
 	}
@@ -140,7 +140,7 @@ func (s *Service) refreshChunks(ctx context.Context) error {
 		return err
 	}
 	if c.model != model || c.idx == nil {
-		c.idx, c.hashes, c.counts, c.spans = nil, make(map[int64]string, len(states)), make(map[int64]int, len(states)), map[int64]ChunkVector{}
+		c.idx, c.hashes, c.counts, c.spans = nil, make(map[int64]string, len(states)), make(map[int64]int, len(states)), map[int64]noema.ChunkVector{}
 	}
 	drop := func(note int64) {
 		for i := range c.counts[note] {
@@ -173,10 +173,10 @@ func (s *Service) refreshChunks(ctx context.Context) error {
 			c.loaded = false
 			return err
 		}
-		c.spans = make(map[int64]ChunkVector, grow)
+		c.spans = make(map[int64]noema.ChunkVector, grow)
 	}
 	var setErr error
-	err = s.DB.SearchChunkVectors(ctx, model, load, func(cv ChunkVector) {
+	err = s.DB.SearchChunkVectors(ctx, model, load, func(cv noema.ChunkVector) {
 		if c.idx == nil {
 			if len(cv.Vec) == 0 {
 				return

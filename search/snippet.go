@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/noema-mem/noema/internal/cjk"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -177,7 +178,7 @@ func occurrences(text string, p *parsed) []occurrence {
 			}
 			for b < len(text) {
 				r, size := utf8.DecodeRuneInString(text[b:])
-				if !isWordRune(r) || IsCJK(r) {
+				if !isWordRune(r) || cjk.Is(r) {
 					break
 				}
 				b += size
@@ -255,7 +256,7 @@ func termSnippet(body string, p *parsed) string {
 
 func isWordRuneBefore(s string, i int) bool {
 	r, _ := utf8.DecodeLastRuneInString(s[:i])
-	return isWordRune(r) && !IsCJK(r)
+	return isWordRune(r) && !cjk.Is(r)
 }
 
 // markTerms marks every occurrence of the query's terms in w.

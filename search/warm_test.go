@@ -6,20 +6,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/search"
 )
 
 // heldVectors is an index whose chunk vectors load only once release is
 // closed; started is closed when the load begins.
 type heldVectors struct {
-	search.Index
+	noema.SearchIndex
 	started, release chan struct{}
 }
 
-func (h *heldVectors) SearchChunkVectors(ctx context.Context, model string, ids []int64, fn func(search.ChunkVector)) error {
+func (h *heldVectors) SearchChunkVectors(ctx context.Context, model string, ids []int64, fn func(noema.ChunkVector)) error {
 	close(h.started)
 	<-h.release
-	return h.Index.SearchChunkVectors(ctx, model, ids, fn)
+	return h.SearchIndex.SearchChunkVectors(ctx, model, ids, fn)
 }
 
 // TestWarmDoesNotHoldHybridSearches: from Warming on, while its load has
@@ -31,7 +32,7 @@ func TestWarmDoesNotHoldHybridSearches(t *testing.T) {
 	e.note("", "Cats", "", nil, "Felines purr and nap in the sun.")
 	e.note("", "Databases", "", nil, "Relational databases use indexes.")
 	e.embed()
-	held := &heldVectors{Index: e.a.DB, started: make(chan struct{}), release: make(chan struct{})}
+	held := &heldVectors{SearchIndex: e.a.DB.Search(), started: make(chan struct{}), release: make(chan struct{})}
 	svc := search.New(held, e.svc.Embedder, e.svc.Decay)
 	svc.Now = e.svc.Now
 	ctx := context.Background()

@@ -3,6 +3,7 @@ package semantic
 import (
 	"context"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/semantic/chunk"
 )
 
@@ -39,18 +40,18 @@ func (s *Service) RefreshChunks(ctx context.Context) error {
 	defer s.setProgress(func(p *Progress) { p.Running = false })
 	for i := 0; i < len(todo); i += chunkBatch {
 		batch := todo[i:min(i+chunkBatch, len(todo))]
-		var work []chunk.Note
+		var work []noema.ChunkedNote
 		var texts []conceptRow // reused shape: text + hash
 		for _, n := range batch {
 			body, ok, err := s.DB.NoteBody(ctx, n.id)
 			if err != nil || !ok {
 				continue // deleted meanwhile
 			}
-			nc := chunk.Note{ID: n.id, Hash: n.hash, Chunks: chunk.Body(body)}
-			for _, c := range nc.Chunks {
+			nc := noema.ChunkedNote{ID: n.id, Hash: n.hash}
+			for _, c := range chunk.Body(body) {
 				text := c.EmbedText(n.title)
 				h := TextHash(text)
-				nc.TextHashes = append(nc.TextHashes, h)
+				nc.Chunks = append(nc.Chunks, noema.StoredChunk{Heading: c.Heading, Start: c.Start, End: c.End, TextHash: h})
 				texts = append(texts, conceptRow{text: text, hash: h})
 			}
 			work = append(work, nc)

@@ -26,63 +26,12 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/decay"
-	"github.com/noema-mem/noema/semantic/chunk"
 	"github.com/noema-mem/noema/vector"
 )
 
-// Index is the index semantic reads concepts and notes from and caches
-// vectors and chunks in; *sqlite.DB implements it.
-type Index interface {
-	// ConceptsVersion returns the counter of changes to the concept
-	// registry.
-	ConceptsVersion(ctx context.Context) (string, error)
-	// EachConceptSince calls fn for every concept added or changed after
-	// the names revision rev (every concept for 0), and returns the
-	// revision and the deletion count it read at.
-	EachConceptSince(ctx context.Context, rev int64, fn func(id, label string, aliases []string, description string)) (at, deleted int64, err error)
-	// ConceptNames calls fn with the label and aliases of each concept
-	// among ids that exists.
-	ConceptNames(ctx context.Context, ids []string, fn func(id, label string, aliases []string)) error
-	// ConceptNamed returns the id of the concept with the id, else of the
-	// one owning the key; "" when there is none.
-	ConceptNamed(ctx context.Context, id, key string) (string, error)
-	// ConceptNotes calls fn for each concept among ids with each note
-	// that mentions it and with its page.
-	ConceptNotes(ctx context.Context, ids []string, fn func(id, path string, modified, accessed time.Time)) error
-
-	// EmbeddedAmong returns those of hashes that have a cached vector for
-	// model.
-	EmbeddedAmong(ctx context.Context, model string, hashes []string) (map[string]bool, error)
-	// PutEmbeddings caches vecs[i] for the text hashes[i] under model.
-	PutEmbeddings(ctx context.Context, model string, dim int, hashes []string, vecs [][]float32) error
-	// Embeddings returns the cached vectors of model for the hashes.
-	Embeddings(ctx context.Context, model string, hashes []string) (map[string][]float32, error)
-	// EachEmbedding calls fn with the cached vector of model of each of
-	// hashes that has one, once a hash; vec is valid only during the
-	// call.
-	EachEmbedding(ctx context.Context, model string, hashes []string, fn func(hash string, vec []float32) error) error
-
-	// NotesToChunk calls fn for every note whose chunks are missing,
-	// stale, or embedded by another model.
-	NotesToChunk(ctx context.Context, model string, fn func(id int64, title, hash string)) error
-	// NoteBody returns a note's indexed text; ok false when it is gone.
-	NoteBody(ctx context.Context, id int64) (body string, ok bool, err error)
-	// PutChunks stores notes' chunks, skipping notes changed since.
-	PutChunks(ctx context.Context, model string, notes []chunk.Note) error
-	// CountChunks counts chunks and those with a vector for model.
-	CountChunks(ctx context.Context, model string) (total, embedded int, err error)
-	// SearchChunksVersion returns a counter that moves whenever any
-	// note's chunks change.
-	SearchChunksVersion(ctx context.Context) (int64, error)
-
-	// GetMeta and PutMeta read and write a meta value.
-	GetMeta(ctx context.Context, key string) (string, error)
-	PutMeta(ctx context.Context, key, value string) error
-}
-
 // Service embeds concepts and finds similar ones.
 type Service struct {
-	DB       Index
+	DB       noema.SemanticIndex
 	Embedder noema.Embedder
 	Decay    decay.Config
 	Logger   *slog.Logger
@@ -140,7 +89,7 @@ type Progress struct {
 }
 
 // New returns a Service.
-func New(db Index, e noema.Embedder, d decay.Config, logger *slog.Logger) *Service {
+func New(db noema.SemanticIndex, e noema.Embedder, d decay.Config, logger *slog.Logger) *Service {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}

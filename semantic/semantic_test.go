@@ -357,12 +357,12 @@ func TestFuzzyFallback(t *testing.T) {
 // countingIndex is the index with its whole-cache calls counted: a full
 // count of the chunks, and the cache lookups with how many hashes each.
 type countingIndex struct {
-	semantic.Index
+	noema.SemanticIndex
 	counts, lookups, looked, concepts int
 }
 
 func (c *countingIndex) EachConceptSince(ctx context.Context, rev int64, fn func(id, label string, aliases []string, description string)) (int64, int64, error) {
-	return c.Index.EachConceptSince(ctx, rev, func(id, label string, aliases []string, description string) {
+	return c.SemanticIndex.EachConceptSince(ctx, rev, func(id, label string, aliases []string, description string) {
 		c.concepts++
 		fn(id, label, aliases, description)
 	})
@@ -370,13 +370,13 @@ func (c *countingIndex) EachConceptSince(ctx context.Context, rev int64, fn func
 
 func (c *countingIndex) CountChunks(ctx context.Context, model string) (int, int, error) {
 	c.counts++
-	return c.Index.CountChunks(ctx, model)
+	return c.SemanticIndex.CountChunks(ctx, model)
 }
 
 func (c *countingIndex) EmbeddedAmong(ctx context.Context, model string, hashes []string) (map[string]bool, error) {
 	c.lookups++
 	c.looked += len(hashes)
-	return c.Index.EmbeddedAmong(ctx, model, hashes)
+	return c.SemanticIndex.EmbeddedAmong(ctx, model, hashes)
 }
 
 // TestRefreshCostsWhatChanged checks issue 21's background work after a
@@ -390,7 +390,7 @@ func TestRefreshCostsWhatChanged(t *testing.T) {
 	for i := range 30 {
 		write(t, a, fmt.Sprintf("Note %d", i), "", fmt.Sprintf("about [[Topic %d]] and [[Shared]]", i))
 	}
-	ci := &countingIndex{Index: a.Semantic.DB}
+	ci := &countingIndex{SemanticIndex: a.Semantic.DB}
 	a.Semantic.DB = ci
 	if err := a.Semantic.Refresh(ctx); err != nil {
 		t.Fatal(err)

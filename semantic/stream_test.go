@@ -15,17 +15,17 @@ import (
 
 // vectorsIndex records how a refresh reads the cached vectors.
 type vectorsIndex struct {
-	semantic.Index
+	noema.SemanticIndex
 	asked, streamed int // hashes asked of Embeddings; vectors streamed by EachEmbedding
 }
 
 func (v *vectorsIndex) Embeddings(ctx context.Context, model string, hashes []string) (map[string][]float32, error) {
 	v.asked += len(hashes)
-	return v.Index.Embeddings(ctx, model, hashes)
+	return v.SemanticIndex.Embeddings(ctx, model, hashes)
 }
 
 func (v *vectorsIndex) EachEmbedding(ctx context.Context, model string, hashes []string, fn func(string, []float32) error) error {
-	return v.Index.EachEmbedding(ctx, model, hashes, func(h string, vec []float32) error {
+	return v.SemanticIndex.EachEmbedding(ctx, model, hashes, func(h string, vec []float32) error {
 		v.streamed++
 		return fn(h, vec)
 	})
@@ -50,7 +50,7 @@ func TestFreshRefreshStreamsVectors(t *testing.T) {
 	if err := a.Semantic.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	vi := &vectorsIndex{Index: a.Semantic.DB}
+	vi := &vectorsIndex{SemanticIndex: a.Semantic.DB}
 	fresh := semantic.New(vi, builtinAgain(t, a), a.Semantic.Decay, nil)
 	fresh.Now = a.Semantic.Now
 	if err := fresh.Refresh(ctx); err != nil {
@@ -131,7 +131,7 @@ func TestEmbedWithoutIndexOnlyCaches(t *testing.T) {
 		}
 		write(t, a, fmt.Sprintf("Batch %d", n), "", sb.String())
 	}
-	vi := &vectorsIndex{Index: a.Semantic.DB}
+	vi := &vectorsIndex{SemanticIndex: a.Semantic.DB}
 	ce := &countingEmbedder{Embedder: builtinAgain(t, a)}
 	cli := semantic.New(vi, ce, a.Semantic.Decay, nil)
 	if err := cli.Embed(ctx); err != nil {

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/internal/noematest"
-	"github.com/noema-mem/noema/semantic/chunk"
 	"github.com/noema-mem/noema/sqlite"
 )
 
@@ -37,7 +37,7 @@ func TestNotesToChunkFollowsWrites(t *testing.T) {
 	todo := func(model string) ([]int64, map[int64]string) {
 		var ids []int64
 		hashes := map[int64]string{}
-		if err := db.NotesToChunk(ctx, model, func(id int64, _, hash string) {
+		if err := db.Semantic().NotesToChunk(ctx, model, func(id int64, _, hash string) {
 			ids = append(ids, id)
 			hashes[id] = hash
 		}); err != nil {
@@ -46,13 +46,13 @@ func TestNotesToChunkFollowsWrites(t *testing.T) {
 		return ids, hashes
 	}
 	chunkSome := func(model string, ids []int64, hashes map[int64]string, keep func() bool) {
-		var ns []chunk.Note
+		var ns []noema.ChunkedNote
 		for _, id := range ids {
 			if keep() {
-				ns = append(ns, chunk.Note{ID: id, Hash: hashes[id], Chunks: []chunk.Chunk{{Start: 0, End: 1}}, TextHashes: []string{fmt.Sprint("t", id)}})
+				ns = append(ns, noema.ChunkedNote{ID: id, Hash: hashes[id], Chunks: []noema.StoredChunk{{Start: 0, End: 1, TextHash: fmt.Sprint("t", id)}}})
 			}
 		}
-		if err := db.PutChunks(ctx, model, ns); err != nil {
+		if err := db.Semantic().PutChunks(ctx, model, ns); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -9,11 +9,21 @@ import (
 	"math"
 	"time"
 
-	"github.com/noema-mem/noema/semantic/chunk"
+	"github.com/noema-mem/noema"
 )
 
 // This file holds the queries of package semantic: the embedding cache,
 // note chunks, and the concept facts similarity search reads.
+
+// SemanticIndex is the index as the semantic service reads and writes it:
+// the adapter of [noema.SemanticIndex] over a DB. It holds no state of its
+// own; get one with [DB.Semantic].
+type SemanticIndex struct{ db *DB }
+
+var _ noema.SemanticIndex = (*SemanticIndex)(nil)
+
+// Semantic returns the index's semantic adapter.
+func (db *DB) Semantic() *SemanticIndex { return &SemanticIndex{db: db} }
 
 // ConceptsVersion returns the counter of changes to the concept registry
 // ("" before the first change).
@@ -21,9 +31,26 @@ func (db *DB) ConceptsVersion(ctx context.Context) (string, error) {
 	return db.GetMeta(ctx, ConceptsVersionKey)
 }
 
+// ConceptsVersion returns the counter of changes to the concept registry
+// (see [DB.ConceptsVersion]).
+func (s *SemanticIndex) ConceptsVersion(ctx context.Context) (string, error) {
+	return s.db.ConceptsVersion(ctx)
+}
+
+// GetMeta returns a meta value (see [DB.GetMeta]).
+func (s *SemanticIndex) GetMeta(ctx context.Context, key string) (string, error) {
+	return s.db.GetMeta(ctx, key)
+}
+
+// SearchChunksVersion returns the counter that moves whenever any note's
+// chunks change (see [SearchIndex.SearchChunksVersion]).
+func (s *SemanticIndex) SearchChunksVersion(ctx context.Context) (int64, error) {
+	return s.db.chunksVersion(ctx)
+}
+
 // PutMeta writes a meta value in its own write transaction.
-func (db *DB) PutMeta(ctx context.Context, key, value string) error {
-	return db.Write(ctx, func(tx *Tx) error { return SetMeta(tx, key, value) })
+func (s *SemanticIndex) PutMeta(ctx context.Context, key, value string) error {
+	return s.db.Write(ctx, func(tx *Tx) error { return SetMeta(tx, key, value) })
 }
 
 // conceptsSinceQuery reads the concepts changed after a names revision by
@@ -37,8 +64,8 @@ const conceptsSinceQuery = `SELECT id, label, aliases, description FROM concepts
 // after the names revision rev (every concept for 0), and returns the
 // revision and deletion count it read at (migration 0011_concept_rev.sql),
 // in the same read transaction.
-func (db *DB) EachConceptSince(ctx context.Context, rev int64, fn func(id, label string, aliases []string, description string)) (at, deleted int64, err error) {
-	err = db.ReadTx(ctx, func(tx *sql.Tx) error {
+func (s *SemanticIndex) EachConceptSince(ctx context.Context, rev int64, fn func(id, label string, aliases []string, description string)) (at, deleted int64, err error) {
+	err = s.db.ReadTx(ctx, func(tx *sql.Tx) error {
 		if err := tx.QueryRowContext(ctx, `SELECT rev, deleted FROM concept_rev WHERE id = 1`).Scan(&at, &deleted); err != nil {
 			return err
 		}
@@ -60,18 +87,18 @@ func (db *DB) EachConceptSince(ctx context.Context, rev int64, fn func(id, label
 
 // ConceptNames calls fn with the label and aliases (never nil) of each
 // concept among ids that exists.
-func (db *DB) ConceptNames(ctx context.Context, ids []string, fn func(id, label string, aliases []string)) error {
+func (s *SemanticIndex) ConceptNames(ctx context.Context, ids []string, fn func(id, label string, aliases []string)) error {
 	for i := 0; i < len(ids); i += 500 {
 		part := ids[i:min(i+500, len(ids))]
-		if err := db.conceptNames(ctx, anyArgs(part), fn); err != nil {
+		if err := s.conceptNames(ctx, anyArgs(part), fn); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (db *DB) conceptNames(ctx context.Context, args []any, fn func(id, label string, aliases []string)) error {
-	if err := eachConceptName(ctx, db.rd(), `SELECT id, label, aliases FROM concepts WHERE id IN (`+placeholders(len(args))+`)`, args, fn); err != nil {
+func (s *SemanticIndex) conceptNames(ctx context.Context, args []any, fn func(id, label string, aliases []string)) error {
+	if err := eachConceptName(ctx, s.db.rd(), `SELECT id, label, aliases FROM concepts WHERE id IN (`+placeholders(len(args))+`)`, args, fn); err != nil {
 		return fmt.Errorf("load concepts: %w", err)
 	}
 	return nil
@@ -79,9 +106,9 @@ func (db *DB) conceptNames(ctx context.Context, args []any, fn func(id, label st
 
 // ConceptNamed returns the id of the concept with the id, else of the one
 // owning the key; "" when there is none.
-func (db *DB) ConceptNamed(ctx context.Context, id, key string) (string, error) {
+func (s *SemanticIndex) ConceptNamed(ctx context.Context, id, key string) (string, error) {
 	var self string
-	err := db.rd().QueryRowContext(ctx, `SELECT c.id FROM concepts c WHERE c.id = ?1
+	err := s.db.rd().QueryRowContext(ctx, `SELECT c.id FROM concepts c WHERE c.id = ?1
 		OR c.id = (SELECT concept_id FROM concept_keys WHERE key = ?2) LIMIT 1`, id, key).Scan(&self)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
@@ -95,7 +122,7 @@ func (db *DB) ConceptNamed(ctx context.Context, id, key string) (string, error) 
 // ConceptNotes calls fn for each of the concepts among ids with every note
 // that mentions it and with its page: the note's path, modification time
 // and latest explicit access (zero when never read).
-func (db *DB) ConceptNotes(ctx context.Context, ids []string, fn func(id, path string, modified, accessed time.Time)) error {
+func (s *SemanticIndex) ConceptNotes(ctx context.Context, ids []string, fn func(id, path string, modified, accessed time.Time)) error {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -105,7 +132,7 @@ func (db *DB) ConceptNotes(ctx context.Context, ids []string, fn func(id, path s
 	}
 	in := placeholders(len(ids))
 	args = append(args, args...)
-	err := eachRow(ctx, db.rd(), `
+	err := eachRow(ctx, s.db.rd(), `
 		SELECT k.concept_id, n.path, n.modified_ns, COALESCE(a.accessed_ns, 0)
 		FROM concept_keys k JOIN links l ON l.key = k.key JOIN notes n ON n.id = l.note_id
 		LEFT JOIN access a ON a.path = n.path
@@ -145,8 +172,8 @@ func (db *DB) EmbeddedHashes(ctx context.Context, model string) (map[string]bool
 // EmbeddedAmong returns those of hashes that have a cached vector for
 // model: lookups by key, so that a refresh costs what it embeds, not what
 // the cache holds.
-func (db *DB) EmbeddedAmong(ctx context.Context, model string, hashes []string) (map[string]bool, error) {
-	if out, ok, err := db.embeddedAmongByScan(ctx, model, hashes); err != nil || ok {
+func (s *SemanticIndex) EmbeddedAmong(ctx context.Context, model string, hashes []string) (map[string]bool, error) {
+	if out, ok, err := s.embeddedAmongByScan(ctx, model, hashes); err != nil || ok {
 		return out, err
 	}
 	out := make(map[string]bool, len(hashes))
@@ -158,7 +185,7 @@ func (db *DB) EmbeddedAmong(ctx context.Context, model string, hashes []string) 
 		for _, h := range batch {
 			args = append(args, h)
 		}
-		err := eachRow(ctx, db.rd(), `SELECT text_hash FROM embeddings WHERE model = ? AND text_hash IN (`+placeholders(len(batch))+`)`, args, func(rows *sql.Rows) error {
+		err := eachRow(ctx, s.db.rd(), `SELECT text_hash FROM embeddings WHERE model = ? AND text_hash IN (`+placeholders(len(batch))+`)`, args, func(rows *sql.Rows) error {
 			var h string
 			if err := rows.Scan(&h); err != nil {
 				return err
@@ -175,8 +202,8 @@ func (db *DB) EmbeddedAmong(ctx context.Context, model string, hashes []string) 
 
 // PutEmbeddings caches vecs[i] (of dim dimensions) for the text hashes[i]
 // under model, in one write transaction; a vector already cached stays.
-func (db *DB) PutEmbeddings(ctx context.Context, model string, dim int, hashes []string, vecs [][]float32) error {
-	return db.Write(ctx, func(tx *Tx) error {
+func (s *SemanticIndex) PutEmbeddings(ctx context.Context, model string, dim int, hashes []string, vecs [][]float32) error {
+	return s.db.Write(ctx, func(tx *Tx) error {
 		st, err := tx.PrepareContext(ctx, `INSERT INTO embeddings (model, text_hash, dim, vec) VALUES (?, ?, ?, ?)
 			ON CONFLICT(model, text_hash) DO NOTHING`)
 		if err != nil {
@@ -194,11 +221,11 @@ func (db *DB) PutEmbeddings(ctx context.Context, model string, dim int, hashes [
 
 // Embeddings returns the cached vectors of model for the text hashes, by
 // hash; hashes without one are missing from the map.
-func (db *DB) Embeddings(ctx context.Context, model string, hashes []string) (map[string][]float32, error) {
+func (s *SemanticIndex) Embeddings(ctx context.Context, model string, hashes []string) (map[string][]float32, error) {
 	out := make(map[string][]float32, len(hashes))
 	var stored int
 	if len(hashes) > 2000 {
-		if err := db.rd().QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings WHERE model = ?`, model).Scan(&stored); err != nil {
+		if err := s.db.rd().QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings WHERE model = ?`, model).Scan(&stored); err != nil {
 			return nil, fmt.Errorf("count embeddings: %w", err)
 		}
 	}
@@ -209,14 +236,14 @@ func (db *DB) Embeddings(ctx context.Context, model string, hashes []string) (ma
 		for _, h := range hashes {
 			want[h] = true
 		}
-		if err := db.loadVectors(ctx, `SELECT text_hash, vec FROM embeddings WHERE model = ?`, []any{model}, want, out); err != nil {
+		if err := s.loadVectors(ctx, `SELECT text_hash, vec FROM embeddings WHERE model = ?`, []any{model}, want, out); err != nil {
 			return nil, err
 		}
 		return out, nil
 	}
 	const part = 500
 	for i := 0; i < len(hashes); i += part {
-		if err := db.embeddings(ctx, model, hashes[i:min(i+part, len(hashes))], out); err != nil {
+		if err := s.embeddings(ctx, model, hashes[i:min(i+part, len(hashes))], out); err != nil {
 			return nil, err
 		}
 	}
@@ -224,20 +251,20 @@ func (db *DB) Embeddings(ctx context.Context, model string, hashes []string) (ma
 }
 
 // embeddings adds the cached vectors of model for hashes to out.
-func (db *DB) embeddings(ctx context.Context, model string, hashes []string, out map[string][]float32) error {
+func (s *SemanticIndex) embeddings(ctx context.Context, model string, hashes []string, out map[string][]float32) error {
 	args := make([]any, 0, 1+len(hashes))
 	args = append(args, model)
 	for _, h := range hashes {
 		args = append(args, h)
 	}
-	return db.loadVectors(ctx, `SELECT text_hash, vec FROM embeddings WHERE model = ? AND text_hash IN (`+
+	return s.loadVectors(ctx, `SELECT text_hash, vec FROM embeddings WHERE model = ? AND text_hash IN (`+
 		placeholders(len(hashes))+`)`, args, nil, out)
 }
 
 // loadVectors adds to out the vectors of the (text_hash, vec) rows query
 // returns: every one when want is nil, else those of the hashes in want.
-func (db *DB) loadVectors(ctx context.Context, query string, args []any, want map[string]bool, out map[string][]float32) error {
-	err := eachRow(ctx, db.rd(), query, args, func(rows *sql.Rows) error {
+func (s *SemanticIndex) loadVectors(ctx context.Context, query string, args []any, want map[string]bool, out map[string][]float32) error {
+	err := eachRow(ctx, s.db.rd(), query, args, func(rows *sql.Rows) error {
 		var h string
 		var b []byte
 		if err := rows.Scan(&h, &b); err != nil {
@@ -291,18 +318,18 @@ func decodeVectorInto(b []byte, dst []float32) []float32 {
 // is written, so a refresh after a write costs what the write changed,
 // not a pass over every note. When the log no longer reaches back that
 // far, every note is checked again.
-func (db *DB) NotesToChunk(ctx context.Context, model string, fn func(id int64, title, hash string)) error {
+func (s *SemanticIndex) NotesToChunk(ctx context.Context, model string, fn func(id int64, title, hash string)) error {
 	const stale = `SELECT n.id, n.title, n.hash FROM notes n
 		LEFT JOIN note_chunk_state st ON st.note_id = n.id
 		WHERE (st.chunked_hash IS NULL OR st.chunked_hash != n.hash OR st.model != ?)`
-	err := db.ReadTx(ctx, func(tx *sql.Tx) error {
+	err := s.db.ReadTx(ctx, func(tx *sql.Tx) error {
 		var lo, hi sql.NullInt64
 		if err := tx.QueryRowContext(ctx, `SELECT (SELECT MIN(seq) FROM graph_log), (SELECT MAX(seq) FROM graph_log)`).Scan(&lo, &hi); err != nil {
 			return fmt.Errorf("read graph log: %w", err)
 		}
-		db.chunkMu.Lock()
-		last, ok := db.chunkCheck[model]
-		db.chunkMu.Unlock()
+		s.db.chunkMu.Lock()
+		last, ok := s.db.chunkCheck[model]
+		s.db.chunkMu.Unlock()
 		query, args := stale+` ORDER BY n.id`, []any{model}
 		if ok && last.seq <= hi.Int64 && (!lo.Valid || last.seq >= lo.Int64-1) {
 			// The notes written since, and those still to chunk then.
@@ -324,12 +351,12 @@ func (db *DB) NotesToChunk(ctx context.Context, model string, fn func(id int64, 
 		if err != nil {
 			return err
 		}
-		db.chunkMu.Lock()
-		if db.chunkCheck == nil {
-			db.chunkCheck = map[string]chunkCheck{}
+		s.db.chunkMu.Lock()
+		if s.db.chunkCheck == nil {
+			s.db.chunkCheck = map[string]chunkCheck{}
 		}
-		db.chunkCheck[model] = chunkCheck{seq: hi.Int64, pending: pending}
-		db.chunkMu.Unlock()
+		s.db.chunkCheck[model] = chunkCheck{seq: hi.Int64, pending: pending}
+		s.db.chunkMu.Unlock()
 		return nil
 	})
 	if err != nil {
@@ -347,8 +374,8 @@ type chunkCheck struct {
 
 // NoteBody returns the indexed text of the note with the row id; ok is
 // false when there is no such note.
-func (db *DB) NoteBody(ctx context.Context, id int64) (body string, ok bool, err error) {
-	err = db.rd().QueryRowContext(ctx, `SELECT body FROM notes_fts WHERE rowid = ?`, id).Scan(&body)
+func (s *SemanticIndex) NoteBody(ctx context.Context, id int64) (body string, ok bool, err error) {
+	err = s.db.rd().QueryRowContext(ctx, `SELECT body FROM notes_fts WHERE rowid = ?`, id).Scan(&body)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", false, nil
 	}
@@ -362,8 +389,8 @@ func (db *DB) NoteBody(ctx context.Context, id int64) (body string, ok bool, err
 // records that they were cut from the note's Hash and embedded by model,
 // in one write transaction. A note whose content changed since (or that
 // is gone) is skipped.
-func (db *DB) PutChunks(ctx context.Context, model string, notes []chunk.Note) error {
-	return db.Write(ctx, func(tx *Tx) error {
+func (s *SemanticIndex) PutChunks(ctx context.Context, model string, notes []noema.ChunkedNote) error {
+	return s.db.Write(ctx, func(tx *Tx) error {
 		for _, n := range notes {
 			var hash string
 			if err := tx.QueryRow(`SELECT hash FROM notes WHERE id = ?`, n.ID).Scan(&hash); err != nil || hash != n.Hash {
@@ -374,7 +401,7 @@ func (db *DB) PutChunks(ctx context.Context, model string, notes []chunk.Note) e
 			}
 			for j, c := range n.Chunks {
 				if _, err := tx.Exec(`INSERT INTO note_chunks (note_id, idx, heading, start, end, text_hash) VALUES (?, ?, ?, ?, ?, ?)`,
-					n.ID, j, c.Heading, c.Start, c.End, n.TextHashes[j]); err != nil {
+					n.ID, j, c.Heading, c.Start, c.End, c.TextHash); err != nil {
 					return fmt.Errorf("store chunk: %w", err)
 				}
 			}
@@ -390,8 +417,8 @@ func (db *DB) PutChunks(ctx context.Context, model string, notes []chunk.Note) e
 
 // CountChunks returns how many note chunks the index holds and how many of
 // them have a cached vector for model.
-func (db *DB) CountChunks(ctx context.Context, model string) (total, embedded int, err error) {
-	err = db.rd().QueryRowContext(ctx, `SELECT COUNT(*), COUNT(e.text_hash) FROM note_chunks c
+func (s *SemanticIndex) CountChunks(ctx context.Context, model string) (total, embedded int, err error) {
+	err = s.db.rd().QueryRowContext(ctx, `SELECT COUNT(*), COUNT(e.text_hash) FROM note_chunks c
 		LEFT JOIN embeddings e ON e.model = ? AND e.text_hash = c.text_hash`, model).Scan(&total, &embedded)
 	if err != nil {
 		return 0, 0, fmt.Errorf("count chunks: %w", err)

@@ -15,7 +15,7 @@ import (
 // keeps. Unlike Embeddings it never holds the vectors together, so a
 // caller building its own index of a million of them (the concept
 // vectors, issue 21) holds them once, in its own form.
-func (db *DB) EachEmbedding(ctx context.Context, model string, hashes []string, fn func(hash string, vec []float32) error) error {
+func (s *SemanticIndex) EachEmbedding(ctx context.Context, model string, hashes []string, fn func(hash string, vec []float32) error) error {
 	var buf []float32
 	row := func(rows *sql.Rows, want func(string) bool) error {
 		var h string
@@ -38,7 +38,7 @@ func (db *DB) EachEmbedding(ctx context.Context, model string, hashes []string, 
 	}
 	var stored int
 	if len(hashes) > 2000 {
-		if err := db.rd().QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings WHERE model = ?`, model).Scan(&stored); err != nil {
+		if err := s.db.rd().QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings WHERE model = ?`, model).Scan(&stored); err != nil {
 			return fmt.Errorf("count embeddings: %w", err)
 		}
 	}
@@ -50,7 +50,7 @@ func (db *DB) EachEmbedding(ctx context.Context, model string, hashes []string, 
 		slices.Sort(sorted)
 		sorted = slices.Compact(sorted)
 		want := func(h string) bool { _, ok := slices.BinarySearch(sorted, h); return ok }
-		err := eachRow(ctx, db.rd(), `SELECT text_hash, vec FROM embeddings WHERE model = ?`, []any{model}, func(rows *sql.Rows) error {
+		err := eachRow(ctx, s.db.rd(), `SELECT text_hash, vec FROM embeddings WHERE model = ?`, []any{model}, func(rows *sql.Rows) error {
 			return row(rows, want)
 		})
 		if err != nil {
@@ -72,7 +72,7 @@ func (db *DB) EachEmbedding(ctx context.Context, model string, hashes []string, 
 		if len(args) == 1 {
 			continue
 		}
-		err := eachRow(ctx, db.rd(), `SELECT text_hash, vec FROM embeddings WHERE model = ? AND text_hash IN (`+
+		err := eachRow(ctx, s.db.rd(), `SELECT text_hash, vec FROM embeddings WHERE model = ? AND text_hash IN (`+
 			placeholders(len(args)-1)+`)`, args, func(rows *sql.Rows) error { return row(rows, nil) })
 		if err != nil {
 			return fmt.Errorf("load embeddings: %w", err)
@@ -85,12 +85,12 @@ func (db *DB) EachEmbedding(ctx context.Context, model string, hashes []string, 
 // cached hashes (a server's first refresh asks for every concept's: a
 // million, 2,000 queries of 500): one scan of the (model, text_hash)
 // index instead. ok is false when the look-up is too small for it.
-func (db *DB) embeddedAmongByScan(ctx context.Context, model string, hashes []string) (out map[string]bool, ok bool, err error) {
+func (s *SemanticIndex) embeddedAmongByScan(ctx context.Context, model string, hashes []string) (out map[string]bool, ok bool, err error) {
 	if len(hashes) <= 2000 {
 		return nil, false, nil
 	}
 	var stored int
-	if err := db.rd().QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings WHERE model = ?`, model).Scan(&stored); err != nil {
+	if err := s.db.rd().QueryRowContext(ctx, `SELECT COUNT(*) FROM embeddings WHERE model = ?`, model).Scan(&stored); err != nil {
 		return nil, false, fmt.Errorf("count embeddings: %w", err)
 	}
 	if 2*len(hashes) < stored {
@@ -99,7 +99,7 @@ func (db *DB) embeddedAmongByScan(ctx context.Context, model string, hashes []st
 	sorted := slices.Clone(hashes)
 	slices.Sort(sorted)
 	out = map[string]bool{}
-	err = eachRow(ctx, db.rd(), `SELECT text_hash FROM embeddings WHERE model = ?`, []any{model}, func(rows *sql.Rows) error {
+	err = eachRow(ctx, s.db.rd(), `SELECT text_hash FROM embeddings WHERE model = ?`, []any{model}, func(rows *sql.Rows) error {
 		var h string
 		if err := rows.Scan(&h); err != nil {
 			return err

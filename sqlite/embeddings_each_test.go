@@ -22,22 +22,22 @@ func TestEachEmbeddingAndEmbeddedAmong(t *testing.T) {
 		hashes = append(hashes, fmt.Sprintf("h%05d", i))
 		vecs = append(vecs, []float32{float32(i), 1, -float32(i) / 2})
 	}
-	if err := db.PutEmbeddings(ctx, "m", 3, hashes, vecs); err != nil {
+	if err := db.Semantic().PutEmbeddings(ctx, "m", 3, hashes, vecs); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.PutEmbeddings(ctx, "other", 3, hashes[:10], vecs[:10]); err != nil {
+	if err := db.Semantic().PutEmbeddings(ctx, "other", 3, hashes[:10], vecs[:10]); err != nil {
 		t.Fatal(err)
 	}
 	for _, ask := range [][]string{
 		{"h00001", "h00002", "h00002", "nope"},                          // batches, a repeat
 		append(slices.Clone(hashes[:2500]), "nope1", "nope2", "h00007"), // the scan, a repeat
 	} {
-		want, err := db.Embeddings(ctx, "m", ask)
+		want, err := db.Semantic().Embeddings(ctx, "m", ask)
 		if err != nil {
 			t.Fatal(err)
 		}
 		got := map[string][]float32{}
-		err = db.EachEmbedding(ctx, "m", ask, func(h string, v []float32) error {
+		err = db.Semantic().EachEmbedding(ctx, "m", ask, func(h string, v []float32) error {
 			if _, dup := got[h]; dup {
 				t.Errorf("%s streamed twice", h)
 			}
@@ -50,7 +50,7 @@ func TestEachEmbeddingAndEmbeddedAmong(t *testing.T) {
 		if !maps.EqualFunc(got, want, slices.Equal) {
 			t.Errorf("%d hashes: EachEmbedding streamed %d vectors, Embeddings returned %d, or they differ", len(ask), len(got), len(want))
 		}
-		among, err := db.EmbeddedAmong(ctx, "m", ask)
+		among, err := db.Semantic().EmbeddedAmong(ctx, "m", ask)
 		if err != nil {
 			t.Fatal(err)
 		}

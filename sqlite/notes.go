@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/noema-mem/noema/search"
+	"github.com/noema-mem/noema/internal/cjk"
 )
 
 // NoteRecord is everything the index derives from one note file.
@@ -326,9 +326,9 @@ func (w *NoteWriter) Put(rec *NoteRecord, fresh bool) (int64, error) {
 		}
 	}
 	w.tx.textChanged = true
-	cjk := search.CJKBigrams(rec.Title, rec.Body)
+	bigrams := cjk.Bigrams(rec.Title, rec.Body)
 	if w.deferText {
-		row := textRow{id: id, title: rec.Title, body: rec.Body, cjk: cjk}
+		row := textRow{id: id, title: rec.Title, body: rec.Body, cjk: bigrams}
 		if i, ok := w.queued[id]; ok {
 			w.texts[i] = row // the note written again: its last version
 		} else {
@@ -337,7 +337,7 @@ func (w *NoteWriter) Put(rec *NoteRecord, fresh bool) (int64, error) {
 		}
 		return id, nil
 	}
-	if _, err := w.text.ExecContext(ctx, id, rec.Title, rec.Body, cjk); err != nil {
+	if _, err := w.text.ExecContext(ctx, id, rec.Title, rec.Body, bigrams); err != nil {
 		return 0, fmt.Errorf("index text of %s: %w", rec.Path, err)
 	}
 	return id, nil

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/noema-mem/noema/search"
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/sqlite"
 )
 
@@ -72,7 +72,7 @@ func TestNoteWriterDeferText(t *testing.T) {
 	for _, db := range []*sqlite.DB{immediate, deferred} {
 		writeBatch(t, db, db == deferred, again, false)
 		q := func(word string) []string {
-			got := searchIDs(t, db, search.TextQuery{Match: `{title body} : "` + word + `"`, Weights: [3]float64{1, 1, 1}, Limit: 10})
+			got := searchIDs(t, db, noema.TextQuery{Match: `{title body} : "` + word + `"`, Weights: [3]float64{1, 1, 1}, Limit: 10})
 			for i := range got {
 				got[i] = strings.TrimSuffix(got[i], "*")
 			}

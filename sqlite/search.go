@@ -12,13 +12,24 @@ import (
 
 	"modernc.org/sqlite"
 
-	"github.com/noema-mem/noema/search"
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/internal/cjk"
 )
 
 // This file holds the read queries of search_notes (package search): the
 // full-text query with per-term coverage, snippets, the notes' activity,
 // filters, the note chunks' vectors and `[[X]]` concept lookups. Every query
 // reads the read pool; lists of ids travel as one JSON array argument.
+
+// SearchIndex is the index as the search service reads it: the adapter of
+// [noema.SearchIndex] over a DB. It holds no state of its own; get one
+// with [DB.Search].
+type SearchIndex struct{ db *DB }
+
+var _ noema.SearchIndex = (*SearchIndex)(nil)
+
+// Search returns the index's search adapter.
+func (db *DB) Search() *SearchIndex { return &SearchIndex{db: db} }
 
 func init() {
 	// noema_cjk(title, body) fills the cjk column of notes_fts (migration
@@ -33,13 +44,13 @@ func init() {
 				texts = append(texts, string(v))
 			}
 		}
-		return search.CJKBigrams(texts...), nil
+		return cjk.Bigrams(texts...), nil
 	})
 }
 
 // searchWhere returns the SQL conditions (on notes n, with access a joined)
 // and arguments of a search filter.
-func searchWhere(f search.Filter) (string, []any) {
+func searchWhere(f noema.SearchFilter) (string, []any) {
 	where, args := []string{"1=1"}, []any{}
 	if f.Folder != "" {
 		where = append(where, "substr(n.path, 1, ?) = ?")
@@ -62,7 +73,7 @@ func searchWhere(f search.Filter) (string, []any) {
 // half of the notes (rounded up): a term in half of them or more weighs
 // nothing in BM25, so how many more does not matter to the caller, and
 // walking the rest of its doclist would be most of the cost.
-func (db *DB) SearchTermDocs(ctx context.Context, exprs []string) (docs []int, total int, err error) {
+func (s *SearchIndex) SearchTermDocs(ctx context.Context, exprs []string) (docs []int, total int, err error) {
 	cols := []string{"(SELECT COUNT(*) FROM notes)"}
 	args := make([]any, len(exprs))
 	for i, e := range exprs {
@@ -74,7 +85,7 @@ func (db *DB) SearchTermDocs(ctx context.Context, exprs []string) (docs []int, t
 	for i := range docs {
 		dest = append(dest, &docs[i])
 	}
-	if err := db.rd().QueryRowContext(ctx, `SELECT `+strings.Join(cols, ", "), args...).Scan(dest...); err != nil {
+	if err := s.db.rd().QueryRowContext(ctx, `SELECT `+strings.Join(cols, ", "), args...).Scan(dest...); err != nil {
 		return nil, 0, fmt.Errorf("count term documents: %w", err)
 	}
 	return docs, total, nil
@@ -82,24 +93,24 @@ func (db *DB) SearchTermDocs(ctx context.Context, exprs []string) (docs []int, t
 
 // SearchTextVersion returns the counter that moves with every write that
 // changes a note's full-text row (migration 0009_text_version.sql).
-func (db *DB) SearchTextVersion(ctx context.Context) (int64, error) {
+func (s *SearchIndex) SearchTextVersion(ctx context.Context) (int64, error) {
 	var v int64
-	if err := db.rd().QueryRowContext(ctx, `SELECT text_version FROM search_state WHERE id = 1`).Scan(&v); err != nil {
+	if err := s.db.rd().QueryRowContext(ctx, `SELECT text_version FROM search_state WHERE id = 1`).Scan(&v); err != nil {
 		return 0, fmt.Errorf("read text version: %w", err)
 	}
 	return v, nil
 }
 
 // SearchBodies returns the indexed body of each note among ids (see
-// NoteBodies).
-func (db *DB) SearchBodies(ctx context.Context, ids []int64) (map[int64]string, error) {
-	return db.NoteBodies(ctx, ids)
+// [DB.NoteBodies]).
+func (s *SearchIndex) SearchBodies(ctx context.Context, ids []int64) (map[int64]string, error) {
+	return s.db.NoteBodies(ctx, ids)
 }
 
 const searchNoteColumns = `n.id, n.path, n.title, n.modified_ns, COALESCE(a.accessed_ns, 0)`
 
-func scanSearchNote(row scanner) (search.Note, error) {
-	var n search.Note
+func scanSearchNote(row scanner) (noema.SearchNote, error) {
+	var n noema.SearchNote
 	var mod, acc int64
 	if err := row.Scan(&n.ID, &n.Path, &n.Title, &mod, &acc); err != nil {
 		return n, err
@@ -118,12 +129,12 @@ func noteTimes(mod, acc int64) (modified, accessed time.Time) {
 }
 
 // SearchNotes returns each note among ids that exists, with its activity.
-func (db *DB) SearchNotes(ctx context.Context, ids []int64) (map[int64]search.Note, error) {
-	out := make(map[int64]search.Note, len(ids))
+func (s *SearchIndex) SearchNotes(ctx context.Context, ids []int64) (map[int64]noema.SearchNote, error) {
+	out := make(map[int64]noema.SearchNote, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	err := eachRow(ctx, db.rd(), `SELECT `+searchNoteColumns+` FROM notes n
+	err := eachRow(ctx, s.db.rd(), `SELECT `+searchNoteColumns+` FROM notes n
 		LEFT JOIN access a ON a.path = n.path
 		WHERE n.id IN (SELECT value FROM json_each(?))`, []any{intsArg(ids)}, func(rows *sql.Rows) error {
 		n, err := scanSearchNote(rows)
@@ -137,10 +148,10 @@ func (db *DB) SearchNotes(ctx context.Context, ids []int64) (map[int64]search.No
 }
 
 // SearchFilterIDs returns the ids of the notes f admits.
-func (db *DB) SearchFilterIDs(ctx context.Context, f search.Filter) (map[int64]bool, error) {
+func (s *SearchIndex) SearchFilterIDs(ctx context.Context, f noema.SearchFilter) (map[int64]bool, error) {
 	where, args := searchWhere(f)
 	out := map[int64]bool{}
-	err := eachRow(ctx, db.rd(), `SELECT n.id FROM notes n WHERE `+where, args, func(rows *sql.Rows) error {
+	err := eachRow(ctx, s.db.rd(), `SELECT n.id FROM notes n WHERE `+where, args, func(rows *sql.Rows) error {
 		var id int64
 		err := rows.Scan(&id)
 		out[id] = true
@@ -154,7 +165,13 @@ func (db *DB) SearchFilterIDs(ctx context.Context, f search.Filter) (map[int64]b
 
 // SearchChunksVersion returns the counter that moves whenever any note's
 // chunks change (triggers of migration 0008_search.sql).
-func (db *DB) SearchChunksVersion(ctx context.Context) (int64, error) {
+func (s *SearchIndex) SearchChunksVersion(ctx context.Context) (int64, error) {
+	return s.db.chunksVersion(ctx)
+}
+
+// chunksVersion is SearchChunksVersion, for both the search and the
+// semantic adapter.
+func (db *DB) chunksVersion(ctx context.Context) (int64, error) {
 	var v int64
 	if err := db.rd().QueryRowContext(ctx, `SELECT chunks_version FROM search_state WHERE id = 1`).Scan(&v); err != nil {
 		return 0, fmt.Errorf("read chunks version: %w", err)
@@ -164,8 +181,8 @@ func (db *DB) SearchChunksVersion(ctx context.Context) (int64, error) {
 
 // SearchChunkStates returns, by note id, the note hash the chunks were cut
 // from, for notes whose chunks model embedded.
-func (db *DB) SearchChunkStates(ctx context.Context, model string) (map[int64]string, error) {
-	out, err := queryMap[int64, string](ctx, db.rd(), `SELECT note_id, chunked_hash FROM note_chunk_state WHERE model = ?`, model)
+func (s *SearchIndex) SearchChunkStates(ctx context.Context, model string) (map[int64]string, error) {
+	out, err := queryMap[int64, string](ctx, s.db.rd(), `SELECT note_id, chunked_hash FROM note_chunk_state WHERE model = ?`, model)
 	if err != nil {
 		return nil, fmt.Errorf("read chunk states: %w", err)
 	}
@@ -175,24 +192,24 @@ func (db *DB) SearchChunkStates(ctx context.Context, model string) (map[int64]st
 // SearchChunkVectors calls fn with every chunk of the notes among ids that
 // has a cached vector of model, by note and position. The vector is
 // decoded into one buffer, reused from row to row: valid until fn returns.
-func (db *DB) SearchChunkVectors(ctx context.Context, model string, ids []int64, fn func(search.ChunkVector)) error {
+func (s *SearchIndex) SearchChunkVectors(ctx context.Context, model string, ids []int64, fn func(noema.ChunkVector)) error {
 	const part = 2000
 	var buf []float32
 	for i := 0; i < len(ids); i += part {
-		if err := db.searchChunkVectors(ctx, model, ids[i:min(i+part, len(ids))], &buf, fn); err != nil {
+		if err := s.searchChunkVectors(ctx, model, ids[i:min(i+part, len(ids))], &buf, fn); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (db *DB) searchChunkVectors(ctx context.Context, model string, ids []int64, buf *[]float32, fn func(search.ChunkVector)) error {
+func (s *SearchIndex) searchChunkVectors(ctx context.Context, model string, ids []int64, buf *[]float32, fn func(noema.ChunkVector)) error {
 	var b sql.RawBytes
-	err := eachRow(ctx, db.rd(), `SELECT c.note_id, c.idx, c.start, c.end, e.vec FROM note_chunks c
+	err := eachRow(ctx, s.db.rd(), `SELECT c.note_id, c.idx, c.start, c.end, e.vec FROM note_chunks c
 		JOIN embeddings e ON e.model = ? AND e.text_hash = c.text_hash
 		WHERE c.note_id IN (SELECT value FROM json_each(?))
 		ORDER BY c.note_id, c.idx`, []any{model, intsArg(ids)}, func(rows *sql.Rows) error {
-		var c search.ChunkVector
+		var c noema.ChunkVector
 		if err := rows.Scan(&c.NoteID, &c.Idx, &c.Start, &c.End, &b); err != nil {
 			return err
 		}
@@ -208,9 +225,9 @@ func (db *DB) searchChunkVectors(ctx context.Context, model string, ids []int64,
 }
 
 // SearchChunkCount returns how many note chunks the index holds.
-func (db *DB) SearchChunkCount(ctx context.Context) (int, error) {
+func (s *SearchIndex) SearchChunkCount(ctx context.Context) (int, error) {
 	var n int
-	if err := db.rd().QueryRowContext(ctx, `SELECT COUNT(*) FROM note_chunks`).Scan(&n); err != nil {
+	if err := s.db.rd().QueryRowContext(ctx, `SELECT COUNT(*) FROM note_chunks`).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count chunks: %w", err)
 	}
 	return n, nil
@@ -218,8 +235,8 @@ func (db *DB) SearchChunkCount(ctx context.Context) (int, error) {
 
 // SearchConcept returns the concept that owns key as its label or an alias,
 // with all its keys; ok is false when none does.
-func (db *DB) SearchConcept(ctx context.Context, key string) (c search.Concept, ok bool, err error) {
-	err = db.rd().QueryRowContext(ctx, `SELECT c.id, c.label FROM concept_keys k JOIN concepts c ON c.id = k.concept_id
+func (s *SearchIndex) SearchConcept(ctx context.Context, key string) (c noema.SearchConcept, ok bool, err error) {
+	err = s.db.rd().QueryRowContext(ctx, `SELECT c.id, c.label FROM concept_keys k JOIN concepts c ON c.id = k.concept_id
 		WHERE k.key = ?`, key).Scan(&c.ID, &c.Label)
 	if errors.Is(err, sql.ErrNoRows) {
 		return c, false, nil
@@ -227,7 +244,7 @@ func (db *DB) SearchConcept(ctx context.Context, key string) (c search.Concept, 
 	if err != nil {
 		return c, false, fmt.Errorf("resolve concept %q: %w", key, err)
 	}
-	if c.Keys, err = queryStrings(ctx, db.rd(), `SELECT key FROM concept_keys WHERE concept_id = ? ORDER BY key`, c.ID); err != nil {
+	if c.Keys, err = queryStrings(ctx, s.db.rd(), `SELECT key FROM concept_keys WHERE concept_id = ? ORDER BY key`, c.ID); err != nil {
 		return c, false, fmt.Errorf("resolve concept %q: %w", key, err)
 	}
 	return c, true, nil
@@ -235,14 +252,14 @@ func (db *DB) SearchConcept(ctx context.Context, key string) (c search.Concept, 
 
 // SearchConceptNotes returns the notes f admits that link the concept (by
 // any of its keys) or are its page, each once, in no particular order.
-func (db *DB) SearchConceptNotes(ctx context.Context, conceptID string, f search.Filter) ([]search.Note, error) {
+func (s *SearchIndex) SearchConceptNotes(ctx context.Context, conceptID string, f noema.SearchFilter) ([]noema.SearchNote, error) {
 	where, args := searchWhere(f)
 	args = append([]any{conceptID, conceptID}, args...)
-	out, err := collect(ctx, db.rd(), `SELECT `+searchNoteColumns+` FROM notes n
+	out, err := collect(ctx, s.db.rd(), `SELECT `+searchNoteColumns+` FROM notes n
 		LEFT JOIN access a ON a.path = n.path
 		WHERE (n.id IN (SELECT l.note_id FROM concept_keys k JOIN links l ON l.key = k.key WHERE k.concept_id = ?)
 			OR n.id = (SELECT page_note_id FROM concepts WHERE id = ?))
-		AND `+where, args, func(rows *sql.Rows) (search.Note, error) { return scanSearchNote(rows) })
+		AND `+where, args, func(rows *sql.Rows) (noema.SearchNote, error) { return scanSearchNote(rows) })
 	if err != nil {
 		return nil, fmt.Errorf("find notes linking %s: %w", conceptID, err)
 	}
@@ -250,15 +267,15 @@ func (db *DB) SearchConceptNotes(ctx context.Context, conceptID string, f search
 }
 
 // SearchConceptsVersion returns the concept registry's change counter
-// (ConceptsVersion).
-func (db *DB) SearchConceptsVersion(ctx context.Context) (string, error) {
-	return db.ConceptsVersion(ctx)
+// ([DB.ConceptsVersion]).
+func (s *SearchIndex) SearchConceptsVersion(ctx context.Context) (string, error) {
+	return s.db.ConceptsVersion(ctx)
 }
 
 // SearchConceptKeys calls fn with every key of the concept registry (labels
 // and aliases) and its concept's id.
-func (db *DB) SearchConceptKeys(ctx context.Context, fn func(key, conceptID string)) error {
-	err := eachRow(ctx, db.rd(), `SELECT key, concept_id FROM concept_keys`, nil, func(r *sql.Rows) error {
+func (s *SearchIndex) SearchConceptKeys(ctx context.Context, fn func(key, conceptID string)) error {
+	err := eachRow(ctx, s.db.rd(), `SELECT key, concept_id FROM concept_keys`, nil, func(r *sql.Rows) error {
 		var key, id string
 		if err := r.Scan(&key, &id); err != nil {
 			return err
@@ -271,6 +288,3 @@ func (db *DB) SearchConceptKeys(ctx context.Context, fn func(key, conceptID stri
 	}
 	return nil
 }
-
-// DB is the index package search reads.
-var _ search.Index = (*DB)(nil)

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/noema-mem/noema/search"
-	"github.com/noema-mem/noema/semantic/chunk"
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/internal/cjk"
 	"github.com/noema-mem/noema/sqlite"
 )
 
@@ -18,9 +18,9 @@ func textNote(path, body string, tags ...string) *sqlite.NoteRecord {
 	return r
 }
 
-func searchIDs(t *testing.T, db *sqlite.DB, q search.TextQuery) []string {
+func searchIDs(t *testing.T, db *sqlite.DB, q noema.TextQuery) []string {
 	t.Helper()
-	hits, err := db.SearchText(context.Background(), q)
+	hits, err := db.Search().SearchText(context.Background(), q)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,7 +28,7 @@ func searchIDs(t *testing.T, db *sqlite.DB, q search.TextQuery) []string {
 	for _, h := range hits {
 		ids = append(ids, h.ID)
 	}
-	notes, err := db.SearchNotes(context.Background(), ids)
+	notes, err := db.Search().SearchNotes(context.Background(), ids)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestSearchTextTiersStemsAndFilters(t *testing.T) {
 		textNote("a/two.md", "compressed data and more compressed data, compressing, compresses", "other"),
 		textNote("b/three.md", "archives only"),
 		textNote("b/日本.md", "東京都に住んでいます"))
-	q := search.TextQuery{
+	q := noema.TextQuery{
 		Match: `{title body} : "compress" OR {title body} : "archive"`, All: `{title body} : "compress" AND {title body} : "archive"`,
 		Weights: [3]float64{4, 1, 1}, Limit: 10,
 	}
@@ -58,16 +58,16 @@ func TestSearchTextTiersStemsAndFilters(t *testing.T) {
 	if len(got) != 3 || got[0] != "a/one.md*" || got[1] != "a/two.md" {
 		t.Errorf("tiers: %v, want a/one.md (every term) first despite two.md's higher term frequency", got)
 	}
-	q.Filter = search.Filter{Folder: "a", Tags: []string{"proj"}}
+	q.Filter = noema.SearchFilter{Folder: "a", Tags: []string{"proj"}}
 	if got := searchIDs(t, db, q); len(got) != 1 || got[0] != "a/one.md*" {
 		t.Errorf("folder+nested tag: %v", got)
 	}
-	q.Filter = search.Filter{Since: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)}
+	q.Filter = noema.SearchFilter{Since: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)}
 	if got := searchIDs(t, db, q); len(got) != 0 {
 		t.Errorf("since: %v", got)
 	}
 	// The cjk column holds bigrams: a substring is a phrase of them.
-	cq := search.TextQuery{Match: `cjk : "京都 都に"`, Weights: [3]float64{4, 1, 1}, Limit: 10}
+	cq := noema.TextQuery{Match: `cjk : "京都 都に"`, Weights: [3]float64{4, 1, 1}, Limit: 10}
 	if got := searchIDs(t, db, cq); len(got) != 1 || got[0] != "b/日本.md*" {
 		t.Errorf("cjk: %v", got)
 	}
@@ -77,24 +77,24 @@ func TestSearchChunksVersionMoves(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
 	put(t, db, textNote("n.md", "text"))
-	version := counter(t, db.SearchChunksVersion)
+	version := counter(t, db.Search().SearchChunksVersion)
 	v0 := version()
-	if err := db.PutChunks(ctx, "m", []chunk.Note{{ID: 1, Hash: "hn.md", Chunks: []chunk.Chunk{{Start: 0, End: 4}}, TextHashes: []string{"t"}}}); err != nil {
+	if err := db.Semantic().PutChunks(ctx, "m", []noema.ChunkedNote{{ID: 1, Hash: "hn.md", Chunks: []noema.StoredChunk{{Start: 0, End: 4, TextHash: "t"}}}}); err != nil {
 		t.Fatal(err)
 	}
 	v1 := version()
 	if v1 == v0 {
 		t.Fatal("version did not move on PutChunks")
 	}
-	if err := db.PutEmbeddings(ctx, "m", 2, []string{"t"}, [][]float32{{0.6, 0.8}}); err != nil {
+	if err := db.Semantic().PutEmbeddings(ctx, "m", 2, []string{"t"}, [][]float32{{0.6, 0.8}}); err != nil {
 		t.Fatal(err)
 	}
-	states, err := db.SearchChunkStates(ctx, "m")
+	states, err := db.Search().SearchChunkStates(ctx, "m")
 	if err != nil || states[1] != "hn.md" {
 		t.Fatalf("states %v %v", states, err)
 	}
-	var got []search.ChunkVector
-	if err := db.SearchChunkVectors(ctx, "m", []int64{1}, func(c search.ChunkVector) { got = append(got, c) }); err != nil {
+	var got []noema.ChunkVector
+	if err := db.Search().SearchChunkVectors(ctx, "m", []int64{1}, func(c noema.ChunkVector) { got = append(got, c) }); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 1 || got[0].End != 4 || len(got[0].Vec) != 2 {
@@ -114,15 +114,15 @@ func TestSearchConcept(t *testing.T) {
 	page := note("concepts/Go.md", 1)
 	page.Page.Explicit, page.Page.Aliases = true, []string{"golang"}
 	put(t, db, page, note("a.md", 2, "golang"), note("b.md", 3, "Go"), note("c.md", 4, "Rust"))
-	c, ok, err := db.SearchConcept(ctx, "golang")
+	c, ok, err := db.Search().SearchConcept(ctx, "golang")
 	if err != nil || !ok || c.Label != "Go" || len(c.Keys) != 2 {
 		t.Fatalf("%+v %v %v", c, ok, err)
 	}
-	notes, err := db.SearchConceptNotes(ctx, c.ID, search.Filter{})
+	notes, err := db.Search().SearchConceptNotes(ctx, c.ID, noema.SearchFilter{})
 	if err != nil || len(notes) != 3 {
 		t.Fatalf("%+v %v", notes, err)
 	}
-	if _, ok, _ := db.SearchConcept(ctx, "nothing"); ok {
+	if _, ok, _ := db.Search().SearchConcept(ctx, "nothing"); ok {
 		t.Error("unknown key resolved")
 	}
 }
@@ -161,7 +161,7 @@ func TestMigration0008KeepsRows(t *testing.T) {
 	}
 	defer db.Close()
 	for _, m := range []string{`{title body} : "compression"`, `cjk : "本語"`} {
-		if got := searchIDs(t, db, search.TextQuery{Match: m, Weights: [3]float64{1, 1, 1}, Limit: 5}); len(got) != 1 || got[0] != "x.md*" {
+		if got := searchIDs(t, db, noema.TextQuery{Match: m, Weights: [3]float64{1, 1, 1}, Limit: 5}); len(got) != 1 || got[0] != "x.md*" {
 			t.Errorf("%s after migration: %v", m, got)
 		}
 	}
@@ -169,7 +169,7 @@ func TestMigration0008KeepsRows(t *testing.T) {
 
 // BenchmarkCJKTrigramVsBigram is the measurement behind the cjk column
 // (docs/search.md): the same Chinese/Japanese notes in an FTS5 trigram
-// table and in a unicode61 table of bigrams (search.CJKBigrams), queried
+// table and in a unicode61 table of bigrams (cjk.Bigrams), queried
 // with 2- and 4-character substrings. Trigram cannot MATCH a 2-character
 // string (FTS5 needs 3), so it falls back to LIKE, which scans every row.
 //
@@ -199,7 +199,7 @@ func BenchmarkCJKTrigramVsBigram(b *testing.B) {
 			if _, err := tx.Exec(`INSERT INTO bench_tri (rowid, body) VALUES (?, ?)`, i+1, text); err != nil {
 				return err
 			}
-			if _, err := tx.Exec(`INSERT INTO bench_bi (rowid, body) VALUES (?, ?)`, i+1, search.CJKBigrams(text)); err != nil {
+			if _, err := tx.Exec(`INSERT INTO bench_bi (rowid, body) VALUES (?, ?)`, i+1, cjk.Bigrams(text)); err != nil {
 				return err
 			}
 		}
@@ -216,7 +216,7 @@ func BenchmarkCJKTrigramVsBigram(b *testing.B) {
 		return n
 	}
 	for _, sub := range []string{"学習", "全文検索"} {
-		grams := search.CJKBigrams(sub)
+		grams := cjk.Bigrams(sub)
 		grams = grams[:len(grams)-len(string([]rune(sub)[len([]rune(sub))-1:]))-1] // drop the trailing unigram
 		b.Run("bigram-phrase/"+sub, func(b *testing.B) {
 			var n int
@@ -253,7 +253,7 @@ func TestSearchTermDocs(t *testing.T) {
 	put(t, db,
 		textNote("1.md", "alpha beta"), textNote("2.md", "alpha"), textNote("3.md", "alpha"),
 		textNote("4.md", "alpha gamma"), textNote("5.md", "delta"))
-	docs, total, err := db.SearchTermDocs(context.Background(), []string{`"alpha"`, `"beta"`, `"gamma" OR "beta"`, `"zeta"`})
+	docs, total, err := db.Search().SearchTermDocs(context.Background(), []string{`"alpha"`, `"beta"`, `"gamma" OR "beta"`, `"zeta"`})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func TestSearchTermDocs(t *testing.T) {
 func TestSearchTextVersionMoves(t *testing.T) {
 	ctx := context.Background()
 	db := MustOpen(t)
-	version := counter(t, db.SearchTextVersion)
+	version := counter(t, db.Search().SearchTextVersion)
 	v0 := version()
 	put(t, db, textNote("a.md", "one"), textNote("b.md", "two"))
 	v1 := version()

@@ -7,7 +7,7 @@ import (
 	"maps"
 	"sort"
 
-	"github.com/noema-mem/noema/search"
+	"github.com/noema-mem/noema"
 )
 
 // SearchText returns the best q.Limit notes matching q.Match or q.Bonus
@@ -42,11 +42,11 @@ import (
 //     bonus), that join is part of the same statement (the ranking is
 //     materialised with its LIMIT, then joined): a rare word costs one
 //     statement, as in plain FTS5.
-func (db *DB) SearchText(ctx context.Context, q search.TextQuery) ([]search.TextHit, error) {
+func (s *SearchIndex) SearchText(ctx context.Context, q noema.TextQuery) ([]noema.TextHit, error) {
 	if (q.Match == "" && q.Bonus == "") || q.Limit <= 0 {
 		return nil, nil
 	}
-	t := &textSearch{db: db, q: q, byID: map[int64]*textRank{}}
+	t := &textSearch{idx: s, q: q, byID: map[int64]*textRank{}}
 	if !q.Filter.IsZero() {
 		where, args := searchWhere(q.Filter)
 		t.filter, t.fargs = " AND rowid IN (SELECT n.id FROM notes n WHERE "+where+")", args
@@ -68,8 +68,8 @@ func (db *DB) SearchText(ctx context.Context, q search.TextQuery) ([]search.Text
 
 // textSearch is one SearchText call.
 type textSearch struct {
-	db     *DB
-	q      search.TextQuery
+	idx    *SearchIndex
+	q      noema.TextQuery
 	filter string // SQL condition on rowid, "" for none
 	fargs  []any
 	byID   map[int64]*textRank
@@ -83,7 +83,7 @@ type textRank struct {
 	score  float64
 	every  bool
 	joined bool
-	note   search.Note
+	note   noema.SearchNote
 	// body is the note's body when the ranking read it (hasBody).
 	body    string
 	hasBody bool
@@ -119,12 +119,12 @@ func (t *textSearch) rankJoined(ctx context.Context, expr string) error {
 		body = `CASE WHEN r.rn <= ? THEN (SELECT b.body FROM notes_fts b WHERE b.rowid = r.rowid) END`
 		args = append([]any{t.q.Bodies}, args...)
 	}
-	return eachRow(ctx, t.db.rd(), `SELECT r.rowid, r.score, r.every, `+body+`, `+searchNoteColumns+` FROM (`+ranked+`) r
+	return eachRow(ctx, t.idx.db.rd(), `SELECT r.rowid, r.score, r.every, `+body+`, `+searchNoteColumns+` FROM (`+ranked+`) r
 		JOIN notes n ON n.id = r.rowid LEFT JOIN access a ON a.path = n.path`, args, func(r *sql.Rows) error {
 		var id int64
 		var score float64
 		var all bool
-		var n search.Note
+		var n noema.SearchNote
 		var mod, acc int64
 		var b sql.NullString
 		if err := r.Scan(&id, &score, &all, &b, &n.ID, &n.Path, &n.Title, &mod, &acc); err != nil {
@@ -170,7 +170,7 @@ func (t *textSearch) rankArgs(expr string, everyArgs, tailArgs []any) []any {
 // rankAs is rank with the SQL of the every-term flag given (every, with
 // its arguments everyArgs).
 func (t *textSearch) rankAs(ctx context.Context, expr, every string, everyArgs []any, tail string, tailArgs []any, add func(id int64, score float64, every bool)) error {
-	return eachRow(ctx, t.db.rd(), t.rankSQL(every, tail), t.rankArgs(expr, everyArgs, tailArgs), func(r *sql.Rows) error {
+	return eachRow(ctx, t.idx.db.rd(), t.rankSQL(every, tail), t.rankArgs(expr, everyArgs, tailArgs), func(r *sql.Rows) error {
 		var id int64
 		var score float64
 		var all bool
@@ -254,7 +254,7 @@ func (t *textSearch) bonus(ctx context.Context) error {
 // Only the notes that can be among them are joined: the best q.Limit by
 // tier and score, and those tied with the last of them (path breaks the
 // tie). The bonus can keep thousands of notes for common words.
-func (t *textSearch) hits(ctx context.Context) ([]search.TextHit, error) {
+func (t *textSearch) hits(ctx context.Context) ([]noema.TextHit, error) {
 	list := t.list
 	sort.Slice(list, func(i, j int) bool {
 		a, b := list[i], list[j]
@@ -271,8 +271,8 @@ func (t *textSearch) hits(ctx context.Context) ([]search.TextHit, error) {
 		}
 		list = list[:n]
 	}
-	join := func(list []*textRank) (map[int64]search.Note, error) {
-		notes := make(map[int64]search.Note, len(list))
+	join := func(list []*textRank) (map[int64]noema.SearchNote, error) {
+		notes := make(map[int64]noema.SearchNote, len(list))
 		var ids []int64
 		for _, r := range list {
 			if r.joined {
@@ -284,7 +284,7 @@ func (t *textSearch) hits(ctx context.Context) ([]search.TextHit, error) {
 		if len(ids) == 0 {
 			return notes, nil
 		}
-		more, err := t.db.SearchNotes(ctx, ids)
+		more, err := t.idx.SearchNotes(ctx, ids)
 		maps.Copy(notes, more)
 		return notes, err
 	}
@@ -300,10 +300,10 @@ func (t *textSearch) hits(ctx context.Context) ([]search.TextHit, error) {
 			return nil, err
 		}
 	}
-	out := make([]search.TextHit, 0, len(list))
+	out := make([]noema.TextHit, 0, len(list))
 	for _, r := range list {
 		if n, ok := notes[r.id]; ok {
-			out = append(out, search.TextHit{ID: r.id, All: r.every, BM25: r.score, Note: n, Body: r.body, HasBody: r.hasBody})
+			out = append(out, noema.TextHit{ID: r.id, All: r.every, BM25: r.score, Note: n, Body: r.body, HasBody: r.hasBody})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {

@@ -76,7 +76,7 @@ func TestEndToEnd(t *testing.T) {
 	if err := a.Semantic.RefreshChunks(ctx); err != nil {
 		t.Fatal(err)
 	}
-	total, embedded, err := a.DB.CountChunks(ctx, "minilm/random-minilm")
+	total, embedded, err := a.DB.Semantic().CountChunks(ctx, "minilm/random-minilm")
 	if err != nil || total < 3 || embedded != total {
 		t.Errorf("chunks: %d of %d embedded, %v", embedded, total, err)
 	}

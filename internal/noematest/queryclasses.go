@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/noema-mem/noema/sqlite"
+	"github.com/noema-mem/noema"
 )
 
 // QueryClasses returns the three kinds of query issue 20 times against
@@ -16,14 +16,14 @@ import (
 // pasted paragraph (400–900 characters of a note's body). Word counts are
 // the index's (SearchTermDocs). The search and MCP benchmarks time
 // search_notes against plain FTS5 BM25 on them (issue 20 part 5).
-func QueryClasses(b testing.TB, db *sqlite.DB) map[string][]string {
+func QueryClasses(b testing.TB, idx noema.TextIndex) map[string][]string {
 	b.Helper()
 	ctx := context.Background()
 	ids := make([]int64, 300)
 	for i := range ids {
 		ids[i] = int64(1 + i*7)
 	}
-	bodies, err := db.SearchBodies(ctx, ids)
+	bodies, err := idx.SearchBodies(ctx, ids)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func QueryClasses(b testing.TB, db *sqlite.DB) map[string][]string {
 			more[i] = next
 			next += 7
 		}
-		mb, err := db.SearchBodies(ctx, more)
+		mb, err := idx.SearchBodies(ctx, more)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -76,7 +76,7 @@ func QueryClasses(b testing.TB, db *sqlite.DB) map[string][]string {
 	for i, w := range words {
 		exprs[i] = `"` + w + `"`
 	}
-	docs, total, err := db.SearchTermDocs(ctx, exprs)
+	docs, total, err := idx.SearchTermDocs(ctx, exprs)
 	if err != nil {
 		b.Fatal(err)
 	}

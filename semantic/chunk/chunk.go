@@ -156,13 +156,3 @@ func joinPath(path []string) string {
 	}
 	return strings.Join(parts, " > ")
 }
-
-// Note is one note's chunks as the index stores them: cut from the note
-// (its index row id) at content hash Hash, with each chunk's embedded text
-// hash in TextHashes (parallel to Chunks).
-type Note struct {
-	ID         int64
-	Hash       string
-	Chunks     []Chunk
-	TextHashes []string
-}

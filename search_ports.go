@@ -1,13 +1,16 @@
-package search
+package noema
+
+// This file holds the ports of the search service (package search): what it
+// reads of the index, and the types those reads carry.
 
 import (
 	"context"
 	"time"
 )
 
-// Filter selects the notes a search may return. The zero Filter admits
+// SearchFilter selects the notes a search may return. The zero SearchFilter admits
 // every note.
-type Filter struct {
+type SearchFilter struct {
 	// Folder admits the notes under this vault folder (no slashes at
 	// either end; "" for all).
 	Folder string
@@ -20,7 +23,7 @@ type Filter struct {
 }
 
 // IsZero reports whether f admits every note.
-func (f Filter) IsZero() bool { return f.Folder == "" && len(f.Tags) == 0 && f.Since.IsZero() }
+func (f SearchFilter) IsZero() bool { return f.Folder == "" && len(f.Tags) == 0 && f.Since.IsZero() }
 
 // TextQuery is a full-text query for [TextIndex.SearchText], built by the
 // query sanitiser: its expressions are valid FTS5 whatever the user typed.
@@ -56,7 +59,7 @@ type TextQuery struct {
 	Together bool
 	// Weights are the BM25 weights of the title, body and cjk columns.
 	Weights [3]float64
-	Filter  Filter
+	Filter  SearchFilter
 	// Limit is how many hits to return, best first.
 	Limit int
 	// Bodies asks for the indexed body of the best Bodies hits
@@ -75,14 +78,14 @@ type TextHit struct {
 	// (negative).
 	BM25 float64
 	// Note is the note itself (its ID is ID).
-	Note Note
+	Note SearchNote
 	// Body is the note's indexed body when HasBody (see TextQuery.Bodies).
 	Body    string
 	HasBody bool
 }
 
-// Note is what a search shows of a note and weighs it by.
-type Note struct {
+// SearchNote is what a search shows of a note and weighs it by.
+type SearchNote struct {
 	ID    int64
 	Path  string
 	Title string
@@ -101,8 +104,8 @@ type ChunkVector struct {
 	Vec             []float32
 }
 
-// Concept is a concept a `[[X]]` query resolves to.
-type Concept struct {
+// SearchConcept is a concept a `[[X]]` query resolves to.
+type SearchConcept struct {
 	ID, Label string
 	// Keys are the keys of its label and aliases.
 	Keys []string
@@ -125,16 +128,16 @@ type TextIndex interface {
 	SearchBodies(ctx context.Context, ids []int64) (map[int64]string, error)
 }
 
-// NoteIndex reads notes for filtering, decay and display.
-type NoteIndex interface {
+// SearchNoteIndex reads notes for filtering, decay and display.
+type SearchNoteIndex interface {
 	// SearchNotes returns each note among ids that exists, by id.
-	SearchNotes(ctx context.Context, ids []int64) (map[int64]Note, error)
+	SearchNotes(ctx context.Context, ids []int64) (map[int64]SearchNote, error)
 	// SearchFilterIDs returns the ids of the notes f admits.
-	SearchFilterIDs(ctx context.Context, f Filter) (map[int64]bool, error)
+	SearchFilterIDs(ctx context.Context, f SearchFilter) (map[int64]bool, error)
 }
 
-// VectorIndex reads the note chunks' stored vectors.
-type VectorIndex interface {
+// ChunkVectorIndex reads the note chunks' stored vectors.
+type ChunkVectorIndex interface {
 	// SearchChunksVersion returns a number that changes whenever any note's
 	// chunks change (written, re-embedded or deleted).
 	SearchChunksVersion(ctx context.Context) (int64, error)
@@ -150,14 +153,14 @@ type VectorIndex interface {
 	SearchChunkCount(ctx context.Context) (int, error)
 }
 
-// ConceptIndex resolves `[[X]]` queries.
-type ConceptIndex interface {
+// SearchConceptIndex resolves `[[X]]` queries.
+type SearchConceptIndex interface {
 	// SearchConcept returns the concept owning key (as its label or an
 	// alias); ok is false when none does.
-	SearchConcept(ctx context.Context, key string) (c Concept, ok bool, err error)
+	SearchConcept(ctx context.Context, key string) (c SearchConcept, ok bool, err error)
 	// SearchConceptNotes returns the notes admitted by f that link the
 	// concept, or are its page, in no particular order.
-	SearchConceptNotes(ctx context.Context, conceptID string, f Filter) ([]Note, error)
+	SearchConceptNotes(ctx context.Context, conceptID string, f SearchFilter) ([]SearchNote, error)
 	// SearchConceptsVersion returns a value that changes whenever the
 	// concept registry (labels, aliases) changes.
 	SearchConceptsVersion(ctx context.Context) (string, error)
@@ -166,10 +169,11 @@ type ConceptIndex interface {
 	SearchConceptKeys(ctx context.Context, fn func(key, conceptID string)) error
 }
 
-// Index is everything the search service reads; *sqlite.DB implements it.
-type Index interface {
+// SearchIndex is everything the search service (package search) reads;
+// sqlite.SearchIndex implements it.
+type SearchIndex interface {
 	TextIndex
-	NoteIndex
-	VectorIndex
-	ConceptIndex
+	SearchNoteIndex
+	ChunkVectorIndex
+	SearchConceptIndex
 }
