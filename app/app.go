@@ -156,7 +156,7 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 	}
 	cs := concepts.New(ix)
 	a := &App{Vault: v, DB: db, Indexer: ix, Notes: notes.New(ix), Concepts: cs, Relations: relations.New(ix, cs),
-		Semantic: semantic.New(db.Semantic(), emb, cfg.Decay, opts.Logger), Search: search.New(db.Search(), emb, cfg.Decay), Recall: recall.New(db, cs, cfg.Decay),
+		Semantic: semantic.New(db.Semantic(), emb, cfg.Decay, opts.Logger), Search: search.New(db.Search(), emb, cfg.Decay), Recall: recall.New(db.Mentions(), cs, cfg.Decay),
 		Config: cfg, Logger: opts.Logger}
 	cs.Similarity = a.Semantic.Similarity
 	a.GraphIndex = db.Graph()

@@ -2,10 +2,10 @@ package graph_test
 
 import (
 	"context"
-	"github.com/noema-mem/noema"
 	"io"
 	"testing"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/graph"
 	"github.com/noema-mem/noema/internal/corpus"
 	"github.com/noema-mem/noema/internal/noematest"

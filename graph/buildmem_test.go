@@ -1,10 +1,10 @@
 package graph_test
 
 import (
-	"github.com/noema-mem/noema"
 	"runtime"
 	"testing"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/graph"
 )
 

@@ -3,12 +3,12 @@ package graph_test
 import (
 	"cmp"
 	"context"
-	"github.com/noema-mem/noema"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/graph"
 	"github.com/noema-mem/noema/internal/corpus"
 )

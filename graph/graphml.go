@@ -5,12 +5,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"github.com/noema-mem/noema"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/noema-mem/noema"
 )
 
 // graphmlAttr is one declared GraphML attribute: its key id, its name and

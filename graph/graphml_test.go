@@ -3,13 +3,13 @@ package graph_test
 import (
 	"bytes"
 	"encoding/xml"
-	"github.com/noema-mem/noema"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/graph"
 )
 

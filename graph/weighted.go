@@ -2,9 +2,10 @@ package graph
 
 import (
 	"cmp"
-	"github.com/noema-mem/noema"
 	"math"
 	"slices"
+
+	"github.com/noema-mem/noema"
 )
 
 // Graph kinds that analyze_graph analyses ([Weighted.Kind]).

@@ -39,7 +39,7 @@ func BenchmarkBuildContext(b *testing.B) {
 	t0 := time.Now()
 	noematest.Sync(b, a)
 	b.Logf("indexed %d notes in %v", len(m.Notes), time.Since(t0))
-	s := recall.New(a.DB, a.Concepts, cfg.Decay)
+	s := recall.New(a.DB.Mentions(), a.Concepts, cfg.Decay)
 	t0 = time.Now()
 	if _, err := s.BuildContext(ctx, recall.Input{Concept: m.Concepts[0].Label, Depth: 2, MaxEntities: 20}); err != nil {
 		b.Fatal(err)

@@ -11,7 +11,6 @@ import (
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/graph"
-	"github.com/noema-mem/noema/sqlite"
 )
 
 // Limits of build_context.
@@ -143,7 +142,7 @@ type Note struct {
 type call struct {
 	s     *Service
 	ctx   context.Context
-	g     *sqlite.MentionGraph
+	g     noema.MentionGraph
 	now   time.Time
 	decay bool
 	// weights caches each note's decay weight (by note index; < 0 until
@@ -168,7 +167,7 @@ func (k *call) weight(i int32) float64 {
 }
 
 // reference returns a note's decay reference time.
-func reference(n *sqlite.MentionNote) time.Time {
+func reference(n *noema.MentionNote) time.Time {
 	if n.Accessed.After(n.Modified) {
 		return n.Accessed
 	}
@@ -282,7 +281,7 @@ func (k *call) relations(id string) ([]Relation, error) {
 			if titles == nil {
 				titles = make(map[string]string, k.g.NumNotes())
 				for i := range k.g.NumNotes() {
-					if n := k.g.NoteAt(int32(i)); !n.Deleted() {
+					if n := k.g.NoteAt(int32(i)); !n.Deleted {
 						titles[noema.NoteURI(n.Path)] = n.Title
 					}
 				}

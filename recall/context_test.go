@@ -42,7 +42,7 @@ func openApp(t *testing.T) *app.App {
 }
 
 func service(a *app.App, d decay.Config) *recall.Service {
-	s := recall.New(a.DB, a.Concepts, d)
+	s := recall.New(a.DB.Mentions(), a.Concepts, d)
 	s.Now = func() time.Time { return now }
 	return s
 }

@@ -25,7 +25,7 @@ func TestAgainstCorpusManifest(t *testing.T) {
 	a, m := noematest.SyncedApp(t, corpus.Options{Seed: 11, Notes: 400, Concepts: 600}, app.Options{Config: &cfg})
 	now := corpus.BaseTime().AddDate(2, 3, 0)
 	d := decay.DefaultConfig()
-	s := recall.New(a.DB, a.Concepts, d)
+	s := recall.New(a.DB.Mentions(), a.Concepts, d)
 	s.Now = func() time.Time { return now }
 
 	// notesOf: concept key -> note path -> weight.

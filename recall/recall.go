@@ -4,8 +4,8 @@
 // the notes that mention it, freshest first, weighted by recency decay
 // (docs/context.md, "Definitions"; package decay).
 //
-// The service holds no SQL: it reads the index through [Index] (implemented
-// by *sqlite.DB) and resolves names through [Concepts] (implemented by
+// The service holds no SQL: it reads the index through the port
+// [noema.MentionIndex] (sqlite.MentionIndex implements it) and resolves names through [Concepts] (implemented by
 // *concepts.Service). Building context is not an explicit read: it never
 // records an access, so it never refreshes any note's decay.
 //
@@ -22,23 +22,7 @@ import (
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/decay"
 	"github.com/noema-mem/noema/graph"
-	"github.com/noema-mem/noema/sqlite"
 )
-
-// Index is what build_context reads from the index. *sqlite.DB implements
-// it; every method reads committed data and writes nothing.
-type Index interface {
-	// MentionGraph returns the mention graph as the index holds it now:
-	// prev itself when nothing changed since it was built, else a graph
-	// refreshed from prev (built from scratch when prev is nil).
-	MentionGraph(ctx context.Context, prev *sqlite.MentionGraph) (*sqlite.MentionGraph, error)
-	// NoteBodies returns the indexed Markdown body (after the front
-	// matter) of each note among the row ids.
-	NoteBodies(ctx context.Context, ids []int64) (map[int64]string, error)
-	// ConceptRelations returns the typed relations declared by the
-	// concept's page or pointing at it, each once.
-	ConceptRelations(ctx context.Context, id string) ([]noema.GraphEdge, error)
-}
 
 // Concepts resolves a concept name and finds candidates for a name that
 // resolves to none. *concepts.Service implements it.
@@ -54,7 +38,7 @@ type Concepts interface {
 // Service builds context around concepts.
 type Service struct {
 	// Index is the index read.
-	Index Index
+	Index noema.MentionIndex
 	// Concepts resolves names.
 	Concepts Concepts
 	// Decay is the recency weighting applied unless a call turns it off.
@@ -66,7 +50,7 @@ type Service struct {
 	Community func(ctx context.Context, conceptID string, siblings int) (*graph.ConceptCommunity, error)
 
 	// last is the latest mention graph read, kept current by graph.
-	last atomic.Pointer[sqlite.MentionGraph]
+	last atomic.Pointer[keptGraph]
 }
 
 // Refresh brings the kept mention graph up to date with the index. The
@@ -81,21 +65,28 @@ func (s *Service) Refresh(ctx context.Context) error {
 
 // graph returns the current mention graph, refreshing the kept one when
 // the index changed.
-func (s *Service) graph(ctx context.Context) (*sqlite.MentionGraph, error) {
-	prev := s.last.Load()
+func (s *Service) graph(ctx context.Context) (noema.MentionGraph, error) {
+	kept := s.last.Load()
+	var prev noema.MentionGraph
+	if kept != nil {
+		prev = kept.g
+	}
 	g, err := s.Index.MentionGraph(ctx, prev)
 	if err != nil {
 		return nil, err
 	}
 	if g != prev {
-		s.last.CompareAndSwap(prev, g) // a concurrent refresh may have won: either graph is current
+		s.last.CompareAndSwap(kept, &keptGraph{g}) // a concurrent refresh may have won: either graph is current
 	}
 	return g, nil
 }
 
-// New returns a Service reading idx (an *sqlite.DB), resolving names with
+// keptGraph holds the mention graph a Service keeps between calls.
+type keptGraph struct{ g noema.MentionGraph }
+
+// New returns a Service reading idx, resolving names with
 // cs (a *concepts.Service) and weighting notes by d (the vault's
 // config.Config.Decay).
-func New(idx Index, cs Concepts, d decay.Config) *Service {
+func New(idx noema.MentionIndex, cs Concepts, d decay.Config) *Service {
 	return &Service{Index: idx, Concepts: cs, Decay: d, Now: time.Now}
 }

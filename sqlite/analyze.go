@@ -5,8 +5,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/noema-mem/noema"
 	"slices"
+
+	"github.com/noema-mem/noema"
 )
 
 // This file holds the read of analyze_graph (package graph) that the
@@ -61,11 +62,11 @@ func (g *GraphIndex) ConceptLinks(ctx context.Context) (*noema.ConceptLinks, err
 
 // conceptLinksOf numbers g's live concepts by id and lists, for each live
 // note that links any, its concepts in the order of their first link.
-func conceptLinksOf(g *MentionGraph) *noema.ConceptLinks {
+func conceptLinksOf(g *mentionGraph) *noema.ConceptLinks {
 	l := &noema.ConceptLinks{}
 	live := make([]int32, 0, g.NumConcepts())
 	for j := range g.NumConcepts() {
-		if !g.ConceptAt(int32(j)).Deleted() {
+		if !g.ConceptAt(int32(j)).Deleted {
 			live = append(live, int32(j))
 		}
 	}

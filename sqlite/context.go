@@ -3,16 +3,24 @@ package sqlite
 import (
 	"context"
 	"fmt"
-	"github.com/noema-mem/noema"
 	"strconv"
 	"strings"
+
+	"github.com/noema-mem/noema"
 )
 
-// This file holds the reads of build_context (package recall) beside the
-// mention graph (mentiongraph.go): the notes' text and a concept's
-// relations. Each query reads the read pool; lists of ids travel as one
-// JSON array argument expanded with json_each, so no statement text
-// depends on the number of ids.
+// MentionIndex is the mention index (port [noema.MentionIndex]) over a
+// DB: the reads of build_context (package recall), the mention graph
+// (mentiongraph.go), the notes' text and a concept's relations. Each
+// query reads the read pool; lists of ids travel as one JSON array
+// argument expanded with json_each, so no statement text depends on the
+// number of ids.
+type MentionIndex struct{ db *DB }
+
+var _ noema.MentionIndex = (*MentionIndex)(nil)
+
+// Mentions returns the mention index over db.
+func (db *DB) Mentions() *MentionIndex { return &MentionIndex{db: db} }
 
 // intsArg encodes row ids as one query argument for json_each.
 func intsArg(ids []int64) string {
@@ -43,14 +51,20 @@ func (db *DB) NoteBodies(ctx context.Context, ids []int64) (map[int64]string, er
 	return out, nil
 }
 
+// NoteBodies returns the indexed text of the notes with the row ids, by
+// row id (see [DB.NoteBodies]).
+func (m *MentionIndex) NoteBodies(ctx context.Context, ids []int64) (map[int64]string, error) {
+	return m.db.NoteBodies(ctx, ids)
+}
+
 // ConceptRelations returns the typed relations at the concept with the
 // id: those its page declares and those pointing at it through any of its
 // keys, each once, in no particular order. Edges are resolved as
 // [noema.GraphReader.Relations] resolves them (a dangling target is
 // "concept:<key>" or a missing note's URI).
-func (db *DB) ConceptRelations(ctx context.Context, id string) ([]noema.GraphEdge, error) {
+func (m *MentionIndex) ConceptRelations(ctx context.Context, id string) ([]noema.GraphEdge, error) {
 	var out []noema.GraphEdge
-	err := db.Graph().ReadGraph(ctx, func(r noema.GraphReader) error {
+	err := m.db.Graph().ReadGraph(ctx, func(r noema.GraphReader) error {
 		var err error
 		out, err = r.Relations(ctx, nil, []string{id}, false)
 		return err

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/internal/corpus"
 	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/sqlite"
@@ -18,11 +19,11 @@ import (
 
 // dumpGraph renders a mention graph as sorted lines: each note with its
 // access time and concepts (by label), each concept with its notes.
-func dumpGraph(g *sqlite.MentionGraph) string {
+func dumpGraph(g noema.MentionGraph) string {
 	var lines []string
 	for i := range g.NumNotes() {
 		n := g.NoteAt(int32(i))
-		if n.Deleted() {
+		if n.Deleted {
 			continue
 		}
 		var cs []string
@@ -38,7 +39,7 @@ func dumpGraph(g *sqlite.MentionGraph) string {
 	}
 	for j := range g.NumConcepts() {
 		c := g.ConceptAt(int32(j))
-		if c.Deleted() {
+		if c.Deleted {
 			continue
 		}
 		var ns []string
@@ -58,11 +59,11 @@ func dumpGraph(g *sqlite.MentionGraph) string {
 // each live note with its path, title, times and concepts in link order,
 // each live concept with its label and its notes in note order with its
 // place in each.
-func canonGraph(g *sqlite.MentionGraph) string {
+func canonGraph(g noema.MentionGraph) string {
 	var b strings.Builder
 	for i := range g.NumNotes() {
 		n := g.NoteAt(int32(i))
-		if n.Deleted() {
+		if n.Deleted {
 			continue
 		}
 		var order []string
@@ -73,7 +74,7 @@ func canonGraph(g *sqlite.MentionGraph) string {
 	}
 	var ids []string
 	for j := range g.NumConcepts() {
-		if c := g.ConceptAt(int32(j)); !c.Deleted() {
+		if c := g.ConceptAt(int32(j)); !c.Deleted {
 			ids = append(ids, c.ID)
 		}
 	}
@@ -93,7 +94,7 @@ func canonGraph(g *sqlite.MentionGraph) string {
 // checkGraph asserts the graph's structure is consistent: numbers round
 // trip, lists ascending, each note–concept edge in both lists at the
 // same place, and holes empty.
-func checkGraph(t *testing.T, g *sqlite.MentionGraph) {
+func checkGraph(t *testing.T, g noema.MentionGraph) {
 	t.Helper()
 	var lastID int64
 	for i := range g.NumNotes() {
@@ -102,7 +103,7 @@ func checkGraph(t *testing.T, g *sqlite.MentionGraph) {
 			t.Errorf("note %d: row id %d after %d", i, n.ID, lastID)
 		}
 		lastID = n.ID
-		if n.Deleted() {
+		if n.Deleted {
 			if _, ok := g.Note(n.ID); ok || len(n.Concepts)+len(n.Order) > 0 {
 				t.Errorf("deleted note %d: found %v, concepts %v", n.ID, ok, n.Order)
 			}
@@ -123,14 +124,14 @@ func checkGraph(t *testing.T, g *sqlite.MentionGraph) {
 			if !found || cc.At[x] != int32(p) {
 				t.Errorf("%s links %s at %d, which does not list it there", n.Path, cc.Label, p)
 			}
-			if cc.Deleted() {
+			if cc.Deleted {
 				t.Errorf("%s links the deleted concept %s", n.Path, cc.ID)
 			}
 		}
 	}
 	for j := range g.NumConcepts() {
 		c := g.ConceptAt(int32(j))
-		if c.Deleted() {
+		if c.Deleted {
 			if k, ok := g.Concept(c.ID); (ok && int(k) == j) || len(c.Notes) > 0 {
 				t.Errorf("deleted concept %s: found %v, notes %v", c.ID, ok, c.Notes)
 			}
@@ -143,16 +144,16 @@ func checkGraph(t *testing.T, g *sqlite.MentionGraph) {
 			t.Errorf("%s: notes not ascending, or not one place each", c.Label)
 		}
 		for x, i := range c.Notes {
-			if n := g.NoteAt(i); n.Deleted() || int(c.At[x]) >= len(n.Order) || n.Order[c.At[x]] != int32(j) {
+			if n := g.NoteAt(i); n.Deleted || int(c.At[x]) >= len(n.Order) || n.Order[c.At[x]] != int32(j) {
 				t.Errorf("%s lists note %d, which does not link it there", c.Label, n.ID)
 			}
 		}
 	}
 }
 
-func graphOf(t *testing.T, db *sqlite.DB, prev *sqlite.MentionGraph) *sqlite.MentionGraph {
+func graphOf(t *testing.T, db *sqlite.DB, prev noema.MentionGraph) noema.MentionGraph {
 	t.Helper()
-	g, err := db.MentionGraph(context.Background(), prev)
+	g, err := db.Mentions().MentionGraph(context.Background(), prev)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ note b.md "b" 2026-01-02 -: Banana,Cherry`
 	var wg sync.WaitGroup
 	for range 6 {
 		wg.Go(func() {
-			if g, err := db.MentionGraph(ctx, g1); err != nil || g != g1 {
+			if g, err := db.Mentions().MentionGraph(ctx, g1); err != nil || g != g1 {
 				t.Errorf("concurrent: %v, same graph %v", err, g == g1)
 			}
 		})
@@ -294,17 +295,17 @@ func TestNoteBodiesAndRelations(t *testing.T) {
 	put(t, db, note("a.md", 1, "Apple"))
 	g := graphOf(t, db, nil)
 	id := g.NoteAt(0).ID
-	bodies, err := db.NoteBodies(ctx, []int64{id, id + 100})
+	bodies, err := db.Mentions().NoteBodies(ctx, []int64{id, id + 100})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(bodies) != 1 || bodies[id] != "Apple" {
 		t.Fatalf("bodies = %v", bodies)
 	}
-	if none, err := db.NoteBodies(ctx, nil); err != nil || len(none) != 0 {
+	if none, err := db.Mentions().NoteBodies(ctx, nil); err != nil || len(none) != 0 {
 		t.Fatalf("no ids: %v %v", none, err)
 	}
-	rels, err := db.ConceptRelations(ctx, g.ConceptAt(0).ID)
+	rels, err := db.Mentions().ConceptRelations(ctx, g.ConceptAt(0).ID)
 	if err != nil || len(rels) != 0 {
 		t.Fatalf("relations = %v, %v", rels, err)
 	}
@@ -320,14 +321,14 @@ func TestNoteBodiesAndRelations(t *testing.T) {
 func BenchmarkMentionGraph(b *testing.B) {
 	ctx := context.Background()
 	db := noematest.SyncedCorpus(b, corpus.Options{Seed: 42, Notes: 10000})
-	g, err := db.MentionGraph(ctx, nil)
+	g, err := db.Mentions().MentionGraph(ctx, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	noematest.Bench(b, "build", func() error { _, err := db.MentionGraph(ctx, nil); return err })
+	noematest.Bench(b, "build", func() error { _, err := db.Mentions().MentionGraph(ctx, nil); return err })
 	b.Run("unchanged", func(b *testing.B) {
 		for b.Loop() {
-			if g2, err := db.MentionGraph(ctx, g); err != nil || g2 != g {
+			if g2, err := db.Mentions().MentionGraph(ctx, g); err != nil || g2 != g {
 				b.Fatal(err, g2 == g)
 			}
 		}
@@ -341,7 +342,7 @@ func BenchmarkMentionGraph(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.StartTimer()
-			if g, err = db.MentionGraph(ctx, g); err != nil {
+			if g, err = db.Mentions().MentionGraph(ctx, g); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -362,7 +363,7 @@ func BenchmarkMentionGraph(b *testing.B) {
 			rec.NameKeys = []string{key(rec.Title)}
 			noematest.Rewrite(b, db, []*sqlite.NoteRecord{rec}, nil, true)
 			b.StartTimer()
-			if g, err = db.MentionGraph(ctx, g); err != nil {
+			if g, err = db.Mentions().MentionGraph(ctx, g); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -5,8 +5,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/noema-mem/noema"
 	"slices"
+
+	"github.com/noema-mem/noema"
 )
 
 // ConceptLinksScan is ConceptLinks read from the tables alone, in one

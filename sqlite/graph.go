@@ -7,9 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/noema-mem/noema"
 	"math"
 	"time"
+
+	"github.com/noema-mem/noema"
 )
 
 // GraphIndex is the graph index (ports [noema.GraphSource] and

@@ -5,15 +5,15 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"github.com/noema-mem/noema"
 	"maps"
 	"slices"
 	"sort"
 	"strings"
-	"time"
+
+	"github.com/noema-mem/noema"
 )
 
-// MentionGraph is an immutable in-memory copy of the mention graph: every
+// mentionGraph is an immutable in-memory copy of the mention graph: every
 // note with its activity and the concepts it links, and every concept with
 // its label and the notes that link it. build_context walks co-occurrence
 // through thousands of notes per call; in memory that is microseconds per
@@ -28,9 +28,9 @@ import (
 // hole (Deleted) until the graph is next read in full. A graph is never
 // modified once returned, so callers may read it without locks, and must
 // not modify what its accessors return.
-type MentionGraph struct {
-	notes    paged[MentionNote]
-	concepts paged[MentionConcept]
+type mentionGraph struct {
+	notes    paged[noema.MentionNote]
+	concepts paged[noema.MentionConcept]
 
 	conceptIndex overlay // concept id -> number, live concepts only
 	owner        overlay // concept key -> number of the concept owning it
@@ -41,75 +41,35 @@ type MentionGraph struct {
 	seq int64
 }
 
-// MentionNote is a note of a MentionGraph.
-type MentionNote struct {
-	// ID is the note's row id in the index.
-	ID    int64
-	Path  string
-	Title string
-	// Modified is the front matter `modified`, else the file's mtime.
-	Modified time.Time
-	// Accessed is the latest explicit read (zero when never read).
-	Accessed time.Time
-	// Concepts are the numbers of the concepts the note links, each
-	// once, ascending.
-	Concepts []int32
-	// Order holds the same concepts in the order of their first link
-	// (links at one place: by concept id): the note joins those within
-	// graph.CooccurrenceWindow places of each other (see graph.Window).
-	Order []int32
-
-	deleted bool
-}
-
-// Deleted reports whether the number is a deleted note's: it has no path
-// and links nothing.
-func (n *MentionNote) Deleted() bool { return n.deleted }
-
-// MentionConcept is a concept of a MentionGraph.
-type MentionConcept struct {
-	ID    string
-	Label string
-	// Notes are the numbers of the notes that link the concept (under any
-	// key), ascending.
-	Notes []int32
-	// At is, for each of Notes, the concept's place in that note's Order.
-	At []int32
-
-	deleted bool
-}
-
-// Deleted reports whether the number is a deleted concept's: no id
-// resolves to it and no note links it.
-func (c *MentionConcept) Deleted() bool { return c.deleted }
+var _ noema.MentionGraph = (*mentionGraph)(nil)
 
 // NumNotes returns how many notes are numbered, deleted ones included.
-func (g *MentionGraph) NumNotes() int { return g.notes.len() }
+func (g *mentionGraph) NumNotes() int { return g.notes.len() }
 
 // NoteAt returns the note numbered i (0 ≤ i < NumNotes).
-func (g *MentionGraph) NoteAt(i int32) *MentionNote { return g.notes.at(i) }
+func (g *mentionGraph) NoteAt(i int32) *noema.MentionNote { return g.notes.at(i) }
 
 // NumConcepts returns how many concepts are numbered, deleted ones
 // included.
-func (g *MentionGraph) NumConcepts() int { return g.concepts.len() }
+func (g *mentionGraph) NumConcepts() int { return g.concepts.len() }
 
 // ConceptAt returns the concept numbered j (0 ≤ j < NumConcepts).
-func (g *MentionGraph) ConceptAt(j int32) *MentionConcept { return g.concepts.at(j) }
+func (g *mentionGraph) ConceptAt(j int32) *noema.MentionConcept { return g.concepts.at(j) }
 
 // Concept returns the number of the concept with the id.
-func (g *MentionGraph) Concept(id string) (int32, bool) { return g.conceptIndex.get(id) }
+func (g *mentionGraph) Concept(id string) (int32, bool) { return g.conceptIndex.get(id) }
 
 // Note returns the number of the note with the row id.
-func (g *MentionGraph) Note(id int64) (int32, bool) {
+func (g *mentionGraph) Note(id int64) (int32, bool) {
 	i, ok := g.slot(id)
-	if !ok || g.notes.at(i).deleted {
+	if !ok || g.notes.at(i).Deleted {
 		return 0, false
 	}
 	return i, true
 }
 
 // slot returns the number of the note, live or deleted, with the row id.
-func (g *MentionGraph) slot(id int64) (int32, bool) {
+func (g *mentionGraph) slot(id int64) (int32, bool) {
 	n := g.notes.len()
 	i := sort.Search(n, func(i int) bool { return g.notes.at(int32(i)).ID >= id })
 	if i < n && g.notes.at(int32(i)).ID == id {
@@ -128,25 +88,26 @@ func (g *MentionGraph) slot(id int64) (int32, bool) {
 // to another concept. With prev nil, when the log no longer reaches back
 // to prev, or when the changes are a large part of the graph, everything
 // is read. Keep the returned graph and pass it as prev next time; the DB
-// also keeps the newest one it returned, for ConceptLinks.
-func (db *DB) MentionGraph(ctx context.Context, prev *MentionGraph) (*MentionGraph, error) {
-	var g *MentionGraph
-	err := db.ReadTx(ctx, func(tx *sql.Tx) error {
+// also keeps the newest one it returned, for [GraphIndex.ConceptLinks].
+func (m *MentionIndex) MentionGraph(ctx context.Context, prev noema.MentionGraph) (noema.MentionGraph, error) {
+	var g *mentionGraph
+	kept, _ := prev.(*mentionGraph) // another index's graph: read in full
+	err := m.db.ReadTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		g, err = refreshMentions(ctx, tx, prev)
+		g, err = refreshMentions(ctx, tx, kept)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read mention graph: %w", err)
 	}
-	db.keepMentions(g)
+	m.db.keepMentions(g)
 	return g, nil
 }
 
 // keepMentions keeps g as the DB's latest mention graph. Of two refreshes
 // racing, either may be kept: a refresh from any graph is correct, it only
 // applies more of the log from an older one.
-func (db *DB) keepMentions(g *MentionGraph) { db.mentions.Store(g) }
+func (db *DB) keepMentions(g *mentionGraph) { db.mentions.Store(g) }
 
 // Graph log kinds (migration 0016_graph_log.sql).
 const (
@@ -159,7 +120,7 @@ const (
 // refreshMentions builds the graph of the snapshot tx reads: prev with the
 // logged changes applied, or (prev nil, or the log not reaching back to
 // it, or changes too many to be worth applying one by one) read in full.
-func refreshMentions(ctx context.Context, tx *sql.Tx, prev *MentionGraph) (*MentionGraph, error) {
+func refreshMentions(ctx context.Context, tx *sql.Tx, prev *mentionGraph) (*mentionGraph, error) {
 	var lo, hi sql.NullInt64
 	if err := tx.QueryRowContext(ctx, `SELECT (SELECT MIN(seq) FROM graph_log), (SELECT MAX(seq) FROM graph_log)`).Scan(&lo, &hi); err != nil {
 		return nil, fmt.Errorf("read graph log: %w", err)
@@ -247,12 +208,12 @@ type linkAt struct {
 }
 
 // readMentions reads the whole graph at log position seq.
-func readMentions(ctx context.Context, tx *sql.Tx, seq int64) (*MentionGraph, error) {
-	g := &MentionGraph{seq: seq}
+func readMentions(ctx context.Context, tx *sql.Tx, seq int64) (*mentionGraph, error) {
+	g := &mentionGraph{seq: seq}
 	ids := map[string]int32{}
-	var cs pagedEdit[MentionConcept]
+	var cs pagedEdit[noema.MentionConcept]
 	err := eachPair(ctx, tx, `SELECT id, label FROM concepts ORDER BY id`, nil, func(id, label string) {
-		ids[id] = cs.append(MentionConcept{ID: id, Label: label})
+		ids[id] = cs.append(noema.MentionConcept{ID: id, Label: label})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list concepts: %w", err)
@@ -268,7 +229,7 @@ func readMentions(ctx context.Context, tx *sql.Tx, seq int64) (*MentionGraph, er
 	}
 	g.concepts, g.conceptIndex, g.owner = cs.p, overlay{base: ids}, overlay{base: owner}
 
-	var ns pagedEdit[MentionNote]
+	var ns pagedEdit[noema.MentionNote]
 	err = eachRow(ctx, tx, `SELECT n.id, n.path, n.title, n.modified_ns, COALESCE(a.accessed_ns, 0)
 		FROM notes n LEFT JOIN access a ON a.path = n.path ORDER BY n.id`, nil, func(rows *sql.Rows) error {
 		n, err := scanMentionNote(rows)
@@ -336,8 +297,8 @@ func readMentions(ctx context.Context, tx *sql.Tx, seq int64) (*MentionGraph, er
 }
 
 // scanMentionNote scans id, path, title, modified_ns and accessed_ns.
-func scanMentionNote(rows *sql.Rows) (MentionNote, error) {
-	var n MentionNote
+func scanMentionNote(rows *sql.Rows) (noema.MentionNote, error) {
+	var n noema.MentionNote
 	var mod, acc int64
 	err := rows.Scan(&n.ID, &n.Path, &n.Title, &mod, &acc)
 	n.Modified, n.Accessed = timeOf(mod), timeOf(acc)
@@ -346,7 +307,7 @@ func scanMentionNote(rows *sql.Rows) (MentionNote, error) {
 
 // resolve turns a note's link rows into its concepts, in the order of
 // their first link (ties by concept id) and ascending.
-func (g *MentionGraph) resolve(links []linkAt) (order, concepts []int32) {
+func (g *mentionGraph) resolve(links []linkAt) (order, concepts []int32) {
 	type placed struct {
 		pos int32
 		c   int32
@@ -374,8 +335,8 @@ func (g *MentionGraph) resolve(links []linkAt) (order, concepts []int32) {
 // only the rows they name. ok is false when they cannot be applied (a new
 // note whose row id is below a numbered one's): then the graph must be
 // read in full.
-func applyMentions(ctx context.Context, tx *sql.Tx, prev *MentionGraph, ch *logChanges) (g *MentionGraph, ok bool, err error) {
-	g = &MentionGraph{holes: prev.holes}
+func applyMentions(ctx context.Context, tx *sql.Tx, prev *mentionGraph, ch *logChanges) (g *mentionGraph, ok bool, err error) {
+	g = &mentionGraph{holes: prev.holes}
 	cs := editPaged(prev.concepts)
 	ns := editPaged(prev.notes)
 
@@ -397,10 +358,10 @@ func applyMentions(ctx context.Context, tx *sql.Tx, prev *MentionGraph, ch *logC
 					cs.set(j).Label = label
 				}
 			case live:
-				index[id] = cs.append(MentionConcept{ID: id, Label: label})
+				index[id] = cs.append(noema.MentionConcept{ID: id, Label: label})
 			case known:
 				c := cs.set(j)
-				c.deleted = true
+				c.Deleted = true
 				index[id] = -1
 				g.holes++
 			}
@@ -458,7 +419,7 @@ func applyMentions(ctx context.Context, tx *sql.Tx, prev *MentionGraph, ch *logC
 
 	// Notes: read again with their links, or deleted.
 	ids := slices.Sorted(maps.Keys(notes))
-	read := map[int64]MentionNote{}
+	read := map[int64]noema.MentionNote{}
 	links := map[int64][]linkAt{}
 	if len(ids) > 0 {
 		arg := intsArg(ids)
@@ -493,8 +454,8 @@ func applyMentions(ctx context.Context, tx *sql.Tx, prev *MentionGraph, ch *logC
 	g.notes = ns.p // resolve and slot read the graph being built
 	for _, id := range ids {
 		i, numbered := g.slot(id)
-		var old *MentionNote
-		if numbered && !ns.p.at(i).deleted {
+		var old *noema.MentionNote
+		if numbered && !ns.p.at(i).Deleted {
 			old = ns.p.at(i)
 		}
 		n, live := read[id]
@@ -508,7 +469,7 @@ func applyMentions(ctx context.Context, tx *sql.Tx, prev *MentionGraph, ch *logC
 				}
 				removes[c][i] = true
 			}
-			*ns.set(i) = MentionNote{ID: id, deleted: true}
+			*ns.set(i) = noema.MentionNote{ID: id, Deleted: true}
 			g.holes++
 			continue
 		}
@@ -520,7 +481,7 @@ func applyMentions(ctx context.Context, tx *sql.Tx, prev *MentionGraph, ch *logC
 			i = ns.append(n)
 			g.notes = ns.p
 		} else {
-			if ns.p.at(i).deleted {
+			if ns.p.at(i).Deleted {
 				g.holes--
 			}
 			if old != nil && slices.Equal(old.Order, n.Order) {

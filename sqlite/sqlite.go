@@ -53,7 +53,7 @@ type DB struct {
 	// access queues note accesses the write lock kept waiting (access.go).
 	access accessLog
 	// mentions is the newest mention graph read (mentiongraph.go).
-	mentions atomic.Pointer[MentionGraph]
+	mentions atomic.Pointer[mentionGraph]
 	// chunkCheck is, by model, where NotesToChunk left off.
 	chunkMu    sync.Mutex
 	chunkCheck map[string]chunkCheck

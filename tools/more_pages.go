@@ -5,9 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"github.com/noema-mem/noema"
 	"io"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/graph"
 )
 
