@@ -5,8 +5,9 @@
 // (docs/context.md, "Definitions"; package decay).
 //
 // The service holds no SQL: it reads the index through the port
-// [noema.MentionIndex] (sqlite.MentionIndex implements it) and resolves names through [Concepts] (implemented by
-// *concepts.Service). Building context is not an explicit read: it never
+// [noema.MentionIndex] (sqlite.MentionIndex implements it) and resolves
+// names through [Concepts] (implemented by *concepts.Service). Building
+// context is not an explicit read: it never
 // records an access, so it never refreshes any note's decay.
 //
 // The definitions (count, weight, distance, via, ordering) are in
