@@ -213,7 +213,7 @@ type Service struct {
 	names  conceptNames
 }
 
-// New returns a Service reading idx (a *sqlite.DB), embedding queries with
+// New returns a Service reading idx (sqlite.SearchIndex), embedding queries with
 // e (the embedder the note chunks were embedded with; nil disables
 // semantic search) and weighting by d.
 func New(idx noema.SearchIndex, e noema.Embedder, d decay.Config) *Service {

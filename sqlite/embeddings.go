@@ -159,16 +159,6 @@ func (s *SemanticIndex) ConceptNotes(ctx context.Context, ids []string, fn func(
 	return nil
 }
 
-// EmbeddedHashes returns the text hashes that have a cached vector for
-// model.
-func (db *DB) EmbeddedHashes(ctx context.Context, model string) (map[string]bool, error) {
-	hashes, err := queryStringSet(ctx, db.rd(), `SELECT text_hash FROM embeddings WHERE model = ?`, model)
-	if err != nil {
-		return nil, fmt.Errorf("list cached embeddings: %w", err)
-	}
-	return hashes, nil
-}
-
 // EmbeddedAmong returns those of hashes that have a cached vector for
 // model: lookups by key, so that a refresh costs what it embeds, not what
 // the cache holds.
