@@ -1,0 +1,129 @@
+package postgres
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/internal/pgtest"
+)
+
+func TestOpenRefusesBadInput(t *testing.T) {
+	ctx := context.Background()
+	fresh := pgtest.NewDatabase(t)
+	newer := pgtest.NewDatabase(t)
+	if _, err := Migrate(ctx, newer); err != nil {
+		t.Fatal(err)
+	}
+	execSQL(t, newer, `INSERT INTO noema_schema (version, name) VALUES (999, '0999_future.sql')`)
+	older := pgtest.NewDatabase(t)
+	if _, err := migrate(ctx, older, nil); err != nil { // the schema table, no step
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, dsn, code, want string
+	}{
+		{"empty DSN", "", noema.EINVALID, "no PostgreSQL DSN"},
+		{"malformed DSN", "postgres://noema:s3cret@127.0.0.1:notaport/db", noema.EINVALID, "malformed PostgreSQL DSN"},
+		{"malformed key=value DSN", "host=127.0.0.1 password=s3cret port=x", noema.EINVALID, "malformed PostgreSQL DSN"},
+		{"unknown scheme", "mysql://x", noema.EINVALID, "malformed PostgreSQL DSN"},
+		{"nobody listening", "postgres://noema@127.0.0.1:1/db?connect_timeout=2", noema.EUNAVAILABLE, "unavailable"},
+		{"no schema", fresh, noema.EINVALID, "no noema schema"},
+		{"older schema", older, noema.EINVALID, "noema store migrate"},
+		{"newer schema", newer, noema.EINVALID, "newer than this noema knows"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := Open(ctx, tc.dsn)
+			if err == nil {
+				db.Close()
+				t.Fatal("opened")
+			}
+			if got := noema.ErrorCode(err); got != tc.code || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %q (code %s), want code %s mentioning %q", err, got, tc.code, tc.want)
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Fatalf("the error repeats the password: %q", err)
+			}
+		})
+	}
+}
+
+func TestMigrateOnceAndOnlyWhole(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+
+	// A step that fails leaves nothing behind, not even the steps before it.
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := append(ms[:len(ms):len(ms)], migration{version: len(ms) + 1, name: "bad.sql", sql: `CREATE TABLE half (x int); SELECT no_such_function()`})
+	if _, err := migrate(ctx, dsn, broken); err == nil {
+		t.Fatal("a failing step was applied")
+	}
+	if n := tableCount(t, dsn); n != 0 {
+		t.Fatalf("a failed migration left %d tables", n)
+	}
+
+	// Two servers migrating at once apply every step exactly once.
+	var wg sync.WaitGroup
+	applied := make([][]string, 2)
+	errs := make([]error, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			applied[i], errs[i] = Migrate(ctx, dsn)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if total := len(applied[0]) + len(applied[1]); total != len(ms) {
+		t.Fatalf("two concurrent migrations applied %d steps, want %d: %v", total, len(ms), applied)
+	}
+	again, err := Migrate(ctx, dsn)
+	if err != nil || len(again) != 0 {
+		t.Fatalf("a current schema migrated again: %v %v", again, err)
+	}
+	db, err := Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+}
+
+func execSQL(t *testing.T, dsn, sql string) {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, sql); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func tableCount(t *testing.T, dsn string) int {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var n int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM information_schema.tables WHERE table_schema = 'public'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
