@@ -13,6 +13,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -20,13 +21,22 @@ import (
 
 // DB is an open connection pool to a database holding noema's schema.
 type DB struct {
-	pool *pgxpool.Pool
+	pool   *pgxpool.Pool
+	logger *slog.Logger
+	// life ends when the DB is closed; the listening goroutine runs under it.
+	life   context.Context
+	stop   context.CancelFunc
+	listen listener
 }
 
 // Open connects to the database dsn names and checks its schema (see the
 // package documentation). A malformed DSN is noema.EINVALID; a server that
 // cannot be reached is noema.EUNAVAILABLE.
-func Open(ctx context.Context, dsn string) (*DB, error) {
+// Warnings (a lost listening connection) go to logger; nil discards them.
+func Open(ctx context.Context, dsn string, logger *slog.Logger) (*DB, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	cfg, err := parseDSN(dsn)
 	if err != nil {
 		return nil, err
@@ -43,11 +53,16 @@ func Open(ctx context.Context, dsn string) (*DB, error) {
 		pool.Close()
 		return nil, err
 	}
-	return &DB{pool: pool}, nil
+	life, stop := context.WithCancel(context.Background())
+	return &DB{pool: pool, logger: logger, life: life, stop: stop}, nil
 }
 
-// Close closes every connection of the pool.
-func (db *DB) Close() { db.pool.Close() }
+// Close stops listening and closes every connection of the pool.
+func (db *DB) Close() {
+	db.stop()
+	db.listen.running.Wait()
+	db.pool.Close()
+}
 
 // isNetError reports whether err comes from the network below the
 // protocol: a refused, reset or timed-out connection.

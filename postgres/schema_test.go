@@ -37,7 +37,7 @@ func TestOpenRefusesBadInput(t *testing.T) {
 		{"newer schema", newer, noema.EINVALID, "newer than this noema knows"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			db, err := Open(ctx, tc.dsn)
+			db, err := Open(ctx, tc.dsn, nil)
 			if err == nil {
 				db.Close()
 				t.Fatal("opened")
@@ -93,7 +93,7 @@ func TestMigrateOnceAndOnlyWhole(t *testing.T) {
 	if err != nil || len(again) != 0 {
 		t.Fatalf("a current schema migrated again: %v %v", again, err)
 	}
-	db, err := Open(ctx, dsn)
+	db, err := Open(ctx, dsn, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

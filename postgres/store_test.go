@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/internal/pgtest"
@@ -18,7 +19,7 @@ func newStore(t *testing.T, name string) *Store {
 	if _, err := Migrate(ctx, dsn); err != nil {
 		t.Fatal(err)
 	}
-	db, err := Open(ctx, dsn)
+	db, err := Open(ctx, dsn, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,4 +176,58 @@ func feed(es []Event) []string {
 		}
 	}
 	return out
+}
+
+// TestWaitSeesAnotherServersWrite: a second pool on the same database (a
+// second server) is woken by the first one's commit through NOTIFY, and
+// still notices writes while its listening connection is being killed.
+func TestWaitSeesAnotherServersWrite(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t, "work")
+	other, err := Open(ctx, s.db.pool.Config().ConnString(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	o, err := other.Vault(ctx, "work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var slowest time.Duration
+	for i := range 20 {
+		got := make(chan int64, 1)
+		go func() {
+			seq, err := o.Wait(ctx, int64(i))
+			if err != nil {
+				t.Error(err)
+			}
+			got <- seq
+		}()
+		time.Sleep(20 * time.Millisecond) // let the waiter block
+		start := time.Now()
+		if _, err := s.Apply(ctx, []Change{{Path: fmt.Sprintf("n%d.md", i), Before: Absent, After: []byte("x")}}); err != nil {
+			t.Fatal(err)
+		}
+		if seq := <-got; seq != int64(i+1) {
+			t.Fatalf("woke at %d, want %d", seq, i+1)
+		}
+		slowest = max(slowest, time.Since(start))
+	}
+	if slowest >= PollInterval {
+		t.Fatalf("the slowest wake-up took %s: notifications did not arrive, only polling", slowest)
+	}
+	// Kill every listening connection: waiters fall back on polling and the
+	// listener reconnects by itself.
+	if _, err := s.db.pool.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+		WHERE query LIKE 'LISTEN%' AND pid <> pg_backend_pid()`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Apply(ctx, []Change{{Path: "after-kill.md", Before: Absent, After: []byte("x")}}); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 3*PollInterval)
+	defer cancel()
+	if seq, err := o.Wait(wctx, 20); err != nil || seq != 21 {
+		t.Fatalf("after the listener was killed: %d %v", seq, err)
+	}
 }
