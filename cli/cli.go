@@ -121,6 +121,7 @@ var groups = []struct{ name, summary string }{
 	{"graph", "node, neighbors, subgraph, export and analyze the knowledge graph"},
 	{"vault", "rename-files: maintenance of the vault's files"},
 	{"model", "pull and list sentence-embedding models for the minilm embedder"},
+	{"store", "migrate: the PostgreSQL store of record's schema"},
 }
 
 func commands() []*command {
@@ -131,6 +132,9 @@ func commands() []*command {
 	for _, t := range tools.All() {
 		cmds = append(cmds, &command{path: t.Command, summary: t.Title, about: t.Description, in: t.In(), tool: t})
 	}
+	cmds = append(cmds, &command{path: "store migrate", summary: "create or upgrade noema's schema in a PostgreSQL database",
+		about: "Applies every schema step the database lacks, in one transaction: a failure leaves the schema as it was. Servers refuse a database whose schema is missing, older or newer than theirs.",
+		in:    reflect.TypeFor[StoreMigrateInput](), run: runStoreMigrate})
 	return append(cmds, &command{path: "version", summary: "print the version", in: reflect.TypeFor[struct{}](), run: runVersion})
 }
 
@@ -405,12 +409,17 @@ func (c *CLI) runCommand(ctx context.Context, cmd *command, args []string) error
 		return &commandError{err, in}
 	}
 	if c.json {
-		enc := json.NewEncoder(c.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		return writeJSON(c.Stdout, res)
 	}
 	cmd.tool.TerminalText(c.Stdout, res)
 	return nil
+}
+
+// writeJSON prints v as indented JSON: a command's structured result.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 func (c *CLI) runTool(ctx context.Context, t *tools.Tool, in *input) (any, error) {

@@ -200,13 +200,13 @@ func connectError(err error) error {
 		case strings.HasPrefix(pgErr.Code, "08"), // connection exception
 			strings.HasPrefix(pgErr.Code, "57P"), // operator intervention: shutdown, cannot connect now
 			pgErr.Code == "53300":                // too many connections
-			return noema.WrapError(err, noema.EUNAVAILABLE, "PostgreSQL is unavailable")
+			return noema.WrapError(err, noema.EUNAVAILABLE, "PostgreSQL is unavailable: %v", err)
 		}
 		return fmt.Errorf("postgres: %w", err)
 	}
 	var connErr *pgconn.ConnectError
 	if errors.As(err, &connErr) || pgconn.SafeToRetry(err) || isNetError(err) {
-		return noema.WrapError(err, noema.EUNAVAILABLE, "PostgreSQL is unavailable")
+		return noema.WrapError(err, noema.EUNAVAILABLE, "PostgreSQL is unavailable: %v", err)
 	}
 	return fmt.Errorf("postgres: %w", err)
 }
