@@ -1,4 +1,4 @@
-// Package postgres is noema's store of record on PostgreSQL (DESIGN.md §9):
+// Package postgres is noema's store of record on PostgreSQL (docs/teams.md):
 // the note files of one or more vaults as rows, written in transactions
 // that compare checksums, with a change sequence per vault that every
 // server's local index follows.
