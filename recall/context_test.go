@@ -112,7 +112,7 @@ type rel struct {
 	via      string // label
 }
 
-func checkRelated(t *testing.T, a *app.App, got []recall.Related, want []rel) {
+func checkRelated(t *testing.T, cs recall.Concepts, got []recall.Related, want []rel) {
 	t.Helper()
 	labelOf := map[string]string{}
 	for _, r := range got {
@@ -125,7 +125,7 @@ func checkRelated(t *testing.T, a *app.App, got []recall.Related, want []rel) {
 		g, w := got[i], want[i]
 		via := labelOf[g.Via]
 		if via == "" {
-			c, err := a.Concepts.Get(context.Background(), g.Via)
+			c, err := cs.Get(context.Background(), g.Via)
 			if err != nil {
 				t.Fatalf("via %q: %v", g.Via, err)
 			}
@@ -171,7 +171,7 @@ func TestRelatedCountsWeightsAndDepth(t *testing.T) {
 		{9, slices.Concat(distance1, distance2, distance3)}, // clamped to 4
 	} {
 		res := build(t, s, recall.Input{Concept: "Apple", Depth: tc.depth})
-		checkRelated(t, a, res.Related, tc.want)
+		checkRelated(t, a.Concepts, res.Related, tc.want)
 		if res.Related == nil {
 			t.Errorf("depth %d: related is nil, want []", tc.depth)
 		}
@@ -239,7 +239,7 @@ func TestDecayOff(t *testing.T) {
 	a := fruitVault(t)
 	s := service(a, decay.DefaultConfig())
 	res := build(t, s, recall.Input{Concept: "Apple", Depth: 2, Decay: ptr(false)})
-	checkRelated(t, a, res.Related, []rel{
+	checkRelated(t, a.Concepts, res.Related, []rel{
 		{"Banana", 3, 3, 1, "Apple"},
 		{"Apricot", 1, 1, 1, "Apple"},
 		{"Cherry", 1, 1, 1, "Apple"},
@@ -289,12 +289,12 @@ func TestMaxEntities(t *testing.T) {
 	s := service(a, decay.DefaultConfig())
 	// The five first: distance 1, then Elder.
 	res := build(t, s, recall.Input{Concept: "Apple", Depth: 2, MaxEntities: 5})
-	checkRelated(t, a, res.Related, slices.Concat(distance1, distance2[:1]))
+	checkRelated(t, a.Concepts, res.Related, slices.Concat(distance1, distance2[:1]))
 	// Three at distance 1 fill the budget: Date is cut, yet it is visited
 	// at distance 1, so it never reappears at distance 2, and nothing is
 	// expanded.
 	res = build(t, s, recall.Input{Concept: "Apple", Depth: 2, MaxEntities: 3})
-	checkRelated(t, a, res.Related, distance1[:3])
+	checkRelated(t, a.Concepts, res.Related, distance1[:3])
 	if len(res.Notes) != 3 || res.Notes[2].Title != "Two" {
 		t.Errorf("notes = %+v", res.Notes)
 	}
@@ -316,7 +316,7 @@ func TestDistanceTwoViaIsTheHeaviestLink(t *testing.T) {
 		write(t, a, "", fmt.Sprintf("n%d", i+1), 0, links+"\n")
 	}
 	res := build(t, service(a, decay.DefaultConfig()), recall.Input{Concept: "Root", Depth: 2})
-	checkRelated(t, a, res.Related, []rel{
+	checkRelated(t, a.Concepts, res.Related, []rel{
 		{"Zeta", 2, 2, 1, "Root"},
 		{"Alpha", 1, 1, 1, "Root"},
 		{"X", 2, 2, 2, "Zeta"},

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/noema-mem/noema"
 )
@@ -16,6 +17,8 @@ import (
 type Graph struct {
 	mu        sync.Mutex
 	notes     map[string]noema.GraphNode // by vault path
+	activity  map[string]*activity       // by vault path
+	nextRow   int64
 	concepts  map[string]noema.GraphNode // by id
 	mentions  []mention
 	relations []relation
@@ -27,6 +30,14 @@ var (
 	_ noema.GraphSource = (*Graph)(nil)
 	_ noema.GraphReader = (*graphReader)(nil)
 )
+
+// activity is what the index keeps of a note besides its node: its row
+// id, its last explicit read and its indexed body.
+type activity struct {
+	row      int64
+	accessed time.Time
+	body     string
+}
 
 // mention is count links from the note at path to a concept, the first at
 // pos among the note's links.
@@ -45,17 +56,48 @@ type relation struct {
 
 // NewGraph returns an empty graph index.
 func NewGraph() *Graph {
-	return &Graph{notes: map[string]noema.GraphNode{}, concepts: map[string]noema.GraphNode{}}
+	return &Graph{notes: map[string]noema.GraphNode{}, concepts: map[string]noema.GraphNode{}, activity: map[string]*activity{}}
 }
 
 // AddNote adds (or replaces) the note at the vault path (with .md), titled
-// title; its id is [noema.NoteURI] of the path.
+// title; its id is [noema.NoteURI] of the path. A new note gets the next
+// row id.
 func (g *Graph) AddNote(path, title string, tags ...string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.notes[path] = noema.GraphNode{ID: noema.NoteURI(path), Kind: noema.NodeNote, Label: title, Path: path,
 		Aliases: []string{}, Tags: append([]string{}, tags...)}
+	if g.activity[path] == nil {
+		g.nextRow++
+		g.activity[path] = &activity{row: g.nextRow}
+	}
 	g.version++
+}
+
+// NoteActivity sets the modification time, the last explicit read (zero:
+// never) and the indexed body of the note at path, added before.
+func (g *Graph) NoteActivity(path string, modified, accessed time.Time, body string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	n, ok := g.notes[path]
+	if !ok {
+		panic("testkit: NoteActivity of " + path + ", which was not added")
+	}
+	n.Modified = modified
+	g.notes[path] = n
+	a := g.activity[path]
+	a.accessed, a.body = accessed, body
+	g.version++
+}
+
+// Row returns the row id of the note at path, 0 for none.
+func (g *Graph) Row(path string) int64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if a := g.activity[path]; a != nil {
+		return a.row
+	}
+	return 0
 }
 
 // AddConcept adds (or replaces) the concept with the id, label and
