@@ -154,8 +154,9 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 			return nil, err
 		}
 	}
-	cs := concepts.New(ix)
-	a := &App{Vault: v, DB: db, Indexer: ix, Notes: notes.New(ix), Concepts: cs, Relations: relations.New(ix, cs),
+	cs := concepts.New(v, db.Concepts(), ix)
+	cs.Ignore = ix.Ignore
+	a := &App{Vault: v, DB: db, Indexer: ix, Notes: notes.New(v, db.Notes(), ix, ix.MaxNoteBytes), Concepts: cs, Relations: relations.New(v, db.Relations(), ix, cs),
 		Semantic: semantic.New(db.Semantic(), emb, cfg.Decay, opts.Logger), Search: search.New(db.Search(), emb, cfg.Decay), Recall: recall.New(db.Mentions(), cs, cfg.Decay),
 		Config: cfg, Logger: opts.Logger}
 	cs.Similarity = a.Semantic.Similarity

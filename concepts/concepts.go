@@ -17,16 +17,22 @@ import (
 	"time"
 
 	"github.com/noema-mem/noema"
-	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/vault"
 )
 
 // Service performs concept operations on one vault and its index.
 type Service struct {
-	Vault   *vault.Vault
-	DB      Index
-	Indexer *indexer.Indexer
-	Now     func() time.Time
+	Vault *vault.Vault
+	// DB is the concept registry read. analyze_duplicates also reads
+	// what it offers of noema.DuplicateIndex and
+	// noema.ConceptContextIndex.
+	DB noema.ConceptIndex
+	// Sync indexes the files an operation changed.
+	Sync noema.IndexSync
+	// Ignore, when set, is the concepts.ignore list: write feedback warns
+	// about the links it keeps from becoming concepts.
+	Ignore noema.LinkFilter
+	Now    func() time.Time
 	// Similarity, when set, measures how close two concepts are in
 	// meaning; Merge refuses dissimilar ones with it.
 	Similarity Similarity
@@ -35,39 +41,10 @@ type Service struct {
 	cache *nameView // the concepts' names for fuzzy matching, updated when the registry changes
 }
 
-// Index is the index concept operations read; *sqlite.DB implements it.
-// Writes go through the Indexer, which indexes the files they change.
-type Index interface {
-	// Concept returns the concept with id, else the one owning key; nil
-	// when there is none.
-	Concept(ctx context.Context, id, key string) (*noema.Concept, error)
-	// KeyOwner returns the concept a key names.
-	KeyOwner(ctx context.Context, key string) (id, label string, ok bool, err error)
-	// MentionCounts returns how many times notes link each concept of ids.
-	MentionCounts(ctx context.Context, ids []string) (map[string]int, error)
-	// EachConceptByLabelSince calls fn, by label, for every concept added
-	// or renamed after the names revision rev (every concept for 0), and
-	// returns the revision and the deletion count it read at.
-	EachConceptByLabelSince(ctx context.Context, rev int64, fn func(id, label string, aliases []string)) (at, deleted int64, err error)
-	// ListConcepts returns one page of the concepts with a key matching
-	// keyPattern (SQL LIKE), newest first, and how many match.
-	ListConcepts(ctx context.Context, keyPattern string, offset, limit int) (total int, concepts []noema.Concept, err error)
-	// ConceptIDUsed reports whether a concept has the id.
-	ConceptIDUsed(ctx context.Context, id string) (bool, error)
-	// NotesLinking returns the paths of the notes linking a concept.
-	NotesLinking(ctx context.Context, conceptID string) ([]string, error)
-	// ConceptsVersion changes whenever the registry does.
-	ConceptsVersion(ctx context.Context) (string, error)
-	// NoteConcepts returns the concepts the note at path links.
-	NoteConcepts(ctx context.Context, path string) ([]noema.NoteConcept, error)
-	// FilesRelatingTo returns the paths of the files declaring a relation
-	// to any of refs (vault.RelationRef forms).
-	FilesRelatingTo(ctx context.Context, refs []string) ([]string, error)
-}
-
-// New returns a Service over the indexer's vault and database.
-func New(ix *indexer.Indexer) *Service {
-	return &Service{Vault: ix.Vault, DB: ix.DB, Indexer: ix, Now: time.Now}
+// New returns a Service over the vault v, reading idx and indexing the
+// files it changes with sync.
+func New(v *vault.Vault, idx noema.ConceptIndex, sync noema.IndexSync) *Service {
+	return &Service{Vault: v, DB: idx, Sync: sync, Now: time.Now}
 }
 
 // Get returns the concept with the given id, or whose label or alias has

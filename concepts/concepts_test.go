@@ -407,7 +407,7 @@ func TestFindAfterWritesWithoutReload(t *testing.T) {
 	write(t, a, "New 2", "[[grad chk]] [[Topic Aa]]")
 	for _, q := range queries {
 		got := find(a.Concepts, q)
-		fresh := concepts.New(a.Indexer)
+		fresh := concepts.New(a.Vault, a.DB.Concepts(), a.Indexer)
 		want := find(fresh, q)
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("find %q after writes:\n got %+v\nwant %+v", q, got, want)
@@ -420,7 +420,7 @@ func TestFindAfterWritesWithoutReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := find(a.Concepts, "grad chk")
-	if want := find(concepts.New(a.Indexer), "grad chk"); fmt.Sprint(got) != fmt.Sprint(want) {
+	if want := find(concepts.New(a.Vault, a.DB.Concepts(), a.Indexer), "grad chk"); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("find after a deletion:\n got %+v\nwant %+v", got, want)
 	}
 	if a.Concepts.NamesBase() == base {

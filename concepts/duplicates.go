@@ -209,27 +209,6 @@ type dupStats struct {
 	Neighbors []int64
 }
 
-// duplicateIndex is what analyze_duplicates reads besides the names;
-// *sqlite.DB implements it.
-type duplicateIndex interface {
-	// DuplicateStats calls fn with the mention count, page path and whether
-	// it is explicit, created time (Unix ns) and neighbours (ascending ids comparable across concepts:
-	// notes linking it, its relations' other ends) of each concept among
-	// ids, all concepts when ids is nil.
-	DuplicateStats(ctx context.Context, ids []string, fn func(id string, mentions int, page string, explicit bool, created int64, neighbors []int64)) error
-	// ConceptsSharingNotes calls fn with every concept linked from a note
-	// that links the concept id, with the number of such notes.
-	ConceptsSharingNotes(ctx context.Context, id string, fn func(other string, notes int)) error
-}
-
-// contextIndex gives the keys linked beside concepts; *sqlite.DB
-// implements it.
-type contextIndex interface {
-	// ConceptContexts calls fn with each concept among ids and the other
-	// keys linked from the notes of at most maxLinks links that link it.
-	ConceptContexts(ctx context.Context, ids []string, maxLinks int, fn func(id string, keys []string)) error
-}
-
 // Context: the concepts linked beside a concept in its notes. Two names of
 // one concept are written about the same things; a name that only looks
 // like another (an acronym of several expansions, a clipped word, a
@@ -2578,7 +2557,7 @@ func (s *Service) judgedDuplicates(ctx context.Context, target *noema.Concept, s
 			cons[i].names = append(cons[i].names, analyseName(n))
 		}
 	}
-	if di, ok := s.DB.(duplicateIndex); ok {
+	if di, ok := s.DB.(noema.DuplicateIndex); ok {
 		err := di.DuplicateStats(ctx, ids, func(id string, mentions int, page string, explicit bool, created int64, nb []int64) {
 			if i, ok := pos[id]; ok {
 				cons[i].dupStats = dupStats{Mentions: mentions, HasPage: page != "", Page: page, Explicit: explicit, Created: created, Neighbors: nb}
@@ -2588,7 +2567,7 @@ func (s *Service) judgedDuplicates(ctx context.Context, target *noema.Concept, s
 			return nil, err
 		}
 	}
-	if ci, ok := s.DB.(contextIndex); ok {
+	if ci, ok := s.DB.(noema.ConceptContextIndex); ok {
 		// The same evidence as analyze_duplicates: contexts too.
 		if err := loadContexts(ctx, ci, ids, func(id string) *dupConcept { return &cons[pos[id]] }); err != nil {
 			return nil, err
@@ -2622,7 +2601,7 @@ func (s *Service) judgedDuplicates(ctx context.Context, target *noema.Concept, s
 }
 
 // loadContexts sets the context of each concept among ids (con gives it).
-func loadContexts(ctx context.Context, ci contextIndex, ids []string, con func(id string) *dupConcept) error {
+func loadContexts(ctx context.Context, ci noema.ConceptContextIndex, ids []string, con func(id string) *dupConcept) error {
 	return ci.ConceptContexts(ctx, ids, contextNoteLinks, func(id string, keys []string) {
 		c := con(id)
 		c.context, c.hasContext = keys, true
@@ -2644,7 +2623,7 @@ func (s *Service) Duplicates(ctx context.Context, in DuplicatesInput, emb Embedd
 	if err != nil {
 		return nil, err
 	}
-	di, ok := s.DB.(duplicateIndex)
+	di, ok := s.DB.(noema.DuplicateIndex)
 	if !ok {
 		return nil, noema.Errorf(noema.EINTERNAL, "the index cannot report concept statistics")
 	}
@@ -2667,7 +2646,7 @@ func (s *Service) Duplicates(ctx context.Context, in DuplicatesInput, emb Embedd
 	if emb != nil {
 		r.addVectors(ctx, emb, res)
 	}
-	if ci, ok := s.DB.(contextIndex); ok {
+	if ci, ok := s.DB.(noema.ConceptContextIndex); ok {
 		r.ci = ci
 	}
 	var groups []DupGroup
@@ -2716,8 +2695,8 @@ func (s *Service) dupFocus(ctx context.Context, x *dupIndex, ref string) (int32,
 // dupRun is one analyze_duplicates call: the concepts with what is loaded
 // of them, and the index that loads the rest.
 type dupRun struct {
-	di       duplicateIndex
-	ci       contextIndex // nil: no context evidence
+	di       noema.DuplicateIndex
+	ci       noema.ConceptContextIndex // nil: no context evidence
 	m        *matcher
 	x        *dupIndex
 	cons     []dupConcept

@@ -134,7 +134,7 @@ func (s *Service) writePage(ctx context.Context, rel string, create bool, p page
 	if err != nil {
 		return err
 	}
-	return s.Indexer.SyncWritten(ctx, []string{rel}, "")
+	return s.Sync.SyncWritten(ctx, []string{rel}, "")
 }
 
 // renderPage returns the page old (nil for a new page) with the concept
@@ -365,13 +365,13 @@ func (s *Service) rename(ctx context.Context, c *noema.Concept, rel string, crea
 	}
 	paths := ed.paths()
 	if newRel != rel && !create {
-		if err := s.Indexer.SyncWritten(ctx, []string{newRel, rel}, rel); err != nil {
+		if err := s.Sync.SyncWritten(ctx, []string{newRel, rel}, rel); err != nil {
 			return err
 		}
 		paths = slices.DeleteFunc(paths, func(x string) bool { return x == rel || x == newRel })
 	}
 	if len(paths) > 0 {
-		err = s.Indexer.SyncWritten(ctx, paths, "")
+		err = s.Sync.SyncWritten(ctx, paths, "")
 	}
 	return err
 }

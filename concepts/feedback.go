@@ -81,7 +81,7 @@ func (s *Service) Feedback(ctx context.Context, path string, before map[string]b
 // ignoredLinks warns about the links of the note at path that the
 // concepts.ignore list keeps from becoming concepts.
 func (s *Service) ignoredLinks(path string) []string {
-	if s.Indexer == nil || s.Indexer.Ignore == nil || path == "" {
+	if s.Ignore == nil || path == "" {
 		return nil
 	}
 	n, _, _, err := s.Vault.ReadNote(path)
@@ -91,7 +91,7 @@ func (s *Service) ignoredLinks(path string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, l := range n.Links {
-		if p, ok := s.Indexer.Ignore.Match(l.Target); ok && !seen[l.Target] {
+		if p, ok := s.Ignore.Match(l.Target); ok && !seen[l.Target] {
 			seen[l.Target] = true
 			out = append(out, fmt.Sprintf("[[%s]] matches concepts.ignore pattern %q: the link stays in the text but is not a concept", l.Target, p))
 		}

@@ -568,7 +568,7 @@ func (s *Service) apply(ctx context.Context, ed *edits) error {
 		return err
 	}
 	if paths := ed.paths(); len(paths) > 0 {
-		return s.Indexer.SyncWritten(ctx, paths, "")
+		return s.Sync.SyncWritten(ctx, paths, "")
 	}
 	return nil
 }

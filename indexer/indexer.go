@@ -781,6 +781,15 @@ func (ix *Indexer) parseOne(r *vault.Reader, e fileEntry) parsed {
 	return p
 }
 
+var _ noema.IndexSync = (*Indexer)(nil)
+
+// SyncFiles is SyncPaths for a caller that needs only to know whether the
+// files were indexed.
+func (ix *Indexer) SyncFiles(ctx context.Context, paths []string, renamedFrom string) error {
+	_, err := ix.SyncPaths(ctx, paths, renamedFrom)
+	return err
+}
+
 // SyncWritten is SyncPaths for files a writer has just put on disk: when
 // indexing them fails, the error keeps its code but says that the files
 // changed (see Behind), so that no caller takes it for a change that did

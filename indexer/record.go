@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/sqlite"
 	"github.com/noema-mem/noema/vault"
 )
@@ -181,6 +182,8 @@ func NewLinkFilter(patterns []string) (*LinkFilter, error) {
 	}
 	return f, nil
 }
+
+var _ noema.LinkFilter = (*LinkFilter)(nil)
 
 // Match returns the pattern a link (its target as written) matches.
 func (f *LinkFilter) Match(target string) (pattern string, ok bool) {

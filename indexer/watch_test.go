@@ -52,7 +52,7 @@ func TestWatcherFolderChangesAreLocal(t *testing.T) {
 	time.Sleep(100 * time.Millisecond) // let the watcher register its folders
 
 	indexed := func() []string {
-		_, notes, err := ix.DB.ListNotes(ctx, noema.NoteQuery{Limit: 1000})
+		_, notes, err := ix.DB.Notes().ListNotes(ctx, noema.NoteQuery{Limit: 1000})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,30 +21,6 @@ import (
 	"github.com/noema-mem/noema/vault"
 )
 
-// Index is the index note operations read; *sqlite.DB implements it.
-type Index interface {
-	// NoteByTitle returns the path of the note titled title, else of a
-	// note whose title has the key keyOf(title), the first by path either
-	// way; "" when there is none.
-	NoteByTitle(ctx context.Context, title string, keyOf func(string) string) (string, error)
-	// ListNotes returns one page of the notes q selects, in its order, and
-	// the number of notes it selects over all pages.
-	ListNotes(ctx context.Context, q noema.NoteQuery) (total int, notes []noema.NoteSummary, err error)
-	// LogAccess records an explicit read of the note at path without
-	// waiting behind a writer.
-	LogAccess(ctx context.Context, path string)
-	// NotesLinkingKeys returns the paths of the notes linking any of keys.
-	NotesLinkingKeys(ctx context.Context, keys []string) ([]string, error)
-	// FilesRelatingTo returns the paths of the files declaring a relation
-	// to any of refs (vault.RelationRef forms).
-	FilesRelatingTo(ctx context.Context, refs []string) ([]string, error)
-	// PageOfKey returns the path of the page of the concept key names, "".
-	PageOfKey(ctx context.Context, key string) (string, error)
-	// NotesNamed returns, in path order, the paths of the notes whose
-	// title or file name (without .md) has the key keyOf(name) gives.
-	NotesNamed(ctx context.Context, key string, keyOf func(string) string) ([]string, error)
-}
-
 // Limits of list-style operations.
 const (
 	DefaultLimit = 50
@@ -55,18 +31,22 @@ const (
 
 // Service performs note operations on one vault and its index.
 type Service struct {
-	Vault   *vault.Vault
-	DB      Index
-	Indexer *indexer.Indexer
+	Vault *vault.Vault
+	// DB is the index note operations read.
+	DB noema.NoteIndex
+	// Sync indexes the files an operation changed.
+	Sync noema.IndexSync
 	// MaxNoteBytes refuses larger notes with too_large (0: no limit).
 	MaxNoteBytes int64
 	// Now returns the current time; tests replace it.
 	Now func() time.Time
 }
 
-// New returns a Service over the indexer's vault and database.
-func New(ix *indexer.Indexer) *Service {
-	return &Service{Vault: ix.Vault, DB: ix.DB, Indexer: ix, MaxNoteBytes: ix.MaxNoteBytes, Now: time.Now}
+// New returns a Service over the vault v, reading idx and indexing the
+// files it changes with sync; notes over maxNoteBytes (when positive) are
+// refused.
+func New(v *vault.Vault, idx noema.NoteIndex, sync noema.IndexSync, maxNoteBytes int64) *Service {
+	return &Service{Vault: v, DB: idx, Sync: sync, MaxNoteBytes: maxNoteBytes, Now: time.Now}
 }
 
 // WriteInput is a new note.
@@ -203,14 +183,14 @@ func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error
 // error would tell the caller to retry, and a retried append would append
 // twice. The next sync catches up.
 func (s *Service) index(ctx context.Context, rel string) []string {
-	if err := s.Indexer.SyncWritten(ctx, []string{rel}, ""); err != nil {
+	if err := s.Sync.SyncWritten(ctx, []string{rel}, ""); err != nil {
 		return []string{behind(err)}
 	}
 	return nil
 }
 
 // behind is the warning of a change on disk that the index does not show:
-// err from Indexer.SyncWritten, with its code.
+// err from Sync.SyncWritten, with its code.
 func behind(err error) string {
 	return noema.ErrorCode(err) + ": " + noema.ErrorMessage(err)
 }
@@ -406,7 +386,7 @@ func (s *Service) Read(ctx context.Context, ref string) (*Note, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.DB.LogAccess(ctx, rel) // never waits behind a writer (see sqlite.DB.LogAccess)
+	s.DB.LogAccess(ctx, rel) // never waits behind a writer (see noema.NoteIndex)
 	return n, nil
 }
 

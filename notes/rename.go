@@ -96,15 +96,14 @@ func (s *Service) RenameFiles(ctx context.Context, in RenameFilesInput) (*Rename
 // files changed in place.
 func (s *Service) indexMoved(ctx context.Context, renames map[string]string, changed []string) error {
 	for from, to := range renames {
-		if _, err := s.Indexer.SyncPaths(ctx, []string{to, from}, from); err != nil {
+		if err := s.Sync.SyncFiles(ctx, []string{to, from}, from); err != nil {
 			return err
 		}
 	}
 	if len(changed) == 0 {
 		return nil
 	}
-	_, err := s.Indexer.SyncPaths(ctx, changed, "")
-	return err
+	return s.Sync.SyncFiles(ctx, changed, "")
 }
 
 // noteFile is a note's file as read for a rename.

@@ -364,7 +364,7 @@ func TestNoAccessRecorded(t *testing.T) {
 	if err := a.DB.FlushAccesses(ctx); err != nil {
 		t.Fatal(err)
 	}
-	_, list, err := a.DB.ListNotes(ctx, noema.NoteQuery{Limit: 100})
+	_, list, err := a.DB.Notes().ListNotes(ctx, noema.NoteQuery{Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

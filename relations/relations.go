@@ -16,26 +16,20 @@ import (
 	"github.com/noema-mem/noema/vault"
 )
 
-// Index is the index relations are read from; *sqlite.DB implements it.
-type Index interface {
-	// Relation returns the indexed relation with the id (both ends as
-	// node ids; a target key that names no concept stays
-	// "concept:<key>") and the vault path of the file that declares it.
-	// No relation with the id is a noema.ENOTFOUND error.
-	Relation(ctx context.Context, id string) (*noema.Relation, string, error)
-}
-
 // Service edits relations in one vault.
 type Service struct {
-	Vault    *vault.Vault
-	DB       Index
-	Indexer  *indexer.Indexer
+	Vault *vault.Vault
+	// DB is the index relations are read from.
+	DB noema.RelationIndex
+	// Sync indexes the files an operation changed.
+	Sync     noema.IndexSync
 	Concepts *concepts.Service
 }
 
-// New returns a Service.
-func New(ix *indexer.Indexer, c *concepts.Service) *Service {
-	return &Service{Vault: ix.Vault, DB: ix.DB, Indexer: ix, Concepts: c}
+// New returns a Service over the vault v, reading idx, indexing the files
+// it changes with sync and resolving concepts with c.
+func New(v *vault.Vault, idx noema.RelationIndex, sync noema.IndexSync, c *concepts.Service) *Service {
+	return &Service{Vault: v, DB: idx, Sync: sync, Concepts: c}
 }
 
 // Relation is a typed edge between notes and/or concepts.
@@ -286,7 +280,7 @@ func (s *Service) rewrite(ctx context.Context, rel string, fn func(*vault.FrontM
 	if err := s.Vault.ReplaceFile(rel, old, content); err != nil {
 		return err
 	}
-	return s.Indexer.SyncWritten(ctx, []string{rel}, "")
+	return s.Sync.SyncWritten(ctx, []string{rel}, "")
 }
 
 // Get returns a relation by id, with both ends as node ids.

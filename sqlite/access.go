@@ -48,9 +48,9 @@ type accessLog struct {
 // accesses are already queued), the access is queued and written in the
 // background. Errors are not the reader's concern: a failed write is
 // retried until Close.
-func (db *DB) LogAccess(ctx context.Context, path string) {
-	at := db.Now().UnixNano()
-	a := &db.access
+func (ni *NoteIndex) LogAccess(ctx context.Context, path string) {
+	at := ni.db.Now().UnixNano()
+	a := &ni.db.access
 	a.mu.Lock()
 	if a.closed {
 		a.mu.Unlock()
@@ -59,7 +59,7 @@ func (db *DB) LogAccess(ctx context.Context, path string) {
 	queued := a.flushing != nil
 	a.mu.Unlock()
 	if !queued {
-		err := db.writeWithin(ctx, AccessWait, func(tx *Tx) error { return putAccess(tx, path, at, 1) })
+		err := ni.db.writeWithin(ctx, AccessWait, func(tx *Tx) error { return putAccess(tx, path, at, 1) })
 		if err == nil {
 			return
 		}
@@ -76,7 +76,7 @@ func (db *DB) LogAccess(ctx context.Context, path string) {
 	a.pending[path] = pendingAccess{at: max(p.at, at), count: p.count + 1}
 	if a.flushing == nil {
 		a.flushing = make(chan struct{})
-		go db.flushAccesses(a.flushing)
+		go ni.db.flushAccesses(a.flushing)
 	}
 }
 

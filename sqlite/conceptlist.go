@@ -11,8 +11,32 @@ import (
 	"github.com/noema-mem/noema"
 )
 
-// This file holds the concept registry's read queries for package
-// concepts.
+// ConceptIndex is the concept index (ports [noema.ConceptIndex],
+// [noema.DuplicateIndex] and [noema.ConceptContextIndex]) over a DB: the
+// concept registry's read queries for package concepts (this file,
+// counts.go, duplicates.go, feedback.go).
+type ConceptIndex struct{ db *DB }
+
+var (
+	_ noema.ConceptIndex        = (*ConceptIndex)(nil)
+	_ noema.DuplicateIndex      = (*ConceptIndex)(nil)
+	_ noema.ConceptContextIndex = (*ConceptIndex)(nil)
+)
+
+// Concepts returns the concept index over db.
+func (db *DB) Concepts() *ConceptIndex { return &ConceptIndex{db: db} }
+
+// ConceptsVersion changes whenever the registry does (see
+// [DB.ConceptsVersion]).
+func (ci *ConceptIndex) ConceptsVersion(ctx context.Context) (string, error) {
+	return ci.db.ConceptsVersion(ctx)
+}
+
+// FilesRelatingTo returns the vault paths of the files that declare a
+// relation to any of refs (see [NoteIndex.FilesRelatingTo]).
+func (ci *ConceptIndex) FilesRelatingTo(ctx context.Context, refs []string) ([]string, error) {
+	return ci.db.Notes().FilesRelatingTo(ctx, refs)
+}
 
 const conceptColumns = `c.id, c.key, c.label, c.aliases, c.description, c.metadata,
 	COALESCE((SELECT n.path FROM notes n WHERE n.id = c.page_note_id), ''),
@@ -51,8 +75,8 @@ func scanConcept(row scanner) (*noema.Concept, error) {
 
 // Concept returns the concept with the id, else the one owning the key;
 // nil when there is none.
-func (db *DB) Concept(ctx context.Context, id, key string) (*noema.Concept, error) {
-	row := db.rd().QueryRowContext(ctx, `SELECT `+conceptColumns+` FROM concepts c
+func (ci *ConceptIndex) Concept(ctx context.Context, id, key string) (*noema.Concept, error) {
+	row := ci.db.rd().QueryRowContext(ctx, `SELECT `+conceptColumns+` FROM concepts c
 		WHERE c.id = ?1 OR c.id = (SELECT concept_id FROM concept_keys WHERE key = ?2) LIMIT 1`, id, key)
 	c, err := scanConcept(row)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -66,8 +90,8 @@ func (db *DB) Concept(ctx context.Context, id, key string) (*noema.Concept, erro
 
 // KeyOwner returns the id and label of the concept that owns key; ok is
 // false when none does.
-func (db *DB) KeyOwner(ctx context.Context, key string) (id, label string, ok bool, err error) {
-	err = db.rd().QueryRowContext(ctx, `SELECT c.id, c.label FROM concept_keys k JOIN concepts c ON c.id = k.concept_id WHERE k.key = ?`, key).Scan(&id, &label)
+func (ci *ConceptIndex) KeyOwner(ctx context.Context, key string) (id, label string, ok bool, err error) {
+	err = ci.db.rd().QueryRowContext(ctx, `SELECT c.id, c.label FROM concept_keys k JOIN concepts c ON c.id = k.concept_id WHERE k.key = ?`, key).Scan(&id, &label)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", "", false, nil
 	}
@@ -79,13 +103,13 @@ func (db *DB) KeyOwner(ctx context.Context, key string) (id, label string, ok bo
 
 // MentionCounts returns, for each concept among ids that is linked, how
 // many times notes link it under any of its keys.
-func (db *DB) MentionCounts(ctx context.Context, ids []string) (map[string]int, error) {
+func (ci *ConceptIndex) MentionCounts(ctx context.Context, ids []string) (map[string]int, error) {
 	if len(ids) == 0 {
 		return map[string]int{}, nil
 	}
 	// The base tables, not the mentions view: the view aggregates every
 	// link before it can be filtered.
-	out, err := queryMap[string, int](ctx, db.rd(), `SELECT k.concept_id, SUM(l.count) FROM concept_keys k JOIN links l ON l.key = k.key
+	out, err := queryMap[string, int](ctx, ci.db.rd(), `SELECT k.concept_id, SUM(l.count) FROM concept_keys k JOIN links l ON l.key = k.key
 		WHERE k.concept_id IN (`+placeholders(len(ids))+`) GROUP BY k.concept_id`, anyArgs(ids)...)
 	if err != nil {
 		return nil, fmt.Errorf("count mentions: %w", err)
@@ -110,8 +134,8 @@ const labelsSinceQuery = `SELECT id, label, aliases FROM concepts INDEXED BY con
 // renamed (label or aliases) after the names revision rev; with rev 0, for
 // every concept. It returns the revision it read at, in the same read
 // transaction, so that the next call continues where this one ended.
-func (db *DB) EachConceptByLabelSince(ctx context.Context, rev int64, fn func(id, label string, aliases []string)) (at, deleted int64, err error) {
-	err = db.ReadTx(ctx, func(tx *sql.Tx) error {
+func (ci *ConceptIndex) EachConceptByLabelSince(ctx context.Context, rev int64, fn func(id, label string, aliases []string)) (at, deleted int64, err error) {
+	err = ci.db.ReadTx(ctx, func(tx *sql.Tx) error {
 		if err := tx.QueryRowContext(ctx, `SELECT rev, deleted FROM concept_rev WHERE id = 1`).Scan(&at, &deleted); err != nil {
 			return err
 		}
@@ -147,17 +171,17 @@ func eachConceptName(ctx context.Context, q querier, query string, args []any, f
 // time, then label and id), and how many there are over all pages. With a
 // keyPattern (a LIKE pattern with \ as the escape character), only
 // concepts with a key matching it.
-func (db *DB) ListConcepts(ctx context.Context, keyPattern string, offset, limit int) (total int, concepts []noema.Concept, err error) {
+func (ci *ConceptIndex) ListConcepts(ctx context.Context, keyPattern string, offset, limit int) (total int, concepts []noema.Concept, err error) {
 	where, args := "1=1", []any{}
 	if keyPattern != "" {
 		where = `EXISTS (SELECT 1 FROM concept_keys k WHERE k.concept_id = c.id AND k.key LIKE ? ESCAPE '\')`
 		args = append(args, keyPattern)
 	}
-	if err := db.rd().QueryRowContext(ctx, `SELECT COUNT(*) FROM concepts c WHERE `+where, args...).Scan(&total); err != nil {
+	if err := ci.db.rd().QueryRowContext(ctx, `SELECT COUNT(*) FROM concepts c WHERE `+where, args...).Scan(&total); err != nil {
 		return 0, nil, fmt.Errorf("count concepts: %w", err)
 	}
 	concepts = []noema.Concept{}
-	err = eachRow(ctx, db.rd(), `SELECT `+conceptColumns+` FROM concepts c WHERE `+where+
+	err = eachRow(ctx, ci.db.rd(), `SELECT `+conceptColumns+` FROM concepts c WHERE `+where+
 		` ORDER BY c.created_ns DESC, c.label, c.id LIMIT ? OFFSET ?`, append(args, limit, offset), func(rows *sql.Rows) error {
 		c, err := scanConcept(rows)
 		if err != nil {

@@ -229,7 +229,7 @@ note b.md "b" 2026-01-02 -: Banana,Cherry`
 
 	// An access changes the note's reference time.
 	db.Now = func() time.Time { return time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC) }
-	db.LogAccess(ctx, "a.md")
+	db.Notes().LogAccess(ctx, "a.md")
 	if err := db.FlushAccesses(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +337,7 @@ func BenchmarkMentionGraph(b *testing.B) {
 		path := g.NoteAt(0).Path
 		for b.Loop() {
 			b.StopTimer()
-			db.LogAccess(ctx, path)
+			db.Notes().LogAccess(ctx, path)
 			if err := db.FlushAccesses(ctx); err != nil {
 				b.Fatal(err)
 			}
@@ -462,7 +462,7 @@ func TestMentionGraphIncrementalMatchesFull(t *testing.T) {
 					what = "access"
 					db.Now = func() time.Time { return time.Date(2026, 3, 1, 0, 0, step, 0, time.UTC) }
 					for range 1 + r.IntN(3) {
-						db.LogAccess(ctx, paths())
+						db.Notes().LogAccess(ctx, paths())
 					}
 					if err := db.FlushAccesses(ctx); err != nil {
 						t.Fatal(err)

@@ -25,9 +25,9 @@ func (db *DB) Counts(ctx context.Context) (Counts, error) {
 }
 
 // ConceptIDUsed reports whether a concept has the id.
-func (db *DB) ConceptIDUsed(ctx context.Context, id string) (bool, error) {
+func (ci *ConceptIndex) ConceptIDUsed(ctx context.Context, id string) (bool, error) {
 	var n int
-	if err := db.rd().QueryRowContext(ctx, `SELECT COUNT(*) FROM concepts WHERE id = ?`, id).Scan(&n); err != nil {
+	if err := ci.db.rd().QueryRowContext(ctx, `SELECT COUNT(*) FROM concepts WHERE id = ?`, id).Scan(&n); err != nil {
 		return false, fmt.Errorf("check concept id %s: %w", id, err)
 	}
 	return n > 0, nil
@@ -35,8 +35,8 @@ func (db *DB) ConceptIDUsed(ctx context.Context, id string) (bool, error) {
 
 // NotesLinking returns the paths of the notes that link any key of the
 // concept, sorted.
-func (db *DB) NotesLinking(ctx context.Context, conceptID string) ([]string, error) {
-	paths, err := queryStrings(ctx, db.rd(), `SELECT DISTINCT n.path FROM links l
+func (ci *ConceptIndex) NotesLinking(ctx context.Context, conceptID string) ([]string, error) {
+	paths, err := queryStrings(ctx, ci.db.rd(), `SELECT DISTINCT n.path FROM links l
 		JOIN notes n ON n.id = l.note_id JOIN concept_keys k ON k.key = l.key
 		WHERE k.concept_id = ? ORDER BY n.path`, conceptID)
 	if err != nil {

@@ -32,8 +32,8 @@ func idsFilter(column string, ids []string) (string, []any) {
 // the notes linking it (positive) and, for its relations, a negative id per
 // other end ("concept:<key>" or "note:<path>" of targets, the declaring
 // note of relations pointing at it), numbered consistently within one call.
-func (db *DB) DuplicateStats(ctx context.Context, ids []string, fn func(id string, mentions int, page string, explicit bool, created int64, neighbors []int64)) error {
-	tx, err := db.rd().BeginTx(ctx, nil)
+func (ci *ConceptIndex) DuplicateStats(ctx context.Context, ids []string, fn func(id string, mentions int, page string, explicit bool, created int64, neighbors []int64)) error {
+	tx, err := ci.db.rd().BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("read concept stats: %w", err)
 	}
@@ -119,8 +119,8 @@ func (db *DB) DuplicateStats(ctx context.Context, ids []string, fn func(id strin
 
 // ConceptsSharingNotes calls fn with each other concept linked from a note
 // that links the concept with the id, and how many such notes there are.
-func (db *DB) ConceptsSharingNotes(ctx context.Context, id string, fn func(other string, notes int)) error {
-	err := eachPair(ctx, db.rd(), `WITH mine AS (
+func (ci *ConceptIndex) ConceptsSharingNotes(ctx context.Context, id string, fn func(other string, notes int)) error {
+	err := eachPair(ctx, ci.db.rd(), `WITH mine AS (
 			SELECT DISTINCT l.note_id FROM concept_keys k JOIN links l ON l.key = k.key WHERE k.concept_id = ?)
 		SELECT k.concept_id, COUNT(DISTINCT l.note_id) FROM mine m JOIN links l ON l.note_id = m.note_id
 		JOIN concept_keys k ON k.key = l.key WHERE k.concept_id <> ? GROUP BY k.concept_id`, []any{id, id}, fn)
@@ -135,14 +135,14 @@ func (db *DB) ConceptsSharingNotes(ctx context.Context, id string, fn func(other
 // concept and link at most maxLinks keys in all (a note of many links
 // says little about any one of them). A concept that no such note links
 // gets fn with no keys.
-func (db *DB) ConceptContexts(ctx context.Context, ids []string, maxLinks int, fn func(id string, keys []string)) error {
+func (ci *ConceptIndex) ConceptContexts(ctx context.Context, ids []string, maxLinks int, fn func(id string, keys []string)) error {
 	if len(ids) == 0 {
 		return nil
 	}
 	cond, args := idsFilter("k.concept_id", ids)
 	args = append(args, maxLinks)
 	got := map[string][]string{}
-	err := eachPair(ctx, db.rd(), `SELECT k.concept_id, l2.key FROM concept_keys k JOIN links l ON l.key = k.key
+	err := eachPair(ctx, ci.db.rd(), `SELECT k.concept_id, l2.key FROM concept_keys k JOIN links l ON l.key = k.key
 		JOIN links l2 ON l2.note_id = l.note_id AND l2.key <> l.key
 		WHERE `+cond+` AND (SELECT COUNT(*) FROM links c WHERE c.note_id = l.note_id) <= ?`, args, func(id, key string) {
 		got[id] = append(got[id], key)

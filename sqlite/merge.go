@@ -9,8 +9,8 @@ import (
 
 // FilesRelatingTo returns the vault paths of the files that declare a
 // relation to any of refs ("concept:<key>" or "note:<path>"), in path order.
-func (db *DB) FilesRelatingTo(ctx context.Context, refs []string) ([]string, error) {
-	paths, err := db.notePathsWhereIn(ctx, `relations r JOIN notes n ON n.id = r.note_id`, `r.to_ref`, refs)
+func (ni *NoteIndex) FilesRelatingTo(ctx context.Context, refs []string) ([]string, error) {
+	paths, err := ni.db.notePathsWhereIn(ctx, `relations r JOIN notes n ON n.id = r.note_id`, `r.to_ref`, refs)
 	if err != nil {
 		return nil, fmt.Errorf("files relating to %v: %w", refs, err)
 	}
@@ -19,8 +19,8 @@ func (db *DB) FilesRelatingTo(ctx context.Context, refs []string) ([]string, err
 
 // NotesLinkingKeys returns the paths of the notes that link any of keys,
 // in path order.
-func (db *DB) NotesLinkingKeys(ctx context.Context, keys []string) ([]string, error) {
-	paths, err := db.notePathsWhereIn(ctx, `links l JOIN notes n ON n.id = l.note_id`, `l.key`, keys)
+func (ni *NoteIndex) NotesLinkingKeys(ctx context.Context, keys []string) ([]string, error) {
+	paths, err := ni.db.notePathsWhereIn(ctx, `links l JOIN notes n ON n.id = l.note_id`, `l.key`, keys)
 	if err != nil {
 		return nil, fmt.Errorf("notes linking %v: %w", keys, err)
 	}
@@ -40,9 +40,9 @@ func (db *DB) notePathsWhereIn(ctx context.Context, from, column string, vals []
 
 // PageOfKey returns the vault path of the page of the concept that key
 // names; "" when the key names no concept or the concept has no page.
-func (db *DB) PageOfKey(ctx context.Context, key string) (string, error) {
+func (ni *NoteIndex) PageOfKey(ctx context.Context, key string) (string, error) {
 	var path string
-	err := db.rd().QueryRowContext(ctx, `SELECT n.path FROM concept_keys k JOIN concepts c ON c.id = k.concept_id
+	err := ni.db.rd().QueryRowContext(ctx, `SELECT n.path FROM concept_keys k JOIN concepts c ON c.id = k.concept_id
 		JOIN notes n ON n.id = c.page_note_id WHERE k.key = ?`, key).Scan(&path)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil

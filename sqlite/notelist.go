@@ -13,9 +13,19 @@ import (
 	"github.com/noema-mem/noema"
 )
 
+// NoteIndex is the note index (port [noema.NoteIndex]) over a DB: the
+// reads of package notes (this file, merge.go) and the explicit reads it
+// records (access.go).
+type NoteIndex struct{ db *DB }
+
+var _ noema.NoteIndex = (*NoteIndex)(nil)
+
+// Notes returns the note index over db.
+func (db *DB) Notes() *NoteIndex { return &NoteIndex{db: db} }
+
 // ListNotes returns one page of the notes q selects, in its order, and the
 // number of notes it selects over all pages.
-func (db *DB) ListNotes(ctx context.Context, q noema.NoteQuery) (total int, notes []noema.NoteSummary, err error) {
+func (ni *NoteIndex) ListNotes(ctx context.Context, q noema.NoteQuery) (total int, notes []noema.NoteSummary, err error) {
 	where, args := []string{"1=1"}, []any{}
 	if q.Folder != "" {
 		where = append(where, "substr(n.path, 1, ?) = ?")
@@ -34,10 +44,10 @@ func (db *DB) ListNotes(ctx context.Context, q noema.NoteQuery) (total int, note
 		order = "MAX(n.modified_ns, COALESCE(a.accessed_ns, 0)) DESC, n.path"
 	}
 	from := ` FROM notes n LEFT JOIN access a ON a.path = n.path WHERE ` + strings.Join(where, " AND ")
-	if err := db.rd().QueryRowContext(ctx, `SELECT COUNT(*)`+from, args...).Scan(&total); err != nil {
+	if err := ni.db.rd().QueryRowContext(ctx, `SELECT COUNT(*)`+from, args...).Scan(&total); err != nil {
 		return 0, nil, fmt.Errorf("count notes: %w", err)
 	}
-	notes, err = collect(ctx, db.rd(), `SELECT n.path, n.title, n.tags, n.size, n.hash, n.modified_ns, COALESCE(a.accessed_ns, 0)`+
+	notes, err = collect(ctx, ni.db.rd(), `SELECT n.path, n.title, n.tags, n.size, n.hash, n.modified_ns, COALESCE(a.accessed_ns, 0)`+
 		from+` ORDER BY `+order+` LIMIT ? OFFSET ?`, append(args, q.Limit, q.Offset), func(rows *sql.Rows) (noema.NoteSummary, error) {
 		var n noema.NoteSummary
 		var tags string
@@ -67,9 +77,9 @@ func (db *DB) ListNotes(ctx context.Context, q noema.NoteQuery) (total int, note
 // which the index stores the results of), the first by path either way;
 // "" when there is none. A title whose key is empty matches by exact title
 // only.
-func (db *DB) NoteByTitle(ctx context.Context, title string, keyOf func(string) string) (string, error) {
+func (ni *NoteIndex) NoteByTitle(ctx context.Context, title string, keyOf func(string) string) (string, error) {
 	var path string
-	err := db.rd().QueryRowContext(ctx, `SELECT path FROM notes WHERE title = ? ORDER BY path LIMIT 1`, title).Scan(&path)
+	err := ni.db.rd().QueryRowContext(ctx, `SELECT path FROM notes WHERE title = ? ORDER BY path LIMIT 1`, title).Scan(&path)
 	if err == nil {
 		return path, nil
 	}
@@ -83,7 +93,7 @@ func (db *DB) NoteByTitle(ctx context.Context, title string, keyOf func(string) 
 	// note_names holds the keys of every note's title and aliases: the
 	// candidates are the notes answering to the key, of which those whose
 	// title (not only an alias) has it match.
-	rows, err := db.rd().QueryContext(ctx, `SELECT n.path, n.title FROM note_names nn JOIN notes n ON n.id = nn.note_id
+	rows, err := ni.db.rd().QueryContext(ctx, `SELECT n.path, n.title FROM note_names nn JOIN notes n ON n.id = nn.note_id
 		WHERE nn.key = ? ORDER BY n.path`, key)
 	if err != nil {
 		return "", fmt.Errorf("find note by title: %w", err)
@@ -108,12 +118,12 @@ func (db *DB) NoteByTitle(ctx context.Context, title string, keyOf func(string) 
 // links find notes: those whose title has the key (as noema resolves
 // [[links]]) and those whose file name without .md has it (as Obsidian
 // resolves them, in any folder). keyOf is vault.Key.
-func (db *DB) NotesNamed(ctx context.Context, key string, keyOf func(string) string) ([]string, error) {
+func (ni *NoteIndex) NotesNamed(ctx context.Context, key string, keyOf func(string) string) ([]string, error) {
 	if key == "" {
 		return nil, nil
 	}
 	var out []string
-	err := eachRow(ctx, db.rd(), `SELECT n.path, n.title FROM note_names nn JOIN notes n ON n.id = nn.note_id WHERE nn.key = ?`,
+	err := eachRow(ctx, ni.db.rd(), `SELECT n.path, n.title FROM note_names nn JOIN notes n ON n.id = nn.note_id WHERE nn.key = ?`,
 		[]any{key}, func(rows *sql.Rows) error {
 			var p, t string
 			if err := rows.Scan(&p, &t); err != nil {
@@ -131,14 +141,14 @@ func (db *DB) NotesNamed(ctx context.Context, key string, keyOf func(string) str
 	// has none (indexed before migration 0012 and not read since, or made
 	// without one), every path is compared.
 	var unkeyed bool
-	if err := db.rd().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM notes WHERE file_key = '')`).Scan(&unkeyed); err != nil {
+	if err := ni.db.rd().QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM notes WHERE file_key = '')`).Scan(&unkeyed); err != nil {
 		return nil, fmt.Errorf("find notes named %q: %w", key, err)
 	}
 	query, args := `SELECT path FROM notes WHERE file_key = ?`, []any{key}
 	if unkeyed {
 		query, args = `SELECT path FROM notes`, nil
 	}
-	err = eachRow(ctx, db.rd(), query, args, func(rows *sql.Rows) error {
+	err = eachRow(ctx, ni.db.rd(), query, args, func(rows *sql.Rows) error {
 		var p string
 		if err := rows.Scan(&p); err != nil {
 			return err

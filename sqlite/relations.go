@@ -11,18 +11,27 @@ import (
 	"github.com/noema-mem/noema"
 )
 
+// RelationIndex is the relation index (port [noema.RelationIndex]) over a
+// DB: the indexed relations package relations reads.
+type RelationIndex struct{ db *DB }
+
+var _ noema.RelationIndex = (*RelationIndex)(nil)
+
+// Relations returns the relation index over db.
+func (db *DB) Relations() *RelationIndex { return &RelationIndex{db: db} }
+
 // Relation returns the indexed relation with the id and the vault path of
 // the file that declares it. Its From is the concept whose page declares
 // it, else the declaring note's URI; its To is the concept owning the
 // referenced key, the referenced note's URI, or "concept:<key>" when the
 // key names no concept. No relation with the id is a noema.ENOTFOUND
 // error.
-func (db *DB) Relation(ctx context.Context, id string) (*noema.Relation, string, error) {
+func (ri *RelationIndex) Relation(ctx context.Context, id string) (*noema.Relation, string, error) {
 	var r noema.Relation
 	var path, title, toRef, meta string
 	var pageConcept, pageLabel, target, targetLabel sql.NullString
 	var weight sql.NullFloat64
-	err := db.rd().QueryRowContext(ctx, `SELECT r.id, r.type, r.to_ref, r.weight, r.metadata, n.path, n.title, c.id, c.label, t.id, t.label
+	err := ri.db.rd().QueryRowContext(ctx, `SELECT r.id, r.type, r.to_ref, r.weight, r.metadata, n.path, n.title, c.id, c.label, t.id, t.label
 		FROM relations r JOIN notes n ON n.id = r.note_id
 		LEFT JOIN concepts c ON c.page_note_id = n.id
 		LEFT JOIN concepts t ON substr(r.to_ref, 1, 5) <> 'note:' AND t.id = (SELECT k.concept_id FROM concept_keys k
@@ -42,7 +51,7 @@ func (db *DB) Relation(ctx context.Context, id string) (*noema.Relation, string,
 	switch p, isNote := strings.CutPrefix(toRef, "note:"); {
 	case isNote:
 		r.To = noema.NoteURI(p)
-		err := db.rd().QueryRowContext(ctx, `SELECT title FROM notes WHERE path = ?`, p).Scan(&r.ToLabel)
+		err := ri.db.rd().QueryRowContext(ctx, `SELECT title FROM notes WHERE path = ?`, p).Scan(&r.ToLabel)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
 			r.Dangling = true

@@ -163,7 +163,7 @@ func TestNoteConceptsCountsToTwo(t *testing.T) {
 		noematest.Rewrite(t, db, []*sqlite.NoteRecord{noematest.NoteRecord(fmt.Sprintf("n%d.md", i), "h", day, day, "Hub")}, nil, true)
 	}
 	noematest.Rewrite(t, db, []*sqlite.NoteRecord{noematest.NoteRecord("solo.md", "s", day, day, "Hub", "Solo")}, nil, true)
-	got, err := db.NoteConcepts(context.Background(), "solo.md")
+	got, err := db.Concepts().NoteConcepts(context.Background(), "solo.md")
 	if err != nil {
 		t.Fatal(err)
 	}

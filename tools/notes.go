@@ -145,7 +145,7 @@ func ResolveNote(ctx context.Context, e *Env, ref string) (string, error) {
 	}
 	// Every note answering to the key by a title or an alias: the title
 	// matches were tried above, so this is an alias.
-	aliased, aerr := e.App.DB.NoteByTitle(ctx, ref, func(string) string { return key })
+	aliased, aerr := e.App.DB.Notes().NoteByTitle(ctx, ref, func(string) string { return key })
 	if aerr != nil {
 		return "", aerr
 	}
