@@ -12,7 +12,7 @@ import (
 	"github.com/noema-mem/noema/vault"
 )
 
-var _ concepts.Index = (*testkit.Concepts)(nil)
+var _ noema.ConceptIndex = (*testkit.Concepts)(nil)
 
 // fakeConcepts is a registry on the in-memory index: Garbage Collection
 // (alias GC) linked three times from two notes, Go linked once, and

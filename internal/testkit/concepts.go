@@ -13,7 +13,7 @@ import (
 )
 
 // Concepts is an in-memory concept registry and the links notes make to
-// it: the index package concepts reads (concepts.Index). A concept owns
+// it: the index package concepts reads (noema.ConceptIndex). A concept owns
 // the keys of its label and aliases; a note links keys, so it links the
 // concept owning one. Key is the normalization of names into keys the
 // vault uses (vault.Key), given by the test: testkit imports no adapter.
@@ -28,6 +28,8 @@ type Concepts struct {
 	deleted  int64                      // concepts deleted so far
 	version  int
 }
+
+var _ noema.ConceptIndex = (*Concepts)(nil)
 
 // registered is a concept and the names revision of its last change.
 type registered struct {

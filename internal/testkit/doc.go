@@ -9,7 +9,7 @@
 // library; a service's test asserts that a fake satisfies its port (for
 // the ports still declared in a service package) with
 //
-//	var _ concepts.Index = (*testkit.Concepts)(nil)
+//	var _ noema.ConceptIndex = (*testkit.Concepts)(nil)
 //
 // Every fake is safe for concurrent use.
 package testkit
