@@ -47,13 +47,13 @@ type DeleteResult struct {
 // since it was read stops it with checksum_mismatch before anything is
 // written. The index is updated once at the end.
 func (s *Service) Delete(ctx context.Context, in DeleteInput) (*DeleteResult, error) {
-	return vault.LockedValue(ctx, s.Vault, func(ctx context.Context) (*DeleteResult, error) { return s.delete(ctx, in) })
+	return vault.LockedValue(ctx, s.Vault, func(w *vault.Writer) (*DeleteResult, error) { return s.delete(ctx, w, in) })
 }
 
-// delete is Delete with the vault's write lock held: the state it starts
+// delete is Delete with the vault's write lock w held: the state it starts
 // from (the index, the files) cannot change until it has written and
 // indexed its files.
-func (s *Service) delete(ctx context.Context, in DeleteInput) (*DeleteResult, error) {
+func (s *Service) delete(ctx context.Context, w *vault.Writer, in DeleteInput) (*DeleteResult, error) {
 	c, err := s.Get(ctx, in.Concept)
 	if err != nil {
 		return nil, err
@@ -129,7 +129,7 @@ func (s *Service) delete(ctx context.Context, in DeleteInput) (*DeleteResult, er
 	// One changeset: every note is rewritten, or none is, even if the
 	// process dies half-way (vault.Vault.Recover finishes it on the next
 	// open).
-	if err := s.apply(ctx, ed); err != nil {
+	if err := s.apply(ctx, w, ed); err != nil {
 		return nil, err
 	}
 	res.Deleted = true

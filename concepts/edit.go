@@ -28,13 +28,13 @@ type CreateInput struct {
 // conflict, naming the owner, when the label or an alias is already a name
 // of a concept (implicit concepts included: give those a page with Update).
 func (s *Service) Create(ctx context.Context, in CreateInput) (*noema.Concept, error) {
-	return vault.LockedValue(ctx, s.Vault, func(ctx context.Context) (*noema.Concept, error) { return s.create(ctx, in) })
+	return vault.LockedValue(ctx, s.Vault, func(w *vault.Writer) (*noema.Concept, error) { return s.create(ctx, w, in) })
 }
 
-// create is Create with the vault's write lock held: the state it starts
+// create is Create with the vault's write lock w held: the state it starts
 // from (the index, the files) cannot change until it has written and
 // indexed its files.
-func (s *Service) create(ctx context.Context, in CreateInput) (*noema.Concept, error) {
+func (s *Service) create(ctx context.Context, w *vault.Writer, in CreateInput) (*noema.Concept, error) {
 	label, err := validLabel(in.Label)
 	if err != nil {
 		return nil, err
@@ -56,7 +56,7 @@ func (s *Service) create(ctx context.Context, in CreateInput) (*noema.Concept, e
 	if err != nil {
 		return nil, err
 	}
-	if err := s.writePage(ctx, rel, !existing, page); err != nil {
+	if err := s.writePage(ctx, w, rel, !existing, page); err != nil {
 		return nil, err
 	}
 	return s.Get(ctx, id)
@@ -113,8 +113,9 @@ type pageState struct {
 
 // writePage writes the concept fields into the front matter of rel (created
 // when create is set, refusing to replace an existing file), keeping every
-// other key and the body, then indexes the file.
-func (s *Service) writePage(ctx context.Context, rel string, create bool, p pageState) error {
+// other key and the body, then indexes the file. w is the write lock the
+// caller holds.
+func (s *Service) writePage(ctx context.Context, w *vault.Writer, rel string, create bool, p pageState) error {
 	var old []byte
 	if !create {
 		var err error
@@ -127,9 +128,9 @@ func (s *Service) writePage(ctx context.Context, rel string, create bool, p page
 		return err
 	}
 	if create {
-		err = s.Vault.WriteFile(rel, content, false)
+		err = w.WriteFile(rel, content, false)
 	} else {
-		err = s.Vault.ReplaceFile(rel, old, content)
+		err = w.ReplaceFile(rel, old, content)
 	}
 	if err != nil {
 		return err
@@ -202,13 +203,14 @@ type UpdateInput struct {
 // present on both sides with another value fails with metadata_conflict,
 // listing every such key, and nothing is written.
 func (s *Service) Update(ctx context.Context, in UpdateInput) (*noema.Concept, error) {
-	return vault.LockedValue(ctx, s.Vault, func(ctx context.Context) (*noema.Concept, error) { return s.update(ctx, in) })
+	return vault.LockedValue(ctx, s.Vault, func(w *vault.Writer) (*noema.Concept, error) { return s.UpdateLocked(ctx, w, in) })
 }
 
-// update is Update with the vault's write lock held: the state it starts
-// from (the index, the files) cannot change until it has written and
-// indexed its files.
-func (s *Service) update(ctx context.Context, in UpdateInput) (*noema.Concept, error) {
+// UpdateLocked is Update for a caller that holds the vault's write lock w
+// (a relation that gives a concept its page): the state it starts from
+// (the index, the files) cannot change until it has written and indexed
+// its files.
+func (s *Service) UpdateLocked(ctx context.Context, w *vault.Writer, in UpdateInput) (*noema.Concept, error) {
 	c, err := s.Get(ctx, in.Concept)
 	if err != nil {
 		return nil, err
@@ -258,12 +260,12 @@ func (s *Service) update(ctx context.Context, in UpdateInput) (*noema.Concept, e
 		rel += ".md"
 	}
 	if p.label != c.Label && (in.RewriteLinks == nil || *in.RewriteLinks) {
-		if err := s.rename(ctx, c, rel, create, p); err != nil {
+		if err := s.rename(ctx, w, c, rel, create, p); err != nil {
 			return nil, err
 		}
 		return s.Get(ctx, c.ID)
 	}
-	if err := s.writePage(ctx, rel, create, p); err != nil {
+	if err := s.writePage(ctx, w, rel, create, p); err != nil {
 		return nil, err
 	}
 	return s.Get(ctx, c.ID)
@@ -273,8 +275,8 @@ func (s *Service) update(ctx context.Context, in UpdateInput) (*noema.Concept, e
 // is named by the old label (concepts/Old.md becomes concepts/New.md, as
 // Obsidian would), and rewrites the links by the old label to the new one
 // ([[Old]] becomes [[New|Old]], the text reading the same) and the
-// relation targets naming it, all in one changeset.
-func (s *Service) rename(ctx context.Context, c *noema.Concept, rel string, create bool, p pageState) error {
+// relation targets naming it, all in one changeset, under the write lock w.
+func (s *Service) rename(ctx context.Context, w *vault.Writer, c *noema.Concept, rel string, create bool, p pageState) error {
 	ed := newEdits(s.Vault)
 	content := []byte(nil)
 	if !create {
@@ -360,7 +362,7 @@ func (s *Service) rename(ctx context.Context, c *noema.Concept, rel string, crea
 			return err
 		}
 	}
-	if err := s.Vault.Apply(ctx, ed.changeset()); err != nil {
+	if err := w.Apply(ctx, ed.changeset()); err != nil {
 		return err
 	}
 	paths := ed.paths()

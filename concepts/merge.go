@@ -109,10 +109,10 @@ type Similarity func(ctx context.Context, a, b *noema.Concept) (float64, string,
 // All files change through one changeset: all or none, across crashes.
 // Merging again after success is a no-op that says so.
 func (s *Service) Merge(ctx context.Context, in MergeInput) (*MergeResult, error) {
-	return vault.LockedValue(ctx, s.Vault, func(ctx context.Context) (*MergeResult, error) { return s.merge(ctx, in) })
+	return vault.LockedValue(ctx, s.Vault, func(w *vault.Writer) (*MergeResult, error) { return s.merge(ctx, w, in) })
 }
 
-func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error) {
+func (s *Service) merge(ctx context.Context, w *vault.Writer, in MergeInput) (*MergeResult, error) {
 	dryRun := in.DryRun == nil || *in.DryRun
 	m, err := s.resolveMerge(ctx, in, dryRun)
 	if err != nil {
@@ -151,7 +151,7 @@ func (s *Service) merge(ctx context.Context, in MergeInput) (*MergeResult, error
 	if dryRun {
 		return m.res, nil
 	}
-	if err := s.apply(ctx, m.ed); err != nil {
+	if err := s.apply(ctx, w, m.ed); err != nil {
 		return nil, err
 	}
 	return m.res, nil
@@ -562,9 +562,9 @@ func (m *mergePlan) summarise(dryRun bool) {
 }
 
 // apply writes a plan as one changeset (all files or none, across crashes)
-// and indexes what changed. The caller holds the vault's write lock.
-func (s *Service) apply(ctx context.Context, ed *edits) error {
-	if err := s.Vault.Apply(ctx, ed.changeset()); err != nil {
+// and indexes what changed, under the vault's write lock w.
+func (s *Service) apply(ctx context.Context, w *vault.Writer, ed *edits) error {
+	if err := w.Apply(ctx, ed.changeset()); err != nil {
 		return err
 	}
 	if paths := ed.paths(); len(paths) > 0 {

@@ -43,9 +43,9 @@ func (s *Service) Edit(ctx context.Context, in EditInput) (*WriteResult, error) 
 	// Read, change and write under the vault's write lock, so that two
 	// edits never both start from the same content (see vault.Locked).
 	var res *WriteResult
-	err = s.Vault.Locked(ctx, func(context.Context) error {
+	err = s.Vault.Locked(ctx, func(w *vault.Writer) error {
 		var err error
-		res, err = s.edit(rel, in)
+		res, err = s.edit(w, rel, in)
 		return err
 	})
 	if err != nil {
@@ -55,9 +55,8 @@ func (s *Service) Edit(ctx context.Context, in EditInput) (*WriteResult, error) 
 	return res, nil
 }
 
-// edit is Edit's read-modify-write of the file rel; the caller holds the
-// write lock.
-func (s *Service) edit(rel string, in EditInput) (*WriteResult, error) {
+// edit is Edit's read-modify-write of the file rel under the write lock w.
+func (s *Service) edit(w *vault.Writer, rel string, in EditInput) (*WriteResult, error) {
 	old, _, err := s.Vault.ReadFile(rel)
 	if err != nil {
 		return nil, err
@@ -126,7 +125,7 @@ func (s *Service) edit(rel string, in EditInput) (*WriteResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Vault.ReplaceFile(rel, old, content); err != nil {
+	if err := w.ReplaceFile(rel, old, content); err != nil {
 		return nil, err
 	}
 	return &WriteResult{URI: vault.PathToURI(rel), Path: rel, Title: p.Title, Checksum: p.Checksum, Size: len(content)}, nil
@@ -186,8 +185,8 @@ func (s *Service) Move(ctx context.Context, from, to string) (*MoveResult, error
 		return nil, noema.Errorf(noema.EINVALID, "source and destination are the same note")
 	}
 	res := &MoveResult{From: vault.PathToURI(src), URI: vault.PathToURI(dst), Path: dst, Links: []LinkChange{}}
-	err = s.Vault.Locked(ctx, func(ctx context.Context) error {
-		changed, err := s.move(ctx, src, dst, res)
+	err = s.Vault.Locked(ctx, func(w *vault.Writer) error {
+		changed, err := s.move(ctx, w, src, dst, res)
 		if err != nil {
 			return err
 		}
@@ -221,7 +220,7 @@ func (s *Service) Delete(ctx context.Context, ref string, confirm bool) (*Delete
 	if !confirm {
 		return nil, noema.Errorf(noema.EINVALID, "deleting %s needs confirm=true", vault.PathToURI(rel)).WithParam("confirm")
 	}
-	if err := s.Vault.Locked(ctx, func(context.Context) error { return s.Vault.Remove(rel) }); err != nil {
+	if err := s.Vault.Locked(ctx, func(w *vault.Writer) error { return w.Remove(rel) }); err != nil {
 		return nil, err
 	}
 	res := &DeleteResult{URI: vault.PathToURI(rel), Deleted: true}

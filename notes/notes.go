@@ -146,7 +146,7 @@ func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error
 	var rel string
 	var exists bool
 	var others []string // other notes answering to the title
-	err = s.Vault.Locked(ctx, func(ctx context.Context) error {
+	err = s.Vault.Locked(ctx, func(w *vault.Writer) error {
 		var err error
 		if others, err = s.sameName(ctx, title, ""); err != nil {
 			return err
@@ -160,7 +160,7 @@ func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error
 		if len(others) > 0 && !in.AllowDuplicateTitle {
 			return duplicateTitle(title, others)
 		}
-		rel, exists, err = s.place(folder, stem, title, content, in.Overwrite)
+		rel, exists, err = s.place(w, folder, stem, title, content, in.Overwrite)
 		return err
 	})
 	if err != nil {
@@ -234,9 +234,9 @@ func uris(paths []string) []string {
 
 // place writes a new note's content under folder: at stem.md, or "stem N.md"
 // when notes with other titles hold the names before it. It returns the
-// path and whether an existing note of the same title was overwritten. The
-// caller holds the write lock.
-func (s *Service) place(folder, stem, title string, content []byte, overwrite bool) (string, bool, error) {
+// path and whether an existing note of the same title was overwritten. w is
+// the write lock the caller holds.
+func (s *Service) place(w *vault.Writer, folder, stem, title string, content []byte, overwrite bool) (string, bool, error) {
 	for n := 1; ; n++ {
 		rel := vault.NumberedName(folder, stem, n)
 		if _, err := s.Vault.Rel(rel); err != nil {
@@ -262,9 +262,9 @@ func (s *Service) place(folder, stem, title string, content []byte, overwrite bo
 			}
 		}
 		if exists {
-			err = s.Vault.ReplaceFile(rel, existing, content)
+			err = w.ReplaceFile(rel, existing, content)
 		} else {
-			err = s.Vault.WriteFile(rel, content, false)
+			err = w.WriteFile(rel, content, false)
 		}
 		if err != nil {
 			if noema.ErrorCode(err) == noema.ECONFLICT && !exists {

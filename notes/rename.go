@@ -50,7 +50,7 @@ type RenameFilesResult struct {
 // else stop it with checksum_mismatch. With DryRun nothing changes.
 func (s *Service) RenameFiles(ctx context.Context, in RenameFilesInput) (*RenameFilesResult, error) {
 	res := &RenameFilesResult{DryRun: in.DryRun, Renamed: []RenamedFile{}, Links: []LinkChange{}}
-	err := s.Vault.Locked(ctx, func(ctx context.Context) error {
+	err := s.Vault.Locked(ctx, func(w *vault.Writer) error {
 		files, err := s.readAll(ctx)
 		if err != nil {
 			return err
@@ -80,7 +80,7 @@ func (s *Service) RenameFiles(ctx context.Context, in RenameFilesInput) (*Rename
 		if in.DryRun {
 			return nil
 		}
-		if err := s.Vault.Apply(ctx, cs); err != nil {
+		if err := w.Apply(ctx, cs); err != nil {
 			return err
 		}
 		return s.indexMoved(ctx, renames, paths)
@@ -204,9 +204,9 @@ func replaceBounded(s, old, repl string) string {
 }
 
 // move plans and applies the move of src to dst with the links that follow
-// it (see Move), and returns the other files it changed. The caller holds
-// the write lock.
-func (s *Service) move(ctx context.Context, src, dst string, res *MoveResult) ([]string, error) {
+// it (see Move) under the write lock w, and returns the other files it
+// changed.
+func (s *Service) move(ctx context.Context, w *vault.Writer, src, dst string, res *MoveResult) ([]string, error) {
 	n, _, _, err := s.Vault.ReadNote(src)
 	if err != nil {
 		return nil, err
@@ -271,11 +271,11 @@ func (s *Service) move(ctx context.Context, src, dst string, res *MoveResult) ([
 			changed = append(changed, rel)
 		}
 	}
-	if err := s.Vault.Apply(ctx, cs); err != nil {
+	if err := w.Apply(ctx, cs); err != nil {
 		return nil, err
 	}
 	// Obsidian leaves no empty folder behind a move; neither does noema.
-	s.Vault.RemoveEmptyDirs(path.Dir(src))
+	w.RemoveEmptyDirs(path.Dir(src))
 	return changed, nil
 }
 

@@ -99,13 +99,13 @@ func (s *Service) resolve(ctx context.Context, ref string) (*endpoint, error) {
 // Create adds a relation to the source node's file. The same (from, type,
 // to) twice is a conflict.
 func (s *Service) Create(ctx context.Context, in CreateInput) (*Relation, error) {
-	return vault.LockedValue(ctx, s.Vault, func(ctx context.Context) (*Relation, error) { return s.create(ctx, in) })
+	return vault.LockedValue(ctx, s.Vault, func(w *vault.Writer) (*Relation, error) { return s.create(ctx, w, in) })
 }
 
-// create is Create with the vault's write lock held: the state it starts
+// create is Create with the vault's write lock w held: the state it starts
 // from (the index, the files) cannot change until it has written and
 // indexed its files.
-func (s *Service) create(ctx context.Context, in CreateInput) (*Relation, error) {
+func (s *Service) create(ctx context.Context, w *vault.Writer, in CreateInput) (*Relation, error) {
 	typ, err := validType(in.Type)
 	if err != nil {
 		return nil, err
@@ -119,14 +119,14 @@ func (s *Service) create(ctx context.Context, in CreateInput) (*Relation, error)
 		return nil, err
 	}
 	if from.path == "" { // a concept without a page gains one
-		c, err := s.Concepts.Update(ctx, concepts.UpdateInput{Concept: from.id})
+		c, err := s.Concepts.UpdateLocked(ctx, w, concepts.UpdateInput{Concept: from.id})
 		if err != nil {
 			return nil, err
 		}
 		from.path = strings.TrimPrefix(c.Page, noema.URIScheme) + ".md"
 	}
 	id := indexer.RelationID(from.path, typ, to.ref)
-	err = s.rewrite(ctx, from.path, func(fm *vault.FrontMatter, rels []vault.RawRelation) error {
+	err = s.rewrite(ctx, w, from.path, func(fm *vault.FrontMatter, rels []vault.RawRelation) error {
 		for _, r := range rels {
 			if r.ID == id || (r.Type == typ && vault.RelationRef(r.To) == to.ref) {
 				return &noema.Error{Code: noema.ECONFLICT, Message: fmt.Sprintf("relation %s %s %s already exists", from.id, typ, to.id),
@@ -154,13 +154,13 @@ type UpdateInput struct {
 // Update changes a relation's type, weight or metadata (merged with the
 // same policy as concept metadata). The id stays.
 func (s *Service) Update(ctx context.Context, in UpdateInput) (*Relation, error) {
-	return vault.LockedValue(ctx, s.Vault, func(ctx context.Context) (*Relation, error) { return s.update(ctx, in) })
+	return vault.LockedValue(ctx, s.Vault, func(w *vault.Writer) (*Relation, error) { return s.update(ctx, w, in) })
 }
 
-// update is Update with the vault's write lock held: the state it starts
+// update is Update with the vault's write lock w held: the state it starts
 // from (the index, the files) cannot change until it has written and
 // indexed its files.
-func (s *Service) update(ctx context.Context, in UpdateInput) (*Relation, error) {
+func (s *Service) update(ctx context.Context, w *vault.Writer, in UpdateInput) (*Relation, error) {
 	cur, path, err := s.find(ctx, in.ID)
 	if err != nil {
 		return nil, err
@@ -175,7 +175,7 @@ func (s *Service) update(ctx context.Context, in UpdateInput) (*Relation, error)
 	if err != nil {
 		return nil, err
 	}
-	err = s.rewriteRelation(ctx, path, in.ID, func(fm *vault.FrontMatter, r vault.RawRelation) error {
+	err = s.rewriteRelation(ctx, w, path, in.ID, func(fm *vault.FrontMatter, r vault.RawRelation) error {
 		fm.RemoveRelation(r.Type, vault.RelationRef(r.To))
 		if typ == "" {
 			typ = r.Type
@@ -196,18 +196,18 @@ func (s *Service) update(ctx context.Context, in UpdateInput) (*Relation, error)
 
 // Delete removes a relation from its file.
 func (s *Service) Delete(ctx context.Context, id string) (*Relation, error) {
-	return vault.LockedValue(ctx, s.Vault, func(ctx context.Context) (*Relation, error) { return s.delete(ctx, id) })
+	return vault.LockedValue(ctx, s.Vault, func(w *vault.Writer) (*Relation, error) { return s.delete(ctx, w, id) })
 }
 
-// delete is Delete with the vault's write lock held: the state it starts
+// delete is Delete with the vault's write lock w held: the state it starts
 // from (the index, the files) cannot change until it has written and
 // indexed its files.
-func (s *Service) delete(ctx context.Context, id string) (*Relation, error) {
+func (s *Service) delete(ctx context.Context, w *vault.Writer, id string) (*Relation, error) {
 	cur, path, err := s.find(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	err = s.rewriteRelation(ctx, path, id, func(fm *vault.FrontMatter, r vault.RawRelation) error {
+	err = s.rewriteRelation(ctx, w, path, id, func(fm *vault.FrontMatter, r vault.RawRelation) error {
 		if !fm.RemoveRelation(r.Type, vault.RelationRef(r.To)) {
 			return relationGone(id, path)
 		}
@@ -222,8 +222,8 @@ func (s *Service) delete(ctx context.Context, id string) (*Relation, error) {
 // rewriteRelation rewrites the file at path (see rewrite), applying fn to
 // the relation id it declares; when it declares it no more, that is
 // not_found.
-func (s *Service) rewriteRelation(ctx context.Context, path, id string, fn func(*vault.FrontMatter, vault.RawRelation) error) error {
-	return s.rewrite(ctx, path, func(fm *vault.FrontMatter, rels []vault.RawRelation) error {
+func (s *Service) rewriteRelation(ctx context.Context, w *vault.Writer, path, id string, fn func(*vault.FrontMatter, vault.RawRelation) error) error {
+	return s.rewrite(ctx, w, path, func(fm *vault.FrontMatter, rels []vault.RawRelation) error {
 		r, ok := relationIn(path, rels, id)
 		if !ok {
 			return relationGone(id, path)
@@ -261,8 +261,8 @@ func relationLink(to string) string {
 
 // rewrite applies fn to the front matter of the file at rel and the
 // relations it declares, writes the file atomically (failing if it changed
-// meanwhile) and indexes it.
-func (s *Service) rewrite(ctx context.Context, rel string, fn func(*vault.FrontMatter, []vault.RawRelation) error) error {
+// meanwhile) and indexes it, under the write lock w.
+func (s *Service) rewrite(ctx context.Context, w *vault.Writer, rel string, fn func(*vault.FrontMatter, []vault.RawRelation) error) error {
 	old, _, err := s.Vault.ReadFile(rel)
 	if err != nil {
 		return err
@@ -277,7 +277,7 @@ func (s *Service) rewrite(ctx context.Context, rel string, fn func(*vault.FrontM
 	if err != nil {
 		return err
 	}
-	if err := s.Vault.ReplaceFile(rel, old, content); err != nil {
+	if err := w.ReplaceFile(rel, old, content); err != nil {
 		return err
 	}
 	return s.Sync.SyncWritten(ctx, []string{rel}, "")

@@ -12,15 +12,18 @@ import (
 // noema.ECHECKSUM, with its current checksum in the error's details, and is
 // left alone.
 //
-// Call it inside [Vault.Locked], having read old under the same lock: then
-// no other noema writer can change the file between the read and the
-// rename. The comparison itself guards against writers that take no lock
-// (an editor such as Obsidian, a sync client, a script): it runs after the
+// Read old under the same lock (w's): then no other noema writer can
+// change the file between the read and the rename. The comparison itself
+// guards against writers that take no lock (an editor such as Obsidian, a sync client, a script): it runs after the
 // new content is written and synced to its temporary file, immediately
 // before the rename, so the window in which such a writer's change can
 // still be overwritten is a re-read and a rename wide (microseconds), the
 // least that a file system without compare-and-swap renames allows.
-func (v *Vault) ReplaceFile(rel string, old, data []byte) error {
+func (w *Writer) ReplaceFile(rel string, old, data []byte) error {
+	if err := w.held(); err != nil {
+		return err
+	}
+	v := w.v
 	if err := v.unchanged(rel, old); err != nil {
 		return err // fail early, before writing anything
 	}
@@ -28,12 +31,15 @@ func (v *Vault) ReplaceFile(rel string, old, data []byte) error {
 }
 
 // RemoveIfUnchanged deletes rel provided it still holds old (see
-// ReplaceFile; call it inside Vault.Locked too).
-func (v *Vault) RemoveIfUnchanged(rel string, old []byte) error {
-	if err := v.unchanged(rel, old); err != nil {
+// ReplaceFile).
+func (w *Writer) RemoveIfUnchanged(rel string, old []byte) error {
+	if err := w.held(); err != nil {
 		return err
 	}
-	return v.Remove(rel)
+	if err := w.v.unchanged(rel, old); err != nil {
+		return err
+	}
+	return w.v.remove(rel)
 }
 
 func (v *Vault) unchanged(rel string, old []byte) error {

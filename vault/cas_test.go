@@ -1,6 +1,7 @@
 package vault_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,24 +15,27 @@ func TestReplaceFileIsCompareAndSwap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := v.WriteFile("n.md", []byte("one"), false); err != nil {
-		t.Fatal(err)
-	}
-	if err := v.ReplaceFile("n.md", []byte("one"), []byte("two")); err != nil {
-		t.Fatal(err)
-	}
-	// Stale expectations change nothing.
-	err = v.ReplaceFile("n.md", []byte("one"), []byte("three"))
-	if noema.ErrorCode(err) != noema.ECHECKSUM {
-		t.Fatalf("stale replace: %v", err)
-	}
-	if err := v.RemoveIfUnchanged("n.md", []byte("one")); noema.ErrorCode(err) != noema.ECHECKSUM {
-		t.Fatalf("stale remove: %v", err)
-	}
-	if b, _ := os.ReadFile(filepath.Join(v.Root, "n.md")); string(b) != "two" {
-		t.Fatalf("content = %q", b)
-	}
-	if err := v.RemoveIfUnchanged("n.md", []byte("two")); err != nil {
+	err = v.Locked(context.Background(), func(w *vault.Writer) error {
+		if err := w.WriteFile("n.md", []byte("one"), false); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.ReplaceFile("n.md", []byte("one"), []byte("two")); err != nil {
+			t.Fatal(err)
+		}
+		// Stale expectations change nothing.
+		err := w.ReplaceFile("n.md", []byte("one"), []byte("three"))
+		if noema.ErrorCode(err) != noema.ECHECKSUM {
+			t.Fatalf("stale replace: %v", err)
+		}
+		if err := w.RemoveIfUnchanged("n.md", []byte("one")); noema.ErrorCode(err) != noema.ECHECKSUM {
+			t.Fatalf("stale remove: %v", err)
+		}
+		if b, _ := os.ReadFile(filepath.Join(v.Root, "n.md")); string(b) != "two" {
+			t.Fatalf("content = %q", b)
+		}
+		return w.RemoveIfUnchanged("n.md", []byte("two"))
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(v.Root, "n.md")); !os.IsNotExist(err) {

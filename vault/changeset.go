@@ -23,14 +23,14 @@ import (
 // Changesets. An operation that changes several files at once (deleting a
 // concept unlinks it in every note; merging concepts, renaming a concept and
 // moving a note rewrite links in many notes) plans every change first, as a
-// [Changeset], and then applies it with [Vault.Apply], which is
+// [Changeset], and then applies it with [Writer.Apply], which is
 // all-or-nothing across the files:
 //
 //  1. Every file must still have the checksum the plan was made from (or
 //     still be absent); otherwise nothing is written and the error is
 //     noema.ECHECKSUM naming the file and its current checksum.
 //  2. Every new version is written to a temporary file beside its target
-//     (named like [Vault.WriteFile]'s) and synced, and so are the folders.
+//     (named like [Writer.WriteFile]'s) and synced, and so are the folders.
 //  3. A journal, .noema/changeset.journal, records the plan: for each file
 //     its path, its before-checksum, a copy of its before-bytes (so the
 //     change can be rolled back), the checksum of its after-bytes and the
@@ -86,7 +86,7 @@ type Change struct {
 }
 
 // Changeset is a planned change to several files, applied all-or-nothing
-// with [Vault.Apply]. Each path may appear once.
+// with [Writer.Apply]. Each path may appear once.
 type Changeset struct {
 	Changes []Change
 }
@@ -180,13 +180,12 @@ func (c *crash) Unwrap() error { return c.err }
 // before anything is written; the error's details hold the file's "path"
 // and its current "checksum" (Absent for a missing file).
 //
-// Apply must be called inside [Vault.Locked], with the context Locked
-// passes to its function, having read the before-versions under the same
-// lock.
-func (v *Vault) Apply(ctx context.Context, cs *Changeset) error {
-	if held, _ := ctx.Value(heldKey{}).(string); held != v.Root {
-		return errors.New("vault: Apply called without the vault's write lock (call it inside Vault.Locked)")
+// Read the before-versions under the same lock (w's).
+func (w *Writer) Apply(ctx context.Context, cs *Changeset) error {
+	if err := w.held(); err != nil {
+		return err
 	}
+	v := w.v
 	if cs == nil || len(cs.Changes) == 0 {
 		return nil
 	}
@@ -194,7 +193,7 @@ func (v *Vault) Apply(ctx context.Context, cs *Changeset) error {
 	// A journal left by a writer that died: finish it first, so that this
 	// changeset's journal cannot replace it. The plan is checked below
 	// against what that leaves.
-	if _, err := v.recover(ctx); err != nil {
+	if _, err := v.recover(); err != nil {
 		return err
 	}
 	root, err := v.openRoot()
@@ -457,16 +456,16 @@ func (v *Vault) Recover(ctx context.Context) (*Recovery, error) {
 		return nil, nil
 	}
 	var rec *Recovery
-	err := v.Locked(ctx, func(ctx context.Context) error {
+	err := v.Locked(ctx, func(w *Writer) error {
 		var err error
-		rec, err = v.recover(ctx)
+		rec, err = w.v.recover()
 		return err
 	})
 	return rec, err
 }
 
 // recover is Recover with the write lock held.
-func (v *Vault) recover(context.Context) (*Recovery, error) {
+func (v *Vault) recover() (*Recovery, error) {
 	root, err := v.openRoot()
 	if err != nil {
 		return nil, err

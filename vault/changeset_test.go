@@ -48,7 +48,7 @@ func twenty(t *testing.T) (dir string, plan func(v *vault.Vault) *vault.Changese
 }
 
 func apply(ctx context.Context, v *vault.Vault, cs *vault.Changeset) error {
-	return v.Locked(ctx, func(ctx context.Context) error { return v.Apply(ctx, cs) })
+	return v.Locked(ctx, func(w *vault.Writer) error { return w.Apply(ctx, cs) })
 }
 
 // noLeftovers checks that no journal and no temporary file remain.
@@ -103,12 +103,19 @@ func TestChangesetApply(t *testing.T) {
 	}
 }
 
+// TestChangesetNeedsLock: Apply is a method of the held lock, so that
+// code without it does not compile; a Writer kept past its Locked function
+// no longer holds the lock and changes nothing.
 func TestChangesetNeedsLock(t *testing.T) {
 	dir, plan := twenty(t)
 	v, _ := vault.Open(dir)
 	before := treetest.Files(t, dir)
-	if err := v.Apply(context.Background(), plan(v)); err == nil {
-		t.Fatal("Apply without the write lock succeeded")
+	var kept *vault.Writer
+	if err := v.Locked(context.Background(), func(w *vault.Writer) error { kept = w; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := kept.Apply(context.Background(), plan(v)); err == nil {
+		t.Fatal("Apply after the write lock was released succeeded")
 	}
 	if !treetest.Same(before, treetest.Files(t, dir)) {
 		t.Error("files changed")

@@ -19,11 +19,12 @@
 //   - Files: [Vault] confines caller-supplied paths to the vault ([Vault.Rel],
 //     [Vault.Abs]; symbolic links never lead out of it or into a dot-folder),
 //     refuses non-portable names for the files it creates
-//     ([CheckPortableName]), writes atomically ([Vault.WriteFile]), serializes
+//     ([CheckPortableName]), writes atomically ([Writer.WriteFile]), serializes
 //     every read-modify-write among goroutines and processes with the vault's
-//     write lock ([Vault.Locked], [Vault.ReplaceFile]), walks the notes
+//     write lock, whose held form [Writer] every change goes through
+//     ([Vault.Locked], [Writer.ReplaceFile]), walks the notes
 //     ([Vault.Walk]), applies changes to many files all-or-nothing, even
-//     across a crash ([Changeset], [Vault.Apply], [Vault.Recover]) and
+//     across a crash ([Changeset], [Writer.Apply], [Vault.Recover]) and
 //     removes temporary files left by killed writers ([Vault.CleanTemps]).
 //     Note identifiers are memory:// URIs ([PathToURI], [URIToPath]).
 //

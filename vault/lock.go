@@ -4,12 +4,42 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"sync/atomic"
 
 	"github.com/noema-mem/noema/internal/lock"
 )
 
 // LockFile is the name of the vault's write lock, inside .noema/.
 const LockFile = "write.lock"
+
+// Writer is the vault's write lock, held: the handle [Vault.Locked] gives
+// its function, and the only way to change the vault's files. Every
+// mutating file operation — [Writer.Apply], [Writer.ReplaceFile],
+// [Writer.WriteFile], [Writer.Remove], [Writer.RemoveIfUnchanged],
+// [Writer.Rename], [Writer.RemoveEmptyDirs] — is a method of it, so that
+// code which has not taken the lock does not compile rather than fail when
+// it runs. Operations that hold the lock and call each other pass the
+// Writer along.
+//
+// A Writer is valid only until the function it was given to returns; a
+// method called after that does nothing and returns an error. It may be
+// used by several goroutines that fn waits for.
+type Writer struct {
+	v        *Vault
+	released atomic.Bool
+}
+
+// Vault returns the vault whose lock w holds, for reading it.
+func (w *Writer) Vault() *Vault { return w.v }
+
+// held returns nil while w's lock is held, and an error once its function
+// has returned.
+func (w *Writer) held() error {
+	if w.released.Load() {
+		return fmt.Errorf("vault: write to %s after its write lock was released (a Writer outlived its Locked function)", w.v.Root)
+	}
+	return nil
+}
 
 // Locked runs fn holding the vault's write lock, which every
 // read-modify-write of a file in noema takes: note edits, relation and
@@ -31,15 +61,10 @@ const LockFile = "write.lock"
 //
 // Locked refuses to run fn, with noema.EUNAVAILABLE, when the vault's
 // folder was moved or deleted (see Vault.Check). It gives up with ctx's
-// error when ctx is done while waiting. fn gets
-// a context that carries the held lock: a Locked call on the same vault
-// (any Vault of the same root)
-// with that context (or one derived from it) runs its function at once, so
-// operations that hold the lock can call each other.
-func (v *Vault) Locked(ctx context.Context, fn func(ctx context.Context) error) error {
-	if held, _ := ctx.Value(heldKey{}).(string); held == v.Root {
-		return fn(ctx)
-	}
+// error when ctx is done while waiting. fn gets the held lock as a
+// [Writer]. The lock is not reentrant: code that holds it calls the
+// Writer's methods, and never Locked again (that would wait for itself).
+func (v *Vault) Locked(ctx context.Context, fn func(w *Writer) error) error {
 	// The lock file lives in the vault: taking it in a vault that was
 	// moved away would create an empty vault at the old path.
 	if err := v.Check(); err != nil {
@@ -59,7 +84,9 @@ func (v *Vault) Locked(ctx context.Context, fn func(ctx context.Context) error) 
 	if err != nil {
 		return err
 	}
-	ferr := fn(context.WithValue(ctx, heldKey{}, v.Root))
+	w := &Writer{v: v}
+	ferr := fn(w)
+	w.released.Store(true)
 	if uerr := unlock(); uerr != nil && ferr == nil {
 		return fmt.Errorf("release the vault's write lock: %w", uerr)
 	}
@@ -68,16 +95,12 @@ func (v *Vault) Locked(ctx context.Context, fn func(ctx context.Context) error) 
 
 // LockedValue runs fn with v's write lock held, as [Vault.Locked] does,
 // and returns what fn returned.
-func LockedValue[T any](ctx context.Context, v *Vault, fn func(ctx context.Context) (T, error)) (T, error) {
+func LockedValue[T any](ctx context.Context, v *Vault, fn func(w *Writer) (T, error)) (T, error) {
 	var out T
-	err := v.Locked(ctx, func(ctx context.Context) error {
+	err := v.Locked(ctx, func(w *Writer) error {
 		var err error
-		out, err = fn(ctx)
+		out, err = fn(w)
 		return err
 	})
 	return out, err
 }
-
-// heldKey is the context key under which Locked records the root of the
-// vault whose lock the context's holder has.
-type heldKey struct{}

@@ -16,7 +16,7 @@ import (
 	"github.com/noema-mem/noema/internal/lock"
 )
 
-// Temporary files. [Vault.WriteFile] writes a note to
+// Temporary files. [Writer.WriteFile] writes a note to
 // ".<name>.tmp-<pid>-<16 hex digits>" in the note's folder before renaming
 // it into place (<name> is the note's file name, cut to 64 bytes). A writer
 // killed in between leaves that file behind; [Vault.CleanTemps] removes it
@@ -69,7 +69,7 @@ func parseTempName(name string) (pid int, ok bool) {
 }
 
 // CleanTemps removes the temporary files that killed writers left behind:
-// files named like [Vault.WriteFile]'s temporary files, last modified more
+// files named like [Writer.WriteFile]'s temporary files, last modified more
 // than olderThan ago, whose writer — the PID in the name — is not a live
 // process on this machine (names without a PID: age alone decides; the
 // current process's files are always kept). It returns their

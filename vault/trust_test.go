@@ -56,12 +56,12 @@ func TestSymlinksIntoDotFolders(t *testing.T) {
 		wantCode(t, "Abs("+rel+")", err, noema.EINVALID)
 		_, _, err = v.ReadFile(rel)
 		wantCode(t, "ReadFile("+rel+")", err, noema.EINVALID)
-		wantCode(t, "WriteFile("+rel+", overwrite)", v.WriteFile(rel, []byte("x"), true), noema.EINVALID)
-		wantCode(t, "WriteFile("+rel+", create)", v.WriteFile(rel, []byte("x"), false), noema.EINVALID)
-		wantCode(t, "ReplaceFile("+rel+")", v.ReplaceFile(rel, []byte("secret"), []byte("x")), noema.EINVALID)
-		wantCode(t, "Remove("+rel+")", v.Remove(rel), noema.EINVALID)
-		wantCode(t, "Rename("+rel+", moved.md)", v.Rename(rel, "moved.md"), noema.EINVALID)
-		wantCode(t, "Rename(a.md, "+rel+")", v.Rename("a.md", rel), noema.EINVALID)
+		wantCode(t, "WriteFile("+rel+", overwrite)", unlocked(v).WriteFile(rel, []byte("x"), true), noema.EINVALID)
+		wantCode(t, "WriteFile("+rel+", create)", unlocked(v).WriteFile(rel, []byte("x"), false), noema.EINVALID)
+		wantCode(t, "ReplaceFile("+rel+")", unlocked(v).ReplaceFile(rel, []byte("secret"), []byte("x")), noema.EINVALID)
+		wantCode(t, "Remove("+rel+")", unlocked(v).Remove(rel), noema.EINVALID)
+		wantCode(t, "Rename("+rel+", moved.md)", unlocked(v).Rename(rel, "moved.md"), noema.EINVALID)
+		wantCode(t, "Rename(a.md, "+rel+")", unlocked(v).Rename("a.md", rel), noema.EINVALID)
 	}
 	if after := snapshot(t, filepath.Join(v.Root, ".noema")); !reflect.DeepEqual(after, before) {
 		t.Errorf(".noema changed through a link:\nbefore %q\nafter  %q", before, after)
@@ -85,7 +85,7 @@ func TestSymlinksIntoDotFolders(t *testing.T) {
 	if b, _, err := v.ReadFile("okdir/real.md"); err != nil || string(b) != "real" {
 		t.Errorf("ReadFile(okdir/real.md) = %q, %v", b, err)
 	}
-	if err := v.WriteFile("okdir/new.md", []byte("new"), false); err != nil {
+	if err := unlocked(v).WriteFile("okdir/new.md", []byte("new"), false); err != nil {
 		t.Errorf("WriteFile(okdir/new.md): %v", err)
 	}
 
@@ -102,8 +102,8 @@ func TestSymlinksIntoDotFolders(t *testing.T) {
 
 	// Removing a link to a note removes the link; moving a link is refused
 	// (a relative link would point elsewhere from its new folder).
-	wantCode(t, "Rename(ok.md)", v.Rename("ok.md", "notes/ok.md"), noema.EINVALID)
-	if err := v.Remove("ok.md"); err != nil {
+	wantCode(t, "Rename(ok.md)", unlocked(v).Rename("ok.md", "notes/ok.md"), noema.EINVALID)
+	if err := unlocked(v).Remove("ok.md"); err != nil {
 		t.Errorf("Remove(ok.md): %v", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(v.Root, "notes", "real.md")); string(b) != "real" {
@@ -152,9 +152,9 @@ func TestCreateRefusesUnportableNames(t *testing.T) {
 		"star*.md", strings.Repeat("n", 300) + ".md", "new/" + strings.Repeat("d", 256) + "/x.md",
 	}
 	for _, rel := range bad {
-		wantCode(t, fmt.Sprintf("WriteFile(%q, create)", rel), v.WriteFile(rel, []byte("x"), false), noema.EINVALID)
-		wantCode(t, fmt.Sprintf("WriteFile(%q, overwrite)", rel), v.WriteFile(rel, []byte("x"), true), noema.EINVALID)
-		wantCode(t, fmt.Sprintf("Rename(a.md, %q)", rel), v.Rename("a.md", rel), noema.EINVALID)
+		wantCode(t, fmt.Sprintf("WriteFile(%q, create)", rel), unlocked(v).WriteFile(rel, []byte("x"), false), noema.EINVALID)
+		wantCode(t, fmt.Sprintf("WriteFile(%q, overwrite)", rel), unlocked(v).WriteFile(rel, []byte("x"), true), noema.EINVALID)
+		wantCode(t, fmt.Sprintf("Rename(a.md, %q)", rel), unlocked(v).Rename("a.md", rel), noema.EINVALID)
 	}
 	if got := snapshot(t, v.Root); !reflect.DeepEqual(got, map[string]string{filepath.Join(v.Root, "a.md"): "A"}) {
 		t.Errorf("files after refused creations: %q", got)
@@ -168,8 +168,8 @@ func TestCreateRefusesUnportableNames(t *testing.T) {
 	long := strings.Repeat("l", 300) + ".md"
 	_, _, err := v.ReadFile(long)
 	wantCode(t, "ReadFile(long)", err, noema.EINVALID)
-	wantCode(t, "Remove(long)", v.Remove(long), noema.EINVALID)
-	wantCode(t, "Rename(long, a)", v.Rename(long, "b.md"), noema.EINVALID)
+	wantCode(t, "Remove(long)", unlocked(v).Remove(long), noema.EINVALID)
+	wantCode(t, "Rename(long, a)", unlocked(v).Rename(long, "b.md"), noema.EINVALID)
 	_, err = v.Abs(long)
 	wantCode(t, "Abs(long)", err, noema.EINVALID)
 	for _, e := range []error{syscall.ENAMETOOLONG, &fs.PathError{Op: "open", Path: "x", Err: syscall.ENAMETOOLONG}} {
@@ -185,20 +185,20 @@ func TestCreateRefusesUnportableNames(t *testing.T) {
 		if b, _, err := v.ReadFile(rel); err != nil || string(b) != "old" {
 			t.Errorf("ReadFile(%q) = %q, %v", rel, b, err)
 		}
-		if err := v.WriteFile(rel, []byte("new"), true); err != nil {
+		if err := unlocked(v).WriteFile(rel, []byte("new"), true); err != nil {
 			t.Errorf("WriteFile(%q, overwrite): %v", rel, err)
 		}
-		if err := v.ReplaceFile(rel, []byte("new"), []byte("newer")); err != nil {
+		if err := unlocked(v).ReplaceFile(rel, []byte("new"), []byte("newer")); err != nil {
 			t.Errorf("ReplaceFile(%q): %v", rel, err)
 		}
 	}
-	if err := v.WriteFile("odd:dir/new.md", []byte("x"), false); err != nil {
+	if err := unlocked(v).WriteFile("odd:dir/new.md", []byte("x"), false); err != nil {
 		t.Errorf("new note in an existing oddly named folder: %v", err)
 	}
-	if err := v.Rename("con.md", "console.md"); err != nil {
+	if err := unlocked(v).Rename("con.md", "console.md"); err != nil {
 		t.Errorf("Rename(con.md, console.md): %v", err)
 	}
-	if err := v.Remove("tab\there.md"); err != nil {
+	if err := unlocked(v).Remove("tab\there.md"); err != nil {
 		t.Errorf("Remove(tab): %v", err)
 	}
 }

@@ -45,7 +45,7 @@ type Vault struct {
 	Root string
 	dir  os.FileInfo // the folder Open found at Root (see Check)
 
-	// FaultHook, when set, is called by [Vault.Apply] each time i files of
+	// FaultHook, when set, is called by [Writer.Apply] each time i files of
 	// a changeset are in place (i = 0 right after the journal is durable,
 	// …, len = all renamed, before the journal is removed). An error from
 	// it simulates a crash there: Apply returns it at once and leaves the
@@ -292,8 +292,11 @@ func (v *Vault) IsNote(rel string) bool {
 // behind a move. It stops at the first folder that is not empty (or
 // cannot be removed) and never removes the vault itself; errors are not
 // reported, an empty folder being harmless.
-func (v *Vault) RemoveEmptyDirs(dir string) {
-	root, err := v.openRoot()
+func (w *Writer) RemoveEmptyDirs(dir string) {
+	if w.held() != nil {
+		return
+	}
+	root, err := w.v.openRoot()
 	if err != nil {
 		return
 	}
@@ -426,8 +429,11 @@ func (v *Vault) ReadNote(rel string) (*Note, []byte, fs.FileInfo, error) {
 // taken, so two processes racing to create the same note cannot both win.
 // (On a file system without hard links it falls back to an exclusive
 // create, which is race-free too but briefly shows an empty file.)
-func (v *Vault) WriteFile(rel string, data []byte, overwrite bool) error {
-	return v.writeFile(rel, data, overwrite, nil)
+func (w *Writer) WriteFile(rel string, data []byte, overwrite bool) error {
+	if err := w.held(); err != nil {
+		return err
+	}
+	return w.v.writeFile(rel, data, overwrite, nil)
 }
 
 // writeFile is WriteFile; beforeRename, when not nil, runs after the new
@@ -584,7 +590,15 @@ func syncDir(root *os.Root, dir string) error {
 // Remove deletes a note. A missing file is noema.ENOTFOUND; a folder or any
 // other file that is not a regular file is noema.EINVALID. A symbolic link
 // to a note (see [Vault]) is removed itself, not its target.
-func (v *Vault) Remove(rel string) error {
+func (w *Writer) Remove(rel string) error {
+	if err := w.held(); err != nil {
+		return err
+	}
+	return w.v.remove(rel)
+}
+
+// remove is Remove; the caller holds the write lock.
+func (v *Vault) remove(rel string) error {
 	r, root, err := v.openChecked(rel)
 	if err != nil {
 		return err
@@ -619,7 +633,15 @@ func (v *Vault) Remove(rel string) error {
 // atomically with a hard link where the file system has them), except when
 // it is the source itself under another case on a case-insensitive file
 // system, which makes a case-only rename work.
-func (v *Vault) Rename(from, to string) error {
+func (w *Writer) Rename(from, to string) error {
+	if err := w.held(); err != nil {
+		return err
+	}
+	return w.v.rename(from, to)
+}
+
+// rename is Rename; the caller holds the write lock.
+func (v *Vault) rename(from, to string) error {
 	rf, err := v.check(from)
 	if err != nil {
 		return err

@@ -124,7 +124,7 @@ func TestAbsConfinement(t *testing.T) {
 		wantCode(t, "Abs("+rel+")", err, noema.EINVALID)
 		_, _, err = v.ReadFile(rel)
 		wantCode(t, "ReadFile("+rel+")", err, noema.EINVALID)
-		err = v.WriteFile(rel, []byte("x"), true)
+		err = unlocked(v).WriteFile(rel, []byte("x"), true)
 		wantCode(t, "WriteFile("+rel+")", err, noema.EINVALID)
 	}
 	if b, _ := os.ReadFile(filepath.Join(outside, "secret.md")); string(b) != "secret" {
@@ -180,13 +180,13 @@ func dotFiles(t *testing.T, root string) []string {
 
 func TestWriteFile(t *testing.T) {
 	v := mustOpen(t)
-	if err := v.WriteFile("deep/er/note.md", []byte("one"), false); err != nil {
+	if err := unlocked(v).WriteFile("deep/er/note.md", []byte("one"), false); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(v.Root, "deep", "er", "note.md")); string(b) != "one" {
 		t.Errorf("content = %q", b)
 	}
-	err := v.WriteFile("deep/er/note.md", []byte("two"), false)
+	err := unlocked(v).WriteFile("deep/er/note.md", []byte("two"), false)
 	wantCode(t, "create existing", err, noema.ECONFLICT)
 	if b, _ := os.ReadFile(filepath.Join(v.Root, "deep", "er", "note.md")); string(b) != "one" {
 		t.Errorf("content after conflict = %q", b)
@@ -194,7 +194,7 @@ func TestWriteFile(t *testing.T) {
 	if runtime.GOOS != "windows" {
 		os.Chmod(filepath.Join(v.Root, "deep", "er", "note.md"), 0o600)
 	}
-	if err := v.WriteFile("deep/er/note.md", []byte("three"), true); err != nil {
+	if err := unlocked(v).WriteFile("deep/er/note.md", []byte("three"), true); err != nil {
 		t.Fatal(err)
 	}
 	fi, _ := os.Stat(filepath.Join(v.Root, "deep", "er", "note.md"))
@@ -204,16 +204,16 @@ func TestWriteFile(t *testing.T) {
 	if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode after overwrite = %v, want 0600 kept", fi.Mode().Perm())
 	}
-	if err := v.WriteFile("empty.md", nil, false); err != nil {
+	if err := unlocked(v).WriteFile("empty.md", nil, false); err != nil {
 		t.Fatal(err)
 	}
 	if left := dotFiles(t, v.Root); len(left) > 0 {
 		t.Errorf("temporary files left behind: %v", left)
 	}
 	os.Mkdir(filepath.Join(v.Root, "dir.md"), 0o755)
-	wantCode(t, "write over folder", v.WriteFile("dir.md", []byte("x"), true), noema.EINVALID)
-	wantCode(t, "write into .noema", v.WriteFile(".noema/x.md", []byte("x"), true), noema.EINVALID)
-	wantCode(t, "write traversal", v.WriteFile("../x.md", []byte("x"), true), noema.EINVALID)
+	wantCode(t, "write over folder", unlocked(v).WriteFile("dir.md", []byte("x"), true), noema.EINVALID)
+	wantCode(t, "write into .noema", unlocked(v).WriteFile(".noema/x.md", []byte("x"), true), noema.EINVALID)
+	wantCode(t, "write traversal", unlocked(v).WriteFile("../x.md", []byte("x"), true), noema.EINVALID)
 }
 
 func TestWriteFileCreateRace(t *testing.T) {
@@ -223,7 +223,7 @@ func TestWriteFileCreateRace(t *testing.T) {
 	errs := make([]error, n)
 	for i := range n {
 		wg.Go(func() {
-			errs[i] = v.WriteFile("race/note.md", []byte(fmt.Sprintf("writer %d", i)), false)
+			errs[i] = unlocked(v).WriteFile("race/note.md", []byte(fmt.Sprintf("writer %d", i)), false)
 		})
 	}
 	wg.Wait()
@@ -252,27 +252,27 @@ func TestWriteFileCreateRace(t *testing.T) {
 func TestRemove(t *testing.T) {
 	v := mustOpen(t)
 	writeRaw(t, v, "a.md", "x")
-	if err := v.Remove("a.md"); err != nil {
+	if err := unlocked(v).Remove("a.md"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(v.Root, "a.md")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("a.md still there: %v", err)
 	}
-	wantCode(t, "remove missing", v.Remove("a.md"), noema.ENOTFOUND)
+	wantCode(t, "remove missing", unlocked(v).Remove("a.md"), noema.ENOTFOUND)
 	os.Mkdir(filepath.Join(v.Root, "dir"), 0o755)
-	wantCode(t, "remove folder", v.Remove("dir"), noema.EINVALID)
-	wantCode(t, "remove traversal", v.Remove("../a.md"), noema.EINVALID)
+	wantCode(t, "remove folder", unlocked(v).Remove("dir"), noema.EINVALID)
+	wantCode(t, "remove traversal", unlocked(v).Remove("../a.md"), noema.EINVALID)
 }
 
 func TestRename(t *testing.T) {
 	v := mustOpen(t)
 	writeRaw(t, v, "a.md", "A")
 	writeRaw(t, v, "b.md", "B")
-	wantCode(t, "rename onto existing", v.Rename("a.md", "b.md"), noema.ECONFLICT)
-	wantCode(t, "rename missing", v.Rename("zz.md", "c.md"), noema.ENOTFOUND)
-	wantCode(t, "rename into dot folder", v.Rename("a.md", ".git/a.md"), noema.EINVALID)
-	wantCode(t, "rename out", v.Rename("a.md", "../a.md"), noema.EINVALID)
-	if err := v.Rename("a.md", "new/dir/a2.md"); err != nil {
+	wantCode(t, "rename onto existing", unlocked(v).Rename("a.md", "b.md"), noema.ECONFLICT)
+	wantCode(t, "rename missing", unlocked(v).Rename("zz.md", "c.md"), noema.ENOTFOUND)
+	wantCode(t, "rename into dot folder", unlocked(v).Rename("a.md", ".git/a.md"), noema.EINVALID)
+	wantCode(t, "rename out", unlocked(v).Rename("a.md", "../a.md"), noema.EINVALID)
+	if err := unlocked(v).Rename("a.md", "new/dir/a2.md"); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(v.Root, "new", "dir", "a2.md")); string(b) != "A" {
@@ -281,7 +281,7 @@ func TestRename(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(v.Root, "a.md")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("source still there: %v", err)
 	}
-	if err := v.Rename("b.md", "b.md"); err != nil {
+	if err := unlocked(v).Rename("b.md", "b.md"); err != nil {
 		t.Errorf("rename to itself: %v", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(v.Root, "b.md")); string(b) != "B" {
