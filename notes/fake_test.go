@@ -15,7 +15,7 @@ import (
 	"github.com/noema-mem/noema/vault"
 )
 
-var _ notes.Index = (*testkit.Notes)(nil)
+var _ noema.NoteIndex = (*testkit.Notes)(nil)
 
 // fakeNotes is a notes service over the in-memory note index and a vault
 // holding one of its notes' files (projects/Launch Plan.md): four notes,

@@ -13,7 +13,7 @@ import (
 )
 
 // Notes is an in-memory index of notes: what package notes reads
-// (notes.Index). The links and relations notes make live in a
+// ([noema.NoteIndex]). The links and relations notes make live in a
 // [Concepts], which answers NotesLinkingKeys, FilesRelatingTo and
 // PageOfKey. LogAccess records a read at Now.
 type Notes struct {
@@ -23,6 +23,8 @@ type Notes struct {
 	mu    sync.Mutex
 	notes map[string]noema.NoteSummary // by path
 }
+
+var _ noema.NoteIndex = (*Notes)(nil)
 
 // NewNotes returns an empty note index whose links live in links and
 // whose reads are dated by now.
