@@ -185,11 +185,10 @@ func (w *Writer) Apply(ctx context.Context, cs *Changeset) error {
 	if err := w.held(); err != nil {
 		return err
 	}
-	v := w.v
 	if cs == nil || len(cs.Changes) == 0 {
 		return nil
 	}
-	hook := v.FaultHook
+	v := w.v
 	// A journal left by a writer that died: finish it first, so that this
 	// changeset's journal cannot replace it. The plan is checked below
 	// against what that leaves.
@@ -201,12 +200,50 @@ func (w *Writer) Apply(ctx context.Context, cs *Changeset) error {
 		return err
 	}
 	defer root.Close()
+	a := &application{v: v, root: root, cs: cs, dirs: map[string]bool{}}
+	if err := a.check(); err != nil {
+		return err
+	}
+	defer a.cleanUp()
+	if err := a.stage(); err != nil {
+		return err
+	}
+	if err := a.journal(); err != nil {
+		return err
+	}
+	if err := a.commit(); err != nil {
+		return err
+	}
+	a.finish()
+	return nil
+}
 
-	// 1. Check the plan against the files.
-	j := &journal{Started: time.Now().UTC(), PID: os.Getpid()}
+// application is one run of [Writer.Apply]: the changeset, the journal
+// planned from it, and what has been done so far, for the cleanup.
+type application struct {
+	v    *Vault
+	root *os.Root
+	cs   *Changeset
+	j    *journal
+	// dirs are the folders whose entries changed, to be synced.
+	dirs map[string]bool
+	// undoDirs remove the folders created for the new files, last first.
+	undoDirs []func()
+	// crashed: a simulated crash (FaultHook) or a failed rollback left the
+	// journal and the temporary files for the next Recover.
+	crashed bool
+	// applied: every file is in place.
+	applied bool
+}
+
+// check checks the plan against the files (step 1) and plans the journal:
+// every path valid and listed once, every file still at its
+// before-checksum, every new file's name portable.
+func (a *application) check() error {
+	a.j = &journal{Started: time.Now().UTC(), PID: os.Getpid()}
 	seen := map[string]bool{}
-	for _, c := range cs.Changes {
-		r, err := v.check(c.Path)
+	for _, c := range a.cs.Changes {
+		r, err := a.v.check(c.Path)
 		if err != nil {
 			return err
 		}
@@ -217,7 +254,7 @@ func (w *Writer) Apply(ctx context.Context, cs *Changeset) error {
 		if c.Delete && c.Before == Absent {
 			return fmt.Errorf("vault: changeset deletes %s, planned as absent", r)
 		}
-		cur, mode, err := v.current(r)
+		cur, mode, err := a.v.current(r)
 		if err != nil {
 			return err
 		}
@@ -225,7 +262,7 @@ func (w *Writer) Apply(ctx context.Context, cs *Changeset) error {
 			return changedError(r, sum)
 		}
 		if cur == nil {
-			if err := checkNew(root, r); err != nil {
+			if err := checkNew(a.root, r); err != nil {
 				return err
 			}
 		}
@@ -233,120 +270,138 @@ func (w *Writer) Apply(ctx context.Context, cs *Changeset) error {
 		if !c.Delete {
 			f.After = Checksum(c.After)
 		}
-		j.Files = append(j.Files, f)
+		a.j.Files = append(a.j.Files, f)
 	}
+	return nil
+}
 
-	// 2. Write the new versions beside their targets.
-	crashed, applied := false, false
-	defer func() {
-		if crashed {
-			return
-		}
-		for _, f := range j.Files {
-			if f.Temp != "" {
-				root.Remove(filepath.FromSlash(f.Temp)) // no-op once renamed
-			}
-		}
-	}()
-	dirs := map[string]bool{}
-	var undoDirs []func() // the folders created for the new files, last first
-	defer func() {
-		if !crashed && !applied {
-			for _, undo := range slices.Backward(undoDirs) {
-				undo()
-			}
-		}
-	}()
-	for i, c := range cs.Changes {
-		f := &j.Files[i]
+// stage writes every new version to a temporary file beside its target,
+// creating the folders it needs, and syncs them (step 2).
+func (a *application) stage() error {
+	for i, c := range a.cs.Changes {
+		f := &a.j.Files[i]
 		if c.Delete {
 			continue
 		}
 		dir := path.Dir(f.Path)
-		undo, err := mkdirs(root, filepath.FromSlash(dir))
+		undo, err := mkdirs(a.root, filepath.FromSlash(dir))
 		if err != nil {
 			return fsError("write", f.Path, err)
 		}
-		undoDirs = append(undoDirs, undo)
-		tmp, err := v.writeTemp(root, f.Path, filepath.FromSlash(dir), c.After, fs.FileMode(f.Mode))
+		a.undoDirs = append(a.undoDirs, undo)
+		tmp, err := a.v.writeTemp(a.root, f.Path, filepath.FromSlash(dir), c.After, fs.FileMode(f.Mode))
 		if err != nil {
 			return fsError("write", f.Path, err)
 		}
 		f.Temp = filepath.ToSlash(tmp)
-		dirs[dir] = true
+		a.dirs[dir] = true
 	}
-	for dir := range dirs {
-		if err := syncDir(root, filepath.FromSlash(dir)); err != nil {
-			return err
-		}
-	}
+	return a.syncDirs()
+}
 
-	// 3. The journal. From here on the changeset is finished by Recover.
-	if err := writeJournal(root, j); err != nil {
+// journal writes the journal durably (step 3): from here on the changeset
+// is finished by Recover.
+func (a *application) journal() error {
+	if err := writeJournal(a.root, a.j); err != nil {
 		return err
 	}
-	stop := func(i int) error {
-		if hook == nil {
-			return nil
-		}
-		if err := hook(i); err != nil {
-			crashed = true
-			return &crash{err}
-		}
-		return nil
-	}
-	if err := stop(0); err != nil {
-		return err
-	}
-	// rollback undoes what was renamed after a failure in this process.
-	rollback := func(cause error) error {
-		if _, err := v.settle(root, j, false); err != nil {
-			crashed = true // leave the journal to the next Recover
-			return errors.Join(cause, fmt.Errorf("roll back changeset: %w", err))
-		}
-		if err := removeJournal(root); err != nil {
-			crashed = true
-			return errors.Join(cause, err)
-		}
-		return cause
-	}
+	return a.stop(0)
+}
 
-	// 4. Put every file in place.
-	for i, c := range cs.Changes {
-		f := j.Files[i]
-		// The guard against writers that take no lock, as in ReplaceFile.
-		cur, _, err := v.current(f.Path)
+// commit puts every file in place (step 4), checking each against its
+// before-checksum once more, as ReplaceFile does, for writers that take no
+// lock. A failure rolls back what was already renamed.
+func (a *application) commit() error {
+	for i, c := range a.cs.Changes {
+		f := a.j.Files[i]
+		cur, _, err := a.v.current(f.Path)
 		if err != nil {
-			return rollback(err)
+			return a.rollback(err)
 		}
 		if sum := sumOf(cur); sum != f.Before {
-			return rollback(changedError(f.Path, sum))
+			return a.rollback(changedError(f.Path, sum))
 		}
 		name := filepath.FromSlash(f.Path)
 		if c.Delete {
-			err = root.Remove(name)
+			err = a.root.Remove(name)
 		} else {
-			err = root.Rename(filepath.FromSlash(f.Temp), name)
+			err = a.root.Rename(filepath.FromSlash(f.Temp), name)
 		}
 		if err != nil {
-			return rollback(fsError("write", f.Path, err))
+			return a.rollback(fsError("write", f.Path, err))
 		}
-		dirs[path.Dir(f.Path)] = true
-		if err := stop(i + 1); err != nil {
+		a.dirs[path.Dir(f.Path)] = true
+		if err := a.stop(i + 1); err != nil {
 			return err
 		}
 	}
-	for dir := range dirs {
-		if err := syncDir(root, filepath.FromSlash(dir)); err != nil {
-			return rollback(err)
+	if err := a.syncDirs(); err != nil {
+		return a.rollback(err)
+	}
+	return nil
+}
+
+// finish removes the journal (step 5). A journal that cannot be removed is
+// harmless: the next recovery finds every file already in place.
+func (a *application) finish() {
+	_ = removeJournal(a.root)
+	a.applied = true
+}
+
+// stop calls the vault's FaultHook with the number of files in place; its
+// error is a simulated crash, which leaves everything as it is.
+func (a *application) stop(i int) error {
+	if a.v.FaultHook == nil {
+		return nil
+	}
+	if err := a.v.FaultHook(i); err != nil {
+		a.crashed = true
+		return &crash{err}
+	}
+	return nil
+}
+
+// rollback undoes what was renamed after a failure in this process and
+// returns cause; when it cannot, it leaves the journal to the next Recover.
+func (a *application) rollback(cause error) error {
+	if _, err := a.v.settle(a.root, a.j, false); err != nil {
+		a.crashed = true
+		return errors.Join(cause, fmt.Errorf("roll back changeset: %w", err))
+	}
+	if err := removeJournal(a.root); err != nil {
+		a.crashed = true
+		return errors.Join(cause, err)
+	}
+	return cause
+}
+
+// syncDirs syncs the folders whose entries changed.
+func (a *application) syncDirs() error {
+	for dir := range a.dirs {
+		if err := syncDir(a.root, filepath.FromSlash(dir)); err != nil {
+			return err
 		}
 	}
-
-	// 5. Done. A journal that cannot be removed is harmless: the next
-	// recovery finds every file already in place.
-	_ = removeJournal(root)
-	applied = true
 	return nil
+}
+
+// cleanUp removes the temporary files left (none once every file is
+// renamed), and, when the changeset was not applied, the folders created
+// for it — unless a crash left them to Recover.
+func (a *application) cleanUp() {
+	if a.crashed {
+		return
+	}
+	for _, f := range a.j.Files {
+		if f.Temp != "" {
+			a.root.Remove(filepath.FromSlash(f.Temp)) // no-op once renamed
+		}
+	}
+	if !a.applied {
+		for _, undo := range slices.Backward(a.undoDirs) {
+			undo()
+		}
+	}
 }
 
 // current returns rel's content (nil when it does not exist) and
