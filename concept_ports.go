@@ -1,6 +1,10 @@
 package noema
 
-import "context"
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+)
 
 // The concept index: what concept and relation operations (packages
 // concepts and relations) read of the concept registry and the relations.
@@ -64,4 +68,15 @@ type RelationIndex interface {
 	// "concept:<key>") and the vault path of the file that declares it.
 	// No relation with the id is an ENOTFOUND error.
 	Relation(ctx context.Context, id string) (*Relation, string, error)
+}
+
+// ConceptsDir is the folder whose notes are concept pages.
+const ConceptsDir = "concepts/"
+
+// RelationID derives the stable id of a relation declared without one in
+// the file at path, of type typ, to toRef ("concept:<key>" or
+// "note:<path>").
+func RelationID(path, typ, toRef string) string {
+	sum := sha256.Sum256([]byte(path + "\x00" + typ + "\x00" + toRef))
+	return "r_" + hex.EncodeToString(sum[:8])
 }

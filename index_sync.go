@@ -1,6 +1,10 @@
 package noema
 
-import "context"
+import (
+	"context"
+	"errors"
+	"strings"
+)
 
 // IndexSync indexes the files an operation has just changed in the vault,
 // so that the index reflects the change when the operation returns. Each
@@ -25,4 +29,21 @@ type LinkFilter interface {
 	// Match returns the pattern a link (its target as written) matches;
 	// ok is false when none does.
 	Match(target string) (pattern string, ok bool)
+}
+
+// IndexBehind is the error of files saved at paths that the index could
+// not follow because of err (what [IndexSync.SyncWritten] returns): err's
+// code (unavailable when the caller was interrupted), and a message naming
+// the files.
+func IndexBehind(paths []string, err error) *Error {
+	uris := make([]string, len(paths))
+	for i, p := range paths {
+		uris[i] = NoteURI(p)
+	}
+	code, why := ErrorCode(err), ErrorMessage(err)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		code, why = EUNAVAILABLE, "interrupted"
+	}
+	return WrapError(err, code, "%s saved, but the index is behind (%s): search and links show the change after the next sync",
+		strings.Join(uris, ", "), why)
 }

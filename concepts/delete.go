@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/noema-mem/noema"
-	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -115,7 +114,7 @@ func (s *Service) delete(ctx context.Context, w *vault.Writer, in DeleteInput) (
 	}
 	res := &DeleteResult{ID: c.ID, Label: c.Label, Unlinked: uris(linking), RelationsRemoved: uris(declaring)}
 	if page != "" {
-		if strings.HasPrefix(page, indexer.ConceptsDir) {
+		if strings.HasPrefix(page, noema.ConceptsDir) {
 			ed.remove(page)
 			res.PageDeleted = c.Page
 		} else if err := ed.editFrontMatter(page, func(fm *vault.FrontMatter) error {

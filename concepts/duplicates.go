@@ -13,7 +13,6 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/fuzzy"
-	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/vault"
 	"github.com/noema-mem/noema/vector"
 )
@@ -251,7 +250,7 @@ func (c *dupConcept) ownName(i int) bool { return i == 0 || c.Explicit || c.Page
 // realNote reports whether c's page is a note of the vault rather than a
 // concept page under concepts/.
 func (c *dupConcept) realNote() bool {
-	return c.Page != "" && !strings.HasPrefix(c.Page, indexer.ConceptsDir)
+	return c.Page != "" && !strings.HasPrefix(c.Page, noema.ConceptsDir)
 }
 
 // dupIndex holds the blocking keys of every concept's names; built once

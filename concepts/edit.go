@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/noema-mem/noema"
-	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -84,7 +83,7 @@ func (s *Service) freshID(ctx context.Context, key string) (string, error) {
 func (s *Service) newPagePath(label, id string) (rel string, existing bool, err error) {
 	stem := vault.FileName(label)
 	for n := 1; n < 1000; n++ {
-		rel := vault.NumberedName(indexer.ConceptsDir, stem, n)
+		rel := vault.NumberedName(noema.ConceptsDir, stem, n)
 		content, _, err := s.Vault.ReadFile(rel)
 		switch code := noema.ErrorCode(err); {
 		case code == noema.ENOTFOUND:
@@ -397,7 +396,7 @@ func MergeMetadata(have, update map[string]any, remove []string, replace bool) (
 	}
 	var conflicts []string
 	for k, v := range update {
-		if old, ok := out[k]; ok && indexer.CanonicalJSON(old) != indexer.CanonicalJSON(v) && !reflect.DeepEqual(old, v) {
+		if old, ok := out[k]; ok && vault.CanonicalJSON(old) != vault.CanonicalJSON(v) && !reflect.DeepEqual(old, v) {
 			conflicts = append(conflicts, k)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/noema-mem/noema"
-	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -362,7 +361,7 @@ func (s *Service) planLinks(ctx context.Context, m *mergePlan) error {
 			return err
 		}
 		out, changes := vault.RewriteLinks(content, n.Links, func(l noema.Link) (string, bool) {
-			if !m.keys[l.Key] || (l.Path != "" && !(m.sourcePages[l.Path] && strings.HasPrefix(l.Path, indexer.ConceptsDir))) {
+			if !m.keys[l.Key] || (l.Path != "" && !(m.sourcePages[l.Path] && strings.HasPrefix(l.Path, noema.ConceptsDir))) {
 				return "", false // a link to a note that stays ([[folder/Note]]) keeps opening it
 			}
 			m.moved[m.keySource[l.Key]]++
@@ -517,7 +516,7 @@ func (s *Service) planTargetPage(m *mergePlan, total int, pageEdit func(fm *vaul
 // note keeps its text and loses only its concept keys and relations.
 func (m *mergePlan) planSourcePages() error {
 	for rel := range m.sourcePages {
-		if strings.HasPrefix(rel, indexer.ConceptsDir) {
+		if strings.HasPrefix(rel, noema.ConceptsDir) {
 			m.ed.remove(rel)
 			m.res.PagesDeleted = append(m.res.PagesDeleted, vault.PathToURI(rel))
 			continue
@@ -595,12 +594,12 @@ func pagePath(uri string) string {
 // isNotePage reports whether a page path is a note of the vault rather
 // than a concept page under concepts/ ("" is neither).
 func isNotePage(rel string) bool {
-	return rel != "" && !strings.HasPrefix(rel, indexer.ConceptsDir)
+	return rel != "" && !strings.HasPrefix(rel, noema.ConceptsDir)
 }
 
 func pageOrNone(uri string) string {
 	if uri == "" {
-		return "a new page under " + indexer.ConceptsDir
+		return "a new page under " + noema.ConceptsDir
 	}
 	return uri
 }
@@ -610,7 +609,7 @@ func pageOrNone(uri string) string {
 // A note taken as the page by its title has aliases of its own.
 func (s *Service) ownAliases(ed *edits, c *noema.Concept) (bool, error) {
 	rel := pagePath(c.Page)
-	if rel == "" || strings.HasPrefix(rel, indexer.ConceptsDir) {
+	if rel == "" || strings.HasPrefix(rel, noema.ConceptsDir) {
 		return true, nil
 	}
 	fm, err := ed.frontMatter(rel)

@@ -16,7 +16,6 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/graph"
-	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/internal/corpus"
 	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/internal/treetest"
@@ -279,7 +278,7 @@ func TestReindexExportsSameGraph(t *testing.T) {
 		db := noematest.SyncIndex(t, dir)
 		defer db.Close() // before the index is removed and rebuilt
 		g, js, _ := export(t, db)
-		if e := edgeByID(g, indexer.RelationID("concepts/garbage-collection.md", "part_of", "concept:runtime systems")); e == nil || !e.Dangling {
+		if e := edgeByID(g, noema.RelationID("concepts/garbage-collection.md", "part_of", "concept:runtime systems")); e == nil || !e.Dangling {
 			t.Errorf("part_of relation = %+v, want a dangling edge", e)
 		}
 		return js

@@ -792,29 +792,13 @@ func (ix *Indexer) SyncFiles(ctx context.Context, paths []string, renamedFrom st
 
 // SyncWritten is SyncPaths for files a writer has just put on disk: when
 // indexing them fails, the error keeps its code but says that the files
-// changed (see Behind), so that no caller takes it for a change that did
+// changed (see noema.IndexBehind), so that no caller takes it for a change that did
 // not happen and retries it.
 func (ix *Indexer) SyncWritten(ctx context.Context, paths []string, renamedFrom string) error {
 	if _, err := ix.SyncPaths(ctx, paths, renamedFrom); err != nil {
-		return Behind(paths, err)
+		return noema.IndexBehind(paths, err)
 	}
 	return nil
-}
-
-// Behind is the error of files saved at paths that the index could not
-// follow because of err: err's code (unavailable when the caller was
-// interrupted), and a message naming the files.
-func Behind(paths []string, err error) *noema.Error {
-	uris := make([]string, len(paths))
-	for i, p := range paths {
-		uris[i] = vault.PathToURI(p)
-	}
-	code, why := noema.ErrorCode(err), noema.ErrorMessage(err)
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		code, why = noema.EUNAVAILABLE, "interrupted"
-	}
-	return noema.WrapError(err, code, "%s saved, but the index is behind (%s): search and links show the change after the next sync",
-		strings.Join(uris, ", "), why)
 }
 
 // SyncPaths indexes exactly the given vault-relative paths, in one write

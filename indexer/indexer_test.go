@@ -312,22 +312,6 @@ func TestIncrementalRegistryMatchesFull(t *testing.T) {
 	}
 }
 
-func TestCanonicalJSON(t *testing.T) {
-	for _, tt := range []struct {
-		in   any
-		want string
-	}{
-		// Non-string keys keep their text (they used to be dropped here,
-		// while front matter kept them): one normaliser, vault.JSONValue.
-		{map[any]any{1: "a", true: "b"}, `{"1":"a","true":"b"}`},
-		{map[string]any{"b": 1, "a": []any{"x", map[any]any{2: nil}}}, `{"a":["x",{"2":null}],"b":1}`},
-	} {
-		if got := indexer.CanonicalJSON(tt.in); got != tt.want {
-			t.Errorf("CanonicalJSON(%#v) = %s, want %s", tt.in, got, tt.want)
-		}
-	}
-}
-
 // The metadata JSON of ordinary front matter is what indexes already hold.
 func TestRecordMetadataJSON(t *testing.T) {
 	src := "---\nconcept: X\nmetadata:\n  b: 1\n  a: [x, 2024-03-01, 1.5, true]\n  c: {d: null, e: \"q\"}\n  1: one\n" +

@@ -1,9 +1,6 @@
 package indexer
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
@@ -15,9 +12,6 @@ import (
 	"github.com/noema-mem/noema/sqlite"
 	"github.com/noema-mem/noema/vault"
 )
-
-// ConceptsDir is the folder whose notes are concept pages.
-const ConceptsDir = "concepts/"
 
 // Record derives the index record of a parsed note. mtime is the file's
 // modification time, used when the front matter has no created/modified.
@@ -83,7 +77,7 @@ func Record(n *vault.Note, info fs.FileInfo) *sqlite.NoteRecord {
 
 	// What the note contributes if it is (or becomes) a concept page.
 	page := sqlite.PageRecord{
-		Explicit:  strings.HasPrefix(n.Path, ConceptsDir) || n.Concept != "",
+		Explicit:  strings.HasPrefix(n.Path, noema.ConceptsDir) || n.Concept != "",
 		ConceptID: fm.ID(),
 		Label:     n.Title,
 		Aliases:   n.Aliases,
@@ -98,7 +92,7 @@ func Record(n *vault.Note, info fs.FileInfo) *sqlite.NoteRecord {
 	}
 	if v, ok := fm.Get("metadata"); ok {
 		if m, ok := v.(map[string]any); ok {
-			page.Metadata = CanonicalJSON(m)
+			page.Metadata = vault.CanonicalJSON(m)
 		}
 	}
 	if hasCreated {
@@ -124,33 +118,15 @@ func Record(n *vault.Note, info fs.FileInfo) *sqlite.NoteRecord {
 		for _, r := range rels {
 			rr := sqlite.RelationRecord{ID: r.ID, Type: r.Type, ToRef: vault.RelationRef(r.To), Weight: r.Weight}
 			if len(r.Metadata) > 0 {
-				rr.Metadata = CanonicalJSON(r.Metadata)
+				rr.Metadata = vault.CanonicalJSON(r.Metadata)
 			}
 			if rr.ID == "" {
-				rr.ID = RelationID(n.Path, rr.Type, rr.ToRef)
+				rr.ID = noema.RelationID(n.Path, rr.Type, rr.ToRef)
 			}
 			rec.Relations = append(rec.Relations, rr)
 		}
 	}
 	return rec
-}
-
-// RelationID derives a stable id for a relation declared without one.
-func RelationID(path, typ, toRef string) string {
-	sum := sha256.Sum256([]byte(path + "\x00" + typ + "\x00" + toRef))
-	return "r_" + hex.EncodeToString(sum[:8])
-}
-
-// CanonicalJSON encodes v with sorted object keys and no insignificant
-// whitespace, so equal values compare equal as strings. YAML-decoded values
-// (map[string]any, map[any]any, []any, scalars, time.Time) are all accepted;
-// [vault.JSONValue] normalises them.
-func CanonicalJSON(v any) string {
-	b, err := json.Marshal(vault.JSONValue(v))
-	if err != nil {
-		return "{}"
-	}
-	return string(b)
 }
 
 // LinkFilter is the concepts.ignore list: link targets that never become

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/noema-mem/noema"
-	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -192,7 +191,7 @@ func (s *Service) Move(ctx context.Context, from, to string) (*MoveResult, error
 		}
 		if err := s.indexMoved(ctx, map[string]string{src: dst}, changed); err != nil {
 			// The files moved: see Service.index.
-			res.Warnings = append(res.Warnings, behind(indexer.Behind(append([]string{dst}, changed...), err)))
+			res.Warnings = append(res.Warnings, behind(noema.IndexBehind(append([]string{dst}, changed...), err)))
 		}
 		return nil
 	})

@@ -17,7 +17,6 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/fuzzy"
-	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -416,7 +415,7 @@ func (s *Service) load(rel string) (*Note, error) {
 // jsonSafe converts YAML-decoded values into JSON-encodable ones.
 func jsonSafe(v any) any {
 	var out any
-	if err := json.Unmarshal([]byte(indexer.CanonicalJSON(v)), &out); err != nil {
+	if err := json.Unmarshal([]byte(vault.CanonicalJSON(v)), &out); err != nil {
 		return fmt.Sprint(v)
 	}
 	return out

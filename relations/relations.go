@@ -12,7 +12,6 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/concepts"
-	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -125,7 +124,7 @@ func (s *Service) create(ctx context.Context, w *vault.Writer, in CreateInput) (
 		}
 		from.path = strings.TrimPrefix(c.Page, noema.URIScheme) + ".md"
 	}
-	id := indexer.RelationID(from.path, typ, to.ref)
+	id := noema.RelationID(from.path, typ, to.ref)
 	err = s.rewrite(ctx, w, from.path, func(fm *vault.FrontMatter, rels []vault.RawRelation) error {
 		for _, r := range rels {
 			if r.ID == id || (r.Type == typ && vault.RelationRef(r.To) == to.ref) {
@@ -241,7 +240,7 @@ func relationGone(id, path string) error {
 // relationIn returns the relation id among those the file at path declares.
 func relationIn(path string, rels []vault.RawRelation, id string) (vault.RawRelation, bool) {
 	for _, r := range rels {
-		if r.ID == id || (r.ID == "" && indexer.RelationID(path, r.Type, vault.RelationRef(r.To)) == id) {
+		if r.ID == id || (r.ID == "" && noema.RelationID(path, r.Type, vault.RelationRef(r.To)) == id) {
 			return r, true
 		}
 	}

@@ -29,7 +29,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/noema-mem/noema/indexer"
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -1072,7 +1072,7 @@ func (s *soakState) verify(label string) (lost, corrupt, disagree int) {
 		for _, r := range n.Relations {
 			id := r.ID
 			if id == "" { // a property relation: its id is derived
-				id = indexer.RelationID(rel, r.Type, vault.RelationRef(r.To))
+				id = noema.RelationID(rel, r.Type, vault.RelationRef(r.To))
 			}
 			relIDs[id] = r
 		}
