@@ -11,7 +11,7 @@ import (
 // Recording an explicit read of a note (which refreshes its decay) is a
 // write, and a write waits for the database's single writer — another
 // process indexing a large note can hold it for seconds. A read must not
-// wait for that, so [DB.LogAccess] records the access at once when the
+// wait for that, so [NoteIndex.LogAccess] records the access at once when the
 // write lock is free within AccessWait, and otherwise queues it: a
 // background flusher writes queued accesses in short transactions of their
 // own as soon as the lock is free, and [DB.Close] waits up to

@@ -117,15 +117,6 @@ func (ci *ConceptIndex) MentionCounts(ctx context.Context, ids []string) (map[st
 	return out, nil
 }
 
-// EachConceptByLabel calls fn with every concept's id, label and aliases
-// (never nil), by label then id.
-func (db *DB) EachConceptByLabel(ctx context.Context, fn func(id, label string, aliases []string)) error {
-	if err := eachConceptName(ctx, db.rd(), `SELECT id, label, aliases FROM concepts ORDER BY label, id`, nil, fn); err != nil {
-		return fmt.Errorf("load concept names: %w", err)
-	}
-	return nil
-}
-
 // labelsSinceQuery reads the concepts renamed after a names revision by
 // the revision index, never by a scan of every concept.
 const labelsSinceQuery = `SELECT id, label, aliases FROM concepts INDEXED BY concepts_rev WHERE rev > ? ORDER BY label, id`

@@ -37,10 +37,10 @@ func intsArg(ids []int64) string {
 	return b.String()
 }
 
-// NoteBodies returns the indexed text (the Markdown after the front
+// noteBodies returns the indexed text (the Markdown after the front
 // matter, as it was indexed) of the notes with the row ids, by row id;
 // notes without indexed text are absent.
-func (db *DB) NoteBodies(ctx context.Context, ids []int64) (map[int64]string, error) {
+func (db *DB) noteBodies(ctx context.Context, ids []int64) (map[int64]string, error) {
 	if len(ids) == 0 {
 		return map[int64]string{}, nil
 	}
@@ -52,9 +52,10 @@ func (db *DB) NoteBodies(ctx context.Context, ids []int64) (map[int64]string, er
 }
 
 // NoteBodies returns the indexed text of the notes with the row ids, by
-// row id (see [DB.NoteBodies]).
+// row id: the Markdown after the front matter, as it was indexed; notes
+// without indexed text are absent.
 func (m *MentionIndex) NoteBodies(ctx context.Context, ids []int64) (map[int64]string, error) {
-	return m.db.NoteBodies(ctx, ids)
+	return m.db.noteBodies(ctx, ids)
 }
 
 // ConceptRelations returns the typed relations at the concept with the

@@ -102,9 +102,9 @@ func (s *SearchIndex) SearchTextVersion(ctx context.Context) (int64, error) {
 }
 
 // SearchBodies returns the indexed body of each note among ids (see
-// [DB.NoteBodies]).
+// [MentionIndex.NoteBodies]).
 func (s *SearchIndex) SearchBodies(ctx context.Context, ids []int64) (map[int64]string, error) {
-	return s.db.NoteBodies(ctx, ids)
+	return s.db.noteBodies(ctx, ids)
 }
 
 const searchNoteColumns = `n.id, n.path, n.title, n.modified_ns, COALESCE(a.accessed_ns, 0)`
