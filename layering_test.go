@@ -17,11 +17,12 @@ const module = "github.com/noema-mem/noema"
 // ports, imports only the standard library; the adapters (sqlite, vault)
 // import nothing of noema but the root and internal leaves, so that a
 // second store or index links none of the services, embedders or
-// configuration; and the search and semantic services reach their index
-// and embedder through the root ports, never through an adapter or an
-// embedder backend.
+// configuration; and the services (search, semantic, concepts, notes,
+// relations, recall, graph) reach their index, the indexer and the
+// embedder through the root ports, never through an adapter, the indexer
+// or an embedder backend.
 func TestLayering(t *testing.T) {
-	deps := listDeps(t, ".", "./sqlite", "./vault", "./search", "./semantic", "./app")
+	deps := listDeps(t, ".", "./sqlite", "./vault", "./search", "./semantic", "./concepts", "./notes", "./relations", "./recall", "./graph", "./app")
 
 	for _, d := range deps[module] {
 		if first, _, _ := strings.Cut(d, "/"); strings.Contains(first, ".") {
@@ -40,7 +41,7 @@ func TestLayering(t *testing.T) {
 		}
 	}
 
-	for _, service := range []string{"search", "semantic"} {
+	for _, service := range []string{"search", "semantic", "concepts", "notes", "relations", "recall", "graph"} {
 		for _, d := range ours(deps[module+"/"+service]) {
 			if slices.ContainsFunc([]string{"embedding", "sqlite", "config", "app", "indexer"}, under(d)) {
 				t.Errorf("%s depends on %s; a service reaches the index and the embedder through the root ports", service, d)
