@@ -176,20 +176,27 @@ func (f *Concepts) MentionCounts(ctx context.Context, ids []string) (map[string]
 // added or renamed after the names revision rev (every one for 0), and
 // returns the revision and the deletion count it read at.
 func (f *Concepts) EachConceptByLabelSince(ctx context.Context, rev int64, fn func(id, label string, aliases []string)) (at, deleted int64, err error) {
-	f.mu.Lock()
-	var since []noema.Concept
-	for _, r := range f.concepts {
-		if r.rev > rev {
-			since = append(since, r.c)
-		}
-	}
-	at, deleted = f.rev, f.deleted
-	f.mu.Unlock()
+	since, at, deleted := f.since(rev)
 	slices.SortFunc(since, func(a, b noema.Concept) int { return cmp.Or(cmp.Compare(a.Label, b.Label), cmp.Compare(a.ID, b.ID)) })
 	for _, c := range since {
 		fn(c.ID, c.Label, slices.Clone(c.Aliases))
 	}
 	return at, deleted, ctx.Err()
+}
+
+// since returns copies of the concepts added or changed after the names
+// revision rev, and the revision and the deletion count it read at.
+func (f *Concepts) since(rev int64) (since []noema.Concept, at, deleted int64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, r := range f.concepts {
+		if r.rev > rev {
+			c := r.c
+			c.Aliases = slices.Clone(c.Aliases)
+			since = append(since, c)
+		}
+	}
+	return since, f.rev, f.deleted
 }
 
 // ListConcepts returns one page of the concepts with a key matching

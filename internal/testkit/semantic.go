@@ -69,16 +69,7 @@ func (s *Semantic) ConceptsVersion(ctx context.Context) (string, error) {
 // names revision rev (every one for 0), by id, and returns the revision
 // and the deletion count it read at.
 func (s *Semantic) EachConceptSince(ctx context.Context, rev int64, fn func(id, label string, aliases []string, description string)) (at, deleted int64, err error) {
-	f := s.concepts
-	f.mu.Lock()
-	var since []noema.Concept
-	for _, r := range f.concepts {
-		if r.rev > rev {
-			since = append(since, r.c)
-		}
-	}
-	at, deleted = f.rev, f.deleted
-	f.mu.Unlock()
+	since, at, deleted := s.concepts.since(rev)
 	slices.SortFunc(since, func(a, b noema.Concept) int { return cmp.Compare(a.ID, b.ID) })
 	for _, c := range since {
 		fn(c.ID, c.Label, slices.Clone(c.Aliases), c.Description)
