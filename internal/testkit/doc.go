@@ -6,10 +6,24 @@
 // interface), the way the SQLite adapter does: unknown ids are skipped
 // where the contract says so, lists are fresh copies, versions change on
 // every change. The fakes import only the root package and the standard
-// library; a service's test asserts that a fake satisfies its port (for
-// the ports still declared in a service package) with
+// library; each asserts the ports it implements, as
 //
-//	var _ noema.ConceptIndex = (*testkit.Concepts)(nil)
+//	var _ noema.ConceptIndex = (*Concepts)(nil)
+//
+// The fakes and their ports:
+//
+//   - [Graph]: [noema.GraphSource] (package graph); [Graph.Mentions] over
+//     the same nodes and edges: [noema.MentionIndex] (package recall).
+//   - [Concepts]: [noema.ConceptIndex] (package concepts).
+//   - [Notes]: [noema.NoteIndex] (package notes), its links in a Concepts.
+//   - [Relations]: [noema.RelationIndex] and [noema.IndexSync] (package
+//     relations), deriving a synced file's relations with the test's
+//     function.
+//   - [Search]: [noema.SearchIndex] (package search).
+//   - [Semantic]: [noema.SemanticIndex] (package semantic), its concepts in
+//     a Concepts.
+//   - [Words]: [noema.Embedder], a bag of words that passes the embedder
+//     conformance suite.
 //
 // Every fake is safe for concurrent use.
 package testkit
