@@ -111,7 +111,7 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 		return nil, fmt.Errorf("open vault: %w", err)
 	}
 	// Finish a multi-file change a killed writer left half done, before
-	// anything reads the files (see vault.Changeset).
+	// anything reads the files (see noema.Changeset).
 	recovered, err := v.Recover(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("open vault: %w", err)

@@ -42,7 +42,7 @@ type DeleteResult struct {
 // only its `concept` and `id` keys.
 //
 // All new file contents are computed first, then applied as one
-// vault.Changeset (all files or none, across crashes too); a file changed
+// noema.Changeset (all files or none, across crashes too); a file changed
 // since it was read stops it with checksum_mismatch before anything is
 // written. The index is updated once at the end.
 func (s *Service) Delete(ctx context.Context, in DeleteInput) (*DeleteResult, error) {

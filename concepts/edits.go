@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"slices"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/vault"
 )
 
@@ -150,9 +151,9 @@ func (e *edits) paths() []string {
 	return slices.Clip(out)
 }
 
-// changeset is the plan as a vault.Changeset.
-func (e *edits) changeset() *vault.Changeset {
-	var cs vault.Changeset
+// changeset is the plan as a noema.Changeset.
+func (e *edits) changeset() *noema.Changeset {
+	var cs noema.Changeset
 	for _, rel := range e.paths() {
 		switch f := e.files[rel]; {
 		case f.create:

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-	"github.com/noema-mem/noema/vault"
+	"github.com/noema-mem/noema"
 )
 
 // Watch keeps the index live until ctx is done: it watches every folder of
@@ -139,7 +139,7 @@ func (ix *Indexer) syncChanged(ctx context.Context, paths []string) (*Result, er
 			}
 			// Written moments ago — typically noema's own write, indexed
 			// already: compare the content rather than index it again.
-			if content, _, rerr := ix.Vault.ReadFile(rel); rerr == nil && vault.Checksum(content) == st.Hash {
+			if content, _, rerr := ix.Vault.ReadFile(rel); rerr == nil && noema.Checksum(content) == st.Hash {
 				continue
 			}
 		}

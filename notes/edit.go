@@ -60,10 +60,10 @@ func (s *Service) edit(w *vault.Writer, rel string, in EditInput) (*WriteResult,
 	if err != nil {
 		return nil, err
 	}
-	if in.ExpectedChecksum != "" && in.ExpectedChecksum != vault.Checksum(old) {
+	if in.ExpectedChecksum != "" && in.ExpectedChecksum != noema.Checksum(old) {
 		return nil, &noema.Error{Code: noema.ECHECKSUM,
-			Message: fmt.Sprintf("%s changed since it was read (checksum is %s)", vault.PathToURI(rel), vault.Checksum(old)),
-			Details: map[string]any{"checksum": vault.Checksum(old)}}
+			Message: fmt.Sprintf("%s changed since it was read (checksum is %s)", vault.PathToURI(rel), noema.Checksum(old)),
+			Details: map[string]any{"checksum": noema.Checksum(old)}}
 	}
 	_, body, bodyOffset, _ := vault.SplitFrontMatter(old)
 	head := old[:bodyOffset]

@@ -165,7 +165,7 @@ func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error
 	if err != nil {
 		return nil, err
 	}
-	res := &WriteResult{URI: vault.PathToURI(rel), Path: rel, Title: title, Checksum: vault.Checksum(content),
+	res := &WriteResult{URI: vault.PathToURI(rel), Path: rel, Title: title, Checksum: noema.Checksum(content),
 		Created: !exists, Size: len(content), Warnings: []string{}}
 	res.Warnings = append(res.Warnings, s.index(ctx, rel)...)
 	if others = slices.DeleteFunc(others, func(p string) bool { return p == rel }); len(others) > 0 {

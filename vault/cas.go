@@ -27,7 +27,11 @@ func (w *Writer) ReplaceFile(rel string, old, data []byte) error {
 	if err := v.unchanged(rel, old); err != nil {
 		return err // fail early, before writing anything
 	}
-	return v.writeFile(rel, data, true, func() error { return v.unchanged(rel, old) })
+	if err := v.writeFile(rel, data, true, func() error { return v.unchanged(rel, old) }); err != nil {
+		return err
+	}
+	v.record(writeChange(rel, data))
+	return nil
 }
 
 // RemoveIfUnchanged deletes rel provided it still holds old (see
@@ -39,7 +43,7 @@ func (w *Writer) RemoveIfUnchanged(rel string, old []byte) error {
 	if err := w.v.unchanged(rel, old); err != nil {
 		return err
 	}
-	return w.v.remove(rel)
+	return w.Remove(rel)
 }
 
 func (v *Vault) unchanged(rel string, old []byte) error {
@@ -50,7 +54,7 @@ func (v *Vault) unchanged(rel string, old []byte) error {
 	if !bytes.Equal(cur, old) {
 		return &noema.Error{Code: noema.ECHECKSUM,
 			Message: PathToURI(rel) + " changed since it was read; read it again and retry",
-			Details: map[string]any{"checksum": Checksum(cur)}}
+			Details: map[string]any{"checksum": noema.Checksum(cur)}}
 	}
 	return nil
 }

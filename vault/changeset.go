@@ -23,7 +23,7 @@ import (
 // Changesets. An operation that changes several files at once (deleting a
 // concept unlinks it in every note; merging concepts, renaming a concept and
 // moving a note rewrite links in many notes) plans every change first, as a
-// [Changeset], and then applies it with [Writer.Apply], which is
+// [noema.Changeset], and then applies it with [Writer.Apply], which is
 // all-or-nothing across the files:
 //
 //  1. Every file must still have the checksum the plan was made from (or
@@ -65,55 +65,8 @@ import (
 // file changed by an editor that takes no lock) rolls back what was already
 // renamed, so that an error from Apply always means nothing changed.
 
-// Absent is the before-checksum of a file that a [Changeset] creates: the
-// file must not exist when the changeset is applied.
-const Absent = "absent"
-
 // JournalFile is the name of the changeset journal, inside .noema/.
 const JournalFile = "changeset.journal"
-
-// Change is one file of a [Changeset].
-type Change struct {
-	// Path is the vault-relative path of the file.
-	Path string
-	// Before is the [Checksum] of the content the change was planned from,
-	// or [Absent] for a file to create.
-	Before string
-	// After is the new content (ignored when Delete is set).
-	After []byte
-	// Delete removes the file.
-	Delete bool
-}
-
-// Changeset is a planned change to several files, applied all-or-nothing
-// with [Writer.Apply]. Each path may appear once.
-type Changeset struct {
-	Changes []Change
-}
-
-// Replace plans to replace the content old of rel with data.
-func (cs *Changeset) Replace(rel string, old, data []byte) {
-	cs.Changes = append(cs.Changes, Change{Path: rel, Before: Checksum(old), After: data})
-}
-
-// Create plans to create rel, which must not exist, with data.
-func (cs *Changeset) Create(rel string, data []byte) {
-	cs.Changes = append(cs.Changes, Change{Path: rel, Before: Absent, After: data})
-}
-
-// Remove plans to delete rel, whose content is old.
-func (cs *Changeset) Remove(rel string, old []byte) {
-	cs.Changes = append(cs.Changes, Change{Path: rel, Before: Checksum(old), Delete: true})
-}
-
-// Paths returns the paths the changeset touches, in plan order.
-func (cs *Changeset) Paths() []string {
-	out := make([]string, len(cs.Changes))
-	for i, c := range cs.Changes {
-		out[i] = c.Path
-	}
-	return out
-}
 
 // Recovery describes an unfinished changeset that [Vault.Recover] found and
 // finished.
@@ -149,10 +102,10 @@ type journal struct {
 
 type journalFile struct {
 	Path   string `json:"path"`
-	Before string `json:"before"`         // checksum or Absent
+	Before string `json:"before"`         // checksum or noema.Absent
 	Data   []byte `json:"data,omitempty"` // the before-bytes
 	Mode   uint32 `json:"mode"`           // the before file's permissions
-	After  string `json:"after"`          // checksum or Absent (a deletion)
+	After  string `json:"after"`          // checksum or noema.Absent (a deletion)
 	Temp   string `json:"temp,omitempty"` // vault-relative file holding the after-bytes
 }
 
@@ -178,44 +131,68 @@ func (c *crash) Unwrap() error { return c.err }
 // even across a crash, once [Vault.Recover] has run. A file whose content
 // no longer has its planned before-checksum stops it with noema.ECHECKSUM
 // before anything is written; the error's details hold the file's "path"
-// and its current "checksum" (Absent for a missing file).
+// and its current "checksum" (noema.Absent for a missing file).
 //
 // Read the before-versions under the same lock (w's).
-func (w *Writer) Apply(ctx context.Context, cs *Changeset) error {
+func (w *Writer) Apply(ctx context.Context, cs *noema.Changeset) error {
+	_, err := w.apply(ctx, cs)
+	return err
+}
+
+// apply is Apply, returning the changes as the feed recorded them.
+func (w *Writer) apply(ctx context.Context, cs *noema.Changeset) ([]noema.Change, error) {
 	if err := w.held(); err != nil {
-		return err
+		return nil, err
 	}
 	if cs == nil || len(cs.Changes) == 0 {
-		return nil
+		return nil, nil
 	}
 	v := w.v
 	// A journal left by a writer that died: finish it first, so that this
 	// changeset's journal cannot replace it. The plan is checked below
 	// against what that leaves.
 	if _, err := v.recover(); err != nil {
-		return err
+		return nil, err
 	}
 	root, err := v.openRoot()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer root.Close()
 	a := &application{v: v, root: root, cs: cs, dirs: map[string]bool{}}
 	if err := a.check(); err != nil {
-		return err
+		return nil, err
 	}
 	defer a.cleanUp()
 	if err := a.stage(); err != nil {
-		return err
+		return nil, err
 	}
 	if err := a.journal(); err != nil {
-		return err
+		return nil, err
 	}
 	if err := a.commit(); err != nil {
-		return err
+		return nil, err
 	}
 	a.finish()
-	return nil
+	return v.record(feedChanges(a.j, true)...), nil
+}
+
+// feedChanges are the feed's records of j's files in their after-states
+// (forward) or before-states.
+func feedChanges(j *journal, forward bool) []noema.Change {
+	out := make([]noema.Change, 0, len(j.Files))
+	for _, f := range j.Files {
+		sum := f.Before
+		if forward {
+			sum = f.After
+		}
+		kind := noema.ChangeWrite
+		if sum == noema.Absent {
+			kind = noema.ChangeDelete
+		}
+		out = append(out, noema.Change{Path: f.Path, Kind: kind, Checksum: sum})
+	}
+	return out
 }
 
 // application is one run of [Writer.Apply]: the changeset, the journal
@@ -223,7 +200,7 @@ func (w *Writer) Apply(ctx context.Context, cs *Changeset) error {
 type application struct {
 	v    *Vault
 	root *os.Root
-	cs   *Changeset
+	cs   *noema.Changeset
 	j    *journal
 	// dirs are the folders whose entries changed, to be synced.
 	dirs map[string]bool
@@ -248,11 +225,11 @@ func (a *application) check() error {
 			return err
 		}
 		if seen[r] {
-			return fmt.Errorf("vault: changeset lists %s twice", r)
+			return noema.Errorf(noema.EINVALID, "the changeset lists %s twice", r)
 		}
 		seen[r] = true
-		if c.Delete && c.Before == Absent {
-			return fmt.Errorf("vault: changeset deletes %s, planned as absent", r)
+		if c.Delete && c.Before == noema.Absent {
+			return noema.Errorf(noema.EINVALID, "the changeset deletes %s, planned as absent", r)
 		}
 		cur, mode, err := a.v.current(r)
 		if err != nil {
@@ -266,9 +243,9 @@ func (a *application) check() error {
 				return err
 			}
 		}
-		f := journalFile{Path: r, Before: c.Before, Data: cur, Mode: uint32(mode), After: Absent}
+		f := journalFile{Path: r, Before: c.Before, Data: cur, Mode: uint32(mode), After: noema.Absent}
 		if !c.Delete {
-			f.After = Checksum(c.After)
+			f.After = noema.Checksum(c.After)
 		}
 		a.j.Files = append(a.j.Files, f)
 	}
@@ -420,12 +397,12 @@ func (v *Vault) current(rel string) ([]byte, fs.FileMode, error) {
 	return data, info.Mode().Perm(), nil
 }
 
-// sumOf is Checksum, or Absent for a missing file (nil).
+// sumOf is Checksum, or noema.Absent for a missing file (nil).
 func sumOf(data []byte) string {
 	if data == nil {
-		return Absent
+		return noema.Absent
 	}
-	return Checksum(data)
+	return noema.Checksum(data)
 }
 
 func changedError(rel, sum string) error {
@@ -563,6 +540,8 @@ func (v *Vault) recover() (*Recovery, error) {
 		if err := removeJournal(root); err != nil {
 			return nil, err
 		}
+		changes := feedChanges(j, rec.Action == RolledForward)
+		v.record(slices.DeleteFunc(changes, func(c noema.Change) bool { return slices.Contains(rec.Conflicts, c.Path) })...)
 	}
 	v.recoveryMu.Lock()
 	v.lastRecovery = rec
@@ -579,7 +558,7 @@ func (v *Vault) checkJournal(j *journal) error {
 			return fmt.Errorf("journal names an invalid path %q", f.Path)
 		}
 		if f.Temp == "" {
-			if f.After != Absent {
+			if f.After != noema.Absent {
 				return fmt.Errorf("journal has no temporary file for %s", f.Path)
 			}
 			continue
@@ -619,8 +598,8 @@ func (v *Vault) settle(root *os.Root, j *journal, forward bool) (*Recovery, erro
 		states[i] = state{sumOf(cur)}
 		rec.Files = append(rec.Files, f.Path)
 		pending := states[i].sum == f.Before && f.Before != f.After
-		if forward && pending && f.After != Absent {
-			if tmp, err := readTemp(root, f.Temp); err != nil || Checksum(tmp) != f.After {
+		if forward && pending && f.After != noema.Absent {
+			if tmp, err := readTemp(root, f.Temp); err != nil || noema.Checksum(tmp) != f.After {
 				forward = false
 			}
 		}
@@ -634,7 +613,7 @@ func (v *Vault) settle(root *os.Root, j *journal, forward bool) (*Recovery, erro
 			// nothing to do either way
 		case forward && st.sum == f.Before:
 			var err error
-			if f.After == Absent {
+			if f.After == noema.Absent {
 				err = root.Remove(name)
 			} else {
 				err = root.Rename(filepath.FromSlash(f.Temp), name)
@@ -643,7 +622,7 @@ func (v *Vault) settle(root *os.Root, j *journal, forward bool) (*Recovery, erro
 				return nil, fsError("write", f.Path, err)
 			}
 		case !forward && st.sum == f.After:
-			if f.Before == Absent {
+			if f.Before == noema.Absent {
 				if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 					return nil, fsError("write", f.Path, err)
 				}

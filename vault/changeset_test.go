@@ -18,14 +18,14 @@ var errCrash = errors.New("simulated crash")
 
 // twenty writes a vault whose 20-file changeset replaces 18 notes (in two
 // folders), deletes one and creates one (in a new folder).
-func twenty(t *testing.T) (dir string, plan func(v *vault.Vault) *vault.Changeset) {
+func twenty(t *testing.T) (dir string, plan func(v *vault.Vault) *noema.Changeset) {
 	t.Helper()
 	dir = t.TempDir()
 	for i := range 19 {
 		treetest.Write(t, dir, fmt.Sprintf("f%d/n%02d.md", i%2, i), fmt.Sprintf("# note %d\n\nsee [[X]]\n", i))
 	}
-	plan = func(v *vault.Vault) *vault.Changeset {
-		var cs vault.Changeset
+	plan = func(v *vault.Vault) *noema.Changeset {
+		var cs noema.Changeset
 		for i := range 19 {
 			rel := fmt.Sprintf("f%d/n%02d.md", i%2, i)
 			old, _, err := v.ReadFile(rel)
@@ -47,7 +47,7 @@ func twenty(t *testing.T) (dir string, plan func(v *vault.Vault) *vault.Changese
 	return dir, plan
 }
 
-func apply(ctx context.Context, v *vault.Vault, cs *vault.Changeset) error {
+func apply(ctx context.Context, v *vault.Vault, cs *noema.Changeset) error {
 	return v.Locked(ctx, func(w *vault.Writer) error { return w.Apply(ctx, cs) })
 }
 
@@ -191,16 +191,16 @@ func TestChangesetChangedBeforeApply(t *testing.T) {
 		name, path, content string
 		sum                 string
 	}{
-		{"edited", "f1/n13.md", "edited by hand\n", vault.Checksum([]byte("edited by hand\n"))},
-		{"created meanwhile", "new/created.md", "someone else's\n", vault.Checksum([]byte("someone else's\n"))},
-		{"deleted meanwhile", "f0/n04.md", "", vault.Absent},
+		{"edited", "f1/n13.md", "edited by hand\n", noema.Checksum([]byte("edited by hand\n"))},
+		{"created meanwhile", "new/created.md", "someone else's\n", noema.Checksum([]byte("someone else's\n"))},
+		{"deleted meanwhile", "f0/n04.md", "", noema.Absent},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, plan := twenty(t)
 			v, _ := vault.Open(dir)
 			cs := plan(v)
 			p := filepath.Join(dir, filepath.FromSlash(tc.path))
-			if tc.sum == vault.Absent {
+			if tc.sum == noema.Absent {
 				os.Remove(p)
 			} else {
 				os.MkdirAll(filepath.Dir(p), 0o755)
@@ -365,7 +365,7 @@ func TestChangesetJournalOutsideVault(t *testing.T) {
 
 // crashAt applies cs to v with a crash (the fault hook fails) at its
 // change k, and fails the test unless the apply reports that crash.
-func crashAt(ctx context.Context, t *testing.T, v *vault.Vault, cs *vault.Changeset, k int) {
+func crashAt(ctx context.Context, t *testing.T, v *vault.Vault, cs *noema.Changeset, k int) {
 	t.Helper()
 	remove := setHook(v, func(i int) error {
 		if i == k {

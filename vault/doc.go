@@ -3,7 +3,7 @@
 // index in <vault>/.noema/ is only a cache rebuilt from what this package
 // parses.
 //
-// The package has four parts:
+// The package has five parts:
 //
 //   - Names: [Key] normalizes a concept label (so "Gradient_Checkpointing" and
 //     "gradient checkpointing" are one concept), [FileName] names a note's
@@ -24,9 +24,13 @@
 //     write lock, whose held form [Writer] every change goes through
 //     ([Vault.Locked], [Writer.ReplaceFile]), walks the notes
 //     ([Vault.Walk]), applies changes to many files all-or-nothing, even
-//     across a crash ([Changeset], [Writer.Apply], [Vault.Recover]) and
+//     across a crash ([noema.Changeset], [Writer.Apply], [Vault.Recover]) and
 //     removes temporary files left by killed writers ([Vault.CleanTemps]).
 //     Note identifiers are memory:// URIs ([PathToURI], [URIToPath]).
+//   - Store: [Store] is the vault as a [noema.Store], the folder store of
+//     record: each call one critical section under the write lock, and a
+//     change feed kept in .noema/changes.log of every change a [Writer]
+//     makes (see docs/decisions.md, "The store of record as a port").
 //
 // Errors meant for a caller carry a stable code from the root package
 // (noema.EINVALID, noema.ENOTFOUND, noema.ECONFLICT).

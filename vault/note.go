@@ -1,8 +1,6 @@
 package vault
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"path"
 	"strings"
 	"unicode/utf8"
@@ -32,7 +30,7 @@ type Note struct {
 	// file.
 	Links     []noema.Link
 	Relations []RawRelation
-	// Checksum is Checksum(content) of the whole file.
+	// Checksum is noema.Checksum(content) of the whole file.
 	Checksum string
 }
 
@@ -67,7 +65,7 @@ func Parse(path string, content []byte) (*Note, error) {
 		Concept:     fm.Concept(),
 		Links:       ParseLinks(body, bodyOffset, bodyLine),
 		Relations:   rels,
-		Checksum:    Checksum(content),
+		Checksum:    noema.Checksum(content),
 	}
 	if n.Title == "" {
 		n.Title = stem(path)
@@ -86,14 +84,4 @@ func prefixError(path string, err error) error {
 		return &noema.Error{Code: e.Code, Message: path + ": " + e.Message, Details: e.Details, Err: e.Err}
 	}
 	return err
-}
-
-// Checksum returns the checksum of a file's content: "sha256:" followed by
-// the hex SHA-256 digest.
-func Checksum(content []byte) string {
-	sum := sha256.Sum256(content)
-	var buf [len("sha256:") + 2*sha256.Size]byte
-	copy(buf[:], "sha256:")
-	hex.Encode(buf[len("sha256:"):], sum[:])
-	return string(buf[:])
 }

@@ -41,7 +41,7 @@ func TestParse(t *testing.T) {
 	if n.BodyOffset != strings.Index(file, "Trades") || string(n.Body) != file[n.BodyOffset:] {
 		t.Errorf("body at %d", n.BodyOffset)
 	}
-	if n.Checksum != Checksum([]byte(file)) || !strings.HasPrefix(n.Checksum, "sha256:") || len(n.Checksum) != 7+64 {
+	if n.Checksum != noema.Checksum([]byte(file)) || !strings.HasPrefix(n.Checksum, "sha256:") || len(n.Checksum) != 7+64 {
 		t.Errorf("checksum = %q", n.Checksum)
 	}
 	want := []struct {

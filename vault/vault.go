@@ -67,6 +67,9 @@ type Vault struct {
 	lockOnce sync.Once
 	sem      chan struct{} // the write lock within this process (see Locked)
 	fileLock *lock.Mutex   // the write lock among processes
+
+	feedOnce sync.Once
+	changes  *feed // the change log (see feed.go)
 }
 
 // Open opens the vault at root, creating the folder if needed.
@@ -433,7 +436,11 @@ func (w *Writer) WriteFile(rel string, data []byte, overwrite bool) error {
 	if err := w.held(); err != nil {
 		return err
 	}
-	return w.v.writeFile(rel, data, overwrite, nil)
+	if err := w.v.writeFile(rel, data, overwrite, nil); err != nil {
+		return err
+	}
+	w.v.record(writeChange(rel, data))
+	return nil
 }
 
 // writeFile is WriteFile; beforeRename, when not nil, runs after the new
@@ -594,7 +601,11 @@ func (w *Writer) Remove(rel string) error {
 	if err := w.held(); err != nil {
 		return err
 	}
-	return w.v.remove(rel)
+	if err := w.v.remove(rel); err != nil {
+		return err
+	}
+	w.v.record(deleteChange(rel))
+	return nil
 }
 
 // remove is Remove; the caller holds the write lock.
@@ -637,7 +648,25 @@ func (w *Writer) Rename(from, to string) error {
 	if err := w.held(); err != nil {
 		return err
 	}
-	return w.v.rename(from, to)
+	_, err := w.move(from, to)
+	return err
+}
+
+// move is Rename, returning the changes as the feed recorded them.
+func (w *Writer) move(from, to string) ([]noema.Change, error) {
+	if err := w.v.rename(from, to); err != nil {
+		return nil, err
+	}
+	rf, _ := w.v.Rel(from)
+	rt, _ := w.v.Rel(to)
+	if rf == rt {
+		return nil, nil
+	}
+	data, _, err := w.v.ReadFile(rt)
+	if err != nil {
+		return nil, err
+	}
+	return w.v.record(deleteChange(rf), writeChange(rt, data)), nil
 }
 
 // rename is Rename; the caller holds the write lock.

@@ -166,11 +166,14 @@ func TestReadFile(t *testing.T) {
 }
 
 // dotFiles lists the dot-files left anywhere in the vault (temp files).
+// dotFiles returns the dot-files and dot-folders below root, but for
+// .noema itself (the vault's own state: its write lock and change log),
+// whose contents are checked like any folder's.
 func dotFiles(t *testing.T, root string) []string {
 	t.Helper()
 	var found []string
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && strings.HasPrefix(d.Name(), ".") && p != root {
+		if err == nil && strings.HasPrefix(d.Name(), ".") && p != root && p != filepath.Join(root, ".noema") {
 			found = append(found, p)
 		}
 		return nil
