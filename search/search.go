@@ -344,7 +344,7 @@ func (s *Service) Search(ctx context.Context, in Input) (*Result, error) {
 	}
 	for _, c := range page {
 		res.Hits = append(res.Hits, Hit{
-			URI: noteURI(c.note.Path), Title: c.note.Title, Score: round(c.score), Snippet: c.snippet,
+			URI: noema.NoteURI(c.note.Path), Title: c.note.Title, Score: round(c.score), Snippet: c.snippet,
 			Decay: round(c.decay), Ranks: c.ranks,
 		})
 	}
@@ -353,9 +353,6 @@ func (s *Service) Search(ctx context.Context, in Input) (*Result, error) {
 
 // round keeps six decimals, so JSON shows 0.875 rather than 0.87500000001.
 func round(x float64) float64 { return math.Round(x*1e6) / 1e6 }
-
-// noteURI is noema.NoteURI (memory://path-without-.md).
-func noteURI(path string) string { return noema.URIScheme + strings.TrimSuffix(path, ".md") }
 
 func checkNUL(in Input) error {
 	fields := append([]string{in.Query, in.Mode, in.Folder, in.Since}, in.Tags...)

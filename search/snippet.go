@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/internal/cjk"
 	"github.com/noema-mem/noema/vault"
 )
@@ -58,7 +59,7 @@ func (s *Service) snippets(ctx context.Context, page []*candidate, p *parsed) er
 			snip = clean(c.note.Title)
 		}
 		if snip == "" {
-			snip = noteURI(c.note.Path)
+			snip = noema.NoteURI(c.note.Path)
 		}
 		c.snippet = snip
 	}
