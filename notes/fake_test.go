@@ -2,6 +2,8 @@ package notes_test
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,7 +42,17 @@ func fakeNotes(t *testing.T) (*notes.Service, *testkit.Notes, time.Time) {
 	ix.Put(noema.NoteSummary{Path: "projects/Budget.md", Title: "Budget", Tags: []string{"work", "money"}, Modified: day(2)})
 	ix.Put(noema.NoteSummary{Path: "projects-old/Draft.md", Title: "Draft", Tags: []string{"work"}, Modified: day(3)})
 	ix.Put(noema.NoteSummary{Path: "Journal.md", Title: "Journal", Modified: day(9), Accessed: now.Add(-time.Hour)})
-	return &notes.Service{Vault: v, DB: ix, Now: func() time.Time { return now }}, ix, now
+	syncer := ix.Sync(func(path string) (noema.NoteSummary, bool, error) {
+		n, content, _, err := v.ReadNote(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return noema.NoteSummary{}, false, nil
+		}
+		if err != nil {
+			return noema.NoteSummary{}, false, err
+		}
+		return noema.NoteSummary{Title: n.Title, Tags: n.Tags, Size: int64(len(content)), Checksum: noema.Checksum(content), Modified: now}, true, nil
+	})
+	return &notes.Service{Vault: v, DB: ix, Sync: syncer, Now: func() time.Time { return now }}, ix, now
 }
 
 func paths(r *notes.ListResult) []string {
@@ -112,5 +124,35 @@ func TestReadByTitleOnFake(t *testing.T) {
 	_, err = s.Read(ctx, "Lunch Plan")
 	if noema.ErrorCode(err) != noema.ENOTFOUND || !strings.Contains(noema.ErrorMessage(err), `closest titles: "Launch Plan"`) {
 		t.Errorf("Read(Lunch Plan): %v, want not_found naming Launch Plan", err)
+	}
+}
+
+// TestWriteOnFake writes notes through the fake index: a second note
+// answering to a title is a conflict the index tells, and a written note
+// is listed once the service has synced it.
+func TestWriteOnFake(t *testing.T) {
+	ctx := context.Background()
+	s, ix, _ := fakeNotes(t)
+	_, err := s.Write(ctx, notes.WriteInput{Title: "launch plan", Folder: "archive", Content: "Old plan."})
+	if noema.ErrorCode(err) != noema.ECONFLICT || !strings.Contains(noema.ErrorMessage(err), "projects/Launch Plan") {
+		t.Fatalf("a second launch plan: %v, want a conflict naming projects/Launch Plan", err)
+	}
+	res, err := s.Write(ctx, notes.WriteInput{Title: "launch plan", Folder: "archive", Content: "Old plan.", Tags: []string{"old"}, AllowDuplicateTitle: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Path != "archive/launch plan.md" || !res.Created || len(res.Warnings) != 1 || !strings.Contains(res.Warnings[0], "duplicate title") {
+		t.Errorf("allowed duplicate = %+v, want archive/launch plan.md created with a duplicate-title warning", res)
+	}
+	n, ok := ix.Get(res.Path)
+	if !ok || n.Title != "launch plan" || !slices.Equal(n.Tags, []string{"old"}) || n.Checksum != res.Checksum {
+		t.Errorf("the index holds %+v (%v), want the note as written", n, ok)
+	}
+	list, err := s.List(ctx, notes.ListInput{Tag: "old"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := paths(list); !slices.Equal(got, []string{"archive/launch plan.md"}) {
+		t.Errorf("notes tagged old = %q, want the new note", got)
 	}
 }

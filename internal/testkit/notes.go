@@ -161,3 +161,53 @@ func (f *Notes) sortedPaths() []string {
 	slices.Sort(paths)
 	return paths
 }
+
+// NoteSync indexes the files an operation changed into a [Notes]
+// ([noema.IndexSync]): a synced path's note is replaced by the one derive
+// reads from the file (the indexer's parse step, given by the test:
+// testkit reads no vault), or removed when ok is false (no file).
+type NoteSync struct {
+	notes  *Notes
+	derive func(path string) (n noema.NoteSummary, ok bool, err error)
+}
+
+var _ noema.IndexSync = (*NoteSync)(nil)
+
+// Sync returns the IndexSync that indexes files into f with derive.
+func (f *Notes) Sync(derive func(path string) (n noema.NoteSummary, ok bool, err error)) *NoteSync {
+	return &NoteSync{notes: f, derive: derive}
+}
+
+// SyncFiles re-derives the notes at paths; renamedFrom's note goes.
+func (s *NoteSync) SyncFiles(ctx context.Context, paths []string, renamedFrom string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	f := s.notes
+	for _, p := range paths {
+		n, ok, err := s.derive(p)
+		if err != nil {
+			return err
+		}
+		f.mu.Lock()
+		delete(f.notes, renamedFrom)
+		if !ok {
+			delete(f.notes, p)
+		}
+		f.mu.Unlock()
+		if ok {
+			n.Path = p
+			f.Put(n) // keeps the reads the index recorded
+		}
+	}
+	return nil
+}
+
+// SyncWritten is SyncFiles for files just written: a failure says the
+// files changed but the index is behind.
+func (s *NoteSync) SyncWritten(ctx context.Context, paths []string, renamedFrom string) error {
+	if err := s.SyncFiles(ctx, paths, renamedFrom); err != nil {
+		return noema.IndexBehind(paths, err)
+	}
+	return nil
+}
