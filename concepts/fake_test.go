@@ -2,7 +2,9 @@ package concepts_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,5 +125,67 @@ func TestListOnFake(t *testing.T) {
 	}
 	if _, err := s.List(ctx, concepts.ListInput{Text: "x", Match: "near"}); noema.ErrorCode(err) != noema.EINVALID {
 		t.Errorf("match near: %v, want invalid_argument", err)
+	}
+}
+
+// TestCreateUpdateOnFake curates concepts through the fake: pages are
+// written to a temp vault and indexed back into the fake registry, whose
+// keys then refuse a clash and resolve the new names.
+func TestCreateUpdateOnFake(t *testing.T) {
+	ctx := context.Background()
+	v, err := vault.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := testkit.NewConcepts(vault.Key)
+	syncer := ix.Sync(func(path string) (testkit.ConceptFile, bool, error) {
+		n, _, _, err := v.ReadNote(path)
+		if noema.ErrorCode(err) == noema.ENOTFOUND {
+			return testkit.ConceptFile{}, false, nil
+		}
+		if err != nil {
+			return testkit.ConceptFile{}, false, err
+		}
+		cf := testkit.ConceptFile{Links: map[string]int{}}
+		for _, l := range n.Links {
+			cf.Links[l.Target]++
+		}
+		if n.Concept != "" {
+			id, _ := n.FrontMatter.Get("id")
+			desc, _ := n.FrontMatter.Get("description")
+			c := &noema.Concept{ID: fmt.Sprint(id), Label: n.Concept, Aliases: n.Aliases}
+			if d, ok := desc.(string); ok {
+				c.Description = d
+			}
+			cf.Concept = c
+		}
+		return cf, true, nil
+	})
+	s := &concepts.Service{Vault: v, DB: ix, Sync: syncer, Now: time.Now}
+
+	c, err := s.Create(ctx, concepts.CreateInput{Label: "Garbage Collection", Aliases: []string{"GC"}, Description: "automatic memory management"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Page != "memory://concepts/Garbage Collection" || !slices.Equal(c.Aliases, []string{"GC"}) || c.Description != "automatic memory management" {
+		t.Errorf("created %+v, want its page under concepts/ with the alias and description", c)
+	}
+	_, err = s.Create(ctx, concepts.CreateInput{Label: "gc"})
+	if noema.ErrorCode(err) != noema.ECONFLICT || !strings.Contains(noema.ErrorMessage(err), c.ID) {
+		t.Errorf("creating gc: %v, want a conflict naming %s", err, c.ID)
+	}
+	if _, err := s.Update(ctx, concepts.UpdateInput{Concept: "gc", AddAliases: []string{"Garbage Collector"}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Get(ctx, "garbage-collector")
+	if err != nil || got.ID != c.ID {
+		t.Fatalf("Get(garbage-collector) after adding the alias = %+v, %v; want %s", got, err, c.ID)
+	}
+	res, err := s.Find(ctx, concepts.FindInput{Query: "garbage collecter", Limit: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Candidates) != 1 || res.Candidates[0].ID != c.ID || res.Candidates[0].Matched != "Garbage Collector" {
+		t.Errorf("find(garbage collecter) = %+v, want the concept by its new alias", res.Candidates)
 	}
 }

@@ -49,6 +49,11 @@ func NewConcepts(key func(string) string) *Concepts {
 func (f *Concepts) Put(c noema.Concept) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.put(c)
+}
+
+// put is Put with f.mu held.
+func (f *Concepts) put(c noema.Concept) {
 	c.Key = f.key(c.Label)
 	c.Aliases = append([]string{}, c.Aliases...)
 	f.rev++
@@ -335,4 +340,90 @@ func Like(pattern, s string) bool {
 		return j == len(r)
 	}
 	return match(0, 0)
+}
+
+// ConceptFile is what a file tells the concept registry: the concept its
+// front matter declares it the page of (nil for none), and how many
+// times its links use each name.
+type ConceptFile struct {
+	Concept *noema.Concept
+	Links   map[string]int
+}
+
+// ConceptSync indexes the files an operation changed into a [Concepts]
+// ([noema.IndexSync]): a synced file's links replace those indexed for
+// it, and the concept it is the page of replaces the one indexed there
+// (which goes when it declares none). derive reads the file (the
+// indexer's parse step, given by the test: testkit reads no vault); ok
+// is false when no file is at the path.
+type ConceptSync struct {
+	concepts *Concepts
+	derive   func(path string) (cf ConceptFile, ok bool, err error)
+}
+
+var _ noema.IndexSync = (*ConceptSync)(nil)
+
+// Sync returns the IndexSync that indexes files into f with derive.
+func (f *Concepts) Sync(derive func(path string) (cf ConceptFile, ok bool, err error)) *ConceptSync {
+	return &ConceptSync{concepts: f, derive: derive}
+}
+
+// SyncFiles re-derives the files at paths; renamedFrom's links and page
+// go.
+func (s *ConceptSync) SyncFiles(ctx context.Context, paths []string, renamedFrom string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	files := make([]ConceptFile, len(paths))
+	for i, p := range paths {
+		cf, _, err := s.derive(p)
+		if err != nil {
+			return err
+		}
+		files[i] = cf
+	}
+	f := s.concepts
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for i, p := range append(slices.Clone(paths), renamedFrom) {
+		if p == "" {
+			continue
+		}
+		var cf ConceptFile
+		if i < len(files) {
+			cf = files[i]
+		}
+		page := noema.NoteURI(p)
+		for id, r := range f.concepts {
+			if r.c.Page == page && (cf.Concept == nil || cf.Concept.ID != id) {
+				delete(f.concepts, id)
+				f.deleted++
+			}
+		}
+		delete(f.links, p)
+		if len(cf.Links) > 0 {
+			f.links[p] = map[string]int{}
+			for name, n := range cf.Links {
+				f.links[p][f.key(name)] += n
+			}
+		}
+		if c := cf.Concept; c != nil {
+			c.Page = page
+			if old, ok := f.concepts[c.ID]; ok && c.CreatedAt.IsZero() {
+				c.CreatedAt = old.c.CreatedAt
+			}
+			f.put(*c)
+		}
+		f.version++
+	}
+	return nil
+}
+
+// SyncWritten is SyncFiles for files just written: a failure says the
+// files changed but the index is behind.
+func (s *ConceptSync) SyncWritten(ctx context.Context, paths []string, renamedFrom string) error {
+	if err := s.SyncFiles(ctx, paths, renamedFrom); err != nil {
+		return noema.IndexBehind(paths, err)
+	}
+	return nil
 }
