@@ -131,8 +131,10 @@ func TestListOnFake(t *testing.T) {
 // TestCreateUpdateOnFake curates concepts through the fake: pages are
 // written to a temp vault and indexed back into the fake registry, whose
 // keys then refuse a clash and resolve the new names.
-func TestCreateUpdateOnFake(t *testing.T) {
-	ctx := context.Background()
+// fakeCurated is a concepts service over a temp vault and the fake
+// registry, whose files are indexed back into the fake when written.
+func fakeCurated(t *testing.T) (*concepts.Service, *vault.Vault, *testkit.ConceptSync) {
+	t.Helper()
 	v, err := vault.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +163,12 @@ func TestCreateUpdateOnFake(t *testing.T) {
 		}
 		return cf, true, nil
 	})
-	s := &concepts.Service{Vault: v, DB: ix, Sync: syncer, Now: time.Now}
+	return &concepts.Service{Vault: v, DB: ix, Sync: syncer, Now: time.Now}, v, syncer
+}
+
+func TestCreateUpdateOnFake(t *testing.T) {
+	ctx := context.Background()
+	s, _, _ := fakeCurated(t)
 
 	c, err := s.Create(ctx, concepts.CreateInput{Label: "Garbage Collection", Aliases: []string{"GC"}, Description: "automatic memory management"})
 	if err != nil {
@@ -187,5 +194,70 @@ func TestCreateUpdateOnFake(t *testing.T) {
 	}
 	if len(res.Candidates) != 1 || res.Candidates[0].ID != c.ID || res.Candidates[0].Matched != "Garbage Collector" {
 		t.Errorf("find(garbage collecter) = %+v, want the concept by its new alias", res.Candidates)
+	}
+}
+
+// TestMergeOnFake merges a concept into another through the fake: the
+// dry run changes nothing; the merge rewrites the note's link, deletes the
+// source's page and makes its name an alias of the target, as the index
+// then shows.
+func TestMergeOnFake(t *testing.T) {
+	ctx := context.Background()
+	s, v, syncer := fakeCurated(t)
+	target, err := s.Create(ctx, concepts.CreateInput{Label: "Garbage Collection"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	source, err := s.Create(ctx, concepts.CreateInput{Label: "Garbage Collector", Aliases: []string{"collector"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = v.Locked(ctx, func(w *vault.Writer) error {
+		return w.WriteFile("notes/a.md", []byte("Tune the [[Garbage Collector]].\n"), false)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syncer.SyncFiles(ctx, []string{"notes/a.md"}, ""); err != nil {
+		t.Fatal(err)
+	}
+
+	in := concepts.MergeInput{Sources: []string{"collector"}, Target: "garbage collection"}
+	dry, err := s.Merge(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !dry.DryRun || len(dry.Changes) == 0 || !slices.Equal(dry.PagesDeleted, []string{"memory://concepts/Garbage Collector"}) {
+		t.Errorf("dry run = %+v, want the changes and the page to delete listed", dry)
+	}
+	if c, _ := s.Get(ctx, "collector"); c == nil || c.ID != source.ID {
+		t.Fatalf("after the dry run, collector = %+v, want the source still", c)
+	}
+
+	in.DryRun = new(bool)
+	res, err := s.Merge(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.DryRun || !slices.Equal(res.AliasesAdded, []string{"Garbage Collector", "collector"}) {
+		t.Errorf("merge = %+v, want the source's names added as aliases", res)
+	}
+	for _, name := range []string{"Garbage Collector", "collector"} {
+		if c, err := s.Get(ctx, name); err != nil || c.ID != target.ID {
+			t.Errorf("after the merge, %s = %+v, %v; want the target", name, c, err)
+		}
+	}
+	content, _, err := v.ReadFile("notes/a.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(content), "[[Garbage Collection|Garbage Collector]]") {
+		t.Errorf("notes/a.md after the merge: %q, want its link retargeted, reading the same", content)
+	}
+	if c, _ := s.Get(ctx, target.ID); c.Mentions != 1 {
+		t.Errorf("the target has %d mentions after the merge, want the note's 1", c.Mentions)
+	}
+	if again, err := s.Merge(ctx, in); err != nil || !strings.Contains(again.Message, "nothing to merge") {
+		t.Errorf("merging again = %+v, %v; want nothing to merge", again, err)
 	}
 }
