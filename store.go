@@ -5,13 +5,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"strings"
 	"time"
 )
 
 // The store of record. A [Store] holds a vault's note files — Markdown
 // files at vault-relative paths — and is the truth the index is rebuilt
-// from. Two implement it: package vault, a folder on one machine, and (to
-// come) package postgres, rows in a database many servers share.
+// from. Two implement it: package vault, a folder on one machine, and package
+// postgres, rows in a database many servers share.
 //
 // Every write states what it expects to find, as a checksum: the one the
 // caller read (compare-and-swap), or [Absent] to create. Of two writers that
@@ -44,6 +45,24 @@ func Checksum(content []byte) string {
 	copy(buf[:], "sha256:")
 	hex.Encode(buf[len("sha256:"):], sum[:])
 	return string(buf[:])
+}
+
+// CheckExpect refuses, with EINVALID, an expected checksum that is
+// neither a [Checksum] nor [Absent]: what every store checks first.
+func CheckExpect(expect string) error {
+	if expect == Absent || (strings.HasPrefix(expect, "sha256:") && len(expect) == len("sha256:")+2*sha256.Size) {
+		return nil
+	}
+	return Errorf(EINVALID, "expected checksum %q is neither a sha256: checksum nor %q", expect, Absent)
+}
+
+// CheckExpectExisting is [CheckExpect] for a file that must exist (a
+// move's or a deletion's): [Absent] is refused too.
+func CheckExpectExisting(expect string) error {
+	if expect == Absent {
+		return Errorf(EINVALID, "a move or deletion expects the file's checksum, not %q", Absent)
+	}
+	return CheckExpect(expect)
 }
 
 // FileInfo describes a note file of a [Store] without its content.

@@ -84,14 +84,14 @@ func (l *listener) listen(ctx context.Context, db *DB) error {
 	}
 }
 
-// Wait blocks until the vault's sequence number exceeds after, and returns
-// it; it gives up with ctx's error. Another server's commit wakes it
-// through NOTIFY within milliseconds; if the listening connection is down it
-// still notices within [PollInterval].
+// Wait implements [noema.ChangeFeed]: it blocks until the vault's sequence
+// number exceeds after, and returns it, or ctx's error. Another server's
+// commit wakes it through NOTIFY within milliseconds; while the listening
+// connection is down it still notices within [PollInterval].
 func (s *Store) Wait(ctx context.Context, after int64) (int64, error) {
 	for {
 		wake := s.db.listen.signal(s.db.life, s.db)
-		seq, err := s.Seq(ctx)
+		seq, err := s.Head(ctx)
 		if err != nil {
 			return 0, err
 		}

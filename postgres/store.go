@@ -2,8 +2,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -13,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/internal/notepath"
 )
 
 // NotifyChannel is the channel every committed change of any vault is
@@ -20,19 +19,25 @@ import (
 // sequence number.
 const NotifyChannel = "noema_changes"
 
-// Absent is the before-checksum of a file a change creates: it must not
-// exist (or exist only as a tombstone).
-const Absent = "absent"
-
-// Store is one vault's note files of record in the database.
+// Store is one vault's note files of record in the database: a
+// [noema.Store] whose every call is one transaction.
+//
+// Writers of one vault are serialised on the vault's row, which also hands
+// out the sequence numbers, so numbers follow commit order and a reader of
+// the feed never sees a later number before an earlier one commits. A
+// deleted file keeps its row as a tombstone, so the feed reaches back to
+// the vault's first change and never answers [noema.ErrFeedReset] for a
+// number it handed out.
 type Store struct {
 	db    *DB
 	vault string
 	now   func() time.Time
 }
 
+var _ noema.Store = (*Store)(nil)
+
 // Vault returns the store of the vault named name, creating its row when
-// the database has none. Names are what `--vault NAME=…` calls a vault.
+// the database has none. One database holds any number of vaults.
 func (db *DB) Vault(ctx context.Context, name string) (*Store, error) {
 	if strings.TrimSpace(name) == "" || strings.ContainsAny(name, "\t\n\x00") {
 		return nil, noema.Errorf(noema.EINVALID, "invalid vault name %q", name)
@@ -43,66 +48,38 @@ func (db *DB) Vault(ctx context.Context, name string) (*Store, error) {
 	return &Store{db: db, vault: name, now: time.Now}, nil
 }
 
-// File is one note file of record.
-type File struct {
-	Path     string
-	Data     []byte
-	Checksum string
-	// Version counts the writes of this path, from 1.
-	Version  int64
-	Modified time.Time
-	// Seq is the vault sequence number of the file's last change.
-	Seq int64
-}
-
-// Change is one file of an all-or-nothing change (see [Store.Apply]).
-type Change struct {
-	Path string
-	// Before is the checksum of the content the change was planned from,
-	// or [Absent] for a file to create.
-	Before string
-	// After is the new content; ignored when Delete is set.
-	After  []byte
-	Delete bool
-}
-
-// Event is one entry of the change feed: the state of Path after the
-// change numbered Seq.
-type Event struct {
-	Seq      int64
-	Path     string
-	Checksum string // "" once deleted
-	Deleted  bool
-	Modified time.Time
-}
-
-// Read returns the file at path; a missing or deleted file is
-// noema.ENOTFOUND.
-func (s *Store) Read(ctx context.Context, path string) (*File, error) {
-	f := &File{Path: path}
-	err := s.db.pool.QueryRow(ctx, `SELECT data, checksum, version, modified, seq FROM noema_files
-		WHERE vault = $1 AND path = $2 AND data IS NOT NULL`, s.vault, path).
-		Scan(&f.Data, &f.Checksum, &f.Version, &f.Modified, &f.Seq)
+// ReadFile implements [noema.FileReader].
+func (s *Store) ReadFile(ctx context.Context, path string) (*noema.File, error) {
+	p, err := notepath.Note(path)
+	if err != nil {
+		return nil, err
+	}
+	f := &noema.File{FileInfo: noema.FileInfo{Path: p}}
+	err = s.db.pool.QueryRow(ctx, `SELECT data, checksum, modified FROM noema_files
+		WHERE vault = $1 AND path = $2 AND data IS NOT NULL`, s.vault, p).
+		Scan(&f.Data, &f.Checksum, &f.Modified)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, noema.Errorf(noema.ENOTFOUND, "no note at %s", path)
+		return nil, noema.Errorf(noema.ENOTFOUND, "no note at %s", noema.NoteURI(p))
 	}
 	if err != nil {
 		return nil, connectError(err)
 	}
+	f.Size = int64(len(f.Data))
 	return f, nil
 }
 
-// List calls fn, in path order, for every live file (without its data).
-func (s *Store) List(ctx context.Context, fn func(File) error) error {
-	rows, err := s.db.pool.Query(ctx, `SELECT path, checksum, version, modified, seq FROM noema_files
-		WHERE vault = $1 AND data IS NOT NULL ORDER BY path`, s.vault)
+// ListFiles implements [noema.FileLister]. The files come from one
+// snapshot of the database.
+func (s *Store) ListFiles(ctx context.Context, fn func(noema.FileInfo) error) error {
+	rows, err := s.db.pool.Query(ctx, `SELECT path, octet_length(data), modified FROM noema_files
+		WHERE vault = $1 AND data IS NOT NULL ORDER BY path COLLATE "C"`, s.vault)
 	if err != nil {
 		return connectError(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var f File
-		if err := rows.Scan(&f.Path, &f.Checksum, &f.Version, &f.Modified, &f.Seq); err != nil {
+		var f noema.FileInfo
+		if err := rows.Scan(&f.Path, &f.Size, &f.Modified); err != nil {
 			return connectError(err)
 		}
 		if err := fn(f); err != nil {
@@ -112,141 +89,263 @@ func (s *Store) List(ctx context.Context, fn func(File) error) error {
 	return connectError(rows.Err())
 }
 
-// Apply makes every change or none, in one transaction: each file must
-// still have its Before checksum (or be absent for [Absent]), else nothing
-// is written and the error is noema.ECHECKSUM naming the file and its
-// current checksum. The changes get consecutive sequence numbers; Apply
-// returns the last. Writers of one vault are serialised on the vault's row,
-// so sequence numbers are handed out in commit order and a reader of the
-// feed never sees a later number before an earlier one commits.
-func (s *Store) Apply(ctx context.Context, changes []Change) (int64, error) {
-	if len(changes) == 0 {
-		return s.Seq(ctx)
+// WriteFile implements [noema.FileWriter].
+func (s *Store) WriteFile(ctx context.Context, path string, data []byte, expect string) (noema.Change, error) {
+	p, err := notepath.Note(path)
+	if err != nil {
+		return noema.Change{}, err
 	}
-	seen := make(map[string]bool, len(changes))
-	for _, c := range changes {
-		if seen[c.Path] {
-			return 0, noema.Errorf(noema.EINVALID, "a changeset names %s twice", c.Path)
+	if err := noema.CheckExpect(expect); err != nil {
+		return noema.Change{}, err
+	}
+	changes, err := s.commit(ctx, []noema.FileChange{{Path: p, Before: expect, After: data}}, true, nil)
+	if err != nil {
+		return noema.Change{}, err
+	}
+	return changes[0], nil
+}
+
+// DeleteFile implements [noema.FileWriter].
+func (s *Store) DeleteFile(ctx context.Context, path, expect string) (noema.Change, error) {
+	p, err := notepath.Note(path)
+	if err != nil {
+		return noema.Change{}, err
+	}
+	if err := noema.CheckExpectExisting(expect); err != nil {
+		return noema.Change{}, err
+	}
+	changes, err := s.commit(ctx, []noema.FileChange{{Path: p, Before: expect, Delete: true}}, true, nil)
+	if err != nil {
+		return noema.Change{}, err
+	}
+	return changes[0], nil
+}
+
+// MoveFile implements [noema.FileWriter]: a deletion of from and a creation
+// of to with from's bytes, in one transaction.
+func (s *Store) MoveFile(ctx context.Context, from, to, expect string) ([]noema.Change, error) {
+	f, err := notepath.Note(from)
+	if err != nil {
+		return nil, err
+	}
+	t, err := notepath.Note(to)
+	if err != nil {
+		return nil, err
+	}
+	if err := noema.CheckExpectExisting(expect); err != nil {
+		return nil, err
+	}
+	if f == t {
+		return nil, noema.Errorf(noema.EINVALID, "cannot move %s onto itself", noema.NoteURI(f))
+	}
+	plan := []noema.FileChange{{Path: f, Before: expect, Delete: true}, {Path: t, Before: noema.Absent}}
+	// The target's bytes are the source's, read under the source's row lock.
+	fill := func(ctx context.Context, tx pgx.Tx) error {
+		return tx.QueryRow(ctx, `SELECT data FROM noema_files WHERE vault = $1 AND path = $2`, s.vault, f).Scan(&plan[1].After)
+	}
+	return s.commit(ctx, plan, true, fill)
+}
+
+// ApplyChangeset implements [noema.ChangesetApplier].
+func (s *Store) ApplyChangeset(ctx context.Context, cs *noema.Changeset) ([]noema.Change, error) {
+	if cs == nil || len(cs.Changes) == 0 {
+		return nil, ctx.Err()
+	}
+	plan := make([]noema.FileChange, len(cs.Changes))
+	seen := make(map[string]bool, len(cs.Changes))
+	for i, c := range cs.Changes {
+		p, err := notepath.Note(c.Path)
+		if err != nil {
+			return nil, err
 		}
-		seen[c.Path] = true
+		if seen[p] {
+			return nil, noema.Errorf(noema.EINVALID, "a changeset names %s twice", noema.NoteURI(p))
+		}
+		seen[p] = true
+		if c.Delete {
+			err = noema.CheckExpectExisting(c.Before)
+		} else {
+			err = noema.CheckExpect(c.Before)
+		}
+		if err != nil {
+			return nil, err
+		}
+		c.Path = p
+		plan[i] = c
 	}
-	var last int64
+	return s.commit(ctx, plan, false, nil)
+}
+
+// commit applies plan in one transaction and returns its changes as the
+// feed records them. Every file must have its Before checksum: a creation
+// onto a taken path is ECONFLICT when takenIsConflict (a single write or a
+// move's target), and like any other mismatch ECHECKSUM otherwise (a
+// changeset). fill, when set, runs after the rows are locked and checked
+// and before they are written.
+func (s *Store) commit(ctx context.Context, plan []noema.FileChange, takenIsConflict bool, fill func(context.Context, pgx.Tx) error) ([]noema.Change, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	var out []noema.Change
 	err := pgx.BeginFunc(ctx, s.db.pool, func(tx pgx.Tx) error {
 		var base int64
 		if err := tx.QueryRow(ctx, `UPDATE noema_vaults SET seq = seq + $2 WHERE vault = $1 RETURNING seq - $2`,
-			s.vault, len(changes)).Scan(&base); err != nil {
+			s.vault, len(plan)).Scan(&base); err != nil {
+			return fmt.Errorf("number the changes: %w", err)
+		}
+		current, err := s.lockCurrent(ctx, tx, plan)
+		if err != nil {
 			return err
 		}
-		if err := s.checkBefore(ctx, tx, changes); err != nil {
+		for _, c := range plan {
+			if err := check(c, current[c.Path], takenIsConflict); err != nil {
+				return err
+			}
+		}
+		if fill != nil {
+			if err := fill(ctx, tx); err != nil {
+				return err
+			}
+		}
+		out, err = s.writeRows(ctx, tx, base, plan)
+		if err != nil {
 			return err
 		}
-		now := s.now().UTC()
-		for i, c := range changes {
-			seq := base + int64(i) + 1
-			var data []byte
-			sum := ""
-			if !c.Delete {
-				data = c.After
-				if data == nil {
-					data = []byte{}
-				}
-				sum = checksum(data)
-			}
-			if _, err := tx.Exec(ctx, `INSERT INTO noema_files (vault, path, data, checksum, version, modified, seq)
-				VALUES ($1, $2, $3, $4, 1, $5, $6)
-				ON CONFLICT (vault, path) DO UPDATE SET data = EXCLUDED.data, checksum = EXCLUDED.checksum,
-					version = noema_files.version + 1, modified = EXCLUDED.modified, seq = EXCLUDED.seq`,
-				s.vault, c.Path, data, sum, now, seq); err != nil {
-				return fmt.Errorf("write %s: %w", c.Path, err)
-			}
-			last = seq
-		}
-		_, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, fmt.Sprintf("%s\t%d", s.vault, last))
+		_, err = tx.Exec(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, fmt.Sprintf("%s\t%d", s.vault, out[len(out)-1].Seq))
 		return err
 	})
 	if err != nil {
-		var coded *noema.Error
-		if errors.As(err, &coded) {
-			return 0, err
+		if _, coded := errors.AsType[*noema.Error](err); coded || ctx.Err() != nil {
+			if ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
+			return nil, err
 		}
-		return 0, connectError(err)
+		return nil, connectError(err)
 	}
-	return last, nil
+	return out, nil
 }
 
-// checkBefore locks the rows of changes and compares their checksums with
-// the plan, in path order so that two changesets never deadlock.
-func (s *Store) checkBefore(ctx context.Context, tx pgx.Tx, changes []Change) error {
-	paths := make([]string, len(changes))
-	for i, c := range changes {
+// lockCurrent locks the rows of plan's paths, in path order so that two
+// transactions never deadlock, and returns their checksums (Absent for a
+// tombstone; a path without a row is missing from the map).
+func (s *Store) lockCurrent(ctx context.Context, tx pgx.Tx, plan []noema.FileChange) (map[string]string, error) {
+	paths := make([]string, len(plan))
+	for i, c := range plan {
 		paths[i] = c.Path
 	}
 	slices.Sort(paths)
-	current := make(map[string]string, len(paths))
 	rows, err := tx.Query(ctx, `SELECT path, checksum FROM noema_files WHERE vault = $1 AND path = ANY($2)
-		ORDER BY path FOR UPDATE`, s.vault, paths)
+		ORDER BY path COLLATE "C" FOR UPDATE`, s.vault, paths)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	current := make(map[string]string, len(paths))
 	for rows.Next() {
 		var p, sum string
 		if err := rows.Scan(&p, &sum); err != nil {
 			rows.Close()
-			return err
+			return nil, err
 		}
 		current[p] = sum
 	}
 	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for _, c := range changes {
-		have := current[c.Path]
-		if have == "" {
-			have = Absent
-		}
-		if have != c.Before {
-			return &noema.Error{Code: noema.ECHECKSUM,
-				Message: noema.URIScheme + strings.TrimSuffix(c.Path, ".md") + " changed since the change was planned; nothing was written; read it again and retry",
-				Details: map[string]any{"path": c.Path, "checksum": have}}
-		}
-	}
-	return nil
+	return current, rows.Err()
 }
 
-// Seq returns the vault's last sequence number.
-func (s *Store) Seq(ctx context.Context) (int64, error) {
+// check compares a planned change with the checksum its file has now
+// ("" for a path the vault never held).
+func check(c noema.FileChange, have string, takenIsConflict bool) error {
+	if have == "" {
+		have = noema.Absent
+	}
+	if have == c.Before {
+		return nil
+	}
+	if c.Before == noema.Absent && takenIsConflict {
+		return &noema.Error{Code: noema.ECONFLICT,
+			Message: noema.NoteURI(c.Path) + " already exists; nothing was written",
+			Details: map[string]any{"path": c.Path, "checksum": have}}
+	}
+	return &noema.Error{Code: noema.ECHECKSUM,
+		Message: noema.NoteURI(c.Path) + " changed since the change was planned; nothing was written; read it again and retry",
+		Details: map[string]any{"path": c.Path, "checksum": have}}
+}
+
+// writeRows writes plan's rows with the sequence numbers after base.
+func (s *Store) writeRows(ctx context.Context, tx pgx.Tx, base int64, plan []noema.FileChange) ([]noema.Change, error) {
+	now := s.now().UTC()
+	out := make([]noema.Change, len(plan))
+	for i, c := range plan {
+		ch := noema.Change{Seq: base + int64(i) + 1, Path: c.Path, Kind: noema.ChangeDelete, Checksum: noema.Absent}
+		var data []byte
+		if !c.Delete {
+			data = c.After
+			if data == nil {
+				data = []byte{}
+			}
+			ch.Kind, ch.Checksum = noema.ChangeWrite, noema.Checksum(data)
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO noema_files (vault, path, data, checksum, version, modified, seq)
+			VALUES ($1, $2, $3, $4, 1, $5, $6)
+			ON CONFLICT (vault, path) DO UPDATE SET data = EXCLUDED.data, checksum = EXCLUDED.checksum,
+				version = noema_files.version + 1, modified = EXCLUDED.modified, seq = EXCLUDED.seq`,
+			s.vault, c.Path, data, ch.Checksum, now, ch.Seq); err != nil {
+			return nil, fmt.Errorf("write %s: %w", c.Path, err)
+		}
+		out[i] = ch
+	}
+	return out, nil
+}
+
+// Head implements [noema.ChangeFeed].
+func (s *Store) Head(ctx context.Context) (int64, error) {
 	var seq int64
 	err := s.db.pool.QueryRow(ctx, `SELECT seq FROM noema_vaults WHERE vault = $1`, s.vault).Scan(&seq)
-	return seq, connectError(err)
+	if err != nil {
+		return 0, connectError(err)
+	}
+	return seq, nil
 }
 
-// Changes returns up to limit events after sequence number since, in order:
-// the state each changed path has now (a path changed twice since appears
-// once, at its last number). Following the feed from 0 gives every live
-// file and every deletion.
-func (s *Store) Changes(ctx context.Context, since int64, limit int) ([]Event, error) {
-	rows, err := s.db.pool.Query(ctx, `SELECT seq, path, checksum, modified FROM noema_files
-		WHERE vault = $1 AND seq > $2 ORDER BY seq LIMIT $3`, s.vault, since, limit)
+// ChangesSince implements [noema.ChangeFeed]: the state each path changed
+// after since has now (a path changed twice appears once, at its last
+// number), from the files' rows and tombstones.
+func (s *Store) ChangesSince(ctx context.Context, since int64, limit int) ([]noema.Change, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	var head int64
+	var out []noema.Change
+	err := pgx.BeginTxFunc(ctx, s.db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `SELECT seq FROM noema_vaults WHERE vault = $1`, s.vault).Scan(&head); err != nil {
+			return err
+		}
+		if since < 0 || since > head {
+			return nil
+		}
+		rows, err := tx.Query(ctx, `SELECT seq, path, checksum FROM noema_files
+			WHERE vault = $1 AND seq > $2 ORDER BY seq LIMIT NULLIF($3, -1)`, s.vault, since, limit)
+		if err != nil {
+			return err
+		}
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (noema.Change, error) {
+			var c noema.Change
+			err := r.Scan(&c.Seq, &c.Path, &c.Checksum)
+			c.Kind = noema.ChangeWrite
+			if c.Checksum == noema.Absent {
+				c.Kind = noema.ChangeDelete
+			}
+			return c, err
+		})
+		return err
+	})
 	if err != nil {
 		return nil, connectError(err)
 	}
-	defer rows.Close()
-	var out []Event
-	for rows.Next() {
-		var e Event
-		if err := rows.Scan(&e.Seq, &e.Path, &e.Checksum, &e.Modified); err != nil {
-			return nil, connectError(err)
-		}
-		e.Deleted = e.Checksum == ""
-		out = append(out, e)
+	if since < 0 || since > head {
+		return nil, noema.WrapError(noema.ErrFeedReset, noema.ENOTFOUND,
+			"the change feed of vault %q is at %d; %d is not a sequence number it handed out: list the files again and continue from its head", s.vault, head, since)
 	}
-	return out, connectError(rows.Err())
-}
-
-// checksum is the checksum of a note's bytes, in the vault's form
-// ("sha256:" and 64 hex digits).
-func checksum(data []byte) string {
-	sum := sha256.Sum256(data)
-	return "sha256:" + hex.EncodeToString(sum[:])
+	return out, nil
 }

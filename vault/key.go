@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/noema-mem/noema/internal/ascii"
+	"github.com/noema-mem/noema/internal/notepath"
 	"golang.org/x/text/cases"
 	"golang.org/x/text/unicode/norm"
 )
@@ -137,33 +138,8 @@ func Slug(title string) string {
 	if s == "" {
 		return "untitled"
 	}
-	if isWindowsReserved(s) {
+	if notepath.WindowsReserved(s) {
 		s += "_"
 	}
 	return s
-}
-
-// isWindowsReserved reports whether name (without extension) is a device name
-// that Windows refuses as a file name, whatever the extension.
-func isWindowsReserved(name string) bool {
-	if i := strings.IndexByte(name, '.'); i >= 0 {
-		name = name[:i]
-	}
-	name = strings.TrimRight(name, " ")
-	switch strings.ToLower(name) {
-	case "con", "prn", "aux", "nul", "conin$", "conout$":
-		return true
-	}
-	if len(name) < 4 {
-		return false
-	}
-	prefix := strings.ToLower(name[:3])
-	if prefix != "com" && prefix != "lpt" {
-		return false
-	}
-	switch rest := name[3:]; rest {
-	case "0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "¹", "²", "³":
-		return true
-	}
-	return false
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/noema-mem/noema/internal/notepath"
 )
 
 func TestKey(t *testing.T) {
@@ -107,7 +109,7 @@ func TestSlugPortable(t *testing.T) {
 	inputs := []string{"..", ".", "a.", " a ", "a/../b", "C:\\x", "\x00", "\xff\xfe", "PRN.md", "ａｕｘ"}
 	for _, in := range inputs {
 		s := Slug(in)
-		if s == "" || strings.ContainsAny(s, `<>:"/\|?*. `) || isWindowsReserved(s) || len(s) > MaxSlugBytes {
+		if s == "" || strings.ContainsAny(s, `<>:"/\|?*. `) || notepath.WindowsReserved(s) || len(s) > MaxSlugBytes {
 			t.Errorf("Slug(%q) = %q: not a portable file name", in, s)
 		}
 	}

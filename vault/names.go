@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/internal/notepath"
 	"golang.org/x/text/unicode/norm"
 )
 
@@ -68,7 +69,7 @@ func checkPortableElem(e string) error {
 	case ' ', '.':
 		return fmt.Errorf("%q ends in %q, which Windows drops", e, last)
 	}
-	if isWindowsReserved(e) {
+	if notepath.WindowsReserved(e) {
 		return fmt.Errorf("%q is a reserved device name on Windows", e)
 	}
 	return nil
@@ -143,7 +144,7 @@ func FileName(title string) string {
 	if name == "" {
 		name = "Untitled"
 	}
-	if isWindowsReserved(name) {
+	if notepath.WindowsReserved(name) {
 		name += "_"
 	}
 	return name

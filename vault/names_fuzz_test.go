@@ -5,6 +5,8 @@ import (
 	"testing"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/noema-mem/noema/internal/notepath"
 )
 
 // FuzzCheckPortableName: the check never panics, and a name it accepts is
@@ -33,7 +35,7 @@ func FuzzCheckPortableName(f *testing.F) {
 				t.Fatalf("accepted an element ending in a space or dot in %q", name)
 			}
 			stem, _, _ := strings.Cut(e, ".")
-			if isWindowsReserved(stem) || isWindowsReserved(e) {
+			if notepath.WindowsReserved(stem) || notepath.WindowsReserved(e) {
 				t.Fatalf("accepted a reserved name in %q", name)
 			}
 		}

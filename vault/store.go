@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/internal/notepath"
 )
 
 // Store is a vault as a [noema.Store]: the folder store of record. Each
@@ -31,14 +32,15 @@ var _ noema.Store = (*Store)(nil)
 // Store returns v as a [noema.Store].
 func (v *Vault) Store() *Store { return &Store{v: v} }
 
-// notePath checks a note path of the store and returns its clean form.
+// notePath checks a note path of the store (notepath.Note, and no
+// symbolic link out of the vault) and returns its clean form.
 func (s *Store) notePath(p string) (string, error) {
-	r, err := s.v.check(p)
+	r, err := notepath.Note(p)
 	if err != nil {
 		return "", err
 	}
-	if !strings.HasSuffix(r, ".md") {
-		return "", noema.Errorf(noema.EINVALID, "invalid path %q: a note's path ends in .md", p)
+	if _, err := s.v.Abs(r); err != nil {
+		return "", err
 	}
 	return r, nil
 }
@@ -86,7 +88,7 @@ func (s *Store) WriteFile(ctx context.Context, path string, data []byte, expect 
 	if err != nil {
 		return noema.Change{}, err
 	}
-	if err := checkExpect(expect); err != nil {
+	if err := noema.CheckExpect(expect); err != nil {
 		return noema.Change{}, err
 	}
 	return write(ctx, s.v, func(w *Writer) (noema.Change, error) {
@@ -118,7 +120,7 @@ func (s *Store) MoveFile(ctx context.Context, from, to, expect string) ([]noema.
 	if rf == rt {
 		return nil, noema.Errorf(noema.EINVALID, "cannot move %s onto itself", PathToURI(rf))
 	}
-	if err := checkExisting(expect); err != nil {
+	if err := noema.CheckExpectExisting(expect); err != nil {
 		return nil, err
 	}
 	return write(ctx, s.v, func(w *Writer) ([]noema.Change, error) {
@@ -135,7 +137,7 @@ func (s *Store) DeleteFile(ctx context.Context, path, expect string) (noema.Chan
 	if err != nil {
 		return noema.Change{}, err
 	}
-	if err := checkExisting(expect); err != nil {
+	if err := noema.CheckExpectExisting(expect); err != nil {
 		return noema.Change{}, err
 	}
 	return write(ctx, s.v, func(w *Writer) (noema.Change, error) {
@@ -158,7 +160,7 @@ func (s *Store) ApplyChangeset(ctx context.Context, cs *noema.Changeset) ([]noem
 		if _, err := s.notePath(c.Path); err != nil {
 			return nil, err
 		}
-		if err := checkExpect(c.Before); err != nil {
+		if err := noema.CheckExpect(c.Before); err != nil {
 			return nil, err
 		}
 	}
@@ -196,24 +198,6 @@ func write[T any](ctx context.Context, v *Vault, fn func(w *Writer) (T, error)) 
 		return zero, err
 	}
 	return LockedValue(ctx, v, fn)
-}
-
-// checkExpect refuses an expected checksum that is neither a checksum nor
-// noema.Absent.
-func checkExpect(expect string) error {
-	if expect == noema.Absent || (strings.HasPrefix(expect, "sha256:") && len(expect) == len("sha256:")+64) {
-		return nil
-	}
-	return noema.Errorf(noema.EINVALID, "expected checksum %q is neither a sha256: checksum nor %q", expect, noema.Absent)
-}
-
-// checkExisting is checkExpect for a file that must exist (a move's or a
-// deletion's): noema.Absent is refused too.
-func checkExisting(expect string) error {
-	if expect == noema.Absent {
-		return noema.Errorf(noema.EINVALID, "a move or deletion expects the file's checksum, not %q", noema.Absent)
-	}
-	return checkExpect(expect)
 }
 
 // expect returns noema.ECHECKSUM unless rel's checksum is sum (Absent: rel

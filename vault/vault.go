@@ -13,10 +13,10 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"unicode/utf8"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/internal/lock"
+	"github.com/noema-mem/noema/internal/notepath"
 )
 
 // Vault is a folder of Markdown notes.
@@ -117,57 +117,13 @@ func (v *Vault) Check() error {
 }
 
 // Rel validates a caller-supplied vault-relative path and returns its clean
-// form with forward slashes ("./notes//a.md" -> "notes/a.md"). It refuses,
-// with noema.EINVALID: an empty path; absolute paths (including Windows
-// drive "C:…" and UNC forms); any ".." element; NUL bytes; invalid UTF-8;
-// backslashes; any element starting with '.' (dot-folders such as .noema/
-// and .git/, and dot-files, which Walk skips too); and, on Windows, ':' and
-// reserved device names.
+// form with forward slashes ("./notes//a.md" -> "notes/a.md"); the rules are
+// [notepath.Clean]'s, which every store of record shares. It refuses them
+// with noema.EINVALID.
 //
 // Rel does not look at the disk; [Vault.Abs] also checks symbolic links.
 func (v *Vault) Rel(p string) (string, error) {
-	invalid := func(why string) error {
-		return noema.Errorf(noema.EINVALID, "invalid path %q: %s", p, why)
-	}
-	switch {
-	case p == "":
-		return "", noema.Errorf(noema.EINVALID, "path must not be empty")
-	case strings.IndexByte(p, 0) >= 0:
-		return "", invalid("contains a NUL byte")
-	case !utf8.ValidString(p):
-		return "", invalid("not valid UTF-8")
-	case strings.IndexByte(p, '\\') >= 0:
-		return "", invalid("contains a backslash; use '/'")
-	case p[0] == '/':
-		return "", invalid("absolute paths are not allowed")
-	case len(p) >= 2 && p[1] == ':' && isASCIILetter(p[0]):
-		return "", invalid("absolute paths are not allowed")
-	}
-	var elems []string
-	for _, e := range strings.Split(p, "/") {
-		switch {
-		case e == "" || e == ".":
-			continue
-		case e == "..":
-			return "", invalid("'..' is not allowed")
-		case e[0] == '.':
-			return "", invalid("hidden files and folders (starting with '.') are not part of the vault")
-		case runtime.GOOS == "windows" && strings.IndexByte(e, ':') >= 0:
-			return "", invalid("':' is not allowed")
-		case runtime.GOOS == "windows" && isWindowsReserved(e):
-			return "", invalid("reserved file name on Windows")
-		}
-		elems = append(elems, e)
-	}
-	if len(elems) == 0 {
-		return "", invalid("names no file")
-	}
-	// A drive-like first element ("C:") is absolute on Windows whatever
-	// came before it ("./C:"), so the clean form is refused too.
-	if first := elems[0]; len(first) >= 2 && first[1] == ':' && isASCIILetter(first[0]) {
-		return "", invalid("absolute paths are not allowed")
-	}
-	return strings.Join(elems, "/"), nil
+	return notepath.Clean(p)
 }
 
 // Abs returns the absolute path of a vault-relative path after [Vault.Rel],

@@ -10,7 +10,7 @@ CREATE TABLE noema_vaults (
 );
 
 -- The note files of record. A deleted file keeps its row as a tombstone
--- (data NULL, checksum '') so the change feed can say it went; seq is the
+-- (data NULL, checksum 'absent') so the change feed can say it went; seq is the
 -- vault sequence number of the file's last change, unique per vault, so
 -- "everything since N" is a range read of files_seq.
 CREATE TABLE noema_files (
@@ -22,7 +22,7 @@ CREATE TABLE noema_files (
     modified timestamptz NOT NULL,
     seq      bigint NOT NULL,
     PRIMARY KEY (vault, path),
-    CHECK ((data IS NULL) = (checksum = ''))
+    CHECK ((data IS NULL) = (checksum = 'absent'))
 );
 CREATE UNIQUE INDEX noema_files_seq ON noema_files (vault, seq);
 
