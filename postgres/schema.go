@@ -166,11 +166,16 @@ func newerError(current int) error {
 	return noema.Errorf(noema.EINVALID, "the database's noema schema is at version %d, newer than this noema knows (%d): upgrade noema", current, SchemaVersion())
 }
 
-// parseDSN parses a postgres:// URL or key=value DSN, failing with
-// noema.EINVALID (the message never repeats a password).
+// parseDSN parses a postgres:// URL or key=value DSN, without its vault
+// parameter (see SplitVault), failing with noema.EINVALID (the message
+// never repeats a password).
 func parseDSN(dsn string) (*pgxpool.Config, error) {
 	if strings.TrimSpace(dsn) == "" {
 		return nil, noema.Errorf(noema.EINVALID, "no PostgreSQL DSN given (postgres://user@host:5432/db)")
+	}
+	dsn, _, err := SplitVault(dsn)
+	if err != nil {
+		return nil, err
 	}
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {

@@ -127,3 +127,41 @@ func tableCount(t *testing.T, dsn string) int {
 	}
 	return n
 }
+
+func TestSplitVault(t *testing.T) {
+	for _, tc := range []struct{ in, dsn, vault string }{
+		{"postgres://u@h:5432/db", "postgres://u@h:5432/db", DefaultVault},
+		{"postgres://u@h:5432/db?vault=work&sslmode=disable", "postgres://u@h:5432/db?sslmode=disable", "work"},
+		{"postgresql://u@h/db?vault=a%20b", "postgresql://u@h/db", "a b"},
+		{"host=h dbname=db vault=home", "host=h dbname=db", "home"},
+		{"host=h dbname=db", "host=h dbname=db", DefaultVault},
+	} {
+		dsn, vault, err := SplitVault(tc.in)
+		if err != nil || dsn != tc.dsn || vault != tc.vault {
+			t.Errorf("SplitVault(%q) = %q, %q, %v; want %q, %q", tc.in, dsn, vault, err, tc.dsn, tc.vault)
+		}
+	}
+}
+
+func TestOpenStoreNamesItsVault(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	if _, err := Migrate(ctx, dsn); err != nil {
+		t.Fatal(err)
+	}
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	s, err := OpenStore(ctx, dsn+sep+"vault=work", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if s.Name() != "work" {
+		t.Fatalf("vault %q", s.Name())
+	}
+	if _, err := OpenStore(ctx, dsn+sep+"vault=", nil); noema.ErrorCode(err) != noema.EINVALID {
+		t.Fatalf("an empty vault name: %v", err)
+	}
+}

@@ -32,6 +32,7 @@ type Store struct {
 	db    *DB
 	vault string
 	now   func() time.Time
+	owned bool // Close closes db (OpenStore)
 }
 
 var _ noema.Store = (*Store)(nil)
