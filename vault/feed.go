@@ -1,7 +1,6 @@
 package vault
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -80,7 +79,9 @@ func (f *feed) head() int64 {
 	return f.base
 }
 
-// load brings f up to date with the log on disk; f.mu held.
+// load brings f up to date with the log on disk; f.mu held. The log as
+// last read, grown by other processes' records, is read from where it
+// ended; a log replaced (folded, made again) is read whole.
 func (f *feed) load() error {
 	fi, err := os.Stat(f.path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -100,48 +101,54 @@ func (f *feed) load() error {
 	if fi, err = file.Stat(); err != nil {
 		return fmt.Errorf("read change log: %w", err)
 	}
-	data, err := io.ReadAll(io.LimitReader(file, fi.Size()))
-	if err != nil {
+	from := int64(0)
+	if f.read != nil && os.SameFile(fi, f.read) && fi.Size() >= f.end {
+		from = f.end
+	}
+	data := make([]byte, fi.Size()-from)
+	if _, err := file.ReadAt(data, from); err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("read change log: %w", err)
 	}
-	base, entries, end, err := parseFeed(data)
-	if err != nil {
+	if from > 0 {
+		entries, n := parseChanges(data, f.head())
+		f.read, f.end, f.entries = fi, from+n, append(f.entries, entries...)
+		return nil
+	}
+	header, rest, ok := bytes.Cut(data, []byte("\n"))
+	base, err := strconv.ParseInt(string(bytes.TrimPrefix(header, []byte(feedMagic))), 10, 64)
+	if !ok || !bytes.HasPrefix(header, []byte(feedMagic)) || err != nil {
 		// No complete header: a crash while the log was being made,
 		// before it recorded anything. The next record starts it again.
 		f.read, f.end, f.base, f.entries = nil, 0, 0, nil
 		return nil
 	}
-	f.read, f.end, f.base, f.entries = fi, end, base, entries
+	entries, n := parseChanges(rest, base)
+	f.read, f.end, f.base, f.entries = fi, int64(len(header)+1)+n, base, entries
 	return nil
 }
 
-// parseFeed decodes a change log, stopping at an incomplete last line (a
-// record a crash interrupted, never acknowledged); end is the offset after
-// the last complete line.
-func parseFeed(data []byte) (base int64, entries []noema.Change, end int64, err error) {
-	header, rest, ok := bytes.Cut(data, []byte("\n"))
-	if !ok || !bytes.HasPrefix(header, []byte(feedMagic)) {
-		return 0, nil, 0, errors.New("no change log header")
-	}
-	if base, err = strconv.ParseInt(string(header[len(feedMagic):]), 10, 64); err != nil {
-		return 0, nil, 0, fmt.Errorf("change log header: %w", err)
-	}
-	end = int64(len(header) + 1)
-	sc := bufio.NewScanner(bytes.NewReader(rest))
-	sc.Buffer(nil, len(rest)+1)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if int(end)+len(line) >= len(data) { // no newline after it
+// parseChanges decodes the records of data, which follow the sequence
+// number last, and returns them and the length of data they take. It stops
+// at an incomplete last line (a record a crash interrupted, never
+// acknowledged) and at anything that is not a record numbered after the
+// one before.
+func parseChanges(data []byte, last int64) ([]noema.Change, int64) {
+	var out []noema.Change
+	n := 0
+	for {
+		line, _, ok := bytes.Cut(data[n:], []byte("\n"))
+		if !ok {
 			break
 		}
 		var c noema.Change
-		if json.Unmarshal(line, &c) != nil || c.Seq <= base || (len(entries) > 0 && c.Seq <= entries[len(entries)-1].Seq) {
+		if json.Unmarshal(line, &c) != nil || c.Seq <= last {
 			break
 		}
-		entries = append(entries, c)
-		end += int64(len(line) + 1)
+		out = append(out, c)
+		last = c.Seq
+		n += len(line) + 1
 	}
-	return base, entries, end, nil
+	return out, int64(n)
 }
 
 // record appends changes to v's log, numbering them, and returns them with

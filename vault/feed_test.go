@@ -137,3 +137,64 @@ func expectOf(i int, old []byte) string {
 	}
 	return noema.Checksum(old)
 }
+
+// TestFeedRecordsWriterAndRecovery: what a Writer changes is in the feed,
+// and so is a changeset that Recover finishes after a crash (and nothing
+// of one rolled back in the process that failed).
+func TestFeedRecordsWriterAndRecovery(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = v.Locked(ctx, func(w *Writer) error {
+		if err := w.WriteFile("a.md", []byte("a"), false); err != nil {
+			return err
+		}
+		return w.Rename("a.md", "b.md")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []noema.Change{writeChange("a.md", []byte("a")), deleteChange("a.md"), writeChange("b.md", []byte("a"))}
+	got := since(t, v.Store(), 0)
+	if len(got) != len(want) {
+		t.Fatalf("feed %+v", got)
+	}
+	for i := range got {
+		if got[i].Seq = 0; got[i] != want[i] {
+			t.Errorf("change %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	head, err := v.Store().Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.FaultHook = func(i int) error {
+		if i == 1 {
+			return os.ErrDeadlineExceeded // a crash after the first rename
+		}
+		return nil
+	}
+	cs := &noema.Changeset{}
+	cs.Replace("b.md", []byte("a"), []byte("b"))
+	cs.Create("c.md", []byte("c"))
+	if err := v.Locked(ctx, func(w *Writer) error { return w.Apply(ctx, cs) }); err == nil {
+		t.Fatal("the crash did not stop Apply")
+	}
+	if got := since(t, v.Store(), head); len(got) != 0 {
+		t.Errorf("an unfinished changeset is in the feed: %+v", got)
+	}
+	v2, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec, err := v2.Recover(ctx); err != nil || rec == nil || rec.Action != RolledForward {
+		t.Fatalf("Recover = %+v, %v", rec, err)
+	}
+	got = since(t, v2.Store(), head)
+	if len(got) != 2 || got[0].Path != "b.md" || got[0].Checksum != noema.Checksum([]byte("b")) || got[1].Path != "c.md" {
+		t.Errorf("recovered changes in the feed: %+v", got)
+	}
+}
