@@ -119,3 +119,21 @@ func TestSemanticOnFake(t *testing.T) {
 		t.Errorf("after embedding a new note, semantic = %q, want Lexer first", got)
 	}
 }
+
+// TestHybridOnFake fuses full text, the chunk vectors and the concept
+// list over the fake: the note found by all three leads, and the concept's
+// page, which holds neither query word, is lifted in by the concept list.
+func TestHybridOnFake(t *testing.T) {
+	s, _ := fakeSearch(t)
+	res := run(t, s, search.Input{Query: "garbage collection", Decay: off()})
+	got := titles(res)
+	if len(got) == 0 || got[0] != "Garbage collection" || res.Hits[0].Ranks.Fulltext != 1 || res.Hits[0].Ranks.Semantic == 0 {
+		t.Fatalf("hybrid garbage collection = %q (%+v), want Garbage collection first, found by full text and vectors", got, res.Hits)
+	}
+	if !slices.Contains(got, "GC tuning") {
+		t.Errorf("hybrid garbage collection = %q, want the concept's page lifted in", got)
+	}
+	if slices.Contains(got, "Tokenizer") {
+		t.Errorf("hybrid garbage collection = %q, want no tokenizer", got)
+	}
+}
