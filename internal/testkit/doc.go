@@ -14,16 +14,21 @@
 //
 //   - [Graph]: [noema.GraphSource] (package graph); [Graph.Mentions] over
 //     the same nodes and edges: [noema.MentionIndex] (package recall).
-//   - [Concepts]: [noema.ConceptIndex] (package concepts).
-//   - [Notes]: [noema.NoteIndex] (package notes), its links in a Concepts.
+//   - [Concepts]: [noema.ConceptIndex] (package concepts); [Concepts.Sync]
+//     indexes written files into it ([noema.IndexSync]).
+//   - [Notes]: [noema.NoteIndex] (package notes), its links in a Concepts;
+//     [Notes.Sync] indexes written files into it.
 //   - [Relations]: [noema.RelationIndex] and [noema.IndexSync] (package
-//     relations), deriving a synced file's relations with the test's
-//     function.
+//     relations).
 //   - [Search]: [noema.SearchIndex] (package search).
 //   - [Semantic]: [noema.SemanticIndex] (package semantic), its concepts in
 //     a Concepts.
 //   - [Words]: [noema.Embedder], a bag of words that passes the embedder
 //     conformance suite.
+//
+// An IndexSync fake derives what a synced file holds with a function the
+// test gives (reading the file from its vault), the parse step of the
+// SQLite indexer: testkit reads no vault.
 //
 // Every fake is safe for concurrent use.
 package testkit
