@@ -29,9 +29,6 @@ type Writer struct {
 	released atomic.Bool
 }
 
-// Vault returns the vault whose lock w holds, for reading it.
-func (w *Writer) Vault() *Vault { return w.v }
-
 // held returns nil while w's lock is held, and an error once its function
 // has returned.
 func (w *Writer) held() error {
