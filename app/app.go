@@ -18,6 +18,7 @@ import (
 	"github.com/noema-mem/noema/graph"
 	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/notes"
+	"github.com/noema-mem/noema/postgres"
 	"github.com/noema-mem/noema/recall"
 	"github.com/noema-mem/noema/relations"
 	"github.com/noema-mem/noema/search"
@@ -62,6 +63,10 @@ type App struct {
 	GraphIndex noema.GraphIndex
 	Config     config.Config
 	Logger     *slog.Logger
+	// Follower keeps the folder the working copy of a team's store of
+	// record (Config.Store); nil when the folder is the store.
+	Follower *indexer.Follower
+	store    *postgres.Store
 
 	mu        sync.Mutex
 	progress  SyncProgress
@@ -154,11 +159,16 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 			return nil, err
 		}
 	}
+	store, follower, err := openStore(ctx, cfg.Store, v, ix, opts.Logger)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
 	cs := concepts.New(v, db.Concepts(), ix)
 	cs.Ignore = ix.Ignore
 	a := &App{Vault: v, DB: db, Indexer: ix, Notes: notes.New(v, db.Notes(), ix, ix.MaxNoteBytes), Concepts: cs, Relations: relations.New(v, db.Relations(), ix, cs),
 		Semantic: semantic.New(db.Semantic(), emb, cfg.Decay, opts.Logger), Search: search.New(db.Search(), emb, cfg.Decay), Recall: recall.New(db.Mentions(), cs, cfg.Decay),
-		Config: cfg, Logger: opts.Logger}
+		Config: cfg, Logger: opts.Logger, Follower: follower, store: store}
 	cs.Similarity = a.Semantic.Similarity
 	a.GraphIndex = db.Graph()
 	a.Graph = graph.NewAnalyzer(db.Graph())
@@ -176,6 +186,9 @@ func (a *App) Close() error {
 		stop()
 	}
 	a.background.Wait()
+	if a.store != nil {
+		a.store.Close()
+	}
 	return a.DB.Close()
 }
 

@@ -39,6 +39,13 @@ func (a *App) Start(ctx context.Context) {
 		}
 	})
 	a.background.Go(func() { a.Serve(ctx) })
+	if a.Follower != nil {
+		a.background.Go(func() {
+			if err := a.Follower.Run(ctx); err != nil && ctx.Err() == nil {
+				a.Logger.Error("following the store stopped", "err", err)
+			}
+		})
+	}
 	// The note vectors load beside the first sync, so that the first
 	// semantic search does not wait for them (a hybrid one meanwhile
 	// answers by full text, saying so).

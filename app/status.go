@@ -3,9 +3,11 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 
+	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/semantic"
 	"github.com/noema-mem/noema/sqlite"
@@ -35,6 +37,10 @@ type Status struct {
 	// RecoveredChangeset is the unfinished multi-file change this process
 	// last finished or rolled back (on opening the vault); absent when none.
 	RecoveredChangeset *vault.Recovery `json:"recovered_changeset,omitempty"`
+	// Store is the team's store of record the folder is a working copy of,
+	// and how far the folder has followed it; absent for a folder that is
+	// its own store.
+	Store *indexer.FollowState `json:"store,omitempty"`
 }
 
 // Status counts what the index holds.
@@ -71,5 +77,13 @@ func (a *App) Status(ctx context.Context) (*Status, error) {
 	})
 	st.Warnings = append(st.Warnings, indexer.DuplicateTitleWarnings(dups)...)
 	st.Warnings = append(st.Warnings, indexer.DanglingRelationWarnings(dangling)...)
+	if a.Follower != nil {
+		fs := a.Follower.State()
+		st.Store = &fs
+		if fs.Error != "" {
+			st.Warnings = append(st.Warnings, indexer.Warning{Code: noema.EUNAVAILABLE,
+				Message: fmt.Sprintf("the store of record cannot be followed (%s): answers come from this server's copy as of %s, and writes fail until it is back", fs.Error, fs.CaughtUp.Format(time.RFC3339))})
+		}
+	}
 	return st, nil
 }

@@ -64,6 +64,7 @@ type CLI struct {
 	json     bool
 	verbose  bool
 	embedder string
+	store    string
 }
 
 // Interrupted is the cancellation cause of a command stopped by a signal.
@@ -134,7 +135,7 @@ func commands() []*command {
 	}
 	cmds = append(cmds, &command{path: "store migrate", summary: "create or upgrade noema's schema in a PostgreSQL database",
 		about: "Applies every schema step the database lacks, in one transaction: a failure leaves the schema as it was. Servers refuse a database whose schema is missing, older or newer than theirs.",
-		in:    reflect.TypeFor[StoreMigrateInput](), run: runStoreMigrate})
+		in:    reflect.TypeFor[struct{}](), run: runStoreMigrate})
 	return append(cmds, &command{path: "version", summary: "print the version", in: reflect.TypeFor[struct{}](), run: runVersion})
 }
 
@@ -156,6 +157,7 @@ func (c *CLI) globalFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.vaultDir, "vault", c.vaultDir, "")
 	fs.BoolVar(&c.json, "json", c.json, "")
 	fs.StringVar(&c.embedder, "embedder", c.embedder, "")
+	fs.StringVar(&c.store, "store", c.store, "")
 	fs.BoolVar(&c.verbose, "v", c.verbose, "")
 	fs.BoolVar(&c.verbose, "verbose", c.verbose, "")
 }
@@ -164,6 +166,8 @@ const globalUsage = `Global flags (before or after the command):
   --vault DIR   the vault (else $NOEMA_VAULT, else $XDG_DATA_HOME/noema/vault)
   --json        print the structured result (errors as {"error":{"code","message"}})
   --embedder B  builtin (default), ollama, openai or minilm (else $NOEMA_EMBEDDER, else .noema/config.yaml)
+  --store URL   a team's PostgreSQL store of record, postgres://…/db?vault=NAME; the vault folder
+                is then its working copy (else $NOEMA_STORE, else .noema/config.yaml)
   -v            log debug messages to stderr
   -h, --help    show help; --version prints the version
 `
@@ -556,8 +560,13 @@ func (c *CLI) open(ctx context.Context, create bool) (*app.App, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.embedder != "" {
-		cfg.Embedder.Backend = c.embedder
+	if c.embedder != "" || c.store != "" {
+		if c.embedder != "" {
+			cfg.Embedder.Backend = c.embedder
+		}
+		if c.store != "" {
+			cfg.Store = c.store
+		}
 		if err := cfg.Validate(); err != nil {
 			return nil, err
 		}

@@ -8,26 +8,22 @@ import (
 	"github.com/noema-mem/noema/postgres"
 )
 
-// StoreMigrateInput is `noema store migrate`'s flags.
-type StoreMigrateInput struct {
-	Store string `json:"store" jsonschema:"the PostgreSQL store of record, postgres://user@host:5432/db (default $NOEMA_STORE)"`
-}
-
-// storeDSN returns the --store flag, else $NOEMA_STORE.
-func (c *CLI) storeDSN(flag string) (string, error) {
-	if flag == "" {
-		flag = c.Getenv("NOEMA_STORE")
+// storeDSN returns the global --store flag, else $NOEMA_STORE.
+func (c *CLI) storeDSN() (string, error) {
+	dsn := c.store
+	if dsn == "" {
+		dsn = c.Getenv("NOEMA_STORE")
 	}
-	if flag == "" {
+	if dsn == "" {
 		return "", usagef("no store given: pass --store postgres://… or set NOEMA_STORE")
 	}
-	return flag, nil
+	return dsn, nil
 }
 
 // runStoreMigrate creates or upgrades noema's schema in a PostgreSQL
 // database: every missing step in one transaction (see postgres.Migrate).
-func runStoreMigrate(ctx context.Context, c *CLI, v any) error {
-	dsn, err := c.storeDSN(v.(StoreMigrateInput).Store)
+func runStoreMigrate(ctx context.Context, c *CLI, _ any) error {
+	dsn, err := c.storeDSN()
 	if err != nil {
 		return err
 	}

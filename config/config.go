@@ -32,6 +32,7 @@
 //	concepts:
 //	  ignore: []              # link targets that never become concepts: names (todo) and globs (*.png, *.cs)
 //	watch_debounce: 300ms
+//	store: ""                 # a team's PostgreSQL store of record, postgres://…/db?vault=NAME ("" = this folder is the store)
 //
 // A missing file means defaults. An unknown key is an error that names it
 // (typos do not pass silently), and so is any invalid value.
@@ -103,6 +104,10 @@ type Config struct {
 	WatchDebounce time.Duration
 	// Concepts configures the concept registry.
 	Concepts Concepts
+	// Store is the URL of a team's store of record (PostgreSQL,
+	// postgres://…/db?vault=NAME); the vault folder is then its working
+	// copy. Empty: the folder is the store of record.
+	Store string
 }
 
 // Concepts configures the concept registry.
@@ -285,6 +290,9 @@ func (c Config) Validate() error {
 	if c.WatchDebounce < 0 {
 		add("watch_debounce %v: want a duration ≥ 0 such as 300ms", c.WatchDebounce)
 	}
+	if c.Store != "" && !strings.HasPrefix(c.Store, "postgres://") && !strings.HasPrefix(c.Store, "postgresql://") {
+		add("store: want a postgres:// URL (postgres://user@host:5432/db?vault=NAME), not %q", RedactURL(c.Store))
+	}
 	if len(problems) == 0 {
 		return nil
 	}
@@ -327,4 +335,20 @@ func parseBytes(s string) (int64, error) {
 		return 0, fmt.Errorf("%q is not a whole number of bytes below 4 EiB", s)
 	}
 	return int64(b), nil
+}
+
+// RedactURL returns u with any password replaced by "xxxxx", for messages
+// and status: a store URL may carry one.
+func RedactURL(u string) string {
+	parsed, err := url.Parse(u)
+	if err != nil || parsed.User == nil {
+		if err != nil {
+			return "(unparsable URL)"
+		}
+		return u
+	}
+	if _, has := parsed.User.Password(); has {
+		parsed.User = url.UserPassword(parsed.User.Username(), "xxxxx")
+	}
+	return parsed.String()
 }

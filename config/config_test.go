@@ -153,7 +153,7 @@ func TestLoadErrors(t *testing.T) {
 		WantMsg []string
 	}{
 		{"unknown top-level key", "embeder:\n  backend: ollama\n", nil,
-			[]string{"unknown key embeder (line 1; valid keys here: embedder, decay, max_note_bytes, watch_debounce, concepts)"}},
+			[]string{"unknown key embeder (line 1; valid keys here: embedder, decay, max_note_bytes, watch_debounce, concepts, store)"}},
 		{"unknown nested keys, all reported", "embedder:\n  modle: x\ndecay:\n  grace: 3\n  halflife: 2\n", nil,
 			[]string{"unknown keys", "embedder.modle (line 2", "decay.grace (line 4", "decay.halflife (line 5", "valid keys here: function, grace_days"}},
 		{"not a mapping", "- a\n- b\n", nil, []string{"must be a mapping"}},
@@ -308,5 +308,25 @@ func TestConceptsIgnore(t *testing.T) {
 	write("concepts:\n  ignore: [\"[bad\"]\n")
 	if _, err := config.Load(dir, func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "concepts.ignore") {
 		t.Errorf("bad glob: %v", err)
+	}
+}
+
+func TestStoreSetting(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"NOEMA_STORE": "postgres://team:s3cret@db.example:5432/noema?vault=work"}
+	cfg, err := config.Load(dir, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Store != env["NOEMA_STORE"] {
+		t.Fatalf("store %q", cfg.Store)
+	}
+	env["NOEMA_STORE"] = "mysql://team:s3cret@db/x"
+	_, err = config.Load(dir, func(k string) string { return env[k] })
+	if err == nil || !strings.Contains(err.Error(), "postgres:// URL") || strings.Contains(err.Error(), "s3cret") {
+		t.Fatalf("a store that is no postgres URL: %v", err)
+	}
+	if got := config.RedactURL("postgres://team:s3cret@db/x?vault=w"); got != "postgres://team:xxxxx@db/x?vault=w" {
+		t.Fatalf("RedactURL = %q", got)
 	}
 }

@@ -77,6 +77,8 @@ func envSpecs() []envSpec {
 			}},
 		{EnvVar{"NOEMA_WATCH_DEBOUNCE", "file watcher debounce, e.g. 300ms"},
 			durationSetter(func(c *Config) *time.Duration { return &c.WatchDebounce })},
+		{EnvVar{"NOEMA_STORE", "a team's PostgreSQL store of record, postgres://…/db?vault=NAME"},
+			func(c *Config, v string) error { c.Store = v; return nil }},
 	}
 }
 

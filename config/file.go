@@ -22,6 +22,7 @@ type fileConfig struct {
 	MaxNoteBytes  byteSize     `yaml:"max_note_bytes"`
 	WatchDebounce duration     `yaml:"watch_debounce"`
 	Concepts      fileConcepts `yaml:"concepts"`
+	Store         string       `yaml:"store"`
 }
 
 type fileConcepts struct {
@@ -187,6 +188,7 @@ func toFile(c Config) fileConfig {
 		MaxNoteBytes:  byteSize(c.MaxNoteBytes),
 		WatchDebounce: duration(c.WatchDebounce),
 		Concepts:      fileConcepts{Ignore: c.Concepts.Ignore},
+		Store:         c.Store,
 	}
 }
 
@@ -204,5 +206,6 @@ func fromFile(f fileConfig) Config {
 		MaxNoteBytes:  int64(f.MaxNoteBytes),
 		WatchDebounce: time.Duration(f.WatchDebounce),
 		Concepts:      Concepts{Ignore: f.Concepts.Ignore},
+		Store:         f.Store,
 	}
 }

@@ -27,6 +27,21 @@ func (w *Writer) ReplaceFile(rel string, old, data []byte) error {
 	if err := v.unchanged(rel, old); err != nil {
 		return err // fail early, before writing anything
 	}
+	if up := w.up(); up != nil {
+		r, err := v.check(rel)
+		if err != nil {
+			return err
+		}
+		if _, err := up.WriteFile(w.ctx, r, data, noema.Checksum(old)); err != nil {
+			return err
+		}
+		if err := v.writeFile(r, data, true, nil); err != nil {
+			v.lagged(err, r)
+			return nil
+		}
+		v.record(writeChange(r, data))
+		return nil
+	}
 	if err := v.writeFile(rel, data, true, func() error { return v.unchanged(rel, old) }); err != nil {
 		return err
 	}

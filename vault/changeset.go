@@ -167,10 +167,24 @@ func (w *Writer) apply(ctx context.Context, cs *noema.Changeset) ([]noema.Change
 	if err := a.stage(); err != nil {
 		return nil, err
 	}
+	up := w.up()
+	if up != nil {
+		if err := a.pushChangeset(ctx, up); err != nil {
+			return nil, err
+		}
+	}
 	if err := a.journal(); err != nil {
+		if up != nil && !a.crashed {
+			v.lagged(err, cs.Paths()...)
+			return nil, nil
+		}
 		return nil, err
 	}
 	if err := a.commit(); err != nil {
+		if up != nil && !a.crashed {
+			v.lagged(err, cs.Paths()...)
+			return nil, nil
+		}
 		return nil, err
 	}
 	a.finish()

@@ -27,6 +27,10 @@ const LockFile = "write.lock"
 type Writer struct {
 	v        *Vault
 	released atomic.Bool
+	// ctx is Locked's: the upstream's calls run under it.
+	ctx context.Context
+	// local: the Writer of LockedLocal, which never writes upstream.
+	local bool
 }
 
 // held returns nil while w's lock is held, and an error once its function
@@ -62,6 +66,11 @@ func (w *Writer) held() error {
 // [Writer]. The lock is not reentrant: code that holds it calls the
 // Writer's methods, and never Locked again (that would wait for itself).
 func (v *Vault) Locked(ctx context.Context, fn func(w *Writer) error) error {
+	return v.locked(ctx, false, fn)
+}
+
+// locked is Locked; local makes a Writer that never writes upstream.
+func (v *Vault) locked(ctx context.Context, local bool, fn func(w *Writer) error) error {
 	// The lock file lives in the vault: taking it in a vault that was
 	// moved away would create an empty vault at the old path.
 	if err := v.Check(); err != nil {
@@ -81,7 +90,7 @@ func (v *Vault) Locked(ctx context.Context, fn func(w *Writer) error) error {
 	if err != nil {
 		return err
 	}
-	w := &Writer{v: v}
+	w := &Writer{v: v, ctx: ctx, local: local}
 	ferr := fn(w)
 	w.released.Store(true)
 	if uerr := unlock(); uerr != nil && ferr == nil {

@@ -70,6 +70,11 @@ type Vault struct {
 
 	feedOnce sync.Once
 	changes  *feed // the change log (see feed.go)
+
+	// upstream is the store v is a working copy of (see upstream.go);
+	// behind hears of its changes the folder failed to take.
+	upstream noema.Store
+	behind   func(paths []string, err error)
 }
 
 // Open opens the vault at root, creating the folder if needed.
@@ -392,6 +397,18 @@ func (w *Writer) WriteFile(rel string, data []byte, overwrite bool) error {
 	if err := w.held(); err != nil {
 		return err
 	}
+	if up := w.up(); up != nil {
+		r, err := w.pushWrite(up, rel, data, overwrite)
+		if err != nil {
+			return err
+		}
+		if err := w.v.writeFile(r, data, true, nil); err != nil {
+			w.v.lagged(err, r)
+			return nil
+		}
+		w.v.record(writeChange(r, data))
+		return nil
+	}
 	if err := w.v.writeFile(rel, data, overwrite, nil); err != nil {
 		return err
 	}
@@ -557,6 +574,18 @@ func (w *Writer) Remove(rel string) error {
 	if err := w.held(); err != nil {
 		return err
 	}
+	if up := w.up(); up != nil {
+		r, err := w.pushRemove(up, rel)
+		if err != nil {
+			return err
+		}
+		if err := w.v.remove(r); err != nil {
+			w.v.lagged(err, r)
+			return nil
+		}
+		w.v.record(deleteChange(r))
+		return nil
+	}
 	if err := w.v.remove(rel); err != nil {
 		return err
 	}
@@ -603,6 +632,15 @@ func (v *Vault) remove(rel string) error {
 func (w *Writer) Rename(from, to string) error {
 	if err := w.held(); err != nil {
 		return err
+	}
+	if up := w.up(); up != nil {
+		if err := w.pushMove(up, from, to); err != nil {
+			return err
+		}
+		if _, err := w.move(from, to); err != nil {
+			w.v.lagged(err, from, to)
+		}
+		return nil
 	}
 	_, err := w.move(from, to)
 	return err

@@ -13,8 +13,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
+	"net"
 	"net/url"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,4 +89,102 @@ func withDatabase(dsn, name string) (string, error) {
 	}
 	u.Path = "/" + name
 	return u.String(), nil
+}
+
+// Proxy is a TCP proxy in front of the test server that a test can cut, to
+// stand for PostgreSQL going away (a stopped server, a lost network) without
+// stopping the server other tests use.
+type Proxy struct {
+	target string
+	addr   string
+
+	mu    sync.Mutex
+	ln    net.Listener
+	conns map[net.Conn]bool
+}
+
+// NewProxy starts a proxy to the server dsn names and returns it with the
+// DSN that goes through it; it stops when tb ends.
+func NewProxy(tb testing.TB, dsn string) (*Proxy, string) {
+	tb.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := &Proxy{target: u.Host, conns: map[net.Conn]bool{}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p.addr = ln.Addr().String()
+	p.serve(ln)
+	tb.Cleanup(p.Cut)
+	u.Host = p.addr
+	return p, u.String()
+}
+
+// Cut closes every connection through the proxy and refuses new ones.
+func (p *Proxy) Cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ln != nil {
+		p.ln.Close()
+		p.ln = nil
+	}
+	for c := range p.conns {
+		c.Close()
+	}
+	clear(p.conns)
+}
+
+// Restore accepts connections again, on the same address.
+func (p *Proxy) Restore(tb testing.TB) {
+	tb.Helper()
+	ln, err := net.Listen("tcp", p.addr)
+	if err != nil {
+		tb.Fatalf("reopen the proxy at %s: %v", p.addr, err)
+	}
+	p.serve(ln)
+}
+
+func (p *Proxy) serve(ln net.Listener) {
+	p.mu.Lock()
+	p.ln = ln
+	p.mu.Unlock()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go p.pipe(c)
+		}
+	}()
+}
+
+func (p *Proxy) pipe(c net.Conn) {
+	s, err := net.Dial("tcp", p.target)
+	if err != nil {
+		c.Close()
+		return
+	}
+	p.mu.Lock()
+	if p.ln == nil { // cut meanwhile
+		p.mu.Unlock()
+		c.Close()
+		s.Close()
+		return
+	}
+	p.conns[c], p.conns[s] = true, true
+	p.mu.Unlock()
+	done := make(chan struct{}, 2)
+	go func() { _, _ = io.Copy(s, c); done <- struct{}{} }()
+	go func() { _, _ = io.Copy(c, s); done <- struct{}{} }()
+	<-done
+	c.Close()
+	s.Close()
+	p.mu.Lock()
+	delete(p.conns, c)
+	delete(p.conns, s)
+	p.mu.Unlock()
 }

@@ -1,0 +1,380 @@
+package indexer
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/vault"
+)
+
+// FollowFile is the file, inside .noema/, that records which store the
+// folder is a working copy of and the last change of its feed the folder
+// holds.
+const FollowFile = "upstream.json"
+
+// followPage bounds the changes brought over in one local changeset: the
+// bytes of that many notes are held at once.
+const followPage = 2000
+
+// Follower keeps a vault folder the working copy of a store of record (a
+// team's database; see vault.SetUpstream): it brings the folder up to date
+// from the store's change feed when it starts, and after every change any
+// server commits, and indexes what it brought. Changes this server makes go
+// to the store and the folder together (vault's working copies) and come
+// back through the feed as changes the folder already holds.
+type Follower struct {
+	ix *Indexer
+	up noema.Store
+	id string // names the store and vault, to notice a folder that followed another
+
+	mu      sync.Mutex
+	state   FollowState
+	repair  map[string]bool // paths the folder failed to take (Behind)
+	wake    chan struct{}   // closed when repair gains a path
+	started bool
+}
+
+// FollowState is what `status` says about a working copy.
+type FollowState struct {
+	// Store names the store and vault followed (no password).
+	Store string `json:"store"`
+	// Seq is the last change of the store's feed the folder holds.
+	Seq int64 `json:"seq"`
+	// CaughtUp is when the folder last held every change the store had.
+	CaughtUp time.Time `json:"caught_up,omitzero"`
+	// Error is the last failure to reach or follow the store, cleared by
+	// the next success: while it is set, answers come from the folder as it
+	// was at CaughtUp.
+	Error string `json:"error,omitempty"`
+}
+
+// NewFollower returns a follower of up for ix's folder; id names the
+// store and vault (shown in status and recorded in .noema/upstream.json).
+func NewFollower(ix *Indexer, up noema.Store, id string) *Follower {
+	return &Follower{ix: ix, up: up, id: id, repair: map[string]bool{}, wake: make(chan struct{}), state: FollowState{Store: id}}
+}
+
+// State returns the follower's state.
+func (f *Follower) State() FollowState {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.state
+}
+
+// Behind takes the paths of changes the store made and the folder failed
+// to take (vault.SetUpstream's callback): the follower fetches them again.
+func (f *Follower) Behind(paths []string, err error) {
+	f.ix.Logger.Warn("the working copy missed a change the store made; fetching it again", "paths", paths, "err", err)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range paths {
+		f.repair[p] = true
+	}
+	close(f.wake)
+	f.wake = make(chan struct{})
+}
+
+// followRecord is .noema/upstream.json.
+type followRecord struct {
+	Store string `json:"store"`
+	Seq   int64  `json:"seq"`
+}
+
+// CatchUp brings the folder up to the store's head. A folder that never
+// followed this store must hold no note the store lacks or holds
+// otherwise: CatchUp refuses it (noema.EINVALID) rather than overwrite or
+// delete notes that exist only here — push them first, or serve the store
+// from an empty folder.
+func (f *Follower) CatchUp(ctx context.Context) error {
+	err := f.catchUp(ctx)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err != nil {
+		f.state.Error = err.Error()
+		return err
+	}
+	f.state.Error = ""
+	f.state.CaughtUp = time.Now().UTC()
+	return nil
+}
+
+func (f *Follower) catchUp(ctx context.Context) error {
+	f.mu.Lock()
+	first := !f.started
+	f.started = true
+	f.mu.Unlock()
+	if first {
+		rec, err := f.load()
+		if err != nil {
+			return err
+		}
+		if rec.Store != f.id {
+			if err := f.checkFresh(ctx); err != nil {
+				return err
+			}
+			rec = followRecord{Store: f.id}
+		}
+		f.setSeq(rec.Seq)
+	}
+	if err := f.fetchRepairs(ctx); err != nil {
+		return err
+	}
+	for {
+		seq := f.State().Seq
+		changes, err := f.up.ChangesSince(ctx, seq, followPage)
+		if errors.Is(err, noema.ErrFeedReset) {
+			f.ix.Logger.Warn("the store's change feed no longer reaches the folder's last change; reading it whole", "seq", seq)
+			f.setSeq(0)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if len(changes) == 0 {
+			return nil
+		}
+		if err := f.apply(ctx, changes); err != nil {
+			return err
+		}
+		f.setSeq(changes[len(changes)-1].Seq)
+		if err := f.save(); err != nil {
+			return err
+		}
+	}
+}
+
+// Run catches up, then follows the store until ctx is done, retrying with
+// a growing pause (up to 10 s) while the store cannot be reached.
+func (f *Follower) Run(ctx context.Context) error {
+	pause := 200 * time.Millisecond
+	for ctx.Err() == nil {
+		if err := f.CatchUp(ctx); err != nil {
+			if ctx.Err() != nil {
+				break
+			}
+			if noema.ErrorCode(err) == noema.EINVALID {
+				return err // a folder it must not overwrite: waiting changes nothing
+			}
+			f.ix.Logger.Warn("following the store", "err", err, "retry_in", pause)
+			select {
+			case <-ctx.Done():
+			case <-time.After(pause):
+			}
+			pause = min(2*pause, 10*time.Second)
+			continue
+		}
+		pause = 200 * time.Millisecond
+		f.mu.Lock()
+		wake := f.wake
+		f.mu.Unlock()
+		wctx, cancel := context.WithCancel(ctx)
+		go func() {
+			select {
+			case <-wake:
+				cancel()
+			case <-wctx.Done():
+			}
+		}()
+		_, err := f.up.Wait(wctx, f.State().Seq)
+		cancel()
+		if err != nil && ctx.Err() == nil && wctx.Err() == nil {
+			f.ix.Logger.Warn("waiting for the store's changes", "err", err)
+		}
+	}
+	return context.Cause(ctx)
+}
+
+// apply makes the folder hold what changes say, as local changesets (each
+// all or nothing), and indexes the paths.
+func (f *Follower) apply(ctx context.Context, changes []noema.Change) error {
+	latest := map[string]noema.Change{}
+	for _, c := range changes {
+		latest[c.Path] = c
+	}
+	paths := slices.Sorted(func(yield func(string) bool) {
+		for p := range latest {
+			if !yield(p) {
+				return
+			}
+		}
+	})
+	return f.bring(ctx, paths, func(p string) (noema.Change, bool) { c, ok := latest[p]; return c, ok })
+}
+
+// fetchRepairs brings over the paths Behind queued, as the store has them now.
+func (f *Follower) fetchRepairs(ctx context.Context) error {
+	f.mu.Lock()
+	paths := make([]string, 0, len(f.repair))
+	for p := range f.repair {
+		paths = append(paths, p)
+	}
+	f.mu.Unlock()
+	if len(paths) == 0 {
+		return nil
+	}
+	slices.Sort(paths)
+	err := f.bring(ctx, paths, func(p string) (noema.Change, bool) {
+		file, err := f.up.ReadFile(ctx, p)
+		if err != nil {
+			return noema.Change{Path: p, Kind: noema.ChangeDelete, Checksum: noema.Absent}, noema.ErrorCode(err) == noema.ENOTFOUND
+		}
+		return noema.Change{Path: p, Kind: noema.ChangeWrite, Checksum: file.Checksum}, true
+	})
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	for _, p := range paths {
+		delete(f.repair, p)
+	}
+	f.mu.Unlock()
+	return nil
+}
+
+// bring makes each of paths hold the state want gives it (skipping paths
+// want does not know), reading the store for new contents, then indexes
+// the paths it changed. The folder's own writers may change a file
+// meanwhile; a changeset that then meets an unexpected checksum is planned
+// again.
+func (f *Follower) bring(ctx context.Context, paths []string, want func(string) (noema.Change, bool)) error {
+	for attempt := 0; ; attempt++ {
+		var cs noema.Changeset
+		for _, p := range paths {
+			c, ok := want(p)
+			if !ok {
+				continue
+			}
+			cur, _, err := f.ix.Vault.ReadFile(p)
+			have := noema.Absent
+			switch {
+			case err == nil:
+				have = noema.Checksum(cur)
+			case noema.ErrorCode(err) != noema.ENOTFOUND:
+				return err
+			}
+			if have == c.Checksum {
+				continue
+			}
+			if c.Kind == noema.ChangeDelete {
+				if have != noema.Absent {
+					cs.Changes = append(cs.Changes, noema.FileChange{Path: p, Before: have, Delete: true})
+				}
+				continue
+			}
+			file, err := f.up.ReadFile(ctx, p)
+			switch {
+			case noema.ErrorCode(err) == noema.ENOTFOUND:
+				if have != noema.Absent { // deleted again since: the feed says so next
+					cs.Changes = append(cs.Changes, noema.FileChange{Path: p, Before: have, Delete: true})
+				}
+				continue
+			case err != nil:
+				return err
+			}
+			cs.Changes = append(cs.Changes, noema.FileChange{Path: p, Before: have, After: file.Data})
+		}
+		if len(cs.Changes) == 0 {
+			return nil
+		}
+		err := f.ix.Vault.LockedLocal(ctx, func(w *vault.Writer) error { return w.Apply(ctx, &cs) })
+		if noema.ErrorCode(err) == noema.ECHECKSUM && attempt < 3 {
+			continue // a local writer changed a file meanwhile
+		}
+		if err != nil {
+			return fmt.Errorf("bring the store's changes into the folder: %w", err)
+		}
+		if _, err := f.ix.SyncPaths(ctx, cs.Paths(), ""); err != nil {
+			return fmt.Errorf("index the store's changes: %w", err)
+		}
+		return nil
+	}
+}
+
+// checkFresh refuses a folder that never followed this store but holds
+// notes the store lacks or holds otherwise.
+func (f *Follower) checkFresh(ctx context.Context) error {
+	upstream := map[string]string{}
+	changes, err := f.up.ChangesSince(ctx, 0, 0)
+	if err != nil && !errors.Is(err, noema.ErrFeedReset) {
+		return err
+	}
+	for _, c := range changes {
+		upstream[c.Path] = c.Checksum
+	}
+	var differ []string
+	err = f.ix.Vault.Walk(ctx, func(rel string, info fs.FileInfo) error {
+		if !strings.HasSuffix(rel, ".md") {
+			return nil
+		}
+		data, _, err := f.ix.Vault.ReadFile(rel)
+		if err != nil {
+			return err
+		}
+		if upstream[rel] != noema.Checksum(data) {
+			differ = append(differ, rel)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if len(differ) > 0 {
+		return noema.Errorf(noema.EINVALID, "the folder %s holds %d notes that %s lacks or holds otherwise (first: %s); it never followed that store, so nothing was overwritten: serve the store from an empty folder, or push this folder to it first (noema vault push)",
+			f.ix.Vault.Root, len(differ), f.id, differ[0])
+	}
+	return nil
+}
+
+func (f *Follower) setSeq(seq int64) {
+	f.mu.Lock()
+	f.state.Seq = seq
+	f.mu.Unlock()
+}
+
+func (f *Follower) recordPath() string {
+	return filepath.Join(f.ix.Vault.Root, ".noema", FollowFile)
+}
+
+func (f *Follower) load() (followRecord, error) {
+	var rec followRecord
+	data, err := os.ReadFile(f.recordPath())
+	if errors.Is(err, fs.ErrNotExist) {
+		return rec, nil
+	}
+	if err != nil {
+		return rec, fmt.Errorf("read %s: %w", FollowFile, err)
+	}
+	if err := json.Unmarshal(data, &rec); err != nil {
+		f.ix.Logger.Warn("unreadable working-copy record; reading the store whole", "file", f.recordPath(), "err", err)
+		return followRecord{}, nil
+	}
+	return rec, nil
+}
+
+// save records the folder's position in the feed: a temporary file
+// renamed into place, so a crash leaves the old or the new record.
+func (f *Follower) save() error {
+	data, err := json.Marshal(followRecord{Store: f.id, Seq: f.State().Seq})
+	if err != nil {
+		return err
+	}
+	path := f.recordPath()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return fmt.Errorf("record the working copy's position: %w", err)
+	}
+	return os.Rename(tmp, path)
+}

@@ -1,0 +1,144 @@
+package vault
+
+import (
+	"context"
+
+	"github.com/noema-mem/noema"
+)
+
+// Working copies. A vault folder can be the working copy of another store
+// of record — a team's database ([Vault.SetUpstream]). Every change a
+// [Writer] makes then goes to that store first, as one call that compares
+// on the checksum the folder holds, and only then to the folder: the
+// compare-and-swap happens where every server meets, and the writing
+// server reads its own write at once. A change the upstream refuses
+// (checksum_mismatch when another server changed the file first; conflict;
+// unavailable when it cannot be reached) leaves the folder alone and is
+// returned. A change the upstream made is a change made: if the folder then
+// fails to take it (a full disk), the error goes to the vault's Behind
+// callback, not to the caller, and whatever follows the upstream's change
+// feed (package indexer's Follow) brings the folder up to date. Changes
+// arriving from the upstream are written with [Vault.LockedLocal], whose
+// Writer changes the folder only.
+
+// SetUpstream makes v a working copy of up (see the section above); behind,
+// when not nil, hears of changes the upstream made that the folder failed
+// to take. Call it once, before the first write.
+func (v *Vault) SetUpstream(up noema.Store, behind func(paths []string, err error)) {
+	v.upstream, v.behind = up, behind
+}
+
+// Upstream returns the store v is a working copy of, nil for none.
+func (v *Vault) Upstream() noema.Store { return v.upstream }
+
+// LockedLocal is [Vault.Locked] for bringing a working copy up to date:
+// its Writer changes the folder only, never the upstream.
+func (v *Vault) LockedLocal(ctx context.Context, fn func(w *Writer) error) error {
+	return v.locked(ctx, true, fn)
+}
+
+// up returns the store w's changes go to first: nil for a vault that is
+// no working copy, or for a local Writer.
+func (w *Writer) up() noema.Store {
+	if w.local {
+		return nil
+	}
+	return w.v.upstream
+}
+
+// lagged reports a change the upstream made and the folder failed to take.
+func (v *Vault) lagged(err error, paths ...string) {
+	if v.behind != nil {
+		v.behind(paths, err)
+	}
+}
+
+// pushWrite sends a write of rel to the upstream, expecting the checksum
+// the folder holds (or create-only when overwrite is false), after the
+// checks the folder itself would make; it returns rel's clean form.
+func (w *Writer) pushWrite(up noema.Store, rel string, data []byte, overwrite bool) (string, error) {
+	r, err := w.v.check(rel)
+	if err != nil {
+		return "", err
+	}
+	cur, _, err := w.v.current(r)
+	if err != nil {
+		return "", err
+	}
+	if cur != nil && !overwrite {
+		return "", noema.Errorf(noema.ECONFLICT, "note %s already exists", r)
+	}
+	if cur == nil {
+		if err := w.v.checkNewName(r); err != nil {
+			return "", err
+		}
+	}
+	if _, err := up.WriteFile(w.ctx, r, data, sumOf(cur)); err != nil {
+		return "", err
+	}
+	return r, nil
+}
+
+// pushRemove sends the deletion of rel to the upstream, expecting the
+// checksum the folder holds.
+func (w *Writer) pushRemove(up noema.Store, rel string) (string, error) {
+	r, err := w.v.check(rel)
+	if err != nil {
+		return "", err
+	}
+	cur, _, err := w.v.ReadFile(r)
+	if err != nil {
+		return "", err
+	}
+	if _, err := up.DeleteFile(w.ctx, r, noema.Checksum(cur)); err != nil {
+		return "", err
+	}
+	return r, nil
+}
+
+// pushMove sends the move of from to to the upstream, expecting the
+// checksum the folder holds for from.
+func (w *Writer) pushMove(up noema.Store, from, to string) error {
+	rf, err := w.v.check(from)
+	if err != nil {
+		return err
+	}
+	rt, err := w.v.check(to)
+	if err != nil {
+		return err
+	}
+	cur, _, err := w.v.ReadFile(rf)
+	if err != nil {
+		return err
+	}
+	if rf == rt {
+		return nil
+	}
+	if err := w.v.checkNewName(rt); err != nil {
+		return err
+	}
+	_, err = up.MoveFile(w.ctx, rf, rt, noema.Checksum(cur))
+	return err
+}
+
+// checkNewName checks the name of a file to create at r as a write would.
+func (v *Vault) checkNewName(r string) error {
+	root, err := v.openRoot()
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return checkNew(root, r)
+}
+
+// pushChangeset sends a checked and staged changeset to the upstream, with
+// its clean paths.
+func (a *application) pushChangeset(ctx context.Context, up noema.Store) error {
+	cs := &noema.Changeset{Changes: make([]noema.FileChange, len(a.cs.Changes))}
+	for i, c := range a.cs.Changes {
+		c.Path = a.j.Files[i].Path
+		cs.Changes[i] = c
+	}
+	_, err := up.ApplyChangeset(ctx, cs)
+	return err
+}
