@@ -30,7 +30,7 @@ func adminTools() []*Tool {
 	return []*Tool{
 		New(Def{
 			Name: "status", Command: "status", Toolset: "admin", Title: "Index status", Hints: readOnly,
-			Description: "What the index holds (notes, concepts, mentions, relations), when it last synced, files it skipped, and the progress of a running sync.",
+			Description: "What the index holds (notes, concepts, mentions, relations), when it last synced, files it skipped, the progress of a running sync, and, for a team vault, how far this server has followed its store of record.",
 		}, func(ctx context.Context, e *Env, _ StatusInput) (*app.Status, error) {
 			return e.App.Status(ctx)
 		}, textStatus),
