@@ -37,7 +37,6 @@ package storecopy
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/noema-mem/noema"
 )
@@ -107,81 +106,69 @@ func (p *Plan) Changes() int { return p.Created + p.Replaced + p.Deleted }
 // each planned from the target's checksum. It shares the plan's content.
 func (p *Plan) Changeset() *noema.Changeset { return &p.changes }
 
+// FileWalker is a store that reads all its note files in one pass, as
+// postgres.Store does (one query instead of one a file). A copy uses it
+// where a store has it, instead of listing the files and reading each.
+type FileWalker interface {
+	// WalkFiles calls fn with every note file, in byte-wise path order,
+	// and stops with fn's error. Each file has its checksum; its Data only
+	// when withData.
+	WalkFiles(ctx context.Context, withData bool, fn func(*noema.File) error) error
+}
+
 // Prepare plans the copy of src's note files onto dst by comparing them:
 // it reads every file of both (the target's only for its checksum) and
 // keeps the content of those the plan writes. It writes nothing.
 func Prepare(ctx context.Context, src, dst Source, opts Options) (*Plan, error) {
-	srcPaths, err := listPaths(ctx, src)
-	if err != nil {
-		return nil, fmt.Errorf("list the source's files: %w", err)
-	}
-	dstPaths, err := listPaths(ctx, dst)
-	if err != nil {
-		return nil, fmt.Errorf("list the target's files: %w", err)
+	// The target's files with their checksums, in path order.
+	var have []*noema.File
+	if err := eachFile(ctx, dst, false, func(f *noema.File) error {
+		f.Data = nil
+		have = append(have, f)
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("read the target's files: %w", err)
 	}
 	p := &Plan{Steps: []Step{}}
-	// Both lists are in byte-wise path order: walk them side by side.
-	i, j := 0, 0
-	for i < len(srcPaths) || j < len(dstPaths) {
-		var path string
-		inSrc, inDst := false, false
-		switch {
-		case j == len(dstPaths) || (i < len(srcPaths) && srcPaths[i] < dstPaths[j]):
-			path, inSrc = srcPaths[i], true
-			i++
-		case i == len(srcPaths) || dstPaths[j] < srcPaths[i]:
-			path, inDst = dstPaths[j], true
+	// The source's files come in path order too: walk both side by side.
+	j := 0
+	err := eachFile(ctx, src, true, func(f *noema.File) error {
+		for ; j < len(have) && have[j].Path < f.Path; j++ {
+			p.targetOnly(have[j], opts)
+		}
+		before := noema.Absent
+		if j < len(have) && have[j].Path == f.Path {
+			before = have[j].Checksum
 			j++
+		}
+		switch {
+		case before == noema.Absent:
+			p.add(Create, noema.FileChange{Path: f.Path, Before: before, After: f.Data})
+		case before == f.Checksum:
+			p.Unchanged++
 		default:
-			path, inSrc, inDst = srcPaths[i], true, true
-			i, j = i+1, j+1
+			p.add(Replace, noema.FileChange{Path: f.Path, Before: before, After: f.Data})
 		}
-		if err := p.plan(ctx, src, dst, path, inSrc, inDst, opts); err != nil {
-			return nil, err
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the source's files: %w", err)
+	}
+	for ; j < len(have); j++ {
+		p.targetOnly(have[j], opts)
 	}
 	return p, nil
 }
 
-// plan adds path's step to p: inSrc and inDst say which stores listed it.
-func (p *Plan) plan(ctx context.Context, src, dst Source, path string, inSrc, inDst bool, opts Options) error {
-	var data []byte
-	if inSrc {
-		f, err := read(ctx, src, path)
-		if err != nil {
-			return fmt.Errorf("read the source's %s: %w", path, err)
-		}
-		if f != nil {
-			data = f.Data
-		}
-		inSrc = f != nil // removed since it was listed: as if never there
+// targetOnly plans a file only the target has: deleted with opts.Delete,
+// else kept.
+func (p *Plan) targetOnly(f *noema.File, opts Options) {
+	if opts.Delete {
+		p.add(Delete, noema.FileChange{Path: f.Path, Before: f.Checksum, Delete: true})
+		return
 	}
-	before := noema.Absent
-	if inDst {
-		f, err := read(ctx, dst, path)
-		if err != nil {
-			return fmt.Errorf("read the target's %s: %w", path, err)
-		}
-		if f != nil {
-			before = f.Checksum
-		}
-	}
-	switch {
-	case inSrc && before == noema.Absent:
-		p.add(Create, noema.FileChange{Path: path, Before: before, After: data})
-	case inSrc && before == noema.Checksum(data):
-		p.Unchanged++
-	case inSrc:
-		p.add(Replace, noema.FileChange{Path: path, Before: before, After: data})
-	case before == noema.Absent:
-		// On neither side any more.
-	case opts.Delete:
-		p.add(Delete, noema.FileChange{Path: path, Before: before, Delete: true})
-	default:
-		p.Kept++
-		p.Steps = append(p.Steps, Step{Path: path, Action: Keep})
-	}
-	return nil
+	p.Kept++
+	p.Steps = append(p.Steps, Step{Path: f.Path, Action: Keep})
 }
 
 // add records a change of the plan.
@@ -223,25 +210,40 @@ func Copy(ctx context.Context, src Source, dst Target, opts Options) (*Plan, err
 	return p, nil
 }
 
-// listPaths returns the paths of s's note files, in byte-wise order.
-func listPaths(ctx context.Context, s noema.FileLister) ([]string, error) {
-	var paths []string
-	err := s.ListFiles(ctx, func(f noema.FileInfo) error {
-		if n := len(paths); n > 0 && strings.Compare(paths[n-1], f.Path) >= 0 {
-			return fmt.Errorf("the store lists %s after %s, out of order", f.Path, paths[n-1])
+// eachFile calls fn with every note file of s, in byte-wise path order,
+// each with its checksum and, when withData, its content: through
+// [FileWalker] where s has it, else by listing the files and reading each
+// (a file removed between the two is skipped).
+func eachFile(ctx context.Context, s Source, withData bool, fn func(*noema.File) error) error {
+	last := ""
+	inOrder := func(f *noema.File) error {
+		if last != "" && f.Path <= last {
+			return fmt.Errorf("the store gives %s after %s, out of path order", f.Path, last)
 		}
+		last = f.Path
+		return fn(f)
+	}
+	if w, ok := s.(FileWalker); ok {
+		return w.WalkFiles(ctx, withData, inOrder)
+	}
+	var paths []string
+	if err := s.ListFiles(ctx, func(f noema.FileInfo) error {
 		paths = append(paths, f.Path)
 		return nil
-	})
-	return paths, err
-}
-
-// read reads path from s: nil, without an error, when it is not there
-// (removed since it was listed).
-func read(ctx context.Context, s noema.FileReader, path string) (*noema.File, error) {
-	f, err := s.ReadFile(ctx, path)
-	if noema.ErrorCode(err) == noema.ENOTFOUND {
-		return nil, nil
+	}); err != nil {
+		return err
 	}
-	return f, err
+	for _, path := range paths {
+		f, err := s.ReadFile(ctx, path)
+		if noema.ErrorCode(err) == noema.ENOTFOUND {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read %s: %w", path, err)
+		}
+		if err := inOrder(f); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -14,12 +14,16 @@ import (
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/internal/corpus"
 	"github.com/noema-mem/noema/internal/pgtest"
+	"github.com/noema-mem/noema/internal/treetest"
 	"github.com/noema-mem/noema/postgres"
 	"github.com/noema-mem/noema/storecopy"
 	"github.com/noema-mem/noema/vault"
 )
 
 var ctx = context.Background()
+
+// The PostgreSQL store is read in one query a side.
+var _ storecopy.FileWalker = (*postgres.Store)(nil)
 
 // newPostgres returns the store of vault "work" in a fresh, migrated
 // database on the test server.
@@ -70,38 +74,6 @@ func generate(tb testing.TB, n int) string {
 	return dir
 }
 
-// contents returns every file under dir outside dot-folders, by slash
-// path: what a user sees in the folder.
-func contents(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	out := map[string]string{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if strings.HasPrefix(d.Name(), ".") && p != dir {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.IsDir() {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(dir, p)
-		out[filepath.ToSlash(rel)] = string(b)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // checksums returns every file of s with its checksum.
 func checksums(t *testing.T, s storecopy.Source) map[string]string {
 	t.Helper()
@@ -141,7 +113,7 @@ func countsOf(p *storecopy.Plan) counts {
 // changes nothing; after edits, a push makes exactly those changes.
 func TestRoundTrip(t *testing.T) {
 	dir := generate(t, 300)
-	want := contents(t, dir)
+	want := treetest.Files(t, dir)
 	if len(want) != 300 {
 		t.Fatalf("the corpus wrote %d files", len(want))
 	}
@@ -161,7 +133,7 @@ func TestRoundTrip(t *testing.T) {
 	if got := countsOf(copyOK(t, db, folder(t, pulled), storecopy.Options{})); got != (counts{created: 300}) {
 		t.Fatalf("pull into a new folder: %+v", got)
 	}
-	if got := contents(t, pulled); !maps.Equal(got, want) {
+	if got := treetest.Files(t, pulled); !maps.Equal(got, want) {
 		t.Fatalf("the pulled folder differs from the pushed one: %d files, want %d", len(got), len(want))
 	}
 
@@ -213,7 +185,7 @@ func TestRoundTrip(t *testing.T) {
 	if got := countsOf(copyOK(t, db, folder(t, pulled), storecopy.Options{Delete: true})); got != (counts{created: 2, replaced: 2, deleted: 2, unchanged: 296}) {
 		t.Fatalf("pull of the edits: %+v", got)
 	}
-	if got, want := contents(t, pulled), contents(t, dir); !maps.Equal(got, want) {
+	if got, want := treetest.Files(t, pulled), treetest.Files(t, dir); !maps.Equal(got, want) {
 		t.Fatal("the folder pulled again differs from the edited one")
 	}
 }
@@ -297,7 +269,7 @@ func TestConcurrentChangeAborts(t *testing.T) {
 func TestDryRun(t *testing.T) {
 	dir := generate(t, 50)
 	src, db := folder(t, dir), newPostgres(t)
-	before := contents(t, dir)
+	before := treetest.Files(t, dir)
 	plan, err := storecopy.Prepare(ctx, src, db, storecopy.Options{Delete: true})
 	if err != nil {
 		t.Fatal(err)
@@ -311,7 +283,7 @@ func TestDryRun(t *testing.T) {
 	if got := checksums(t, db); len(got) != 0 {
 		t.Fatalf("a plan wrote %d files", len(got))
 	}
-	if got := contents(t, dir); !maps.Equal(got, before) {
+	if got := treetest.Files(t, dir); !maps.Equal(got, before) {
 		t.Fatal("a plan changed the source")
 	}
 }
@@ -326,7 +298,7 @@ func TestEmptyAndEdgeFiles(t *testing.T) {
 	copyOK(t, folder(t, dir), db, storecopy.Options{})
 	out := filepath.Join(t.TempDir(), "out")
 	copyOK(t, db, folder(t, out), storecopy.Options{})
-	if got, want := contents(t, out), contents(t, dir); !maps.Equal(got, want) {
+	if got, want := treetest.Files(t, out), treetest.Files(t, dir); !maps.Equal(got, want) {
 		t.Fatalf("pulled %q, want %q", got, want)
 	}
 }
