@@ -120,7 +120,7 @@ var groups = []struct{ name, summary string }{
 	{"concept", "find, similar, list, create, show, update and delete concepts"},
 	{"relation", "create, show, update and delete typed relations"},
 	{"graph", "node, neighbors, subgraph, export and analyze the knowledge graph"},
-	{"vault", "rename-files: maintenance of the vault's files"},
+	{"vault", "rename-files, push, pull: the vault's files, and moving them to and from a team's store"},
 	{"model", "pull and list sentence-embedding models for the minilm embedder"},
 	{"store", "migrate: the PostgreSQL store of record's schema"},
 }
@@ -133,6 +133,7 @@ func commands() []*command {
 	for _, t := range tools.All() {
 		cmds = append(cmds, &command{path: t.Command, summary: t.Title, about: t.Description, in: t.In(), tool: t})
 	}
+	cmds = append(cmds, vaultCopyCommands()...)
 	cmds = append(cmds, &command{path: "store migrate", summary: "create or upgrade noema's schema in a PostgreSQL database",
 		about: "Applies every schema step the database lacks, in one transaction: a failure leaves the schema as it was. Servers refuse a database whose schema is missing, older or newer than theirs.",
 		in:    reflect.TypeFor[struct{}](), run: runStoreMigrate})
@@ -538,27 +539,54 @@ func (c *CLI) logger() *slog.Logger {
 // create is false a missing vault is not_found instead of a new empty one.
 // A file where the vault should be is invalid_argument either way.
 func (c *CLI) open(ctx context.Context, create bool) (*app.App, error) {
+	dir, err := c.vaultFolder()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkFolder(dir, create, "a write, 'noema serve' or 'noema mcp' creates it; or give --vault or NOEMA_VAULT"); err != nil {
+		return nil, err
+	}
+	cfg, err := c.config(dir)
+	if err != nil {
+		return nil, err
+	}
+	return app.Open(ctx, dir, app.Options{Logger: c.logger(), Config: &cfg})
+}
+
+// vaultFolder returns the vault folder the global flags and environment
+// name: --vault, else $NOEMA_VAULT, else the default.
+func (c *CLI) vaultFolder() (string, error) {
 	dir := c.vaultDir
 	if dir == "" {
 		dir = c.Getenv("NOEMA_VAULT")
 	}
 	if dir == "" {
-		var err error
-		if dir, err = app.DefaultVaultDir(); err != nil {
-			return nil, err
-		}
+		return app.DefaultVaultDir()
 	}
+	return dir, nil
+}
+
+// checkFolder refuses a vault folder that is a file (invalid_argument), and
+// one that does not exist when it may not be created (not_found, with
+// howToCreate).
+func checkFolder(dir string, create bool, howToCreate string) error {
 	switch fi, err := os.Stat(dir); {
 	case err == nil && !fi.IsDir():
-		return nil, noema.Errorf(noema.EINVALID, "%s is a file, not a vault folder (give --vault a folder)", dir)
+		return noema.Errorf(noema.EINVALID, "%s is a file, not a vault folder (give --vault a folder)", dir)
 	case errors.Is(err, fs.ErrNotExist) && !create:
-		return nil, noema.Errorf(noema.ENOTFOUND, "no vault at %s (a write, 'noema serve' or 'noema mcp' creates it; or give --vault or NOEMA_VAULT)", dir)
+		return noema.Errorf(noema.ENOTFOUND, "no vault at %s (%s)", dir, howToCreate)
 	case errors.Is(err, syscall.ENOTDIR):
-		return nil, noema.Errorf(noema.EINVALID, "%s is not a folder: a part of its path is a file", dir)
+		return noema.Errorf(noema.EINVALID, "%s is not a folder: a part of its path is a file", dir)
 	}
+	return nil
+}
+
+// config loads the configuration of the vault in dir, with the global
+// flags' embedder and store over it.
+func (c *CLI) config(dir string) (config.Config, error) {
 	cfg, err := config.Load(dir, c.Getenv)
 	if err != nil {
-		return nil, err
+		return cfg, err
 	}
 	if c.embedder != "" || c.store != "" {
 		if c.embedder != "" {
@@ -568,10 +596,10 @@ func (c *CLI) open(ctx context.Context, create bool) (*app.App, error) {
 			cfg.Store = c.store
 		}
 		if err := cfg.Validate(); err != nil {
-			return nil, err
+			return cfg, err
 		}
 	}
-	return app.Open(ctx, dir, app.Options{Logger: c.logger(), Config: &cfg})
+	return cfg, nil
 }
 
 // Version is the module version noema was built as, or "(devel)".

@@ -172,6 +172,11 @@ func TestReadmeListsEveryToolAndCommand(t *testing.T) {
 	for _, tool := range tools.All() {
 		commands = append(commands, tool.Command)
 	}
+	for _, cmd := range groupCommands(t) { // and those that are not tools: store migrate, vault push…
+		if !slices.Contains(commands, cmd) {
+			commands = append(commands, cmd)
+		}
+	}
 	for _, cmd := range commands {
 		var line string
 		for _, l := range lines {
@@ -221,6 +226,29 @@ func TestReadmeListsEveryToolAndCommand(t *testing.T) {
 			t.Errorf("the README's Layout table does not map %s (%s) to a package", tool.Command, tool.Name)
 		}
 	}
+}
+
+// groupCommands returns every command of a group ("note write", "store
+// migrate") as `noema help GROUP` lists them.
+func groupCommands(t *testing.T) []string {
+	t.Helper()
+	usage, _, _ := runAll(t, "", "help")
+	_, list, _ := strings.Cut(usage, "\nCommands:\n")
+	var out []string
+	for _, m := range regexp.MustCompile(`(?m)^  ([a-z-]+) `).FindAllStringSubmatch(list, -1) {
+		help, _, _ := runAll(t, "", "help", m[1])
+		if !strings.HasPrefix(help, "Usage: noema "+m[1]+" COMMAND") {
+			continue // a command, not a group
+		}
+		_, subs, _ := strings.Cut(help, "\nCommands:\n")
+		for _, sub := range regexp.MustCompile(`(?m)^  ([a-z-]+)  `).FindAllStringSubmatch(subs, -1) {
+			out = append(out, m[1]+" "+sub[1])
+		}
+	}
+	if !slices.Contains(out, "store migrate") || !slices.Contains(out, "note write") {
+		t.Fatalf("the groups' help lists %q: not every command", out)
+	}
+	return out
 }
 
 // TestReadmeLayoutMatchesTree: the Layout section names every folder of

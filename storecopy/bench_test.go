@@ -42,6 +42,7 @@ func BenchmarkPush(b *testing.B) {
 		if _, err := storecopy.Copy(ctx, src, db, storecopy.Options{}); err != nil {
 			b.Fatal(err)
 		}
+		b.ResetTimer()
 		copyOnto(b, func(*testing.B) storecopy.Target { return db }, 0)
 	})
 }

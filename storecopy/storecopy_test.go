@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,24 +32,12 @@ func newPostgres(tb testing.TB) *postgres.Store {
 	if _, err := postgres.Migrate(ctx, dsn); err != nil {
 		tb.Fatal(err)
 	}
-	s, err := postgres.OpenStore(ctx, withVault(tb, dsn, "work"), nil)
+	s, err := postgres.OpenStore(ctx, pgtest.StoreURL(tb, dsn, "work"), nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(s.Close)
 	return s
-}
-
-// withVault returns the store URL of vault name in the database dsn names.
-func withVault(tb testing.TB, dsn, name string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("vault", name)
-	u.RawQuery = q.Encode()
-	return u.String()
 }
 
 // folder opens dir as a folder store.

@@ -70,6 +70,20 @@ func NewDatabase(tb testing.TB) string {
 	return dsn
 }
 
+// StoreURL returns the store URL of vault name in the database dsn names
+// (dsn?vault=name, see postgres.SplitVault).
+func StoreURL(tb testing.TB, dsn, name string) string {
+	tb.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		tb.Fatalf("store URL of %q: %v", dsn, err)
+	}
+	q := u.Query()
+	q.Set("vault", name)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
 // exec runs one statement on a new connection to dsn.
 func exec(ctx context.Context, dsn, sql string) error {
 	conn, err := pgx.Connect(ctx, dsn)
