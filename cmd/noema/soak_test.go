@@ -859,19 +859,10 @@ func (sv *soakServer) call(ctx context.Context, tool string, args map[string]any
 		}
 		return nil, "", err.Error(), soakUnacked
 	}
+	out, code, msg := toolAnswer(res)
 	if res.IsError {
-		text := ""
-		if len(res.Content) > 0 {
-			if tc, ok := res.Content[0].(*mcp.TextContent); ok {
-				text = tc.Text
-			}
-		}
-		code, msg, _ := strings.Cut(text, ":")
-		return nil, code, strings.TrimSpace(msg), soakRefused
+		return nil, code, msg, soakRefused
 	}
-	var out map[string]any
-	b, _ := json.Marshal(res.StructuredContent)
-	json.Unmarshal(b, &out)
 	return out, "", "", soakOK
 }
 
@@ -1156,16 +1147,7 @@ func (s *soakState) verify(label string) (lost, corrupt, disagree int) {
 	// The index after sync against an index built from scratch on a copy.
 	cp := filepath.Join(s.dir, "copy-"+label)
 	os.RemoveAll(cp)
-	for rel, b := range files {
-		dst := filepath.Join(cp, filepath.FromSlash(rel))
-		os.MkdirAll(filepath.Dir(dst), 0o755)
-		if err := os.WriteFile(dst, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if fi, err := os.Stat(filepath.Join(s.vault, filepath.FromSlash(rel))); err == nil {
-			os.Chtimes(dst, fi.ModTime(), fi.ModTime())
-		}
-	}
+	copyFiles(t, cp, files, s.vault)
 	if out, code, _, err := s.runCLIOn(cp, "--json", "reindex"); err != nil || code != 0 {
 		t.Errorf("soak: %s: reindex of the copy: exit %d, %v: %.500s", label, code, err, out)
 		disagree++

@@ -227,6 +227,13 @@ func teamCall(ctx context.Context, cs *mcp.ClientSession, tool string, args map[
 	if err != nil {
 		return nil, "", "", fmt.Errorf("%w: %s: %v", errTransport, tool, err)
 	}
+	res, code, msg = toolAnswer(r)
+	return res, code, msg, nil
+}
+
+// toolAnswer decodes a tool's answer: its structured result, or the code
+// and message of its error ("code: message").
+func toolAnswer(r *mcp.CallToolResult) (res map[string]any, code, msg string) {
 	if r.IsError {
 		text := ""
 		if len(r.Content) > 0 {
@@ -235,11 +242,28 @@ func teamCall(ctx context.Context, cs *mcp.ClientSession, tool string, args map[
 			}
 		}
 		code, msg, _ := strings.Cut(text, ":")
-		return nil, code, strings.TrimSpace(msg), nil
+		return nil, code, strings.TrimSpace(msg)
 	}
 	b, _ := json.Marshal(r.StructuredContent)
 	json.Unmarshal(b, &res)
-	return res, "", "", nil
+	return res, "", ""
+}
+
+// copyFiles writes files (vault path → bytes) into a new folder dst, each
+// with the modification time of the same file in mtimes, when it has one
+// (an index records them).
+func copyFiles(t testing.TB, dst string, files map[string][]byte, mtimes string) {
+	t.Helper()
+	for rel, b := range files {
+		p := filepath.Join(dst, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if fi, err := os.Stat(filepath.Join(mtimes, filepath.FromSlash(rel))); err == nil {
+			os.Chtimes(p, fi.ModTime(), fi.ModTime())
+		}
+	}
 }
 
 // mustCall is teamCall for a call that must succeed.

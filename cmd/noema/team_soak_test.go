@@ -387,16 +387,7 @@ func (s *teamSoakState) verify(st *postgres.Store, dir string) (lost, corrupt, d
 			continue
 		}
 		cp := filepath.Join(dir, "pulled-"+sv.name)
-		for rel, data := range want {
-			dst := filepath.Join(cp, filepath.FromSlash(rel))
-			os.MkdirAll(filepath.Dir(dst), 0o755)
-			if err := os.WriteFile(dst, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			if fi, err := os.Stat(filepath.Join(sv.dir, filepath.FromSlash(rel))); err == nil {
-				os.Chtimes(dst, fi.ModTime(), fi.ModTime())
-			}
-		}
+		copyFiles(t, cp, want, sv.dir)
 		files = len(want)
 		if out, code, _, err := state.runCLIOn(cp, "--json", "reindex"); err != nil || code != 0 {
 			t.Errorf("team soak: reindex of the pulled vault: exit %d, %v: %.500s", code, err, out)
