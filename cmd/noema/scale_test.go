@@ -452,11 +452,12 @@ func (p serverProfiles) save(b *testing.B, url, file string) {
 	}
 }
 
-// startServe runs `noema serve` on a loopback port and returns its MCP URL,
-// its process id and its profiles (-scale-pprof); it is stopped when the
-// benchmark ends.
-func startServe(b *testing.B, vault string) (string, int, serverProfiles) {
-	cmd := exec.Command(scaleBinary(), "--vault", vault, "serve", "--addr", "127.0.0.1:0")
+// startServe runs `noema serve` on a loopback port, with the global flags
+// global (--store URL), and returns its MCP URL, its process id and its
+// profiles (-scale-pprof); it is stopped when the benchmark ends.
+func startServe(b *testing.B, vault string, global ...string) (string, int, serverProfiles) {
+	args := append(append([]string{"--vault", vault}, global...), "serve", "--addr", "127.0.0.1:0")
+	cmd := exec.Command(scaleBinary(), args...)
 	var prof serverProfiles
 	if *scalePprof != "" {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
