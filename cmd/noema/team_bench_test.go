@@ -54,7 +54,9 @@ var teamModes = map[string]scaleMode{
 //     write's arrival in the other two servers' folders is seen through
 //     fsnotify, giving the change feed's lag at that load.
 //
-// It prints the rows with the machine's load average (/proc/loadavg)
+// With -scale-pprof DIR it saves CPU profiles (-scale-pprof-cpu seconds)
+// of the first PostgreSQL server from the start of the latency rounds and
+// of the load. It prints the rows with the machine's load average (/proc/loadavg)
 // beside them; nothing is asserted (a loaded machine moves the figures):
 //
 //	source /tmp/lead-pgenv  # or: eval "$(.ci/postgres start)"
@@ -75,6 +77,7 @@ type teamServer struct {
 	dir   string
 	url   string
 	pid   int
+	prof  serverProfiles
 	cs    *mcp.ClientSession
 	start time.Time
 }
@@ -84,7 +87,7 @@ type teamServer struct {
 // from the process's start to that answer.
 func serveTeam(b *testing.B, dir, query string, global ...string) (*teamServer, time.Duration) {
 	s := &teamServer{dir: dir, start: time.Now()}
-	s.url, s.pid, _ = startServe(b, dir, global...)
+	s.url, s.pid, s.prof = startServe(b, dir, global...)
 	s.cs = connectTeam(b, s.url)
 	s.call(b, "find_concepts", map[string]any{"query": query, "limit": 20})
 	return s, time.Since(s.start)
@@ -151,13 +154,13 @@ func (s *teamServer) whole(b *testing.B, n int) time.Duration {
 	}
 }
 
-// settle waits, up to a minute, until the servers' background work (the
-// first sync, embedding) is done: no server used more than 0.05 s of CPU
-// in the last second.
-func settle(servers ...*teamServer) {
-	deadline := time.Now().Add(time.Minute)
+// settle waits, up to three minutes, until the servers' background work
+// (the first sync, embedding) is done: no server used more than 0.05 s of
+// CPU in the last second. It logs how long it waited, or that it gave up.
+func settle(b *testing.B, servers ...*teamServer) {
+	start := time.Now()
 	last := make([]float64, len(servers))
-	for time.Now().Before(deadline) {
+	for time.Since(start) < 3*time.Minute {
 		busy := false
 		for i, s := range servers {
 			c := procCPU(s.pid)
@@ -165,10 +168,12 @@ func settle(servers ...*teamServer) {
 			last[i] = c
 		}
 		if !busy {
+			b.Logf("settled after %.0f s", time.Since(start).Seconds())
 			return
 		}
 		time.Sleep(time.Second)
 	}
+	b.Logf("still busy after %.0f s; measuring anyway", time.Since(start).Seconds())
 }
 
 // loadavg is the machine's load average over the last minute.
@@ -246,7 +251,7 @@ func runTeam(b *testing.B, mode scaleMode) {
 	f, fFirst := serveTeam(b, folderDir, sv.Queries[0])
 	fWhole := f.whole(b, total)
 	fLoad := loadavg()
-	settle(f)
+	settle(b, f)
 	p, pFirst := serveTeam(b, filepath.Join(b.TempDir(), "copy1"), sv.Queries[0], "--store", store)
 	pWhole := p.whole(b, total)
 	pLoad := loadavg()
@@ -256,10 +261,12 @@ func runTeam(b *testing.B, mode scaleMode) {
 		total, fWhole.Seconds(), pWhole.Seconds(), pWhole.Seconds()/fWhole.Seconds(), fLoad, pLoad)
 	b.ReportMetric(pFirst.Seconds(), "catchup-first-answer-s")
 	b.ReportMetric(fFirst.Seconds(), "folder-first-answer-s")
-	settle(f, p)
+	settle(b, f, p)
 
 	// Latency, call by call: A, B, B, A, …
+	stopCPU := p.prof.cpu(b, "team-postgres-latency")
 	lat := teamLatency(b, sv, f, p, *teamOps)
+	stopCPU()
 	for _, r := range lat {
 		fp, pp := quantileMs(r.folder, 0.5), quantileMs(r.postgres, 0.5)
 		tab.add("| %s p50 (p90), %d calls | %.1f ms (%.1f) | %.1f ms (%.1f) | %.2f | %s |",
@@ -274,8 +281,10 @@ func runTeam(b *testing.B, mode scaleMode) {
 		s, _ := serveTeam(b, filepath.Join(b.TempDir(), fmt.Sprintf("copy%d", i)), sv.Queries[0], "--store", store)
 		servers = append(servers, s)
 	}
-	settle(servers...)
+	settle(b, servers...)
+	stopCPU = p.prof.cpu(b, "team-postgres-load")
 	ld := teamLoadRun(b, sv, servers, *teamWriters, *teamLoad)
+	stopCPU()
 	tab.add("| load: 3 servers × %d writers for %s, write_note acknowledged | | %.0f writes/s (%d, %d failed) | | %s |",
 		*teamWriters, *teamLoad, ld.rate, len(ld.writes), ld.failed, ld.load)
 	tab.add("| load: write_note p50 (p99) | | %.1f ms (%.1f) | | |", quantileMs(ld.writes, 0.5), quantileMs(ld.writes, 0.99))
