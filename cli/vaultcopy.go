@@ -12,6 +12,7 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/indexer"
 	"github.com/noema-mem/noema/postgres"
 	"github.com/noema-mem/noema/storecopy"
 	"github.com/noema-mem/noema/vault"
@@ -97,6 +98,11 @@ func runVaultPull(ctx context.Context, c *CLI, v any) error {
 		return err
 	}
 	defer db.Close()
+	// A working copy follows its store by itself; a pull into it would
+	// write the folder behind the follower's back.
+	if _, err := os.Stat(filepath.Join(dir, ".noema", indexer.FollowFile)); err == nil {
+		return noema.Errorf(noema.EINVALID, "%s is a team server's working copy (.noema/%s): it follows its store by itself; serve it with --store, or pull into another folder", dir, indexer.FollowFile)
+	}
 	var plan *storecopy.Plan
 	if exists(dir) || !in.DryRun {
 		folder, err := openFolder(ctx, dir) // creates it

@@ -99,10 +99,19 @@ func TestVaultPushPull(t *testing.T) {
 	if st.Notes != 60 {
 		t.Fatalf("status of the pulled vault: %d notes, want 60 (indexed by the pull)", st.Notes)
 	}
+	// A second pulled folder stays a plain folder, for pull --delete below.
+	plain := filepath.Join(t.TempDir(), "plain")
+	if res := runCopy(t, "vault", "pull", "--from", store, plain); res.Created != 60 {
+		t.Fatalf("a second pull: %+v", res)
+	}
 	// The pulled folder holds exactly the store's notes: it may become the
 	// store's working copy.
 	if out, errOut, code := runAll(t, "", "--vault", pulled, "--store", store, "status"); code != 0 {
 		t.Fatalf("status of the pulled folder as the store's working copy: exit %d: %s%s", code, out, errOut)
+	}
+	// A working copy follows its store by itself: no pull into it.
+	if out, errOut, code := runAll(t, "", "vault", "pull", "--from", store, pulled); code != 1 || !strings.Contains(out+errOut, "working copy") {
+		t.Fatalf("a pull into a working copy: exit %d: %s%s", code, out, errOut)
 	}
 
 	// A note deleted from the folder stays in the store without --delete.
@@ -122,11 +131,18 @@ func TestVaultPushPull(t *testing.T) {
 	if res := runCopy(t, "vault", "push", dir, "--to", store, "--delete"); res.Deleted != 1 || res.Unchanged != 59 {
 		t.Fatalf("push --delete: %+v", res)
 	}
-	if res := runCopy(t, "vault", "pull", "--from", store, pulled, "--delete"); res.Deleted != 1 || res.Unchanged != 59 {
+	if res := runCopy(t, "vault", "pull", "--from", store, plain, "--delete"); res.Deleted != 1 || res.Unchanged != 59 {
 		t.Fatalf("pull --delete: %+v", res)
 	}
-	if _, err := os.Stat(filepath.Join(pulled, gone)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(plain, gone)); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("the pull did not delete %s", gone)
+	}
+	// The working copy catches the deletion up when it is next opened.
+	if out, errOut, code := runAll(t, "", "--vault", pulled, "--store", store, "status"); code != 0 {
+		t.Fatalf("status of the working copy: exit %d: %s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(pulled, gone)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the working copy still holds %s, deleted from its store", gone)
 	}
 }
 
