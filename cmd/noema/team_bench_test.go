@@ -72,8 +72,8 @@ func BenchmarkTeam(b *testing.B) {
 	runTeam(b, mode)
 }
 
-// teamServer is one `noema serve` and an MCP session to it.
-type teamServer struct {
+// benchServer is one `noema serve` and an MCP session to it.
+type benchServer struct {
 	dir   string
 	url   string
 	pid   int
@@ -82,19 +82,19 @@ type teamServer struct {
 	start time.Time
 }
 
-// serveTeam starts `noema serve` on dir with the global flags global and
+// serveBench starts `noema serve` on dir with the global flags global and
 // waits for its first answer (find_concepts of query), returning the time
 // from the process's start to that answer.
-func serveTeam(b *testing.B, dir, query string, global ...string) (*teamServer, time.Duration) {
-	s := &teamServer{dir: dir, start: time.Now()}
+func serveBench(b *testing.B, dir, query string, global ...string) (*benchServer, time.Duration) {
+	s := &benchServer{dir: dir, start: time.Now()}
 	s.url, s.pid, s.prof = startServe(b, dir, global...)
-	s.cs = connectTeam(b, s.url)
+	s.cs = connectBench(b, s.url)
 	s.call(b, "find_concepts", map[string]any{"query": query, "limit": 20})
 	return s, time.Since(s.start)
 }
 
-// connectTeam opens an MCP session to url, retrying for up to 5 minutes.
-func connectTeam(b *testing.B, url string) *mcp.ClientSession {
+// connectBench opens an MCP session to url, retrying for up to 5 minutes.
+func connectBench(b *testing.B, url string) *mcp.ClientSession {
 	start := time.Now()
 	for {
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "team-bench", Version: "v0"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
@@ -110,11 +110,11 @@ func connectTeam(b *testing.B, url string) *mcp.ClientSession {
 }
 
 // call makes one tool call and returns its latency and its text.
-func (s *teamServer) call(b *testing.B, name string, args map[string]any) (time.Duration, string) {
-	return callTeam(b, s.cs, name, args)
+func (s *benchServer) call(b *testing.B, name string, args map[string]any) (time.Duration, string) {
+	return callBench(b, s.cs, name, args)
 }
 
-func callTeam(b *testing.B, cs *mcp.ClientSession, name string, args map[string]any) (time.Duration, string) {
+func callBench(b *testing.B, cs *mcp.ClientSession, name string, args map[string]any) (time.Duration, string) {
 	t0 := time.Now()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
 	d := time.Since(t0)
@@ -137,7 +137,7 @@ var statusNotes = regexp.MustCompile(`(?m)^notes:\s+(\d+)`)
 
 // whole waits until s's index holds n notes (its status), polling every
 // 50 ms, and returns the time since s started.
-func (s *teamServer) whole(b *testing.B, n int) time.Duration {
+func (s *benchServer) whole(b *testing.B, n int) time.Duration {
 	for {
 		_, text := s.call(b, "status", map[string]any{})
 		m := statusNotes.FindStringSubmatch(text)
@@ -157,7 +157,7 @@ func (s *teamServer) whole(b *testing.B, n int) time.Duration {
 // settle waits, up to three minutes, until the servers' background work
 // (the first sync, embedding) is done: no server used more than 0.05 s of
 // CPU in the last second. It logs how long it waited, or that it gave up.
-func settle(b *testing.B, servers ...*teamServer) {
+func settle(b *testing.B, servers ...*benchServer) {
 	start := time.Now()
 	last := make([]float64, len(servers))
 	for time.Since(start) < 3*time.Minute {
@@ -248,11 +248,11 @@ func runTeam(b *testing.B, mode scaleMode) {
 
 	// Start: the folder server cold, then a server following the database
 	// from an empty folder.
-	f, fFirst := serveTeam(b, folderDir, sv.Queries[0])
+	f, fFirst := serveBench(b, folderDir, sv.Queries[0])
 	fWhole := f.whole(b, total)
 	fLoad := loadavg()
 	settle(b, f)
-	p, pFirst := serveTeam(b, filepath.Join(b.TempDir(), "copy1"), sv.Queries[0], "--store", store)
+	p, pFirst := serveBench(b, filepath.Join(b.TempDir(), "copy1"), sv.Queries[0], "--store", store)
 	pWhole := p.whole(b, total)
 	pLoad := loadavg()
 	tab.add("| serve: start to first answer (folder: cold, no index; PostgreSQL: empty folder, catch-up) | %.2f s | %.2f s | %.2f | %s, %s |",
@@ -276,9 +276,9 @@ func runTeam(b *testing.B, mode scaleMode) {
 	}
 
 	// Load: three servers on the database, writers on each.
-	servers := []*teamServer{p}
+	servers := []*benchServer{p}
 	for i := 2; i <= 3; i++ {
-		s, _ := serveTeam(b, filepath.Join(b.TempDir(), fmt.Sprintf("copy%d", i)), sv.Queries[0], "--store", store)
+		s, _ := serveBench(b, filepath.Join(b.TempDir(), fmt.Sprintf("copy%d", i)), sv.Queries[0], "--store", store)
 		servers = append(servers, s)
 	}
 	settle(b, servers...)
@@ -328,9 +328,9 @@ type teamCalls struct {
 
 // teamLatency runs n rounds of each call on f and p, alternating which
 // server goes first, and returns the rows.
-func teamLatency(b *testing.B, sv scaleVault, f, p *teamServer, n int) []teamCalls {
+func teamLatency(b *testing.B, sv scaleVault, f, p *benchServer, n int) []teamCalls {
 	// One search each first: the first search loads what later ones reuse.
-	for _, s := range []*teamServer{f, p} {
+	for _, s := range []*benchServer{f, p} {
 		s.call(b, "search_notes", map[string]any{"query": sv.Others[0]})
 	}
 	calls := []struct {
@@ -354,9 +354,9 @@ func teamLatency(b *testing.B, sv scaleVault, f, p *teamServer, n int) []teamCal
 	for _, c := range calls {
 		r := teamCalls{name: c.name}
 		for i := range n {
-			order := []*teamServer{f, p}
+			order := []*benchServer{f, p}
 			if i%2 == 1 {
-				order = []*teamServer{p, f}
+				order = []*benchServer{p, f}
 			}
 			for _, s := range order {
 				d, _ := s.call(b, c.name, c.args(i))
@@ -386,7 +386,7 @@ type teamLoadResult struct {
 // teamLoadRun has writers writers on each server write new notes into
 // folder "load" for d, and times each write's arrival in the other
 // servers' folders through fsnotify.
-func teamLoadRun(b *testing.B, sv scaleVault, servers []*teamServer, writers int, d time.Duration) teamLoadResult {
+func teamLoadRun(b *testing.B, sv scaleVault, servers []*benchServer, writers int, d time.Duration) teamLoadResult {
 	// The folder must exist everywhere before it can be watched.
 	servers[0].call(b, "write_note", map[string]any{"title": "Load seed", "content": "The load rows write next to this note.", "folder": "load"})
 	for _, s := range servers {
@@ -440,7 +440,7 @@ func teamLoadRun(b *testing.B, sv scaleVault, servers []*teamServer, writers int
 	deadline := start.Add(d)
 	for si, s := range servers {
 		for w := range writers {
-			cs := connectTeam(b, s.url)
+			cs := connectBench(b, s.url)
 			wg.Go(func() {
 				for n := 0; time.Now().Before(deadline); n++ {
 					title := fmt.Sprintf("Load s%d w%d n%d", si, w, n)
