@@ -212,7 +212,7 @@ type op struct {
 func (p *linkProperty) step() op {
 	notesNow := p.notePaths()
 	pick := func() string { return notesNow[p.rng.IntN(len(notesNow))] }
-	uri := func(rel string) string { return vault.PathToURI(rel) }
+	uri := func(rel string) string { return noema.NoteURI(rel) }
 	var o op
 	var err error
 	switch r := p.rng.IntN(100); {

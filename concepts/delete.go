@@ -165,7 +165,7 @@ func Unlink(content []byte, links []noema.Link, keys map[string]bool) []byte {
 func uris(paths []string) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		out[i] = vault.PathToURI(p)
+		out[i] = noema.NoteURI(p)
 	}
 	return out
 }

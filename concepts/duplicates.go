@@ -13,7 +13,6 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/fuzzy"
-	"github.com/noema-mem/noema/vault"
 	"github.com/noema-mem/noema/vector"
 )
 
@@ -2466,7 +2465,7 @@ func fillGroup(g *DupGroup, cons []dupConcept, ms []int32) {
 		c := &cons[m]
 		dm := DupMember{ID: c.id, Label: c.label, Mentions: c.Mentions, HasPage: c.HasPage}
 		if c.Page != "" {
-			dm.Page = vault.PathToURI(c.Page)
+			dm.Page = noema.NoteURI(c.Page)
 		}
 		g.Members = append(g.Members, dm)
 		if m != ms[0] {

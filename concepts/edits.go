@@ -130,7 +130,7 @@ func (e *edits) lineChanges() []FileChange {
 			continue
 		}
 		for _, c := range f.changes {
-			out = append(out, FileChange{URI: vault.PathToURI(rel), LineChange: c})
+			out = append(out, FileChange{URI: noema.NoteURI(rel), LineChange: c})
 		}
 	}
 	if out == nil {

@@ -491,11 +491,11 @@ func (s *Service) planTargetPage(m *mergePlan, total int, pageEdit func(fm *vaul
 			}
 			m.ed.create(rel, content)
 			targetRole = "new_target_page"
-			m.res.InboundLinks = append(m.res.InboundLinks, InboundChange{URI: vault.PathToURI(rel), Role: targetRole, Before: 0, After: target.Mentions + total})
+			m.res.InboundLinks = append(m.res.InboundLinks, InboundChange{URI: noema.NoteURI(rel), Role: targetRole, Before: 0, After: target.Mentions + total})
 		}
 	}
 	if targetRole == "target_page" && total > 0 {
-		m.res.InboundLinks = append(m.res.InboundLinks, InboundChange{URI: vault.PathToURI(m.targetPage), Role: targetRole, Before: target.Mentions, After: target.Mentions + total})
+		m.res.InboundLinks = append(m.res.InboundLinks, InboundChange{URI: noema.NoteURI(m.targetPage), Role: targetRole, Before: target.Mentions, After: target.Mentions + total})
 	}
 	if m.targetPage == "" {
 		return nil
@@ -518,7 +518,7 @@ func (m *mergePlan) planSourcePages() error {
 	for rel := range m.sourcePages {
 		if strings.HasPrefix(rel, noema.ConceptsDir) {
 			m.ed.remove(rel)
-			m.res.PagesDeleted = append(m.res.PagesDeleted, vault.PathToURI(rel))
+			m.res.PagesDeleted = append(m.res.PagesDeleted, noema.NoteURI(rel))
 			continue
 		}
 		err := m.ed.editFrontMatter(rel, func(fm *vault.FrontMatter) error {

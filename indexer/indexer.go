@@ -649,7 +649,7 @@ func DanglingRelationWarnings(rels []sqlite.DanglingRelation) []Warning {
 	for _, r := range rels {
 		target := r.ToRef
 		if p, ok := strings.CutPrefix(r.ToRef, "note:"); ok {
-			target = "the note " + vault.PathToURI(p)
+			target = "the note " + noema.NoteURI(p)
 		} else if k, ok := strings.CutPrefix(r.ToRef, "concept:"); ok {
 			target = fmt.Sprintf("the concept %q", k)
 		}

@@ -62,7 +62,7 @@ func (s *Service) edit(w *vault.Writer, rel string, in EditInput) (*WriteResult,
 	}
 	if in.ExpectedChecksum != "" && in.ExpectedChecksum != noema.Checksum(old) {
 		return nil, &noema.Error{Code: noema.ECHECKSUM,
-			Message: fmt.Sprintf("%s changed since it was read (checksum is %s)", vault.PathToURI(rel), noema.Checksum(old)),
+			Message: fmt.Sprintf("%s changed since it was read (checksum is %s)", noema.NoteURI(rel), noema.Checksum(old)),
 			Details: map[string]any{"checksum": noema.Checksum(old)}}
 	}
 	_, body, bodyOffset, _ := vault.SplitFrontMatter(old)
@@ -127,7 +127,7 @@ func (s *Service) edit(w *vault.Writer, rel string, in EditInput) (*WriteResult,
 	if err := w.ReplaceFile(rel, old, content); err != nil {
 		return nil, err
 	}
-	return &WriteResult{URI: vault.PathToURI(rel), Path: rel, Title: p.Title, Checksum: p.Checksum, Size: len(content)}, nil
+	return &WriteResult{URI: noema.NoteURI(rel), Path: rel, Title: p.Title, Checksum: p.Checksum, Size: len(content)}, nil
 }
 
 // joinPart returns add prepared to follow body: on its own line.
@@ -183,7 +183,7 @@ func (s *Service) Move(ctx context.Context, from, to string) (*MoveResult, error
 	if dst == src {
 		return nil, noema.Errorf(noema.EINVALID, "source and destination are the same note")
 	}
-	res := &MoveResult{From: vault.PathToURI(src), URI: vault.PathToURI(dst), Path: dst, Links: []LinkChange{}}
+	res := &MoveResult{From: noema.NoteURI(src), URI: noema.NoteURI(dst), Path: dst, Links: []LinkChange{}}
 	err = s.Vault.Locked(ctx, func(w *vault.Writer) error {
 		changed, err := s.move(ctx, w, src, dst, res)
 		if err != nil {
@@ -217,12 +217,12 @@ func (s *Service) Delete(ctx context.Context, ref string, confirm bool) (*Delete
 		return nil, err
 	}
 	if !confirm {
-		return nil, noema.Errorf(noema.EINVALID, "deleting %s needs confirm=true", vault.PathToURI(rel)).WithParam("confirm")
+		return nil, noema.Errorf(noema.EINVALID, "deleting %s needs confirm=true", noema.NoteURI(rel)).WithParam("confirm")
 	}
 	if err := s.Vault.Locked(ctx, func(w *vault.Writer) error { return w.Remove(rel) }); err != nil {
 		return nil, err
 	}
-	res := &DeleteResult{URI: vault.PathToURI(rel), Deleted: true}
+	res := &DeleteResult{URI: noema.NoteURI(rel), Deleted: true}
 	res.Warnings = s.index(ctx, rel)
 	return res, nil
 }
@@ -231,7 +231,7 @@ func (s *Service) Delete(ctx context.Context, ref string, confirm bool) (*Delete
 // headings it has.
 func noSection(section, rel string, body []byte) error {
 	headings := vault.Headings(body)
-	msg := fmt.Sprintf("no section %q in %s", section, vault.PathToURI(rel))
+	msg := fmt.Sprintf("no section %q in %s", section, noema.NoteURI(rel))
 	if len(headings) == 0 {
 		msg += "; it has no headings"
 	} else {

@@ -165,7 +165,7 @@ func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error
 	if err != nil {
 		return nil, err
 	}
-	res := &WriteResult{URI: vault.PathToURI(rel), Path: rel, Title: title, Checksum: noema.Checksum(content),
+	res := &WriteResult{URI: noema.NoteURI(rel), Path: rel, Title: title, Checksum: noema.Checksum(content),
 		Created: !exists, Size: len(content), Warnings: []string{}}
 	res.Warnings = append(res.Warnings, s.index(ctx, rel)...)
 	if others = slices.DeleteFunc(others, func(p string) bool { return p == rel }); len(others) > 0 {
@@ -218,15 +218,15 @@ func (s *Service) titled(rel, title string) bool {
 func duplicateTitle(title string, others []string) error {
 	return &noema.Error{Code: noema.ECONFLICT,
 		Message: fmt.Sprintf("a note named %q already exists at %s: [[%s]] links open it; write to that note (edit_note, or overwrite in its folder), choose another title, or pass allow_duplicate_title",
-			title, vault.PathToURI(others[0]), title),
-		Details: map[string]any{"uri": vault.PathToURI(others[0]), "uris": uris(others)}}
+			title, noema.NoteURI(others[0]), title),
+		Details: map[string]any{"uri": noema.NoteURI(others[0]), "uris": uris(others)}}
 }
 
 // uris returns the memory:// URIs of vault paths.
 func uris(paths []string) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		out[i] = vault.PathToURI(p)
+		out[i] = noema.NoteURI(p)
 	}
 	return out
 }
@@ -256,8 +256,8 @@ func (s *Service) place(w *vault.Writer, folder, stem, title string, content []b
 			}
 			if !overwrite {
 				return "", false, &noema.Error{Code: noema.ECONFLICT,
-					Message: fmt.Sprintf("note %q already exists at %s; pass overwrite to replace it", title, vault.PathToURI(rel)),
-					Details: map[string]any{"uri": vault.PathToURI(rel)}}
+					Message: fmt.Sprintf("note %q already exists at %s; pass overwrite to replace it", title, noema.NoteURI(rel)),
+					Details: map[string]any{"uri": noema.NoteURI(rel)}}
 			}
 		}
 		if exists {
@@ -406,7 +406,7 @@ func (s *Service) load(rel string) (*Note, error) {
 		links = []noema.Link{}
 	}
 	return &Note{
-		URI: vault.PathToURI(rel), Path: rel, Title: p.Title, Tags: nonNil(p.Tags), Aliases: nonNil(p.Aliases),
+		URI: noema.NoteURI(rel), Path: rel, Title: p.Title, Tags: nonNil(p.Tags), Aliases: nonNil(p.Aliases),
 		FrontMatter: fmMap, Content: string(content), Links: links, Checksum: p.Checksum,
 		Size: len(content), Modified: info.ModTime().UTC(),
 	}, nil

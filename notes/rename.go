@@ -64,14 +64,14 @@ func (s *Service) RenameFiles(ctx context.Context, in RenameFilesInput) (*Rename
 		for _, f := range files {
 			content, changes := rewritePathLinks(f, renames)
 			for _, c := range changes {
-				res.Links = append(res.Links, LinkChange{URI: vault.PathToURI(f.rel), LineChange: c})
+				res.Links = append(res.Links, LinkChange{URI: noema.NoteURI(f.rel), LineChange: c})
 			}
 			to, renamed := renames[f.rel]
 			switch {
 			case renamed:
 				cs.Create(to, content)
 				cs.Remove(f.rel, f.content)
-				res.Renamed = append(res.Renamed, RenamedFile{From: vault.PathToURI(f.rel), To: vault.PathToURI(to)})
+				res.Renamed = append(res.Renamed, RenamedFile{From: noema.NoteURI(f.rel), To: noema.NoteURI(to)})
 			case !bytes.Equal(content, f.content):
 				cs.Replace(f.rel, f.content, content)
 				paths = append(paths, f.rel)
@@ -255,9 +255,9 @@ func (s *Service) move(ctx context.Context, w *vault.Writer, src, dst string, re
 				return nil, err
 			}
 		}
-		uri := vault.PathToURI(rel)
+		uri := noema.NoteURI(rel)
 		if rel == src {
-			uri = vault.PathToURI(dst)
+			uri = noema.NoteURI(dst)
 		}
 		for _, c := range lines {
 			res.Links = append(res.Links, LinkChange{URI: uri, LineChange: c})
@@ -321,8 +321,8 @@ func (s *Service) planRename(ctx context.Context, src, dst string, n *vault.Note
 		if len(others) > 0 {
 			return nil, &noema.Error{Code: noema.ECONFLICT,
 				Message: fmt.Sprintf("cannot name %s %q: a note named %q already exists at %s ([[%s]] links open it); choose another name",
-					vault.PathToURI(src), r.newStem, r.newStem, vault.PathToURI(others[0]), r.newStem),
-				Details: map[string]any{"uri": vault.PathToURI(others[0]), "uris": uris(others)}}
+					noema.NoteURI(src), r.newStem, r.newStem, noema.NoteURI(others[0]), r.newStem),
+				Details: map[string]any{"uri": noema.NoteURI(others[0]), "uris": uris(others)}}
 		}
 	}
 	named, err := s.sameName(ctx, r.oldStem, src)

@@ -82,7 +82,7 @@ func (s *Service) resolve(ctx context.Context, ref string) (*endpoint, error) {
 		if _, _, err := s.Vault.ReadFile(rel); err != nil {
 			return nil, err
 		}
-		return &endpoint{id: vault.PathToURI(rel), ref: "note:" + rel, fm: vault.LinkTo(rel), path: rel}, nil
+		return &endpoint{id: noema.NoteURI(rel), ref: "note:" + rel, fm: vault.LinkTo(rel), path: rel}, nil
 	}
 	c, err := s.Concepts.Get(ctx, ref)
 	if err != nil {
@@ -234,7 +234,7 @@ func (s *Service) rewriteRelation(ctx context.Context, w *vault.Writer, path, id
 // relationGone is the error for a relation id the file at path no longer
 // declares.
 func relationGone(id, path string) error {
-	return noema.Errorf(noema.ENOTFOUND, "relation %s is not in %s any more", id, vault.PathToURI(path))
+	return noema.Errorf(noema.ENOTFOUND, "relation %s is not in %s any more", id, noema.NoteURI(path))
 }
 
 // relationIn returns the relation id among those the file at path declares.

@@ -15,7 +15,6 @@ import (
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/graph"
 	"github.com/noema-mem/noema/relations"
-	"github.com/noema-mem/noema/vault"
 )
 
 // RelationRef names a relation.
@@ -231,7 +230,7 @@ func nodeID(ctx context.Context, e *Env, ref string) (string, error) {
 		}
 		return "", err
 	}
-	return vault.PathToURI(path), nil
+	return noema.NoteURI(path), nil
 }
 
 // ExportGraph serializes the graph as in.Format: "json" (the default when

@@ -68,7 +68,7 @@ func (v *Vault) unchanged(rel string, old []byte) error {
 	}
 	if !bytes.Equal(cur, old) {
 		return &noema.Error{Code: noema.ECHECKSUM,
-			Message: PathToURI(rel) + " changed since it was read; read it again and retry",
+			Message: noema.NoteURI(rel) + " changed since it was read; read it again and retry",
 			Details: map[string]any{"checksum": noema.Checksum(cur)}}
 	}
 	return nil

@@ -421,7 +421,7 @@ func sumOf(data []byte) string {
 
 func changedError(rel, sum string) error {
 	return &noema.Error{Code: noema.ECHECKSUM,
-		Message: PathToURI(rel) + " changed since the change was planned; nothing was written; read it again and retry",
+		Message: noema.NoteURI(rel) + " changed since the change was planned; nothing was written; read it again and retry",
 		Details: map[string]any{"path": rel, "checksum": sum}}
 }
 

@@ -26,7 +26,7 @@
 //     ([Vault.Walk]), applies changes to many files all-or-nothing, even
 //     across a crash ([noema.Changeset], [Writer.Apply], [Vault.Recover]) and
 //     removes temporary files left by killed writers ([Vault.CleanTemps]).
-//     Note identifiers are memory:// URIs ([PathToURI], [URIToPath]).
+//     Note identifiers are memory:// URIs ([noema.NoteURI], [URIToPath]).
 //   - Store: [Store] is the vault as a [noema.Store], the folder store of
 //     record: each call one critical section under the write lock, and a
 //     change feed kept in .noema/changes.log of every change a [Writer]

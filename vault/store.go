@@ -118,7 +118,7 @@ func (s *Store) MoveFile(ctx context.Context, from, to, expect string) ([]noema.
 		return nil, err
 	}
 	if rf == rt {
-		return nil, noema.Errorf(noema.EINVALID, "cannot move %s onto itself", PathToURI(rf))
+		return nil, noema.Errorf(noema.EINVALID, "cannot move %s onto itself", noema.NoteURI(rf))
 	}
 	if err := noema.CheckExpectExisting(expect); err != nil {
 		return nil, err

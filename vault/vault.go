@@ -219,7 +219,7 @@ func fsError(op, rel string, err error) error {
 	case errors.Is(err, syscall.ENOTDIR):
 		return noema.Errorf(noema.EINVALID, "invalid path %q: a part of it is a file, not a folder", rel)
 	case errors.Is(err, syscall.ENOSPC):
-		return noema.WrapError(err, noema.ENOSPACE, "no space left on the device to %s %s; it is as it was", op, PathToURI(rel))
+		return noema.WrapError(err, noema.ENOSPACE, "no space left on the device to %s %s; it is as it was", op, noema.NoteURI(rel))
 	}
 	return fmt.Errorf("%s %s: %w", op, rel, err)
 }
@@ -809,11 +809,6 @@ func (v *Vault) walkDir(ctx context.Context, fn func(rel string, info fs.FileInf
 		return fmt.Errorf("walk vault: %w", err)
 	}
 	return err
-}
-
-// PathToURI returns the URI of a note: "notes/a b.md" -> "memory://notes/a b".
-func PathToURI(rel string) string {
-	return noema.URIScheme + strings.TrimSuffix(rel, ".md")
 }
 
 // URIToPath returns the vault-relative path of a note URI. It accepts

@@ -360,8 +360,8 @@ func TestURIs(t *testing.T) {
 		{"a.md", "memory://a"},
 		{"日本語/メモ.md", "memory://日本語/メモ"},
 	} {
-		if got := PathToURI(tt.path); got != tt.uri {
-			t.Errorf("PathToURI(%q) = %q, want %q", tt.path, got, tt.uri)
+		if got := noema.NoteURI(tt.path); got != tt.uri {
+			t.Errorf("noema.NoteURI(%q) = %q, want %q", tt.path, got, tt.uri)
 		}
 		if got, err := URIToPath(tt.uri); err != nil || got != tt.path {
 			t.Errorf("URIToPath(%q) = %q, %v; want %q", tt.uri, got, err, tt.path)
