@@ -33,8 +33,9 @@ func (w *Writer) ReplaceFile(rel string, old, data []byte) error {
 			return err
 		}
 		if _, err := up.WriteFile(w.ctx, r, data, noema.Checksum(old)); err != nil {
-			return err
+			return fromUpstream(err)
 		}
+		w.changed.Store(true)
 		if err := v.writeFile(r, data, true, nil); err != nil {
 			v.lagged(err, r)
 			return nil

@@ -169,7 +169,7 @@ func (w *Writer) apply(ctx context.Context, cs *noema.Changeset) ([]noema.Change
 	}
 	up := w.up()
 	if up != nil {
-		if err := a.pushChangeset(ctx, up); err != nil {
+		if err := a.pushChangeset(ctx, w, up); err != nil {
 			return nil, err
 		}
 	}

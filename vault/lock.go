@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"sync/atomic"
@@ -31,6 +32,8 @@ type Writer struct {
 	ctx context.Context
 	// local: the Writer of LockedLocal, which never writes upstream.
 	local bool
+	// changed: the upstream took a change of this Writer (see locked).
+	changed atomic.Bool
 }
 
 // held returns nil while w's lock is held, and an error once its function
@@ -90,9 +93,24 @@ func (v *Vault) locked(ctx context.Context, local bool, fn func(w *Writer) error
 	if err != nil {
 		return err
 	}
-	w := &Writer{v: v, ctx: ctx, local: local}
-	ferr := fn(w)
-	w.released.Store(true)
+	var ferr error
+	for attempt := 0; ; attempt++ {
+		w := &Writer{v: v, ctx: ctx, local: local}
+		ferr = fn(w)
+		w.released.Store(true)
+		// A working copy behind its upstream: fn planned from a version
+		// of a file another server has replaced. When fn changed nothing
+		// yet, bring that file up to date and run fn again, on the
+		// version it would have read had the folder followed in time
+		// (see the section on working copies).
+		var stale *staleCopy
+		if attempt == staleRetries || w.changed.Load() || !errors.As(ferr, &stale) {
+			break
+		}
+		if v.refresh(ctx, stale.path) != nil {
+			break // fn's refusal stands; the follower brings the file
+		}
+	}
 	if uerr := unlock(); uerr != nil && ferr == nil {
 		return fmt.Errorf("release the vault's write lock: %w", uerr)
 	}

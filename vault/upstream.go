@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"errors"
 
 	"github.com/noema-mem/noema"
 )
@@ -20,6 +21,71 @@ import (
 // feed (package indexer's Follow) brings the folder up to date. Changes
 // arriving from the upstream are written with [Vault.LockedLocal], whose
 // Writer changes the folder only.
+
+//
+// A refusal with checksum_mismatch may only mean that the folder has not
+// followed yet: another server changed the file a moment ago, and the
+// change is on its way through the feed. [Vault.Locked] then brings that
+// file into the folder at once and runs its function again — up to
+// staleRetries times, and only while the function has changed nothing
+// upstream — so that a read-modify-write without an expected checksum (an
+// append, a relation) succeeds on the current version as it does in a
+// folder of its own, while one that expected the version it read still
+// fails its own check against the folder's new content.
+
+// staleRetries bounds the runs of a Locked function again after the
+// upstream refused a change planned from a folder that had not followed.
+const staleRetries = 10
+
+// staleCopy is the upstream's checksum_mismatch for a change planned from
+// the folder's version of path: the upstream holds another version.
+type staleCopy struct {
+	err  error
+	path string
+}
+
+func (e *staleCopy) Error() string { return e.err.Error() }
+func (e *staleCopy) Unwrap() error { return e.err }
+
+// fromUpstream marks the upstream's checksum_mismatch as a stale copy;
+// other errors are returned as they are.
+func fromUpstream(err error) error {
+	var ne *noema.Error
+	if errors.As(err, &ne) && ne.Code == noema.ECHECKSUM {
+		if p, ok := ne.Details["path"].(string); ok && p != "" {
+			return &staleCopy{err: err, path: p}
+		}
+	}
+	return err
+}
+
+// refresh brings rel into the folder as the upstream holds it now, as one
+// local change under the write lock the caller holds.
+func (v *Vault) refresh(ctx context.Context, rel string) error {
+	cur, _, err := v.current(rel)
+	if err != nil {
+		return err
+	}
+	have := sumOf(cur)
+	c := noema.FileChange{Path: rel, Before: have}
+	f, err := v.upstream.ReadFile(ctx, rel)
+	switch {
+	case noema.ErrorCode(err) == noema.ENOTFOUND:
+		if cur == nil {
+			return nil
+		}
+		c.Delete = true
+	case err != nil:
+		return err
+	case f.Checksum == have:
+		return nil
+	default:
+		c.After = f.Data
+	}
+	w := &Writer{v: v, ctx: ctx, local: true}
+	defer w.released.Store(true)
+	return w.Apply(ctx, &noema.Changeset{Changes: []noema.FileChange{c}})
+}
 
 // SetUpstream makes v a working copy of up (see the section above); behind,
 // when not nil, hears of changes the upstream made that the folder failed
@@ -74,8 +140,9 @@ func (w *Writer) pushWrite(up noema.Store, rel string, data []byte, overwrite bo
 		}
 	}
 	if _, err := up.WriteFile(w.ctx, r, data, sumOf(cur)); err != nil {
-		return "", err
+		return "", fromUpstream(err)
 	}
+	w.changed.Store(true)
 	return r, nil
 }
 
@@ -91,8 +158,9 @@ func (w *Writer) pushRemove(up noema.Store, rel string) (string, error) {
 		return "", err
 	}
 	if _, err := up.DeleteFile(w.ctx, r, noema.Checksum(cur)); err != nil {
-		return "", err
+		return "", fromUpstream(err)
 	}
+	w.changed.Store(true)
 	return r, nil
 }
 
@@ -117,8 +185,11 @@ func (w *Writer) pushMove(up noema.Store, from, to string) error {
 	if err := w.v.checkNewName(rt); err != nil {
 		return err
 	}
-	_, err = up.MoveFile(w.ctx, rf, rt, noema.Checksum(cur))
-	return err
+	if _, err := up.MoveFile(w.ctx, rf, rt, noema.Checksum(cur)); err != nil {
+		return fromUpstream(err)
+	}
+	w.changed.Store(true)
+	return nil
 }
 
 // checkNewName checks the name of a file to create at r as a write would.
@@ -133,12 +204,15 @@ func (v *Vault) checkNewName(r string) error {
 
 // pushChangeset sends a checked and staged changeset to the upstream, with
 // its clean paths.
-func (a *application) pushChangeset(ctx context.Context, up noema.Store) error {
+func (a *application) pushChangeset(ctx context.Context, w *Writer, up noema.Store) error {
 	cs := &noema.Changeset{Changes: make([]noema.FileChange, len(a.cs.Changes))}
 	for i, c := range a.cs.Changes {
 		c.Path = a.j.Files[i].Path
 		cs.Changes[i] = c
 	}
-	_, err := up.ApplyChangeset(ctx, cs)
-	return err
+	if _, err := up.ApplyChangeset(ctx, cs); err != nil {
+		return fromUpstream(err)
+	}
+	w.changed.Store(true)
+	return nil
 }

@@ -2,6 +2,7 @@ package vault_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -94,7 +95,9 @@ func TestWorkingCopyWritesUpstreamFirst(t *testing.T) {
 	}
 	fileIs(t, up, "f/b.md", "theirs")
 	fileIs(t, up, "d.md", "")
-	fileIs(t, wc, "f/b.md", "b3")
+	// The refusal brought the folder up to the upstream's version
+	// (TestWorkingCopyBehindItsUpstream).
+	fileIs(t, wc, "f/b.md", "theirs")
 	fileIs(t, wc, "d.md", "")
 	if err := lock(func(w *vault.Writer) error { return w.WriteFile("x.md", []byte("x"), false) }); err != nil {
 		t.Fatal(err)
@@ -109,10 +112,11 @@ func TestWorkingCopyWritesUpstreamFirst(t *testing.T) {
 	fileIs(t, wc, "y.md", "")
 
 	// What brings the folder up to date writes the folder only.
-	if err := wc.LockedLocal(ctx, func(w *vault.Writer) error { return w.ReplaceFile("f/b.md", []byte("b3"), []byte("theirs")) }); err != nil {
+	if err := wc.LockedLocal(ctx, func(w *vault.Writer) error { return w.ReplaceFile("f/b.md", []byte("theirs"), []byte("local")) }); err != nil {
 		t.Fatal(err)
 	}
-	fileIs(t, wc, "f/b.md", "theirs")
+	fileIs(t, wc, "f/b.md", "local")
+	fileIs(t, up, "f/b.md", "theirs")
 	if len(*behind) != 0 {
 		t.Fatalf("behind heard of %v", *behind)
 	}
@@ -144,5 +148,76 @@ func TestWorkingCopyFailureAfterUpstream(t *testing.T) {
 	// Nothing was left behind in the folder but the journal-free state.
 	if _, err := os.Stat(filepath.Join(wc.Root, ".noema", vault.JournalFile)); err == nil {
 		t.Fatal("a journal was left")
+	}
+}
+
+// TestWorkingCopyBehindItsUpstream: a folder that has not yet followed
+// another server's change of a file. A read-modify-write that expected
+// nothing (an append) succeeds on the upstream's version, as it would in a
+// folder of its own; one that expected the version it read still fails;
+// a function that already changed something is not run again.
+func TestWorkingCopyBehindItsUpstream(t *testing.T) {
+	ctx := context.Background()
+	wc, up, behind := workingCopy(t)
+	if err := wc.Locked(ctx, func(w *vault.Writer) error { return w.WriteFile("n.md", []byte("1\n"), false) }); err != nil {
+		t.Fatal(err)
+	}
+	other := func(from, to string) { // another server's write, not yet followed
+		t.Helper()
+		if _, err := up.Store().WriteFile(ctx, "n.md", []byte(to), noema.Checksum([]byte(from))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// edit appends line to n.md as the folder holds it, failing as
+	// notes' edits do when the caller expected another checksum.
+	runs := 0
+	edit := func(line, expect string) func(w *vault.Writer) error {
+		return func(w *vault.Writer) error {
+			runs++
+			old, _, err := wc.ReadFile("n.md")
+			if err != nil {
+				return err
+			}
+			if expect != "" && expect != noema.Checksum(old) {
+				return noema.Errorf(noema.ECHECKSUM, "n.md changed since it was read")
+			}
+			return w.ReplaceFile("n.md", old, append(old, line...))
+		}
+	}
+
+	other("1\n", "1\n2\n")
+	if err := wc.Locked(ctx, edit("3\n", "")); err != nil {
+		t.Fatalf("an append to a file another server changed a moment ago: %v", err)
+	}
+	fileIs(t, up, "n.md", "1\n2\n3\n")
+	fileIs(t, wc, "n.md", "1\n2\n3\n")
+	if runs != 2 {
+		t.Fatalf("the edit ran %d times, want 2", runs)
+	}
+
+	read := noema.Checksum([]byte("1\n2\n3\n"))
+	other("1\n2\n3\n", "1\n2\n3\n4\n")
+	err := wc.Locked(ctx, edit("5\n", read))
+	if noema.ErrorCode(err) != noema.ECHECKSUM {
+		t.Fatalf("an edit of the version read, which another server replaced: %v", err)
+	}
+	fileIs(t, up, "n.md", "1\n2\n3\n4\n")
+	fileIs(t, wc, "n.md", "1\n2\n3\n4\n")
+
+	runs = 0
+	other("1\n2\n3\n4\n", "1\n2\n3\n4\n6\n")
+	err = wc.Locked(ctx, func(w *vault.Writer) error {
+		if err := w.WriteFile(fmt.Sprintf("first-%d.md", runs), []byte("x"), false); err != nil {
+			return err
+		}
+		return edit("7\n", "")(w)
+	})
+	if noema.ErrorCode(err) != noema.ECHECKSUM || runs != 1 {
+		t.Fatalf("a function that wrote before it met a replaced version: %v, ran %d times", err, runs)
+	}
+	fileIs(t, up, "first-0.md", "x")
+	fileIs(t, up, "first-1.md", "")
+	if len(*behind) != 0 {
+		t.Fatalf("behind heard of %v", *behind)
 	}
 }

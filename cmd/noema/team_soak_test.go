@@ -57,9 +57,9 @@ type teamSoakState struct {
 	mu    sync.Mutex
 	lines map[string]map[string]string // note path → acknowledged line → who
 	// counts of outcomes
-	acked, refusedCAS, refusedStale, unacked, hung, unexpected, staleReads int
-	unexpectedMsgs                                                         []string
-	kills                                                                  atomic.Int64
+	acked, refusedCAS, unacked, hung, unexpected, staleReads int
+	unexpectedMsgs                                           []string
+	kills                                                    atomic.Int64
 }
 
 func (s *teamSoakState) ack(path, line, who string) {
@@ -180,8 +180,8 @@ func TestTeamSoak(t *testing.T) {
 	hung, unexpected := s.hung, s.unexpected
 	summary := fmt.Sprintf("team soak: %d servers × %d writers, %v: %d acknowledged writes, %d lost, %d corrupt, %d index disagreements, %d kills",
 		teamSoakServers, teamSoakWriters, elapsed.Round(time.Second), s.acked, lost, corrupt, disagree, s.kills.Load())
-	extra := fmt.Sprintf("team soak: %d refused checksum_mismatch with expected_checksum, %d plain appends refused checksum_mismatch (the folder behind the database), %d unacknowledged (server killed), %d hung, %d unexpected errors, %d stale reads",
-		s.refusedCAS, s.refusedStale, s.unacked, hung, unexpected, s.staleReads)
+	extra := fmt.Sprintf("team soak: %d refused checksum_mismatch with expected_checksum, %d unacknowledged (server killed), %d hung, %d unexpected errors, %d stale reads",
+		s.refusedCAS, s.unacked, hung, unexpected, s.staleReads)
 	t.Log(summary)
 	t.Log(extra)
 	fmt.Println(summary)
@@ -230,8 +230,10 @@ func (s *teamSoakState) writer(sv *teamServer, server, w int, shared []string, r
 		}
 		line := teamSoakLine(server, w, op)
 		// call reports whether the call was acknowledged; refusable is
-		// whether checksum_mismatch is a legitimate answer.
-		call := func(tool string, args map[string]any, refusable bool, stale bool) (map[string]any, bool) {
+		// whether checksum_mismatch is a legitimate answer (only to an
+		// edit with expected_checksum: an append to a note another server
+		// has just changed succeeds on its newest version).
+		call := func(tool string, args map[string]any, refusable bool) (map[string]any, bool) {
 			ctx, cancel := context.WithTimeout(context.Background(), soakCallTime)
 			defer cancel()
 			res, code, msg, err := teamCall(ctx, cs, tool, args)
@@ -253,10 +255,6 @@ func (s *teamSoakState) writer(sv *teamServer, server, w int, shared []string, r
 				s.mu.Lock()
 				s.refusedCAS++
 				s.mu.Unlock()
-			case code == "checksum_mismatch" && stale:
-				s.mu.Lock()
-				s.refusedStale++
-				s.mu.Unlock()
 			case code != "":
 				s.bad("%s %s %v: %s: %s", who, tool, args, code, msg)
 			default:
@@ -269,7 +267,7 @@ func (s *teamSoakState) writer(sv *teamServer, server, w int, shared []string, r
 		case len(own) == 0 || r < 0.10: // a new note
 			title := fmt.Sprintf("s%d w%d n%06d", server, w, op)
 			res, ok := call("write_note", map[string]any{"title": title, "folder": fmt.Sprintf("s%d/w%d", server, w),
-				"content": "Written by a writer of the team soak.\n" + line + "\n"}, false, false)
+				"content": "Written by a writer of the team soak.\n" + line + "\n"}, false)
 			if ok {
 				uri, _ := res["uri"].(string)
 				path, _ := res["path"].(string)
@@ -283,13 +281,13 @@ func (s *teamSoakState) writer(sv *teamServer, server, w int, shared []string, r
 			}
 		case r < 0.45: // append to an own note: nobody else writes it
 			uri := own[rng.IntN(len(own))]
-			if _, ok := call("edit_note", map[string]any{"uri": uri, "op": "append", "content": line}, false, false); ok {
+			if _, ok := call("edit_note", map[string]any{"uri": uri, "op": "append", "content": line}, false); ok {
 				s.ack(uriPath(uri), line, who)
 				ownLines[uri] = append(ownLines[uri], line)
 			}
 		case r < 0.65: // append to a shared note, which every server writes
 			uri := shared[rng.IntN(len(shared))]
-			if _, ok := call("edit_note", map[string]any{"uri": uri, "op": "append", "content": line}, false, true); ok {
+			if _, ok := call("edit_note", map[string]any{"uri": uri, "op": "append", "content": line}, false); ok {
 				s.ack(uriPath(uri), line, who)
 			}
 		case r < 0.80: // read a note, then append to it with its checksum
@@ -297,13 +295,13 @@ func (s *teamSoakState) writer(sv *teamServer, server, w int, shared []string, r
 			if rng.IntN(2) == 0 {
 				uri = own[rng.IntN(len(own))]
 			}
-			res, ok := call("read_note", map[string]any{"uri": uri}, false, false)
+			res, ok := call("read_note", map[string]any{"uri": uri}, false)
 			if !ok {
 				break
 			}
 			s.checkRead(who, uri, res, ownLines[uri])
 			sum, _ := res["checksum"].(string)
-			if _, ok := call("edit_note", map[string]any{"uri": uri, "op": "append", "content": line, "expected_checksum": sum}, true, false); ok {
+			if _, ok := call("edit_note", map[string]any{"uri": uri, "op": "append", "content": line, "expected_checksum": sum}, true); ok {
 				s.ack(uriPath(uri), line, who)
 				if _, mine := ownLines[uri]; mine {
 					ownLines[uri] = append(ownLines[uri], line)
@@ -311,7 +309,7 @@ func (s *teamSoakState) writer(sv *teamServer, server, w int, shared []string, r
 			}
 		default: // read an own note back
 			uri := own[rng.IntN(len(own))]
-			if res, ok := call("read_note", map[string]any{"uri": uri}, false, false); ok {
+			if res, ok := call("read_note", map[string]any{"uri": uri}, false); ok {
 				s.checkRead(who, uri, res, ownLines[uri])
 			}
 		}
