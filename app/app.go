@@ -67,6 +67,7 @@ type App struct {
 	// record (Config.Store); nil when the folder is the store.
 	Follower *indexer.Follower
 	store    *postgres.Store
+	reads    *sharedReads // the reads shared with the store's other servers
 
 	mu        sync.Mutex
 	progress  SyncProgress
@@ -164,11 +165,18 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 		db.Close()
 		return nil, err
 	}
+	var noteIndex noema.NoteIndex = db.Notes()
+	var reads *sharedReads
+	if follower != nil {
+		reads = newSharedReads(noteIndex)
+		follower.Server = reads.server
+		noteIndex = reads
+	}
 	cs := concepts.New(v, db.Concepts(), ix)
 	cs.Ignore = ix.Ignore
-	a := &App{Vault: v, DB: db, Indexer: ix, Notes: notes.New(v, db.Notes(), ix, ix.MaxNoteBytes), Concepts: cs, Relations: relations.New(v, db.Relations(), ix, cs),
+	a := &App{Vault: v, DB: db, Indexer: ix, Notes: notes.New(v, noteIndex, ix, ix.MaxNoteBytes), Concepts: cs, Relations: relations.New(v, db.Relations(), ix, cs),
 		Semantic: semantic.New(db.Semantic(), emb, cfg.Decay, opts.Logger), Search: search.New(db.Search(), emb, cfg.Decay), Recall: recall.New(db.Mentions(), cs, cfg.Decay),
-		Config: cfg, Logger: opts.Logger, Follower: follower, store: store}
+		Config: cfg, Logger: opts.Logger, Follower: follower, store: store, reads: reads}
 	cs.Similarity = a.Semantic.Similarity
 	a.GraphIndex = db.Graph()
 	a.Graph = graph.NewAnalyzer(db.Graph())
@@ -187,6 +195,9 @@ func (a *App) Close() error {
 	}
 	a.background.Wait()
 	if a.store != nil {
+		if a.reads != nil && stop == nil { // a command that never started: share its reads now
+			a.reads.flush(a.store, a.Logger)
+		}
 		a.store.Close()
 	}
 	return a.DB.Close()

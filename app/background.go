@@ -39,6 +39,9 @@ func (a *App) Start(ctx context.Context) {
 		}
 	})
 	a.background.Go(func() { a.Serve(ctx) })
+	if a.reads != nil {
+		a.background.Go(func() { a.reads.run(ctx, a.store, a.Logger) })
+	}
 	if a.Follower != nil {
 		a.background.Go(func() {
 			if err := a.Follower.Run(ctx); err != nil && ctx.Err() == nil {

@@ -207,3 +207,39 @@ func TestTeamStoreOutage(t *testing.T) {
 		t.Fatalf("status once caught up: %+v %v", st, err)
 	}
 }
+
+// TestTeamReadsShared: a read on one server refreshes the note's activity
+// (what decay weighs) on the other.
+func TestTeamReadsShared(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts two servers")
+	}
+	ctx := context.Background()
+	store := teamDB(t)
+	a, b := teamServer(t, store, ""), teamServer(t, store, "")
+	for _, title := range []string{"Old", "New"} {
+		if _, err := a.Notes.Write(ctx, notes.WriteInput{Title: title, Content: "about " + title}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	first := func(srv *app.App) string {
+		res, err := srv.Notes.Recent(ctx, notes.RecentInput{Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Notes) == 0 {
+			return ""
+		}
+		return res.Notes[0].Title
+	}
+	if got := first(a); got != "New" {
+		t.Fatalf("most recent before the read: %q", got)
+	}
+	eventually(t, time.Second, "the other server has the notes", func() bool {
+		_, err := b.Notes.Read(ctx, "Old")
+		return err == nil
+	})
+	took := eventually(t, 5*time.Second, "the read on the other server reaches this one", func() bool { return first(a) == "Old" })
+	t.Logf("a read shared after %s", took)
+}

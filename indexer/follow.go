@@ -22,6 +22,10 @@ import (
 // holds.
 const FollowFile = "upstream.json"
 
+// accessPoll is how often a follower with nothing else to do brings in the
+// reads other servers shared.
+const accessPoll = 2 * time.Second
+
 // followPage bounds the changes brought over in one local changeset: the
 // bytes of that many notes are held at once.
 const followPage = 2000
@@ -36,8 +40,13 @@ type Follower struct {
 	ix *Indexer
 	up noema.Store
 	id string // names the store and vault, to notice a folder that followed another
+	// Server names this process in the store's shared access log
+	// (noema.AccessLog): the follower brings the other servers' reads of
+	// notes into the index, and skips its own.
+	Server string
 
 	mu      sync.Mutex
+	access  int64 // the last entry of the shared access log brought in
 	state   FollowState
 	repair  map[string]bool // paths the folder failed to take (Behind)
 	wake    chan struct{}   // closed when repair gains a path
@@ -88,6 +97,8 @@ func (f *Follower) Behind(paths []string, err error) {
 type followRecord struct {
 	Store string `json:"store"`
 	Seq   int64  `json:"seq"`
+	// Access is the last entry of the shared access log brought in.
+	Access int64 `json:"access,omitempty"`
 }
 
 // CatchUp brings the folder up to the store's head. A folder that never
@@ -125,6 +136,9 @@ func (f *Follower) catchUp(ctx context.Context) error {
 			rec = followRecord{Store: f.id}
 		}
 		f.setSeq(rec.Seq)
+		f.mu.Lock()
+		f.access = rec.Access
+		f.mu.Unlock()
 	}
 	if err := f.fetchRepairs(ctx); err != nil {
 		return err
@@ -141,7 +155,7 @@ func (f *Follower) catchUp(ctx context.Context) error {
 			return err
 		}
 		if len(changes) == 0 {
-			return nil
+			return f.pullAccesses(ctx)
 		}
 		if err := f.apply(ctx, changes); err != nil {
 			return err
@@ -177,7 +191,9 @@ func (f *Follower) Run(ctx context.Context) error {
 		f.mu.Lock()
 		wake := f.wake
 		f.mu.Unlock()
-		wctx, cancel := context.WithCancel(ctx)
+		// Reads shared by other servers change no file: look for them at
+		// least every accessPoll.
+		wctx, cancel := context.WithTimeout(ctx, accessPoll)
 		go func() {
 			select {
 			case <-wake:
@@ -187,7 +203,7 @@ func (f *Follower) Run(ctx context.Context) error {
 		}()
 		_, err := f.up.Wait(wctx, f.State().Seq)
 		cancel()
-		if err != nil && ctx.Err() == nil && wctx.Err() == nil {
+		if err != nil && ctx.Err() == nil && wctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
 			f.ix.Logger.Warn("waiting for the store's changes", "err", err)
 		}
 	}
@@ -384,10 +400,41 @@ func (f *Follower) load() (followRecord, error) {
 	return rec, nil
 }
 
+// pullAccesses brings the reads other servers shared into the index
+// (when the store keeps a noema.AccessLog).
+func (f *Follower) pullAccesses(ctx context.Context) error {
+	log, ok := f.up.(noema.AccessLog)
+	if !ok {
+		return nil
+	}
+	for {
+		f.mu.Lock()
+		since := f.access
+		f.mu.Unlock()
+		page, err := log.AccessesSince(ctx, since, followPage)
+		if err != nil || len(page) == 0 {
+			return err
+		}
+		others := slices.DeleteFunc(slices.Clone(page), func(a noema.Access) bool { return a.Server == f.Server })
+		if err := f.ix.DB.Notes().PutAccesses(ctx, others); err != nil {
+			return fmt.Errorf("record the reads other servers shared: %w", err)
+		}
+		f.mu.Lock()
+		f.access = page[len(page)-1].ID
+		f.mu.Unlock()
+		if err := f.save(); err != nil {
+			return err
+		}
+	}
+}
+
 // save records the folder's position in the feed: a temporary file
 // renamed into place, so a crash leaves the old or the new record.
 func (f *Follower) save() error {
-	data, err := json.Marshal(followRecord{Store: f.id, Seq: f.State().Seq})
+	f.mu.Lock()
+	rec := followRecord{Store: f.id, Seq: f.state.Seq, Access: f.access}
+	f.mu.Unlock()
+	data, err := json.Marshal(rec)
 	if err != nil {
 		return err
 	}

@@ -171,3 +171,34 @@ func TestWaitSeesAnotherServersWrite(t *testing.T) {
 		t.Fatalf("after the listener was killed: %d %v", seq, err)
 	}
 }
+
+func TestAccessLog(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t, "work")
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	in := []noema.Access{{Path: "a.md", At: at, Server: "one"}, {Path: "b.md", At: at.Add(time.Second), Server: "two"}}
+	if err := s.RecordAccesses(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordAccesses(ctx, in[:1]); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.AccessesSince(ctx, 0, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 3 || got[0].Path != "a.md" || !got[1].At.Equal(in[1].At) || got[1].Server != "two" || got[2].ID <= got[1].ID {
+		t.Fatalf("accesses: %+v", got)
+	}
+	rest, err := s.AccessesSince(ctx, got[0].ID, 1)
+	if err != nil || len(rest) != 1 || rest[0].ID != got[1].ID {
+		t.Fatalf("a page after the first: %+v %v", rest, err)
+	}
+	other, err := s.db.Vault(ctx, "home")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := other.AccessesSince(ctx, 0, 10); len(got) != 0 {
+		t.Fatalf("another vault's accesses: %+v", got)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/noema-mem/noema"
 )
 
 // Recording an explicit read of a note (which refreshes its decay) is a
@@ -202,4 +204,21 @@ func putAccess(tx *Tx, path string, at, count int64) error {
 		return fmt.Errorf("record access of %s: %w", path, err)
 	}
 	return nil
+}
+
+// PutAccesses records reads that other servers of a team vault shared
+// (noema.AccessLog), in one transaction: each refreshes its note's decay as
+// a read here would.
+func (ni *NoteIndex) PutAccesses(ctx context.Context, accesses []noema.Access) error {
+	if len(accesses) == 0 {
+		return nil
+	}
+	return ni.db.Write(ctx, func(tx *Tx) error {
+		for _, a := range accesses {
+			if err := putAccess(tx, a.Path, a.At.UnixNano(), 1); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -26,15 +26,17 @@ CREATE TABLE noema_files (
 );
 CREATE UNIQUE INDEX noema_files_seq ON noema_files (vault, seq);
 
--- Explicit reads and other access events that feed decay, shared by every
--- server of the vault.
+-- Explicit reads of notes, which feed decay, shared by every server of the
+-- vault: id orders them for the servers reading them back, server says
+-- which process recorded one (it skips its own).
 CREATE TABLE noema_access (
-    vault text        NOT NULL REFERENCES noema_vaults (vault) ON DELETE CASCADE,
-    path  text        NOT NULL,
-    at    timestamptz NOT NULL,
-    kind  text        NOT NULL
+    vault  text        NOT NULL REFERENCES noema_vaults (vault) ON DELETE CASCADE,
+    id     bigserial,
+    path   text        NOT NULL,
+    at     timestamptz NOT NULL,
+    server text        NOT NULL,
+    PRIMARY KEY (vault, id)
 );
-CREATE INDEX noema_access_at ON noema_access (vault, at);
 
 -- The operation log of multi-file changes (DESIGN.md §10): one row per
 -- operation, its record (files with before-images and after-checksums) as
