@@ -21,6 +21,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/noema-mem/noema"
@@ -93,7 +94,7 @@ func newTeamServer(t testing.TB, name, store, parent string, stderr io.Writer) *
 	}
 	addr := l.Addr().String()
 	l.Close()
-	sv := &teamServer{name: name, store: store, dir: filepath.Join(parent, name), addr: addr, stderr: stderr,
+	sv := &teamServer{name: name, store: store + "&application_name=" + teamApp(name), dir: filepath.Join(parent, name), addr: addr, stderr: stderr,
 		client: &http.Client{Transport: &http.Transport{Proxy: nil}, Timeout: time.Minute}}
 	t.Cleanup(sv.stop)
 	return sv
@@ -143,6 +144,38 @@ func (sv *teamServer) running() bool {
 		return false
 	default:
 		return true
+	}
+}
+
+// teamApp is the application_name a test server's connections carry.
+func teamApp(name string) string { return "noema-test-" + name }
+
+// connectionsGone waits until the database holds no connection of server
+// name: a server killed in the middle of a transaction leaves its
+// backend running the statements it had sent (a COMMIT among them may
+// still commit), so the database's answer is final only then.
+func connectionsGone(t testing.TB, store, name string) {
+	t.Helper()
+	dsn, _, err := postgres.SplitVault(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for {
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, teamApp(name)).Scan(&n); err != nil {
+			t.Fatalf("connections of %s: %v", name, err)
+		}
+		if n == 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -571,7 +604,9 @@ const mergeNotes = 1000
 // moments of a merge_concepts that rewrites 1,000 notes; the database and
 // server B then hold all of the merge or none of it, never a
 // half-rewritten set, and once A is started again its folder is the
-// database's too. -team-proof kills 6 merges; by default 1.
+// database's too. Every third round kills B instead, while it follows
+// the merge: started again, it holds the merge whole. -team-proof kills 6
+// times; by default once.
 func TestTeamKillDuringMerge(t *testing.T) {
 	store, st := teamStore(t)
 	ctx := context.Background()
@@ -630,6 +665,7 @@ func TestTeamKillDuringMerge(t *testing.T) {
 
 	var took time.Duration
 	outcomes := map[bool]int{} // killed merges: happened whole or not at all
+	followerKills := 0
 	for r := range rounds {
 		ca, err := a.session(ctx)
 		if err != nil {
@@ -638,16 +674,19 @@ func TestTeamKillDuringMerge(t *testing.T) {
 		caughtUp(t, st, ca, 30*time.Second)
 		args := map[string]any{"sources": []string{fmt.Sprintf("Merge Source %d", r)}, "target": fmt.Sprintf("Merge Target %d", r),
 			"dry_run": false, "force": true}
-		// Even rounds kill at a random moment of the merge; odd ones just
-		// after A has staged every rewritten note beside it, when it sends
-		// the changeset to the database (plus up to 300 ms).
+		// Round 0 times the merge. Then, in turn: A is killed just after it
+		// staged every rewritten note beside it, when it sends the
+		// changeset to the database (plus up to 300 ms); A is killed at a
+		// random moment of the merge; B, which follows, is killed while it
+		// brings the merge over.
+		mode := []string{"follower", "at the push", "at random"}[r%3]
 		var killAt time.Duration
-		atPush := r%2 == 1
-		if r > 0 && !atPush {
-			killAt = time.Duration(rng.Int64N(int64(took) * 6 / 5))
-		}
-		if atPush {
+		switch {
+		case r == 0:
+		case mode == "at the push":
 			killAt = time.Duration(rng.Int64N(int64(300 * time.Millisecond)))
+		default:
+			killAt = time.Duration(rng.Int64N(int64(took) * 3 / 2))
 		}
 		began := time.Now()
 		type answer struct {
@@ -666,17 +705,31 @@ func TestTeamKillDuringMerge(t *testing.T) {
 			done <- answer{res, code, err}
 		}()
 		var ans answer
-		killed := false
-		if r == 0 {
+		killed, killedB := false, false
+		switch {
+		case r == 0:
 			ans = <-done
 			took = time.Since(began)
 			if ans.err != nil {
 				t.Fatalf("the first merge: %v", ans.err)
 			}
 			t.Logf("round 0: merge_concepts rewrote %d notes in %v (not killed)", mergeNotes, took)
-		} else {
+		case mode == "follower":
+			// Once B has staged a random number of the rewritten notes it
+			// brings over (plus up to 500 ms), or late if it never does.
+			stop := make(chan struct{})
+			select {
+			case <-staged(filepath.Join(b.dir, "linked"), b.pid(), 1+rng.IntN(mergeNotes), killAt%(500*time.Millisecond), stop):
+			case <-time.After(3 * took):
+			}
+			close(stop)
+			killAt = time.Since(began)
+			b.kill()
+			killedB = true
+			ans = <-done
+		default:
 			at, stop := time.After(killAt), make(chan struct{})
-			if atPush {
+			if mode == "at the push" {
 				at = staged(filepath.Join(a.dir, "linked"), a.pid(), mergeNotes, killAt, stop)
 			}
 			select {
@@ -689,9 +742,21 @@ func TestTeamKillDuringMerge(t *testing.T) {
 			}
 			close(stop)
 		}
+		if killedB {
+			sctx, cancel := context.WithTimeout(ctx, time.Minute)
+			err := b.start(sctx)
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cb = b.mustSession(t)
+		}
 		ca.Close()
 		if !killed && ans.err != nil {
 			t.Fatalf("round %d: merge: %v", r, ans.err)
+		}
+		if killed {
+			connectionsGone(t, store, a.name)
 		}
 		// The database, then B once it holds the database's head, then A
 		// started again: all or nothing, and the same files.
@@ -718,9 +783,13 @@ func TestTeamKillDuringMerge(t *testing.T) {
 				t.Fatalf("round %d: server a's folder, started again, differs from the database in %d files", r, n)
 			}
 			outcomes[happened]++
-			t.Logf("round %d: killed %v into the merge: the merge %s, on the database, b, and a started again",
-				r, killAt.Round(time.Millisecond), map[bool]string{true: "happened whole", false: "did not happen at all"}[happened])
-		} else if !happened {
+			t.Logf("round %d: a killed %s, %v into the merge: the merge %s, on the database, b, and a started again",
+				r, mode, killAt.Round(time.Millisecond), map[bool]string{true: "happened whole", false: "did not happen at all"}[happened])
+		} else if killedB {
+			followerKills++
+			t.Logf("round %d: b killed while it followed, %v into the merge: b, started again, holds the merge whole", r, killAt.Round(time.Millisecond))
+		}
+		if !killed && !happened {
 			t.Fatalf("round %d: the merge answered %v and did not happen", r, ans.res)
 		}
 		// B's index agrees: once merged the source is an alias of the
@@ -731,9 +800,8 @@ func TestTeamKillDuringMerge(t *testing.T) {
 			t.Fatalf("round %d: b's index finds %.300v for the source, want %q first", r, res["candidates"], fmt.Sprintf(wantLabel, r))
 		}
 	}
-	t.Logf("kills: %d", outcomes[true]+outcomes[false])
-	fmt.Printf("team kill during a %d-file merge: %d kills (%d merges happened whole, %d not at all), first merge %v; the database, the other server and the killed one once restarted held all or nothing\n",
-		mergeNotes, outcomes[true]+outcomes[false], outcomes[true], outcomes[false], took.Round(time.Millisecond))
+	fmt.Printf("team kill during a %d-file merge: %d kills of the merging server (%d merges happened whole, %d not at all), %d of the following one, first merge %v; the database, the other server and the killed one once restarted held all or nothing\n",
+		mergeNotes, outcomes[true]+outcomes[false], outcomes[true], outcomes[false], followerKills, took.Round(time.Millisecond))
 }
 
 // staged returns a channel that receives once dir holds n temporary files
