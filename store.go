@@ -207,6 +207,11 @@ type FileChange struct {
 // ([ChangesetApplier]). Each path may appear once.
 type Changeset struct {
 	Changes []FileChange
+	// Operation names the tool or command the changeset carries out
+	// (merge_concepts, move_note, …). A vault records a changeset that
+	// names one in its operation log, with every file's before-image, so
+	// that it can be undone; other stores ignore it.
+	Operation string
 }
 
 // Replace plans to replace the content old of path with data.

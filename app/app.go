@@ -131,6 +131,7 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 	if opts.MaxNoteBytes > 0 {
 		cfg.MaxNoteBytes = opts.MaxNoteBytes
 	}
+	v.OperationLimits = vault.OperationLimits{MaxAge: cfg.Operations.MaxAge, MaxBytes: cfg.Operations.MaxBytes}
 	emb, err := NewEmbedder(cfg.Embedder, nil)
 	if err != nil {
 		return nil, err

@@ -128,7 +128,7 @@ func (s *Service) delete(ctx context.Context, w *vault.Writer, in DeleteInput) (
 	// One changeset: every note is rewritten, or none is, even if the
 	// process dies half-way (vault.Vault.Recover finishes it on the next
 	// open).
-	if err := s.apply(ctx, w, ed); err != nil {
+	if err := s.apply(ctx, w, ed, "delete_concept"); err != nil {
 		return nil, err
 	}
 	res.Deleted = true

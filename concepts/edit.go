@@ -361,7 +361,9 @@ func (s *Service) rename(ctx context.Context, w *vault.Writer, c *noema.Concept,
 			return err
 		}
 	}
-	if err := w.Apply(ctx, ed.changeset()); err != nil {
+	cs := ed.changeset()
+	cs.Operation = "update_concept"
+	if err := w.Apply(ctx, cs); err != nil {
 		return err
 	}
 	paths := ed.paths()

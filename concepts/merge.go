@@ -150,7 +150,7 @@ func (s *Service) merge(ctx context.Context, w *vault.Writer, in MergeInput) (*M
 	if dryRun {
 		return m.res, nil
 	}
-	if err := s.apply(ctx, w, m.ed); err != nil {
+	if err := s.apply(ctx, w, m.ed, "merge_concepts"); err != nil {
 		return nil, err
 	}
 	return m.res, nil
@@ -560,10 +560,13 @@ func (m *mergePlan) summarise(dryRun bool) {
 	}
 }
 
-// apply writes a plan as one changeset (all files or none, across crashes)
-// and indexes what changed, under the vault's write lock w.
-func (s *Service) apply(ctx context.Context, w *vault.Writer, ed *edits) error {
-	if err := w.Apply(ctx, ed.changeset()); err != nil {
+// apply writes a plan as one changeset (all files or none, across crashes),
+// recorded in the vault's operation log as op (a tool's name), and indexes
+// what changed, under the vault's write lock w.
+func (s *Service) apply(ctx context.Context, w *vault.Writer, ed *edits, op string) error {
+	cs := ed.changeset()
+	cs.Operation = op
+	if err := w.Apply(ctx, cs); err != nil {
 		return err
 	}
 	if paths := ed.paths(); len(paths) > 0 {

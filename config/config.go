@@ -33,6 +33,9 @@
 //	  ignore: []              # link targets that never become concepts: names (todo) and globs (*.png, *.cs)
 //	watch_debounce: 300ms
 //	store: ""                 # a team's PostgreSQL store of record, postgres://…/db?vault=NAME ("" = this folder is the store)
+//	operations:               # the log of multi-file operations that undo_operation reverts (.noema/operations/)
+//	  max_age: 720h           # entries older than this go (30 days)
+//	  max_bytes: 200MiB       # then the oldest, until the log is at most this size
 //
 // A missing file means defaults. An unknown key is an error that names it
 // (typos do not pass silently), and so is any invalid value.
@@ -81,6 +84,10 @@ const (
 	DefaultBatchSize     = 64
 	DefaultTimeout       = 60 * time.Second
 	DefaultMaxRetries    = 3
+	// DefaultOperationsMaxAge (30 days) and DefaultOperationsMaxBytes
+	// (200 MiB) bound the operation log.
+	DefaultOperationsMaxAge   = 30 * 24 * time.Hour
+	DefaultOperationsMaxBytes = 200 << 20
 )
 
 // Limits checked by [Config.Validate].
@@ -108,6 +115,17 @@ type Config struct {
 	// postgres://…/db?vault=NAME); the vault folder is then its working
 	// copy. Empty: the folder is the store of record.
 	Store string
+	// Operations bounds the operation log.
+	Operations Operations
+}
+
+// Operations bounds the log of multi-file operations (merges, moves with
+// link rewriting, concept renames and deletions, vault rename-files) that
+// undo_operation reverts: entries older than MaxAge go, then the oldest
+// until the log holds at most MaxBytes.
+type Operations struct {
+	MaxAge   time.Duration
+	MaxBytes int64
 }
 
 // Concepts configures the concept registry.
@@ -162,6 +180,7 @@ func Default() Config {
 		Decay:         decay.DefaultConfig(),
 		MaxNoteBytes:  DefaultMaxNoteBytes,
 		WatchDebounce: DefaultWatchDebounce,
+		Operations:    Operations{MaxAge: DefaultOperationsMaxAge, MaxBytes: DefaultOperationsMaxBytes},
 	}
 }
 
@@ -279,6 +298,12 @@ func (c Config) Validate() error {
 	}
 	if c.MaxNoteBytes <= 0 {
 		add("max_note_bytes %d: want a positive size such as 1MiB", c.MaxNoteBytes)
+	}
+	if c.Operations.MaxAge <= 0 {
+		add("operations.max_age %s: want a positive duration such as 720h", c.Operations.MaxAge)
+	}
+	if c.Operations.MaxBytes <= 0 {
+		add("operations.max_bytes %d: want a positive size such as 200MiB", c.Operations.MaxBytes)
 	}
 	for _, p := range c.Concepts.Ignore {
 		if strings.TrimSpace(p) == "" {

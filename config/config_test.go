@@ -44,6 +44,7 @@ func TestDefault(t *testing.T) {
 		Decay:         decay.Config{Func: decay.Exponential, GraceDays: 14, HalfLifeDays: 30},
 		MaxNoteBytes:  1 << 20,
 		WatchDebounce: 300 * time.Millisecond,
+		Operations:    config.Operations{MaxAge: 30 * 24 * time.Hour, MaxBytes: 200 << 20},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("Default() = %+v, want %+v", c, want)
@@ -77,6 +78,9 @@ decay:
   disabled: false
 max_note_bytes: 2MiB
 watch_debounce: 1s
+operations:
+  max_age: 168h
+  max_bytes: 50MB
 `
 	scenarios := []struct {
 		Name string
@@ -94,6 +98,7 @@ watch_debounce: 1s
 				FolderGrace: map[string]float64{"journal/": 3, "projects/": 60}},
 			MaxNoteBytes:  2 << 20,
 			WatchDebounce: time.Second,
+			Operations:    config.Operations{MaxAge: 168 * time.Hour, MaxBytes: 50_000_000},
 		}},
 		{"partial file keeps other defaults", "decay:\n  grace_days: 3\n", nil,
 			mod(func(c *config.Config) { c.Decay.GraceDays = 3 })},
@@ -126,10 +131,14 @@ watch_debounce: 1s
 					FolderGrace: map[string]float64{"journal/": 3, "projects/": 60}}
 				c.MaxNoteBytes = 2 << 20
 				c.WatchDebounce = time.Second
+				c.Operations = config.Operations{MaxAge: 168 * time.Hour, MaxBytes: 50_000_000}
 			})},
 		{"env naming the same backend keeps the file's model", "embedder:\n  backend: ollama\n  model: bge-m3\n",
 			map[string]string{"NOEMA_EMBEDDER": "ollama"},
 			mod(func(c *config.Config) { c.Embedder.Backend = "ollama"; c.Embedder.Model = "bge-m3" })},
+		{"env operations", "operations:\n  max_age: 1h\n", map[string]string{
+			"NOEMA_OPERATIONS_MAX_AGE": "48h", "NOEMA_OPERATIONS_MAX_BYTES": "1MiB",
+		}, mod(func(c *config.Config) { c.Operations = config.Operations{MaxAge: 48 * time.Hour, MaxBytes: 1 << 20} })},
 		{"blank env values are unset", "-", map[string]string{"NOEMA_DECAY_GRACE": "  ", "NOEMA_EMBEDDER": ""}, config.Default()},
 	}
 	for _, sc := range scenarios {
@@ -153,7 +162,7 @@ func TestLoadErrors(t *testing.T) {
 		WantMsg []string
 	}{
 		{"unknown top-level key", "embeder:\n  backend: ollama\n", nil,
-			[]string{"unknown key embeder (line 1; valid keys here: embedder, decay, max_note_bytes, watch_debounce, concepts, store)"}},
+			[]string{"unknown key embeder (line 1; valid keys here: embedder, decay, max_note_bytes, watch_debounce, concepts, store, operations)"}},
 		{"unknown nested keys, all reported", "embedder:\n  modle: x\ndecay:\n  grace: 3\n  halflife: 2\n", nil,
 			[]string{"unknown keys", "embedder.modle (line 2", "decay.grace (line 4", "decay.halflife (line 5", "valid keys here: function, grace_days"}},
 		{"not a mapping", "- a\n- b\n", nil, []string{"must be a mapping"}},
@@ -164,6 +173,8 @@ func TestLoadErrors(t *testing.T) {
 		{"duration without unit", "watch_debounce: 300\n", nil, []string{`line 1: "300" is not a duration`}},
 		{"bad size", "max_note_bytes: 1 MB please\n", nil, []string{"is not a size"}},
 		{"negative size", "max_note_bytes: -5\n", nil, []string{"is not a size"}},
+		{"zero operations age", "operations:\n  max_age: 0s\n", nil, []string{"operations.max_age 0s: want a positive duration"}},
+		{"zero operations size", "operations:\n  max_bytes: 0\n", nil, []string{"operations.max_bytes 0: want a positive size"}},
 		{"folder grace not a mapping", "decay:\n  folder_grace: [journal]\n", nil, []string{"line 2"}},
 		{"invalid values, all reported", "embedder:\n  backend: cohere\n  batch_size: 0\ndecay:\n  function: linear\n  half_life_days: 0\n", nil,
 			[]string{`embedder.backend "cohere" is unknown (want one of builtin, ollama, openai, minilm)`, "embedder.batch_size 0", `decay function "linear" is unknown`, "half-life"}},
@@ -267,7 +278,8 @@ func TestEnvVarsDocumented(t *testing.T) {
 		seen[v.Name] = true
 	}
 	for _, name := range []string{"NOEMA_EMBEDDER", "NOEMA_EMBED_MODEL", "NOEMA_EMBED_URL", "NOEMA_EMBED_KEY_ENV",
-		"NOEMA_DECAY_GRACE", "NOEMA_DECAY_HALFLIFE", "NOEMA_DECAY_FUNC", "NOEMA_MAX_NOTE_BYTES"} {
+		"NOEMA_DECAY_GRACE", "NOEMA_DECAY_HALFLIFE", "NOEMA_DECAY_FUNC", "NOEMA_MAX_NOTE_BYTES",
+		"NOEMA_OPERATIONS_MAX_AGE", "NOEMA_OPERATIONS_MAX_BYTES"} {
 		if !seen[name] {
 			t.Errorf("%s is not listed", name)
 		}

@@ -77,6 +77,16 @@ func envSpecs() []envSpec {
 			}},
 		{EnvVar{"NOEMA_WATCH_DEBOUNCE", "file watcher debounce, e.g. 300ms"},
 			durationSetter(func(c *Config) *time.Duration { return &c.WatchDebounce })},
+		{EnvVar{"NOEMA_OPERATIONS_MAX_AGE", "how long the operation log keeps an operation for undo, e.g. 720h"},
+			durationSetter(func(c *Config) *time.Duration { return &c.Operations.MaxAge })},
+		{EnvVar{"NOEMA_OPERATIONS_MAX_BYTES", "largest size of the operation log, e.g. 200MiB"},
+			func(c *Config, v string) error {
+				n, err := parseBytes(v)
+				if err == nil {
+					c.Operations.MaxBytes = n
+				}
+				return err
+			}},
 		{EnvVar{"NOEMA_STORE", "a team's PostgreSQL store of record, postgres://…/db?vault=NAME"},
 			func(c *Config, v string) error { c.Store = v; return nil }},
 	}

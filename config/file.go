@@ -23,6 +23,12 @@ type fileConfig struct {
 	WatchDebounce duration     `yaml:"watch_debounce"`
 	Concepts      fileConcepts `yaml:"concepts"`
 	Store         string       `yaml:"store"`
+	Operations    fileOps      `yaml:"operations"`
+}
+
+type fileOps struct {
+	MaxAge   duration `yaml:"max_age"`
+	MaxBytes byteSize `yaml:"max_bytes"`
 }
 
 type fileConcepts struct {
@@ -189,6 +195,7 @@ func toFile(c Config) fileConfig {
 		WatchDebounce: duration(c.WatchDebounce),
 		Concepts:      fileConcepts{Ignore: c.Concepts.Ignore},
 		Store:         c.Store,
+		Operations:    fileOps{MaxAge: duration(c.Operations.MaxAge), MaxBytes: byteSize(c.Operations.MaxBytes)},
 	}
 }
 
@@ -207,5 +214,6 @@ func fromFile(f fileConfig) Config {
 		WatchDebounce: time.Duration(f.WatchDebounce),
 		Concepts:      Concepts{Ignore: f.Concepts.Ignore},
 		Store:         f.Store,
+		Operations:    Operations{MaxAge: time.Duration(f.Operations.MaxAge), MaxBytes: int64(f.Operations.MaxBytes)},
 	}
 }

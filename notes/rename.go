@@ -59,7 +59,7 @@ func (s *Service) RenameFiles(ctx context.Context, in RenameFilesInput) (*Rename
 		if len(renames) == 0 {
 			return nil
 		}
-		cs := &noema.Changeset{}
+		cs := &noema.Changeset{Operation: "vault rename-files"}
 		var paths []string // changed in place
 		for _, f := range files {
 			content, changes := rewritePathLinks(f, renames)
@@ -232,7 +232,7 @@ func (s *Service) move(ctx context.Context, w *vault.Writer, src, dst string, re
 	candidates = append(append(candidates, relating...), src)
 	slices.Sort(candidates)
 	renames := map[string]string{src: dst}
-	cs := &noema.Changeset{}
+	cs := &noema.Changeset{Operation: "move_note"}
 	var changed []string
 	for _, rel := range slices.Compact(candidates) {
 		old, _, err := s.Vault.ReadFile(rel)

@@ -37,7 +37,9 @@ import (
 //     temporary file holding them. It is written to a temporary name,
 //     synced, renamed into place and its folder synced.
 //  4. Each temporary file is renamed over its target (or the target is
-//     removed); the folders are synced.
+//     removed); the folders are synced. A changeset that names its
+//     operation is then recorded in the operation log (see
+//     operations.go), which recovery also does from the journal.
 //  5. The journal is removed.
 //
 // A process killed in between leaves the journal; [Vault.Recover], called
@@ -98,6 +100,9 @@ type journal struct {
 	Started time.Time     `json:"started"`
 	PID     int           `json:"pid"`
 	Files   []journalFile `json:"files"`
+	// Op is the operation the changeset records in the operation log
+	// (see operations.go), or nil.
+	Op *opRef `json:"operation,omitempty"`
 }
 
 type journalFile struct {
@@ -141,6 +146,16 @@ func (w *Writer) Apply(ctx context.Context, cs *noema.Changeset) error {
 
 // apply is Apply, returning the changes as the feed recorded them.
 func (w *Writer) apply(ctx context.Context, cs *noema.Changeset) ([]noema.Change, error) {
+	a, err := w.applyChangeset(ctx, cs)
+	if err != nil || a == nil {
+		return nil, err
+	}
+	return a.changes, nil
+}
+
+// applyChangeset is Apply, returning the application (nil when cs is
+// empty or a working copy left the change to its follower).
+func (w *Writer) applyChangeset(ctx context.Context, cs *noema.Changeset) (*application, error) {
 	if err := w.held(); err != nil {
 		return nil, err
 	}
@@ -187,8 +202,18 @@ func (w *Writer) apply(ctx context.Context, cs *noema.Changeset) ([]noema.Change
 		}
 		return nil, err
 	}
+	if err := a.logOperation(); err != nil {
+		return nil, err
+	}
+	if err := a.stop(len(a.j.Files)); err != nil {
+		return nil, err
+	}
 	a.finish()
-	return v.record(feedChanges(a.j, true)...), nil
+	if a.j.Op != nil {
+		v.pruneOperations(root, a.j.Op.ID)
+	}
+	a.changes = v.record(feedChanges(a.j, true)...)
+	return a, nil
 }
 
 // feedChanges are the feed's records of j's files in their after-states
@@ -225,6 +250,8 @@ type application struct {
 	crashed bool
 	// applied: every file is in place.
 	applied bool
+	// changes are the feed's records of the applied changeset.
+	changes []noema.Change
 }
 
 // check checks the plan against the files (step 1) and plans the journal:
@@ -232,6 +259,9 @@ type application struct {
 // before-checksum, every new file's name portable.
 func (a *application) check() error {
 	a.j = &journal{Started: time.Now().UTC(), PID: os.Getpid()}
+	if a.cs.Operation != "" {
+		a.j.Op = &opRef{ID: newOperationID(a.j.Started), Tool: a.cs.Operation}
+	}
 	seen := map[string]bool{}
 	for _, c := range a.cs.Changes {
 		r, err := a.v.check(c.Path)
@@ -322,8 +352,10 @@ func (a *application) commit() error {
 			return a.rollback(fsError("write", f.Path, err))
 		}
 		a.dirs[path.Dir(f.Path)] = true
-		if err := a.stop(i + 1); err != nil {
-			return err
+		if i+1 < len(a.j.Files) {
+			if err := a.stop(i + 1); err != nil {
+				return err
+			}
 		}
 	}
 	if err := a.syncDirs(); err != nil {
@@ -428,24 +460,34 @@ func changedError(rel, sum string) error {
 // journalPath is the journal's path relative to the vault root.
 var journalPath = filepath.Join(".noema", JournalFile)
 
-// writeJournal writes j durably: a temporary file, synced, renamed into
-// place, and the folder synced.
+// writeJournal writes j durably (see [writeSealed]).
 func writeJournal(root *os.Root, j *journal) error {
-	body, err := json.Marshal(j)
-	if err != nil {
+	if err := writeSealed(root, journalPath, journalMagic, j); err != nil {
 		return fmt.Errorf("write changeset journal: %w", err)
+	}
+	return nil
+}
+
+// writeSealed writes v as JSON to the vault-relative file rel durably: a
+// first line with magic and the SHA-256 of the rest, then the JSON, in a
+// temporary file, synced, renamed into place, and the folder synced.
+func writeSealed(root *os.Root, rel, magic string, v any) error {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return err
 	}
 	sum := sha256.Sum256(body)
 	var buf bytes.Buffer
-	buf.WriteString(journalMagic + "sha256:" + hex.EncodeToString(sum[:]) + "\n")
+	buf.WriteString(magic + "sha256:" + hex.EncodeToString(sum[:]) + "\n")
 	buf.Write(body)
-	if err := root.MkdirAll(".noema", 0o755); err != nil {
-		return fmt.Errorf("write changeset journal: %w", err)
+	dir := filepath.Dir(rel)
+	if err := root.MkdirAll(dir, 0o755); err != nil {
+		return err
 	}
-	tmp := journalPath + ".tmp"
+	tmp := rel + ".tmp"
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {
-		return fmt.Errorf("write changeset journal: %w", err)
+		return err
 	}
 	_, err = f.Write(buf.Bytes())
 	if err == nil {
@@ -455,31 +497,40 @@ func writeJournal(root *os.Root, j *journal) error {
 		err = cerr
 	}
 	if err == nil {
-		err = root.Rename(tmp, journalPath)
+		err = root.Rename(tmp, rel)
 	}
 	if err != nil {
 		root.Remove(tmp)
-		return fmt.Errorf("write changeset journal: %w", err)
+		return err
 	}
-	return syncDir(root, ".noema")
+	return syncDir(root, dir)
 }
 
 // parseJournal decodes a journal, refusing one that is incomplete.
 func parseJournal(data []byte) (*journal, error) {
-	header, body, ok := bytes.Cut(data, []byte("\n"))
-	if !ok || !bytes.HasPrefix(header, []byte(journalMagic+"sha256:")) {
-		return nil, errors.New("no journal header")
-	}
-	want := string(header[len(journalMagic)+len("sha256:"):])
-	sum := sha256.Sum256(body)
-	if hex.EncodeToString(sum[:]) != want {
-		return nil, errors.New("journal checksum does not match (incomplete journal)")
-	}
 	var j journal
-	if err := json.Unmarshal(body, &j); err != nil {
-		return nil, fmt.Errorf("decode journal: %w", err)
+	if err := parseSealed(data, journalMagic, &j); err != nil {
+		return nil, err
 	}
 	return &j, nil
+}
+
+// parseSealed decodes what [writeSealed] wrote into v, refusing a file
+// that is incomplete.
+func parseSealed(data []byte, magic string, v any) error {
+	header, body, ok := bytes.Cut(data, []byte("\n"))
+	if !ok || !bytes.HasPrefix(header, []byte(magic+"sha256:")) {
+		return errors.New("no header")
+	}
+	want := string(header[len(magic)+len("sha256:"):])
+	sum := sha256.Sum256(body)
+	if hex.EncodeToString(sum[:]) != want {
+		return errors.New("checksum does not match (incomplete file)")
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("decode: %w", err)
+	}
+	return nil
 }
 
 func removeJournal(root *os.Root) error {
@@ -549,6 +600,9 @@ func (v *Vault) recover() (*Recovery, error) {
 		rec = &Recovery{Action: Discarded, Files: []string{}, At: time.Now().UTC()}
 	} else {
 		if rec, err = v.settle(root, j, true); err != nil {
+			return nil, fmt.Errorf("recover changeset: %w", err)
+		}
+		if err := v.settleOperation(root, j, rec.Action == RolledForward); err != nil {
 			return nil, fmt.Errorf("recover changeset: %w", err)
 		}
 		if err := removeJournal(root); err != nil {

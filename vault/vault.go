@@ -53,6 +53,10 @@ type Vault struct {
 	// tests set it; it is nil otherwise.
 	FaultHook func(i int) error
 
+	// OperationLimits bound the operation log (see operations.go); the
+	// zero value means the defaults.
+	OperationLimits OperationLimits
+
 	// WriteFault, when set, is called by every write of a file's new
 	// content (a note written, edited or moved; a changeset's files) with
 	// the file's vault path, after its temporary file is created and
