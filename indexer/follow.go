@@ -293,6 +293,12 @@ func (f *Follower) bring(ctx context.Context, paths []string, want func(string) 
 				continue
 			case err != nil:
 				return err
+			case file.Checksum == have:
+				// The folder already holds the store's current version:
+				// this server's own later write, which the feed names at
+				// an earlier one. Rewriting it with the same bytes would
+				// fail whenever the next write came first.
+				continue
 			}
 			cs.Changes = append(cs.Changes, noema.FileChange{Path: p, Before: have, After: file.Data})
 		}

@@ -1,6 +1,7 @@
 package indexer_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -70,4 +71,67 @@ func TestFollowerLeavesOwnWritesAlone(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// TestFollowerLeavesOwnRewritesAlone: this server rewrites one note many
+// times; the feed names it at versions the folder has already passed, and
+// the store holds what the folder holds. The follower must change nothing
+// — before, it planned a change from the folder's version to the same
+// bytes, which failed whenever the next rewrite came first, and after
+// three such failures it paused following with a growing backoff (up to
+// 10 s) while other servers' writes waited.
+func TestFollowerLeavesOwnRewritesAlone(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	upVault, err := vault.Open(filepath.Join(t.TempDir(), "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := slowFeed{upVault.Store()}
+	ix := open(t, filepath.Join(t.TempDir(), "copy"))
+	f := indexer.NewFollower(ix, up, "test store")
+	ix.Vault.SetUpstream(up, f.Behind)
+	var written atomic.Int64 // writes of a file's new bytes in the folder
+	ix.Vault.WriteFault = func(string) error { written.Add(1); return nil }
+	if err := f.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+	const writes = 200
+	content := []byte("# Rewritten\n")
+	if err := ix.Vault.Locked(ctx, func(w *vault.Writer) error { return w.WriteFile("n.md", content, false) }); err != nil {
+		t.Fatal(err)
+	}
+	for i := range writes {
+		next := fmt.Appendf(bytes.Clone(content), "line %d\n", i)
+		if err := ix.Vault.Locked(ctx, func(w *vault.Writer) error { return w.ReplaceFile("n.md", content, next) }); err != nil {
+			t.Fatal(err)
+		}
+		content = next
+	}
+	head, err := up.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for start := time.Now(); f.State().Seq < head; time.Sleep(5 * time.Millisecond) {
+		if time.Since(start) > 10*time.Second {
+			t.Fatalf("the follower is at %d of %d after 10 s", f.State().Seq, head)
+		}
+	}
+	if n := written.Load(); n != writes+1 {
+		t.Fatalf("the folder's file was written %d times for this server's %d writes: the follower wrote it %d times", n, writes+1, n-writes-1)
+	}
+	cancel()
+	<-done
+}
+
+// slowFeed answers ChangesSince after a pause, as a database across a
+// network does: this server's next write comes meanwhile.
+type slowFeed struct{ noema.Store }
+
+func (s slowFeed) ChangesSince(ctx context.Context, since int64, limit int) ([]noema.Change, error) {
+	changes, err := s.Store.ChangesSince(ctx, since, limit)
+	time.Sleep(3 * time.Millisecond)
+	return changes, err
 }
