@@ -30,14 +30,14 @@ const ExitGrace = 2 * time.Second
 type ServeInput struct {
 	Addr           string        `json:"addr" jsonschema:"listen address" default:"\"127.0.0.1:7077\""`
 	Token          string        `json:"token" jsonschema:"bearer token clients must send (default $NOEMA_TOKEN); required beyond loopback"`
-	Toolsets       string        `json:"toolsets" jsonschema:"comma-separated toolsets to expose: notes, concepts, search, graph, admin (default all)"`
+	Toolsets       string        `json:"toolsets" jsonschema:"comma-separated toolsets to expose: notes, concepts, search, graph, admin, history (default all)"`
 	MaxSessions    int           `json:"max_sessions" jsonschema:"most MCP sessions at once (clients before protocol 2026-07-28, which is sessionless); an initialize beyond gets 503 (0: no cap)" default:"1000" minimum:"0"`
 	SessionTimeout time.Duration `json:"session_timeout" jsonschema:"close an MCP session (clients before 2026-07-28) idle this long (0: never)" default:"\"30m0s\""`
 }
 
 // MCPInput is `noema mcp`'s flags.
 type MCPInput struct {
-	Toolsets string `json:"toolsets" jsonschema:"comma-separated toolsets to expose: notes, concepts, search, graph, admin (default all)"`
+	Toolsets string `json:"toolsets" jsonschema:"comma-separated toolsets to expose: notes, concepts, search, graph, admin, history (default all)"`
 }
 
 func runServe(ctx context.Context, c *CLI, v any) error {

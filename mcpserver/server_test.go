@@ -116,6 +116,8 @@ var inventory = map[string]hints{
 	"move_note":             {false, true, false},
 	"delete_note":           {false, true, true},
 	"list_notes":            {true, false, true},
+	"list_operations":       {true, false, true},
+	"undo_operation":        {false, true, false},
 	"recent_activity":       {true, false, true},
 	"search_notes":          {true, false, true}, // not an access
 	"build_context":         {true, false, true}, // not an access

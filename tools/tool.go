@@ -79,6 +79,7 @@ var Toolsets = []Toolset{
 	{"search", "search notes and build context"},
 	{"graph", "relations, neighbours and graph export"},
 	{"admin", "status and sync"},
+	{"history", "the operation log and undo"},
 }
 
 // Toolset is a group of tools enabled together.
@@ -246,7 +247,7 @@ func toolset(name string) *Toolset {
 // commands, in the order the CLI lists them.
 func All() []*Tool {
 	var all []*Tool
-	for _, family := range [][]*Tool{noteTools(), searchTools(), conceptTools(), relationTools(), graphTools(), analyzeTools(), adminTools(), vaultTools(), modelTools()} {
+	for _, family := range [][]*Tool{noteTools(), searchTools(), conceptTools(), relationTools(), graphTools(), analyzeTools(), adminTools(), operationTools(), vaultTools(), modelTools()} {
 		all = append(all, family...)
 	}
 	return all

@@ -251,25 +251,23 @@ func (v *Vault) pruneOperations(root *os.Root, keep string) {
 	}
 }
 
-// Operations returns the log's operations, newest first: at most limit
-// (<= 0: all) of those older than before (an id; "" = from the newest).
-func (v *Vault) Operations(ctx context.Context, before string, limit int) ([]Operation, error) {
+// Operations returns the log's operations, newest first, from offset on,
+// at most limit of them (<= 0: all), and how many the log holds.
+func (v *Vault) Operations(ctx context.Context, offset, limit int) ([]Operation, int, error) {
 	root, err := v.openRoot()
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer root.Close()
 	files, err := operationFiles(root)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
+	slices.Reverse(files)
 	out := []Operation{}
-	for _, f := range slices.Backward(files) {
+	for _, f := range files[min(max(offset, 0), len(files)):] {
 		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if before != "" && f.id >= before {
-			continue
+			return nil, 0, err
 		}
 		if limit > 0 && len(out) == limit {
 			break
@@ -278,11 +276,11 @@ func (v *Vault) Operations(ctx context.Context, before string, limit int) ([]Ope
 		if noema.ErrorCode(err) == noema.ENOTFOUND {
 			continue // pruned meanwhile
 		} else if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		out = append(out, e.describe())
 	}
-	return out, nil
+	return out, len(files), nil
 }
 
 func (e *operationEntry) describe() Operation {
@@ -306,6 +304,10 @@ type Undone struct {
 	// Skipped are the files changed since the operation, left as they are
 	// (with force).
 	Skipped []string `json:"skipped,omitempty"`
+	// Removed are the reverted files the operation had created (now gone
+	// again), Restored those it had deleted (now back).
+	Removed  []string `json:"removed,omitempty"`
+	Restored []string `json:"restored,omitempty"`
 }
 
 // Undo reverts the operation id as one changeset, itself recorded as an
@@ -346,7 +348,11 @@ func (w *Writer) Undo(ctx context.Context, id string, force bool) (*Undone, erro
 		switch {
 		case f.Before == noema.Absent:
 			cs.Changes = append(cs.Changes, noema.FileChange{Path: f.Path, Before: sum, Delete: true})
+			res.Removed = append(res.Removed, f.Path)
 		default:
+			if sum == noema.Absent {
+				res.Restored = append(res.Restored, f.Path)
+			}
 			data := f.Data
 			if data == nil {
 				data = []byte{}

@@ -21,7 +21,7 @@ func undo(ctx context.Context, v *vault.Vault, id string, force bool) (*vault.Un
 // onlyOperation returns the one operation in v's log.
 func onlyOperation(ctx context.Context, t *testing.T, v *vault.Vault) vault.Operation {
 	t.Helper()
-	ops, err := v.Operations(ctx, "", 0)
+	ops, _, err := v.Operations(ctx, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestOperationUndoRedo(t *testing.T) {
 	if got := treetest.NotesOnly(treetest.Files(t, dir)); !treetest.Same(got, before) {
 		t.Fatalf("after undo:\n%swant:\n%s", treetest.Describe(got), treetest.Describe(before))
 	}
-	ops, _ := v.Operations(ctx, "", 0)
+	ops, _, _ := v.Operations(ctx, 0, 0)
 	if len(ops) != 2 || ops[0].ID != res.Operation || ops[0].Tool != vault.UndoTool || ops[1].ID != op.ID {
 		t.Fatalf("log after undo: %+v", ops)
 	}
@@ -72,12 +72,12 @@ func TestOperationUndoRedo(t *testing.T) {
 	if got := treetest.NotesOnly(treetest.Files(t, dir)); !treetest.Same(got, after) {
 		t.Fatalf("after redo:\n%swant:\n%s", treetest.Describe(got), treetest.Describe(after))
 	}
-	// Paging: newest first, before an id.
-	page, err := v.Operations(ctx, "", 1)
-	if err != nil || len(page) != 1 {
-		t.Fatalf("page 1 = %+v, %v", page, err)
+	// Paging: newest first.
+	page, total, err := v.Operations(ctx, 0, 1)
+	if err != nil || len(page) != 1 || total != 3 {
+		t.Fatalf("page 1 = %+v, %d, %v", page, total, err)
 	}
-	rest, err := v.Operations(ctx, page[0].ID, 0)
+	rest, _, err := v.Operations(ctx, 1, 0)
 	if err != nil || len(rest) != 2 || rest[0].ID != res.Operation {
 		t.Fatalf("page 2 = %+v, %v", rest, err)
 	}
@@ -93,7 +93,7 @@ func TestOperationNotRecorded(t *testing.T) {
 	if err := apply(ctx, v, plan(v)); err != nil {
 		t.Fatal(err)
 	}
-	if ops, err := v.Operations(ctx, "", 0); err != nil || len(ops) != 0 {
+	if ops, _, err := v.Operations(ctx, 0, 0); err != nil || len(ops) != 0 {
 		t.Fatalf("log = %+v, %v", ops, err)
 	}
 }
@@ -179,7 +179,7 @@ func TestOperationLogBounded(t *testing.T) {
 	for i := 1; i < 10; i++ {
 		write(i)
 	}
-	ops, err := v.Operations(ctx, "", 0)
+	ops, _, err := v.Operations(ctx, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +199,7 @@ func TestOperationLogBounded(t *testing.T) {
 	}
 	v.OperationLimits = vault.OperationLimits{MaxBytes: 1}
 	write(10)
-	if ops, _ := v.Operations(ctx, "", 0); len(ops) != 1 || ops[0].Files[0].Path != "n10.md" {
+	if ops, _, _ := v.Operations(ctx, 0, 0); len(ops) != 1 || ops[0].Files[0].Path != "n10.md" {
 		t.Fatalf("over the limit, the log holds %+v; want the newest only", ops)
 	}
 }
@@ -230,7 +230,7 @@ func TestOperationCrash(t *testing.T) {
 				if err != nil || rec == nil {
 					t.Fatalf("recover = %+v, %v", rec, err)
 				}
-				ops, err := v2.Operations(ctx, "", 0)
+				ops, _, err := v2.Operations(ctx, 0, 0)
 				if err != nil {
 					t.Fatal(err)
 				}
