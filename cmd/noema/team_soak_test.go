@@ -116,6 +116,11 @@ func TestTeamSoak(t *testing.T) {
 		shared = append(shared, res["uri"].(string))
 	}
 	setup.Close()
+	// Every server holds them before the writers start (a second at most
+	// is the promise; the writers would otherwise start within it).
+	for _, sv := range s.servers {
+		caughtUp(t, st, sv.mustSession(t), 10*time.Second)
+	}
 
 	s.start = time.Now()
 	s.deadline = s.start.Add(*teamSoak)
