@@ -2,8 +2,10 @@ package app_test
 
 import (
 	"context"
+	"io/fs"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,6 +45,29 @@ func files(t *testing.T, a *app.App) map[string]string {
 	t.Helper()
 	out := treetest.Files(t, a.Vault.Root)
 	maps.DeleteFunc(out, func(p, _ string) bool { return strings.HasPrefix(p, ".noema/") })
+	return out
+}
+
+// dirs returns the vault's folders outside .noema.
+func dirs(t *testing.T, a *app.App) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(a.Vault.Root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(a.Vault.Root, p)
+		if d.IsDir() && rel == ".noema" {
+			return filepath.SkipDir
+		}
+		if d.IsDir() {
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	return out
 }
 
@@ -88,7 +113,7 @@ func TestUndoEachOperation(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.tool, func(t *testing.T) {
 			a := noematest.AppWith(t, undoVault)
-			before := files(t, a)
+			before, beforeDirs := files(t, a), dirs(t, a)
 			if err := sc.run(a); err != nil {
 				t.Fatal(err)
 			}
@@ -109,6 +134,9 @@ func TestUndoEachOperation(t *testing.T) {
 			}
 			if got := files(t, a); !treetest.Same(got, before) {
 				t.Fatalf("after undo:\n%swant:\n%s", treetest.Describe(got), treetest.Describe(before))
+			}
+			if got := dirs(t, a); !slices.Equal(got, beforeDirs) {
+				t.Errorf("folders after undo %v, want %v", got, beforeDirs)
 			}
 			if got, want := indexDump(t, a), freshIndex(t, a); got != want {
 				t.Fatalf("index after undo:\n%s\na fresh index:\n%s", got, want)

@@ -18,11 +18,18 @@ type OperationsInput struct {
 
 // OperationInfo is one operation of the log.
 type OperationInfo struct {
-	ID    string    `json:"id"`
-	Tool  string    `json:"tool"`
-	At    time.Time `json:"at"`
-	Files []string  `json:"files"`
+	ID   string    `json:"id"`
+	Tool string    `json:"tool"`
+	At   time.Time `json:"at"`
+	// Files are the URIs of the first [MaxOperationFiles] files it
+	// changed; FileCount counts them all.
+	Files     []string `json:"files"`
+	FileCount int      `json:"file_count"`
 }
+
+// MaxOperationFiles is how many of an operation's files a listing names,
+// so that an operation of a thousand files stays one small item.
+const MaxOperationFiles = 20
 
 // OperationsResult is a page of the operation log, newest first.
 type OperationsResult struct {
@@ -48,9 +55,9 @@ func (s *Service) Operations(ctx context.Context, in OperationsInput) (*Operatio
 	res := &OperationsResult{Operations: make([]OperationInfo, len(ops)), Total: total, Offset: in.Offset, Limit: limit,
 		HasMore: in.Offset+len(ops) < total}
 	for i, op := range ops {
-		info := OperationInfo{ID: op.ID, Tool: op.Tool, At: op.At, Files: make([]string, len(op.Files))}
-		for j, f := range op.Files {
-			info.Files[j] = noema.NoteURI(f.Path)
+		info := OperationInfo{ID: op.ID, Tool: op.Tool, At: op.At, FileCount: len(op.Files)}
+		for _, f := range op.Files[:min(len(op.Files), MaxOperationFiles)] {
+			info.Files = append(info.Files, noema.NoteURI(f.Path))
 		}
 		res.Operations[i] = info
 	}

@@ -25,7 +25,7 @@ func operationTools() []*Tool {
 		New(Def{
 			Name: "list_operations", Command: "history", Toolset: "history", Title: "List undoable operations", Hints: readOnly,
 			Description: "The operation log, newest first: every operation that changed several files or renamed one (merge_concepts, move_note, " +
-				"update_concept with a new label, delete_concept, vault rename-files, undo_operation), with its id, tool, time and files. " +
+				"update_concept with a new label, delete_concept, vault rename-files, undo_operation), with its id, tool, time, file_count and its first 20 files. " +
 				"Kept 30 days or 200 MiB by default. Paged with offset/limit (default 50, max 500); the result has total and has_more.",
 		}, ListOperations, textOperationList),
 
@@ -78,9 +78,12 @@ func textOperationList(w io.Writer, o *OperationListOutput) {
 	}
 	fmt.Fprintln(w)
 	for _, op := range o.Operations {
-		fmt.Fprintf(w, "- %s %s at %s, %d files\n", op.ID, op.Tool, op.At.Format("2006-01-02 15:04:05Z"), len(op.Files))
+		fmt.Fprintf(w, "- %s %s at %s, %d files\n", op.ID, op.Tool, op.At.Format("2006-01-02 15:04:05Z"), op.FileCount)
 		for _, f := range op.Files {
 			fmt.Fprintf(w, "    %s\n", f)
+		}
+		if more := op.FileCount - len(op.Files); more > 0 {
+			fmt.Fprintf(w, "    … and %d more\n", more)
 		}
 	}
 	o.Budget.text(w)

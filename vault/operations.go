@@ -315,8 +315,8 @@ type Undone struct {
 // operation wrote (its after-checksum); otherwise the error is
 // noema.ECONFLICT with the files changed since in its details ("files"),
 // and nothing is written — unless force, which reverts the other files and
-// reports the changed ones in Skipped. The caller indexes the files in
-// Reverted.
+// reports the changed ones in Skipped. Folders left empty by the files it
+// removes go too. The caller indexes the files in Reverted.
 func (w *Writer) Undo(ctx context.Context, id string, force bool) (*Undone, error) {
 	if err := w.held(); err != nil {
 		return nil, err
@@ -379,6 +379,11 @@ func (w *Writer) Undo(ctx context.Context, id string, force bool) (*Undone, erro
 	}
 	if a != nil && a.j.Op != nil && a.applied {
 		res.Operation = a.j.Op.ID
+	}
+	// A folder the operation made for a file it created goes with it, as
+	// after a move.
+	for _, p := range res.Removed {
+		w.RemoveEmptyDirs(path.Dir(p))
 	}
 	return res, nil
 }

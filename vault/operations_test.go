@@ -2,6 +2,7 @@ package vault_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -251,5 +252,58 @@ func TestOperationCrash(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestOperationUndoCrash: an undo killed at any point (the fault hook
+// after the journal, after each file, before the journal goes) is, after
+// recovery, either not done — the files as the operation left them, the
+// log without the undo — or done: the files as before the operation and
+// the undo in the log, undoable (redo).
+func TestOperationUndoCrash(t *testing.T) {
+	ctx := context.Background()
+	for _, k := range []int{0, 1, 10, 19, 20} {
+		t.Run(fmt.Sprintf("k=%d", k), func(t *testing.T) {
+			dir, plan := twenty(t)
+			v, _ := vault.Open(dir)
+			before := treetest.NotesOnly(treetest.Files(t, dir))
+			cs := plan(v)
+			cs.Operation = "merge_concepts"
+			if err := apply(ctx, v, cs); err != nil {
+				t.Fatal(err)
+			}
+			after := treetest.NotesOnly(treetest.Files(t, dir))
+			op := onlyOperation(ctx, t, v)
+			remove := setHook(v, func(i int) error {
+				if i == k {
+					return errCrash
+				}
+				return nil
+			})
+			_, err := undo(ctx, v, op.ID, false)
+			remove()
+			if !errors.Is(err, errCrash) {
+				t.Fatalf("undo: %v", err)
+			}
+			v2, _ := vault.Open(dir)
+			rec, err := v2.Recover(ctx)
+			if err != nil || rec == nil || rec.Action != vault.RolledForward {
+				t.Fatalf("recover = %+v, %v", rec, err)
+			}
+			if got := treetest.NotesOnly(treetest.Files(t, dir)); !treetest.Same(got, before) {
+				t.Fatalf("after the recovered undo:\n%swant:\n%s", treetest.Describe(got), treetest.Describe(before))
+			}
+			ops, _, err := v2.Operations(ctx, 0, 0)
+			if err != nil || len(ops) != 2 || ops[0].Tool != vault.UndoTool {
+				t.Fatalf("log = %+v, %v", ops, err)
+			}
+			if _, err := undo(ctx, v2, ops[0].ID, false); err != nil {
+				t.Fatal(err)
+			}
+			if got := treetest.NotesOnly(treetest.Files(t, dir)); !treetest.Same(got, after) {
+				t.Fatalf("after redo:\n%swant:\n%s", treetest.Describe(got), treetest.Describe(after))
+			}
+			noLeftovers(t, dir)
+		})
 	}
 }
