@@ -179,6 +179,17 @@ func (f *Follower) Run(ctx context.Context) error {
 			if noema.ErrorCode(err) == noema.EINVALID {
 				return err // a folder it must not overwrite: waiting changes nothing
 			}
+			if noema.ErrorCode(err) == noema.ECHECKSUM {
+				// This server's own writers changed the files it was
+				// bringing, in every attempt: no failure of the store, and
+				// each of their writes leaves the file nearer the store's.
+				f.ix.Logger.Debug("following the store: local writes came first; trying again", "err", err)
+				select {
+				case <-ctx.Done():
+				case <-time.After(10 * time.Millisecond):
+				}
+				continue
+			}
 			f.ix.Logger.Warn("following the store", "err", err, "retry_in", pause)
 			select {
 			case <-ctx.Done():

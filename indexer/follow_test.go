@@ -135,3 +135,78 @@ func (s slowFeed) ChangesSince(ctx context.Context, since int64, limit int) ([]n
 	time.Sleep(3 * time.Millisecond)
 	return changes, err
 }
+
+// TestFollowerRetriesLosingToLocalWriters: while the follower brings
+// another server's change of a file, this server's own writers change that
+// file first, again and again. That is no failure of the store: the
+// follower tries again at once instead of pausing as for an unreachable
+// store (200 ms doubling), so the other server's change arrives as soon
+// as the local writers let it — before, four lost rounds cost 3 s.
+func TestFollowerRetriesLosingToLocalWriters(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	upVault, err := vault.Open(filepath.Join(t.TempDir(), "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := open(t, filepath.Join(t.TempDir(), "copy"))
+	up := &racingStore{Store: upVault.Store(), local: ix.Vault, losses: 16}
+	f := indexer.NewFollower(ix, up, "test store")
+	ix.Vault.SetUpstream(up, f.Behind)
+	if err := ix.Vault.Locked(ctx, func(w *vault.Writer) error { return w.WriteFile("n.md", []byte("# N\n"), false) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Another server's change, which the folder must follow.
+	if _, err := upVault.Store().WriteFile(ctx, "n.md", []byte("# N\nanother server\n"), noema.Checksum([]byte("# N\n"))); err != nil {
+		t.Fatal(err)
+	}
+	up.racing.Store(true)
+	began := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- f.Run(ctx) }()
+	for {
+		data, _, err := ix.Vault.ReadFile("n.md")
+		if err == nil && string(data) == "# N\nanother server\n" {
+			break
+		}
+		if time.Since(began) > 10*time.Second {
+			t.Fatal("the other server's change did not arrive within 10 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if took := time.Since(began); took > time.Second {
+		t.Fatalf("the other server's change arrived after %v: the follower paused as for an unreachable store", took)
+	}
+	cancel()
+	<-done
+}
+
+// racingStore stands for this server's writers winning the race with the
+// follower: for the first losses reads of a file's bytes, it changes that
+// file in the folder (the folder only) before it answers.
+type racingStore struct {
+	noema.Store
+	local  *vault.Vault
+	racing atomic.Bool
+	losses int
+	n      atomic.Int64
+}
+
+func (s *racingStore) ReadFile(ctx context.Context, path string) (*noema.File, error) {
+	if s.racing.Load() && s.n.Add(1) <= int64(s.losses) {
+		err := s.local.LockedLocal(ctx, func(w *vault.Writer) error {
+			cur, _, err := s.local.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			return w.ReplaceFile(path, cur, fmt.Appendf(bytes.Clone(cur), "local %d\n", s.n.Load()))
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return s.Store.ReadFile(ctx, path)
+}
