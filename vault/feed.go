@@ -59,6 +59,11 @@ type feed struct {
 	end     int64       // the offset after its last complete line
 	base    int64
 	entries []noema.Change // in sequence order
+	// foldCheck is the length of entries past which record counts the
+	// log's paths again to see whether it is due for folding (0: count at
+	// the next record). Counting builds a set of every entry's path, so it
+	// is done at most once every foldSlack records, not on each.
+	foldCheck int
 	// wake is closed, and replaced, each time this process records.
 	wake chan struct{}
 }
@@ -172,11 +177,20 @@ func (v *Vault) record(changes ...noema.Change) []noema.Change {
 	}
 	close(f.wake)
 	f.wake = make(chan struct{})
-	if len(f.entries) > 2*f.paths()+1024 {
-		_ = f.fold() // a log not folded is only longer
+	if len(f.entries) > f.foldCheck {
+		if due := 2*f.paths() + 1024; len(f.entries) > due {
+			_ = f.fold() // a log not folded is only longer
+			f.foldCheck = 0
+		} else {
+			f.foldCheck = max(due, len(f.entries)+foldSlack)
+		}
 	}
 	return numbered
 }
+
+// foldSlack is how many records may pass between two counts of the log's
+// paths: a fold comes at most that many records later than it could.
+const foldSlack = 256
 
 // append writes changes to the log, numbered from its head; f.mu held.
 func (f *feed) append(changes []noema.Change) ([]noema.Change, error) {
