@@ -341,15 +341,11 @@ func (f *Follower) held(ctx context.Context, paths []string) (map[string]string,
 	held := make(map[string]string, len(paths))
 	err := f.ix.Vault.LockedLocal(ctx, func(*vault.Writer) error {
 		for _, p := range paths {
-			cur, _, err := f.ix.Vault.ReadFile(p)
-			switch {
-			case err == nil:
-				held[p] = noema.Checksum(cur)
-			case noema.ErrorCode(err) == noema.ENOTFOUND:
-				held[p] = noema.Absent
-			default:
+			sum, err := f.ix.Vault.FileChecksum(p)
+			if err != nil {
 				return err
 			}
+			held[p] = sum
 		}
 		return nil
 	})

@@ -443,6 +443,16 @@ func (v *Vault) current(rel string) ([]byte, fs.FileMode, error) {
 	return data, info.Mode().Perm(), nil
 }
 
+// FileChecksum returns the checksum of the note at rel, or noema.Absent
+// when there is none: what a write to the file expects to find.
+func (v *Vault) FileChecksum(rel string) (string, error) {
+	cur, _, err := v.current(rel)
+	if err != nil {
+		return "", err
+	}
+	return sumOf(cur), nil
+}
+
 // sumOf is Checksum, or noema.Absent for a missing file (nil).
 func sumOf(data []byte) string {
 	if data == nil {

@@ -203,11 +203,11 @@ func write[T any](ctx context.Context, v *Vault, fn func(w *Writer) (T, error)) 
 // expect returns noema.ECHECKSUM unless rel's checksum is sum (Absent: rel
 // does not exist).
 func (v *Vault) expect(rel, sum string) error {
-	cur, _, err := v.current(rel)
+	got, err := v.FileChecksum(rel)
 	if err != nil {
 		return err
 	}
-	if got := sumOf(cur); got != sum {
+	if got != sum {
 		return changedError(rel, got)
 	}
 	return nil

@@ -62,16 +62,15 @@ func fromUpstream(err error) error {
 // refresh brings rel into the folder as the upstream holds it now, as one
 // local change under the write lock the caller holds.
 func (v *Vault) refresh(ctx context.Context, rel string) error {
-	cur, _, err := v.current(rel)
+	have, err := v.FileChecksum(rel)
 	if err != nil {
 		return err
 	}
-	have := sumOf(cur)
 	c := noema.FileChange{Path: rel, Before: have}
 	f, err := v.upstream.ReadFile(ctx, rel)
 	switch {
 	case noema.ErrorCode(err) == noema.ENOTFOUND:
-		if cur == nil {
+		if have == noema.Absent {
 			return nil
 		}
 		c.Delete = true
