@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -228,13 +229,7 @@ func (f *Follower) apply(ctx context.Context, changes []noema.Change) error {
 	for _, c := range changes {
 		latest[c.Path] = c
 	}
-	paths := slices.Sorted(func(yield func(string) bool) {
-		for p := range latest {
-			if !yield(p) {
-				return
-			}
-		}
-	})
+	paths := slices.Sorted(maps.Keys(latest))
 	return f.bring(ctx, paths, func(p string) (noema.Change, bool) { c, ok := latest[p]; return c, ok })
 }
 

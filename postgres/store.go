@@ -215,16 +215,16 @@ func (s *Store) commit(ctx context.Context, plan []noema.FileChange, takenIsConf
 		_, err = tx.Exec(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, fmt.Sprintf("%s\t%d", s.vault, out[len(out)-1].Seq))
 		return err
 	})
-	if err != nil {
-		if _, coded := errors.AsType[*noema.Error](err); coded || ctx.Err() != nil {
-			if ctx.Err() != nil {
-				return nil, context.Cause(ctx)
-			}
-			return nil, err
-		}
+	switch _, coded := errors.AsType[*noema.Error](err); {
+	case err == nil:
+		return out, nil
+	case ctx.Err() != nil:
+		return nil, context.Cause(ctx)
+	case coded:
+		return nil, err
+	default:
 		return nil, connectError(err)
 	}
-	return out, nil
 }
 
 // lockCurrent locks the rows of plan's paths, in path order so that two
