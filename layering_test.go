@@ -22,7 +22,7 @@ const module = "github.com/noema-mem/noema"
 // embedder through the root ports, never through an adapter, the indexer
 // or an embedder backend.
 func TestLayering(t *testing.T) {
-	deps := listDeps(t, ".", "./sqlite", "./vault", "./search", "./semantic", "./concepts", "./notes", "./relations", "./recall", "./graph", "./app")
+	deps := listDeps(t, ".", "./sqlite", "./vault", "./search", "./semantic", "./concepts", "./notes", "./relations", "./recall", "./graph", "./importer", "./app")
 
 	for _, d := range deps[module] {
 		if first, _, _ := strings.Cut(d, "/"); strings.Contains(first, ".") {
@@ -41,7 +41,7 @@ func TestLayering(t *testing.T) {
 		}
 	}
 
-	for _, service := range []string{"search", "semantic", "concepts", "notes", "relations", "recall", "graph"} {
+	for _, service := range []string{"search", "semantic", "concepts", "notes", "relations", "recall", "graph", "importer"} {
 		for _, d := range ours(deps[module+"/"+service]) {
 			if slices.ContainsFunc([]string{"embedding", "sqlite", "config", "app", "indexer"}, under(d)) {
 				t.Errorf("%s depends on %s; a service reaches the index and the embedder through the root ports", service, d)

@@ -121,6 +121,7 @@ var groups = []struct{ name, summary string }{
 	{"relation", "create, show, update and delete typed relations"},
 	{"graph", "node, neighbors, subgraph, export and analyze the knowledge graph"},
 	{"vault", "rename-files, push, pull: the vault's files, and moving them to and from a team's store"},
+	{"import", "memory-jsonl, basic-memory, mem0: bring memories kept by other tools into the vault"},
 	{"model", "pull and list sentence-embedding models for the minilm embedder"},
 	{"store", "migrate: the PostgreSQL store of record's schema"},
 }

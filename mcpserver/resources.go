@@ -60,14 +60,17 @@ func registerResources(r *registry, s *mcp.Server, enabled map[string]bool) {
 	if enabled["graph"] {
 		r.addResource(s, "noema://graph/export", "{?format}", "graph-export", "graph-export-format", "Graph export",
 			"The whole graph as JSON {nodes, edges}.",
-			"The whole graph as JSON (format=json) or GraphML (format=graphml).",
+			"The whole graph as JSON (format=json), GraphML (format=graphml) or the MCP memory server's JSON Lines (format=memory-jsonl).",
 			func(ctx context.Context, q url.Values) (any, string, error) {
 				out, err := tools.ExportGraph(ctx, &tools.Env{App: r.app}, tools.ExportInput{Format: q.Get("format")})
 				if err != nil {
 					return nil, "", err
 				}
-				if out.Format == "graphml" {
+				switch out.Format {
+				case "graphml":
 					return out.Serialized(), "application/graphml+xml", nil
+				case "memory-jsonl":
+					return out.Serialized(), "application/jsonl", nil
 				}
 				return out.Serialized(), "application/json", nil
 			})

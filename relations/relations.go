@@ -45,6 +45,11 @@ type CreateInput struct {
 
 var typePattern = regexp.MustCompile(`^[\p{L}\p{N}_][\p{L}\p{N}_ .:/-]{0,99}$`)
 
+// CheckType returns the relation type t trimmed, or an invalid_argument
+// error saying why noema refuses it: 1-100 letters, digits, spaces or
+// _ . : / -, and not a front-matter key with a meaning of its own.
+func CheckType(t string) (string, error) { return validType(t) }
+
 func validType(t string) (string, error) {
 	t = strings.TrimSpace(t)
 	if !typePattern.MatchString(t) {

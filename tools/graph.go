@@ -14,6 +14,7 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/graph"
+	"github.com/noema-mem/noema/importer"
 	"github.com/noema-mem/noema/relations"
 )
 
@@ -47,7 +48,7 @@ type SubgraphInput struct {
 
 // ExportInput chooses the export format and its budget.
 type ExportInput struct {
-	Format    string `json:"format,omitempty" jsonschema:"json (default) or graphml" default:"\"json\"" enum:"json,graphml"`
+	Format    string `json:"format,omitempty" jsonschema:"json (default), graphml, or memory-jsonl (the MCP memory server's file: entities with observations, relations)" default:"\"json\"" enum:"json,graphml,memory-jsonl"`
 	MaxTokens int    `json:"max_tokens,omitempty" jsonschema:"the most tokens this answer may take, text and structured result together (estimated, above cl100k/o200k counts); json pages nodes then edges, and graphml above it is too_large (default 4000, 1000-100000; the command line exports the whole graph unless given)" default:"4000" minimum:"1000" maximum:"100000" cli:"default=0"`
 	Cursor    string `json:"cursor,omitempty" jsonschema:"next_cursor of the previous answer: its next page of nodes and edges (format json; refused once the graph has changed)" maxLength:"200"`
 }
@@ -58,15 +59,16 @@ type ExportInput struct {
 // rendering is the export (or page) as serialized, byte for byte, in
 // either format, followed by the budget's line when the budget cut it.
 type ExportOutput struct {
-	Format string `json:"format" jsonschema:"json or graphml"`
+	Format string `json:"format" jsonschema:"json, graphml or memory-jsonl"`
 	// NodeCount and EdgeCount are the whole graph's, whatever the page.
 	NodeCount int `json:"node_count" jsonschema:"nodes in the whole graph"`
 	EdgeCount int `json:"edge_count" jsonschema:"edges in the whole graph"`
 	// Nodes and Edges are the graph (format json; never null then).
 	Nodes []noema.GraphNode `json:"nodes,omitzero" jsonschema:"the graph's notes and concepts (format json)"`
 	Edges []noema.GraphEdge `json:"edges,omitzero" jsonschema:"mentions and relations (format json)"`
-	// Data is the GraphML document (format graphml).
-	Data string `json:"data,omitempty" jsonschema:"the GraphML document (format graphml)"`
+	// Data is the GraphML document (format graphml) or the JSON Lines
+	// file (format memory-jsonl).
+	Data string `json:"data,omitempty" jsonschema:"the GraphML document (format graphml) or the memory server's JSON Lines (format memory-jsonl)"`
 	Budget
 }
 
@@ -80,7 +82,7 @@ func (o *ExportOutput) Serialized() string {
 }
 
 func (o *ExportOutput) serialize(w io.Writer) {
-	if o.Format == "graphml" {
+	if o.Format != "json" {
 		io.WriteString(w, o.Data)
 		return
 	}
@@ -192,8 +194,8 @@ func graphTools() []*Tool {
 
 		New(Def{
 			Name: "export_graph", Command: "graph export", Toolset: "graph", Title: "Export the graph", Hints: readOnly,
-			Description: "The whole graph — notes, concepts, relations and mentions edges — as JSON {nodes, edges} (the structured result) or GraphML (opens in Gephi, Cytoscape, networkx; the document is data). Deterministic: the same vault exports the same bytes. Also the resource noema://graph/export{?format}. " +
-				"Keeps to max_tokens (default 4000): json pages nodes, then edges, with next_cursor (refused once the graph changed); GraphML, at least ~3000 tokens, needs a larger max_tokens or is too_large.",
+			Description: "The whole graph — notes, concepts, relations and mentions edges — as JSON {nodes, edges} (the structured result), GraphML (opens in Gephi, Cytoscape, networkx) or memory-jsonl (the MCP memory server's file: entities with types and observations, relations); for those two the document is data. Deterministic: the same vault exports the same bytes. Also the resource noema://graph/export{?format}. " +
+				"Keeps to max_tokens (default 4000): json pages nodes, then edges, with next_cursor (refused once the graph changed); GraphML and memory-jsonl are whole documents: above max_tokens they are too_large.",
 		}, ExportGraph, textExport),
 	}
 }
@@ -246,31 +248,39 @@ func ExportGraph(ctx context.Context, e *Env, in ExportInput) (*ExportOutput, er
 	if format == "" {
 		format = "json"
 	}
-	if format != "json" && format != "graphml" {
-		return nil, noema.Errorf(noema.EINVALID, "format must be json or graphml").WithParam("format")
+	if format != "json" && format != "graphml" && format != "memory-jsonl" {
+		return nil, noema.Errorf(noema.EINVALID, "format must be json, graphml or memory-jsonl").WithParam("format")
 	}
 	budget, err := budgetOf(in.MaxTokens)
 	if err != nil {
 		return nil, err
 	}
-	if format == "graphml" && in.Cursor != "" {
-		return nil, noema.Errorf(noema.EINVALID, "cursor pages the json export only: a GraphML document is not cut in pages").WithParam("cursor")
+	if format != "json" && in.Cursor != "" {
+		return nil, noema.Errorf(noema.EINVALID, "cursor pages the json export only: a %s document is not cut in pages", format).WithParam("cursor")
 	}
 	g, err := graph.Export(ctx, e.App.GraphIndex)
 	if err != nil {
 		return nil, err
 	}
 	out := &ExportOutput{Format: format, NodeCount: len(g.Nodes), EdgeCount: len(g.Edges), Budget: Budget{MaxTokens: budget}}
-	if format == "graphml" {
+	if format != "json" {
 		var buf bytes.Buffer
-		if err := graph.WriteGraphML(&buf, g); err != nil {
-			return nil, fmt.Errorf("write graphml export: %w", err)
+		if format == "graphml" {
+			err = graph.WriteGraphML(&buf, g)
+		} else {
+			err = importer.WriteMemoryJSONL(&buf, g.Nodes, g.Edges, func(p string) ([]byte, error) {
+				data, _, err := e.App.Vault.ReadFile(p)
+				return data, err
+			})
+		}
+		if err != nil {
+			return nil, fmt.Errorf("write %s export: %w", format, err)
 		}
 		out.Data = buf.String()
 		out.Tokens = answerTokens(out, textExport)
 		if budget > 0 && out.Tokens > budget {
-			return nil, noema.Errorf(noema.ETOOLARGE, "the GraphML export of %d nodes and %d edges is about %d tokens, above max_tokens %d: page the json export (format json, then cursor), or write the whole file from the command line: noema graph export --format graphml > graph.graphml",
-				out.NodeCount, out.EdgeCount, out.Tokens, budget).WithParam("max_tokens")
+			return nil, noema.Errorf(noema.ETOOLARGE, "the %s export of %d nodes and %d edges is about %d tokens, above max_tokens %d: page the json export (format json, then cursor), or write the whole file from the command line: noema graph export --format %s > graph.%s",
+				format, out.NodeCount, out.EdgeCount, out.Tokens, budget, format, map[string]string{"graphml": "graphml", "memory-jsonl": "jsonl"}[format]).WithParam("max_tokens")
 		}
 		return out, nil
 	}

@@ -247,7 +247,7 @@ func toolset(name string) *Toolset {
 // commands, in the order the CLI lists them.
 func All() []*Tool {
 	var all []*Tool
-	for _, family := range [][]*Tool{noteTools(), searchTools(), conceptTools(), relationTools(), graphTools(), analyzeTools(), adminTools(), operationTools(), vaultTools(), modelTools()} {
+	for _, family := range [][]*Tool{noteTools(), searchTools(), conceptTools(), relationTools(), graphTools(), analyzeTools(), adminTools(), operationTools(), vaultTools(), importTools(), modelTools()} {
 		all = append(all, family...)
 	}
 	return all

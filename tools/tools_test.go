@@ -75,7 +75,7 @@ func TestSchemas(t *testing.T) {
 		{"list_concepts", "match", []any{"contains", "starts_with", "ends_with"}},
 		{"neighbors", "direction", []any{"out", "in", "both"}},
 		{"edit_note", "op", []any{"append", "prepend", "find_replace", "replace_section", "replace_all"}},
-		{"export_graph", "format", []any{"json", "graphml"}},
+		{"export_graph", "format", []any{"json", "graphml", "memory-jsonl"}},
 	} {
 		if got := prop(c.tool, c.prop)["enum"]; !reflect.DeepEqual(got, c.enum) {
 			t.Errorf("%s.%s enum = %v, want %v", c.tool, c.prop, got, c.enum)

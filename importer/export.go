@@ -1,0 +1,144 @@
+package importer
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/vault"
+)
+
+// WriteMemoryJSONL writes a vault's graph (nodes and edges, as
+// graph.Export reads them) in the memory server's JSON Lines format, the
+// one [ImportMemoryJSONL] reads:
+//
+//   - every concept is an entity named by its label; its entityType is its
+//     page's `type` ("concept" without one), its observations the bullets
+//     of its page's "## Observations" section;
+//   - every note that is not a concept's page is an entity named by its
+//     title (its path without .md when a concept or another note has that
+//     name), of the type in its `type` (else "note"), whose observations
+//     are its "## Observations" bullets, or else its whole body as one;
+//   - every typed relation is a relation; every mention of a concept by a
+//     note is a relation of type "mentions" (a page does not mention its
+//     own concept).
+//
+// Entities come first, then relations, each in the export's order, one
+// JSON object per line, so the same vault writes the same bytes. read
+// returns a note file's content by vault path; a file it cannot read is an
+// entity without observations.
+func WriteMemoryJSONL(w io.Writer, nodes []noema.GraphNode, edges []noema.GraphEdge, read func(path string) ([]byte, error)) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	pageOf := map[string]string{} // a page's note URI → its concept's id
+	for _, n := range nodes {
+		if n.Kind == noema.NodeConcept && n.Page != "" {
+			pageOf[n.Page] = n.ID
+		}
+	}
+	names := map[string]string{} // node id → entity name
+	taken := map[string]bool{}
+	for _, n := range nodes {
+		if n.Kind == noema.NodeConcept {
+			names[n.ID] = n.Label
+			taken[n.Label] = true
+		}
+	}
+	type entity struct {
+		Type         string   `json:"type"`
+		Name         string   `json:"name"`
+		EntityType   string   `json:"entityType"`
+		Observations []string `json:"observations"`
+	}
+	var entities []entity
+	for _, n := range nodes {
+		switch {
+		case n.Kind == noema.NodeConcept:
+			e := entity{Type: "entity", Name: n.Label, EntityType: "concept", Observations: []string{}}
+			if n.Page != "" {
+				fillEntity(&e.EntityType, &e.Observations, n.Page, read, false)
+			}
+			entities = append(entities, e)
+		case pageOf[n.ID] != "":
+			names[n.ID] = names[pageOf[n.ID]]
+		default:
+			name := n.Label
+			if taken[name] {
+				name = strings.TrimSuffix(n.Path, ".md")
+			}
+			taken[name] = true
+			names[n.ID] = name
+			e := entity{Type: "entity", Name: name, EntityType: "note", Observations: []string{}}
+			fillEntity(&e.EntityType, &e.Observations, n.ID, read, true)
+			entities = append(entities, e)
+		}
+	}
+	for _, e := range entities {
+		if err := enc.Encode(e); err != nil {
+			return fmt.Errorf("write memory-jsonl: %w", err)
+		}
+	}
+	type relation struct {
+		Type         string `json:"type"`
+		From         string `json:"from"`
+		To           string `json:"to"`
+		RelationType string `json:"relationType"`
+	}
+	for _, ed := range edges {
+		from, to := names[ed.Source], names[ed.Target]
+		if to == "" {
+			to = danglingName(ed.Target)
+		}
+		if from == "" || to == "" || (ed.Kind == noema.EdgeMentions && from == to) {
+			continue
+		}
+		if err := enc.Encode(relation{Type: "relation", From: from, To: to, RelationType: ed.Type}); err != nil {
+			return fmt.Errorf("write memory-jsonl: %w", err)
+		}
+	}
+	return bw.Flush()
+}
+
+// danglingName names the missing target of a dangling relation: the key
+// of "concept:<key>", a missing note's path.
+func danglingName(target string) string {
+	if k, ok := strings.CutPrefix(target, "concept:"); ok {
+		return k
+	}
+	if p, ok := strings.CutPrefix(target, noema.URIScheme); ok {
+		return p
+	}
+	return target
+}
+
+// fillEntity sets an entity's type and observations from the note whose
+// URI is uri: its `type`, and its "## Observations" bullets (with
+// wholeBody, its body when it has no such section).
+func fillEntity(typ *string, obs *[]string, uri string, read func(string) ([]byte, error), wholeBody bool) {
+	rel, err := vault.URIToPath(uri)
+	if err != nil {
+		return
+	}
+	content, err := read(rel)
+	if err != nil {
+		return
+	}
+	note, err := vault.Parse(rel, content)
+	if err != nil {
+		return
+	}
+	if t, ok := note.FrontMatter.Get("type"); ok {
+		if s, ok := t.(string); ok && strings.TrimSpace(s) != "" {
+			*typ = s
+		}
+	}
+	if list, ok := Observations(note.Body); ok {
+		*obs = append(*obs, list...)
+	} else if body := strings.TrimSpace(string(note.Body)); wholeBody && body != "" {
+		*obs = append(*obs, body)
+	}
+}
