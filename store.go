@@ -210,8 +210,12 @@ type Changeset struct {
 	// Operation names the tool or command the changeset carries out
 	// (merge_concepts, move_note, …). A vault records a changeset that
 	// names one in its operation log, with every file's before-image, so
-	// that it can be undone; other stores ignore it.
+	// that it can be undone (see [OperationLog]); a store without a log
+	// ignores it.
 	Operation string
+	// OperationID is the id the operation is recorded under
+	// ([NewOperationID]); empty: the store makes one.
+	OperationID string
 }
 
 // Replace plans to replace the content old of path with data.

@@ -166,6 +166,9 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 		db.Close()
 		return nil, err
 	}
+	if store != nil { // the team's operation log, kept in the database
+		store.OperationLimits = v.OperationLimits
+	}
 	var noteIndex noema.NoteIndex = db.Notes()
 	var reads *sharedReads
 	if follower != nil {

@@ -90,7 +90,7 @@ func (s *Service) Undo(ctx context.Context, in UndoInput) (*UndoResult, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(done.Reverted) > 0 {
+		if len(done.Reverted)+len(done.Refreshed) > 0 {
 			if err := s.syncUndone(ctx, done); err != nil {
 				return nil, err
 			}
@@ -111,7 +111,7 @@ func (s *Service) Undo(ctx context.Context, in UndoInput) (*UndoResult, error) {
 // removed, one brought back — is indexed as a rename first, so the note
 // keeps its history, as the move did.
 func (s *Service) syncUndone(ctx context.Context, done *vault.Undone) error {
-	paths := done.Reverted
+	paths := slices.Concat(done.Reverted, slices.DeleteFunc(slices.Clone(done.Refreshed), func(p string) bool { return slices.Contains(done.Reverted, p) }))
 	if len(done.Removed) == 1 && len(done.Restored) == 1 {
 		from, to := done.Removed[0], done.Restored[0]
 		if err := s.Sync.SyncWritten(ctx, []string{to, from}, from); err != nil {

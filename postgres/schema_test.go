@@ -165,3 +165,48 @@ func TestOpenStoreNamesItsVault(t *testing.T) {
 		t.Fatalf("an empty vault name: %v", err)
 	}
 }
+
+// TestMigrateFromVersion1: a database at 0001's schema, with a vault and
+// its files, is refused by Open until `store migrate` brings it to this
+// build's schema, which keeps the files and records operations.
+func TestMigrateFromVersion1(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.NewDatabase(t)
+	ms, err := migrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := migrate(ctx, dsn, ms[:1]); err != nil {
+		t.Fatal(err)
+	}
+	execSQL(t, dsn, `INSERT INTO noema_vaults (vault, seq) VALUES ('work', 1)`)
+	execSQL(t, dsn, `INSERT INTO noema_files (vault, path, data, checksum, version, modified, seq)
+		VALUES ('work', 'a.md', 'a', '`+noema.Checksum([]byte("a"))+`', 1, now(), 1)`)
+	if db, err := Open(ctx, dsn, nil); err == nil || !strings.Contains(err.Error(), "noema store migrate") {
+		if db != nil {
+			db.Close()
+		}
+		t.Fatalf("a database at version 1 opened: %v", err)
+	}
+	applied, err := Migrate(ctx, dsn)
+	if err != nil || len(applied) != len(ms)-1 || applied[0] != "0002_operations.sql" {
+		t.Fatalf("migrate from version 1: applied %v, %v", applied, err)
+	}
+	db, err := Open(ctx, dsn, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s, err := db.Vault(ctx, "work")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ApplyChangeset(ctx, &noema.Changeset{Operation: "move_note",
+		Changes: []noema.FileChange{{Path: "a.md", Before: noema.Checksum([]byte("a")), After: []byte("b")}}}); err != nil {
+		t.Fatal(err)
+	}
+	ops, total, err := s.Operations(ctx, 0, 0)
+	if err != nil || total != 1 || ops[0].Files[0].Path != "a.md" {
+		t.Fatalf("after the migration the log lists %+v (total %d), %v", ops, total, err)
+	}
+}

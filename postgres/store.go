@@ -33,6 +33,9 @@ type Store struct {
 	vault string
 	now   func() time.Time
 	owned bool // Close closes db (OpenStore)
+	// OperationLimits bound the vault's operation log (see
+	// operations.go): set it before the first write.
+	OperationLimits noema.OperationLimits
 }
 
 var _ noema.Store = (*Store)(nil)
@@ -99,7 +102,7 @@ func (s *Store) WriteFile(ctx context.Context, path string, data []byte, expect 
 	if err := noema.CheckExpect(expect); err != nil {
 		return noema.Change{}, err
 	}
-	changes, err := s.commit(ctx, []noema.FileChange{{Path: p, Before: expect, After: data}}, true, nil)
+	changes, err := s.commit(ctx, []noema.FileChange{{Path: p, Before: expect, After: data}}, commitHow{takenIsConflict: true})
 	if err != nil {
 		return noema.Change{}, err
 	}
@@ -115,7 +118,7 @@ func (s *Store) DeleteFile(ctx context.Context, path, expect string) (noema.Chan
 	if err := noema.CheckExpectExisting(expect); err != nil {
 		return noema.Change{}, err
 	}
-	changes, err := s.commit(ctx, []noema.FileChange{{Path: p, Before: expect, Delete: true}}, true, nil)
+	changes, err := s.commit(ctx, []noema.FileChange{{Path: p, Before: expect, Delete: true}}, commitHow{takenIsConflict: true})
 	if err != nil {
 		return noema.Change{}, err
 	}
@@ -144,7 +147,7 @@ func (s *Store) MoveFile(ctx context.Context, from, to, expect string) ([]noema.
 	fill := func(ctx context.Context, tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `SELECT data FROM noema_files WHERE vault = $1 AND path = $2`, s.vault, f).Scan(&plan[1].After)
 	}
-	return s.commit(ctx, plan, true, fill)
+	return s.commit(ctx, plan, commitHow{takenIsConflict: true, fill: fill})
 }
 
 // ApplyChangeset implements [noema.ChangesetApplier].
@@ -174,16 +177,29 @@ func (s *Store) ApplyChangeset(ctx context.Context, cs *noema.Changeset) ([]noem
 		c.Path = p
 		plan[i] = c
 	}
-	return s.commit(ctx, plan, false, nil)
+	op, err := s.newOpRecord(cs)
+	if err != nil {
+		return nil, err
+	}
+	return s.commit(ctx, plan, commitHow{op: op})
+}
+
+// commitHow says how a commit checks and what it does besides the rows.
+type commitHow struct {
+	// takenIsConflict: a creation onto a taken path is ECONFLICT (a single
+	// write or a move's target), not ECHECKSUM (a changeset).
+	takenIsConflict bool
+	// fill, when set, runs after the rows are locked and checked and
+	// before they are written.
+	fill func(context.Context, pgx.Tx) error
+	// op, when set, is recorded in the operation log.
+	op *opRecord
 }
 
 // commit applies plan in one transaction and returns its changes as the
-// feed records them. Every file must have its Before checksum: a creation
-// onto a taken path is ECONFLICT when takenIsConflict (a single write or a
-// move's target), and like any other mismatch ECHECKSUM otherwise (a
-// changeset). fill, when set, runs after the rows are locked and checked
-// and before they are written.
-func (s *Store) commit(ctx context.Context, plan []noema.FileChange, takenIsConflict bool, fill func(context.Context, pgx.Tx) error) ([]noema.Change, error) {
+// feed records them. Every file must have its Before checksum (see
+// commitHow for a creation onto a taken path).
+func (s *Store) commit(ctx context.Context, plan []noema.FileChange, how commitHow) ([]noema.Change, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -199,12 +215,17 @@ func (s *Store) commit(ctx context.Context, plan []noema.FileChange, takenIsConf
 			return err
 		}
 		for _, c := range plan {
-			if err := check(c, current[c.Path], takenIsConflict); err != nil {
+			if err := check(c, current[c.Path], how.takenIsConflict); err != nil {
 				return err
 			}
 		}
-		if fill != nil {
-			if err := fill(ctx, tx); err != nil {
+		if how.fill != nil {
+			if err := how.fill(ctx, tx); err != nil {
+				return err
+			}
+		}
+		if how.op != nil {
+			if err := s.recordOperation(ctx, tx, how.op, plan); err != nil {
 				return err
 			}
 		}
@@ -318,7 +339,7 @@ func (s *Store) ChangesSince(ctx context.Context, since int64, limit int) ([]noe
 	}
 	var head int64
 	var out []noema.Change
-	err := pgx.BeginTxFunc(ctx, s.db.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	err := s.readOnly(ctx, func(tx pgx.Tx) error {
 		if err := tx.QueryRow(ctx, `SELECT seq FROM noema_vaults WHERE vault = $1`, s.vault).Scan(&head); err != nil {
 			return err
 		}

@@ -202,3 +202,13 @@ func TestAccessLog(t *testing.T) {
 		t.Fatalf("another vault's accesses: %+v", got)
 	}
 }
+
+// TestOperationLog runs the conformance suite of noema.OperationLog, which
+// the folder's log runs too.
+func TestOperationLog(t *testing.T) {
+	storetest.RunOperationLog(t, func(t *testing.T, limits noema.OperationLimits) storetest.OperationStore {
+		s := newStore(t, "work")
+		s.OperationLimits = limits
+		return s
+	})
+}

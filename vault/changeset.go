@@ -174,7 +174,7 @@ func (w *Writer) applyChangeset(ctx context.Context, cs *noema.Changeset) (*appl
 		return nil, err
 	}
 	defer root.Close()
-	a := &application{v: v, root: root, cs: cs, dirs: map[string]bool{}}
+	a := &application{v: v, root: root, cs: cs, dirs: map[string]bool{}, logsUpstream: w.logsUpstream()}
 	if err := a.check(); err != nil {
 		return nil, err
 	}
@@ -241,6 +241,11 @@ type application struct {
 	root *os.Root
 	cs   *noema.Changeset
 	j    *journal
+	// op names the changeset's operation (nil: none); the journal names
+	// it too unless logsUpstream: the upstream records it, in the same
+	// step as the change, and the folder does not.
+	op           *opRef
+	logsUpstream bool
 	// dirs are the folders whose entries changed, to be synced.
 	dirs map[string]bool
 	// undoDirs remove the folders created for the new files, last first.
@@ -260,7 +265,16 @@ type application struct {
 func (a *application) check() error {
 	a.j = &journal{Started: time.Now().UTC(), PID: os.Getpid()}
 	if a.cs.Operation != "" {
-		a.j.Op = &opRef{ID: newOperationID(a.j.Started), Tool: a.cs.Operation}
+		id := a.cs.OperationID
+		if id == "" {
+			id = noema.NewOperationID(a.j.Started)
+		} else if err := noema.CheckOperationID(id); err != nil {
+			return err
+		}
+		a.op = &opRef{ID: id, Tool: a.cs.Operation}
+		if !a.logsUpstream {
+			a.j.Op = a.op
+		}
 	}
 	seen := map[string]bool{}
 	for _, c := range a.cs.Changes {

@@ -2,8 +2,6 @@ package vault
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -44,27 +42,17 @@ import (
 // The log is bounded by age and size ([OperationLimits]); the oldest
 // entries go first, and never the one just written.
 //
-// A team server's working copy records its own operations only: the log
-// is local to the folder (a change taken from the store of record is not
-// in it, and a change the folder could not take after the store took it
-// is not recorded either).
+// A working copy of a store that keeps an operation log ([noema.OperationLog]:
+// a team's database) keeps none of its own: its changesets carry their
+// operation's id to the store, which records the operation in the same
+// transaction as the files ([Vault.OperationLog] is then the store's), so
+// every server of the team lists and undoes every server's operations.
 
 // OperationsDir is the operation log's folder, inside .noema/.
 const OperationsDir = "operations"
 
-// Default bounds of the operation log.
-const (
-	DefaultOperationMaxAge   = 30 * 24 * time.Hour
-	DefaultOperationMaxBytes = 200 << 20
-)
-
-// OperationLimits bound the operation log: entries older than MaxAge go,
-// then the oldest until the log holds at most MaxBytes. Zero means the
-// default.
-type OperationLimits struct {
-	MaxAge   time.Duration
-	MaxBytes int64
-}
+// OperationLimits bound the operation log (see [noema.OperationLimits]).
+type OperationLimits = noema.OperationLimits
 
 const operationMagic = "noema-operation 1 "
 
@@ -83,47 +71,10 @@ type operationEntry struct {
 }
 
 // Operation describes an entry of the operation log.
-type Operation struct {
-	// ID names it, for [Writer.Undo]; ids sort in the order the
-	// operations were made.
-	ID string `json:"id"`
-	// Tool is the tool or command that made it.
-	Tool string `json:"tool"`
-	// At is when it was made.
-	At time.Time `json:"at"`
-	// Files are the files it changed, as vault paths.
-	Files []OperationFile `json:"files"`
-}
+type Operation = noema.Operation
 
 // OperationFile is one file of an [Operation].
-type OperationFile struct {
-	Path string `json:"path"`
-	// Before and After are the file's checksums before and after the
-	// operation (noema.Absent: no file).
-	Before string `json:"before"`
-	After  string `json:"after"`
-}
-
-// newOperationID returns an id that sorts by time: the UTC time to the
-// nanosecond and 4 random bytes.
-func newOperationID(t time.Time) string {
-	var b [4]byte
-	rand.Read(b[:])
-	return t.UTC().Format("20060102T150405.000000000Z") + "-" + hex.EncodeToString(b[:])
-}
-
-// validOperationID reports whether id has newOperationID's form.
-func validOperationID(id string) bool {
-	ts, suffix, ok := strings.Cut(id, "-")
-	if !ok || len(suffix) != 8 {
-		return false
-	}
-	if _, err := hex.DecodeString(suffix); err != nil {
-		return false
-	}
-	_, err := time.Parse("20060102T150405.000000000Z", ts)
-	return err == nil
-}
+type OperationFile = noema.OperationFile
 
 func operationPath(id string) string {
 	return filepath.Join(".noema", OperationsDir, id+".json")
@@ -154,7 +105,7 @@ func writeOperation(root *os.Root, j *journal) error {
 // settleOperation makes the log agree with a recovered journal: its entry
 // written when the change rolled forward, removed when it rolled back.
 func (v *Vault) settleOperation(root *os.Root, j *journal, forward bool) error {
-	if j.Op == nil || !validOperationID(j.Op.ID) {
+	if j.Op == nil || !noema.ValidOperationID(j.Op.ID) {
 		return nil
 	}
 	if forward {
@@ -170,8 +121,8 @@ func (v *Vault) settleOperation(root *os.Root, j *journal, forward bool) error {
 
 // readOperation reads the entry id.
 func readOperation(root *os.Root, id string) (*operationEntry, error) {
-	if !validOperationID(id) {
-		return nil, noema.Errorf(noema.EINVALID, "%q is not an operation id", id)
+	if err := noema.CheckOperationID(id); err != nil {
+		return nil, err
 	}
 	data, err := root.ReadFile(operationPath(id))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -203,7 +154,7 @@ func operationFiles(root *os.Root) ([]logFile, error) {
 	var out []logFile
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || !validOperationID(id) || !e.Type().IsRegular() {
+		if !ok || !noema.ValidOperationID(id) || !e.Type().IsRegular() {
 			continue
 		}
 		info, err := e.Info()
@@ -224,14 +175,9 @@ func (v *Vault) pruneOperations(root *os.Root, keep string) {
 	if err != nil {
 		return
 	}
-	maxAge, maxBytes := v.OperationLimits.MaxAge, v.OperationLimits.MaxBytes
-	if maxAge <= 0 {
-		maxAge = DefaultOperationMaxAge
-	}
-	if maxBytes <= 0 {
-		maxBytes = DefaultOperationMaxBytes
-	}
-	oldest := newOperationID(time.Now().Add(-maxAge))
+	limits := v.OperationLimits.OrDefault()
+	maxBytes := limits.MaxBytes
+	oldest := noema.NewOperationID(time.Now().Add(-limits.MaxAge))
 	var total int64
 	for _, f := range files {
 		total += f.size
@@ -251,10 +197,33 @@ func (v *Vault) pruneOperations(root *os.Root, keep string) {
 	}
 }
 
-// Operations returns the log's operations, newest first, from offset on,
-// at most limit of them (<= 0: all), and how many the log holds.
+// OperationLog returns the vault's operation log: its upstream's when it
+// is the working copy of a store that keeps one (every server of a team
+// then lists and undoes every server's operations), else the folder's.
+func (v *Vault) OperationLog() noema.OperationLog {
+	if log, ok := v.upstream.(noema.OperationLog); ok {
+		return log
+	}
+	return v.Store()
+}
+
+// logsUpstream reports whether w's changesets are recorded by the
+// upstream's log rather than the folder's.
+func (w *Writer) logsUpstream() bool {
+	_, ok := w.up().(noema.OperationLog)
+	return ok
+}
+
+// Operations returns the vault's operations ([Vault.OperationLog]),
+// newest first, from offset on, at most limit of them (<= 0: all), and
+// how many the log holds.
 func (v *Vault) Operations(ctx context.Context, offset, limit int) ([]Operation, int, error) {
-	root, err := v.openRoot()
+	return v.OperationLog().Operations(ctx, offset, limit)
+}
+
+// Operations implements [noema.OperationLog] with the folder's log.
+func (s *Store) Operations(ctx context.Context, offset, limit int) ([]Operation, int, error) {
+	root, err := s.v.openRoot()
 	if err != nil {
 		return nil, 0, err
 	}
@@ -278,15 +247,39 @@ func (v *Vault) Operations(ctx context.Context, offset, limit int) ([]Operation,
 		} else if err != nil {
 			return nil, 0, err
 		}
-		out = append(out, e.describe())
+		op := e.describe()
+		for i := range op.Files {
+			op.Files[i].Data = nil
+		}
+		out = append(out, *op)
 	}
 	return out, len(files), nil
 }
 
-func (e *operationEntry) describe() Operation {
-	op := Operation{ID: e.ID, Tool: e.Tool, At: e.At, Files: make([]OperationFile, len(e.Files))}
+// Operation implements [noema.OperationLog] with the folder's log.
+func (s *Store) Operation(ctx context.Context, id string) (*Operation, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	root, err := s.v.openRoot()
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	e, err := readOperation(root, id)
+	if err != nil {
+		return nil, err
+	}
+	return e.describe(), nil
+}
+
+func (e *operationEntry) describe() *Operation {
+	op := &Operation{ID: e.ID, Tool: e.Tool, At: e.At, Files: make([]OperationFile, len(e.Files))}
 	for i, f := range e.Files {
-		op.Files[i] = OperationFile{Path: f.Path, Before: f.Before, After: f.After}
+		op.Files[i] = OperationFile{Path: f.Path, Before: f.Before, After: f.After, Data: f.Data}
+		if f.Before != noema.Absent && f.Data == nil {
+			op.Files[i].Data = []byte{}
+		}
 	}
 	return op
 }
@@ -308,6 +301,9 @@ type Undone struct {
 	// again), Restored those it had deleted (now back).
 	Removed  []string `json:"removed,omitempty"`
 	Restored []string `json:"restored,omitempty"`
+	// Refreshed are files a working copy brought up to date from its
+	// store of record before comparing (the caller indexes them too).
+	Refreshed []string `json:"-"`
 }
 
 // Undo reverts the operation id as one changeset, itself recorded as an
@@ -321,23 +317,28 @@ func (w *Writer) Undo(ctx context.Context, id string, force bool) (*Undone, erro
 	if err := w.held(); err != nil {
 		return nil, err
 	}
-	root, err := w.v.openRoot()
-	if err != nil {
-		return nil, err
-	}
-	e, err := readOperation(root, id)
-	root.Close()
+	e, err := w.v.OperationLog().Operation(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	res := &Undone{Reverted: []string{}}
 	cs := &noema.Changeset{Operation: UndoTool}
 	for _, f := range e.Files {
-		cur, _, err := w.v.current(f.Path)
+		sum, err := w.v.FileChecksum(f.Path)
 		if err != nil {
 			return nil, err
 		}
-		sum := sumOf(cur)
+		// A working copy compares with its store of record: a file the
+		// folder holds otherwise is brought up to date first.
+		if up := w.up(); up != nil && sum != f.After {
+			if err := w.v.refresh(ctx, f.Path); err != nil {
+				return nil, err
+			}
+			res.Refreshed = append(res.Refreshed, f.Path)
+			if sum, err = w.v.FileChecksum(f.Path); err != nil {
+				return nil, err
+			}
+		}
 		if sum != f.After {
 			res.Skipped = append(res.Skipped, f.Path)
 			continue
@@ -377,8 +378,8 @@ func (w *Writer) Undo(ctx context.Context, id string, force bool) (*Undone, erro
 	if err != nil {
 		return nil, err
 	}
-	if a != nil && a.j.Op != nil && a.applied {
-		res.Operation = a.j.Op.ID
+	if a != nil && a.op != nil && a.applied {
+		res.Operation = a.op.ID
 	}
 	// A folder the operation made for a file it created goes with it, as
 	// after a move.

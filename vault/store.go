@@ -27,7 +27,10 @@ type Store struct {
 	v *Vault
 }
 
-var _ noema.Store = (*Store)(nil)
+var (
+	_ noema.Store        = (*Store)(nil)
+	_ noema.OperationLog = (*Store)(nil)
+)
 
 // Store returns v as a [noema.Store].
 func (v *Vault) Store() *Store { return &Store{v: v} }

@@ -18,3 +18,16 @@ func TestStore(t *testing.T) {
 		return v.Store()
 	})
 }
+
+// TestOperationLogConformance runs the conformance suite of
+// noema.OperationLog on the folder's log.
+func TestOperationLogConformance(t *testing.T) {
+	storetest.RunOperationLog(t, func(t *testing.T, limits noema.OperationLimits) storetest.OperationStore {
+		v, err := vault.Open(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		v.OperationLimits = limits
+		return v.Store()
+	})
+}

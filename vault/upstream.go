@@ -205,6 +205,9 @@ func (v *Vault) checkNewName(r string) error {
 // its clean paths.
 func (a *application) pushChangeset(ctx context.Context, w *Writer, up noema.Store) error {
 	cs := &noema.Changeset{Changes: make([]noema.FileChange, len(a.cs.Changes))}
+	if a.op != nil {
+		cs.Operation, cs.OperationID = a.op.Tool, a.op.ID
+	}
 	for i, c := range a.cs.Changes {
 		c.Path = a.j.Files[i].Path
 		cs.Changes[i] = c
