@@ -237,15 +237,22 @@ func (sv *teamServer) mustSession(t testing.TB) *mcp.ClientSession {
 	return cs
 }
 
-// startTeamServer starts a new server of store under parent.
-func startTeamServer(t testing.TB, name, store, parent string) *teamServer {
+// restart starts the (killed or stopped) server again, failing t when it
+// does not answer within a minute.
+func (sv *teamServer) restart(t testing.TB) {
 	t.Helper()
-	sv := newTeamServer(t, name, store, parent, os.Stderr)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := sv.start(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// startTeamServer starts a new server of store under parent.
+func startTeamServer(t testing.TB, name, store, parent string) *teamServer {
+	t.Helper()
+	sv := newTeamServer(t, name, store, parent, os.Stderr)
+	sv.restart(t)
 	return sv
 }
 
@@ -743,12 +750,7 @@ func TestTeamKillDuringMerge(t *testing.T) {
 			close(stop)
 		}
 		if killedB {
-			sctx, cancel := context.WithTimeout(ctx, time.Minute)
-			err := b.start(sctx)
-			cancel()
-			if err != nil {
-				t.Fatal(err)
-			}
+			b.restart(t)
 			cb = b.mustSession(t)
 		}
 		ca.Close()
@@ -769,12 +771,7 @@ func TestTeamKillDuringMerge(t *testing.T) {
 			t.Fatalf("round %d: server b's folder differs from the database in %d files", r, n)
 		}
 		if killed {
-			sctx, cancel := context.WithTimeout(ctx, time.Minute)
-			err := a.start(sctx)
-			cancel()
-			if err != nil {
-				t.Fatal(err)
-			}
+			a.restart(t)
 			ca := a.mustSession(t)
 			caughtUp(t, st, ca, 30*time.Second)
 			aFiles := folderNotes(t, a.dir)

@@ -380,39 +380,47 @@ func (s *teamSoakState) verify(st *postgres.Store, dir string) (lost, corrupt, d
 	for _, sv := range s.servers {
 		sv.stop()
 	}
-	files := 0
 	for _, sv := range s.servers {
-		state := &soakState{t: t, logFile: os.Stderr}
-		served, err := state.export(sv.dir)
-		if err != nil {
-			t.Errorf("team soak: %s: %v", sv.name, err)
-			disagree++
-			continue
-		}
-		cp := filepath.Join(dir, "pulled-"+sv.name)
-		copyFiles(t, cp, want, sv.dir)
-		files = len(want)
-		if out, code, _, err := state.runCLIOn(cp, "--json", "reindex"); err != nil || code != 0 {
-			t.Errorf("team soak: reindex of the pulled vault: exit %d, %v: %.500s", code, err, out)
-			disagree++
-			continue
-		} else if ws := soakWarnings(out); len(ws) > 0 {
-			for _, w := range ws {
-				corrupt++
-				t.Logf("team soak: corrupt: the rebuilt index warns: %s: %s: %s", w.Path, w.Code, w.Message)
-			}
-		}
-		rebuilt, err := state.export(cp)
-		if err != nil {
-			t.Errorf("team soak: %v", err)
-			disagree++
-			continue
-		}
-		n := soakDiffExports(t, served, rebuilt)
-		t.Logf("team soak: %s's index against a fresh reindex of the pulled vault: %d nodes and edges, %d differ", sv.name, len(served), n)
-		disagree += n
-		os.RemoveAll(cp)
+		d, c := reindexDisagreements(t, sv, want, dir)
+		disagree += d
+		corrupt += c
 	}
+	files := len(want)
 	t.Logf("team soak: %d files in the database; %d lost, %d corrupt, %d index disagreements", files, lost, corrupt, disagree)
 	return lost, corrupt, disagree
+}
+
+// reindexDisagreements compares the index of server sv (stopped) with a
+// fresh reindex of want (the database's files) in a folder under dir, with
+// the server's modification times (the index records them): it returns
+// how many nodes and edges differ (or 1 when either could not be read),
+// and how many warnings the rebuilt index has.
+func reindexDisagreements(t *testing.T, sv *teamServer, want map[string][]byte, dir string) (disagree, corrupt int) {
+	t.Helper()
+	state := &soakState{t: t, logFile: os.Stderr}
+	served, err := state.export(sv.dir)
+	if err != nil {
+		t.Errorf("%s: %v", sv.name, err)
+		return 1, 0
+	}
+	cp := filepath.Join(dir, "pulled-"+sv.name)
+	defer os.RemoveAll(cp)
+	copyFiles(t, cp, want, sv.dir)
+	out, code, _, err := state.runCLIOn(cp, "--json", "reindex")
+	if err != nil || code != 0 {
+		t.Errorf("reindex of the pulled vault: exit %d, %v: %.500s", code, err, out)
+		return 1, 0
+	}
+	for _, w := range soakWarnings(out) {
+		corrupt++
+		t.Logf("corrupt: the rebuilt index warns: %s: %s: %s", w.Path, w.Code, w.Message)
+	}
+	rebuilt, err := state.export(cp)
+	if err != nil {
+		t.Errorf("%v", err)
+		return 1, corrupt
+	}
+	n := soakDiffExports(t, served, rebuilt)
+	t.Logf("%s's index against a fresh reindex of the pulled vault: %d nodes and edges, %d differ", sv.name, len(served), n)
+	return n, corrupt
 }
