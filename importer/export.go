@@ -60,7 +60,13 @@ func WriteMemoryJSONL(w io.Writer, nodes []noema.GraphNode, edges []noema.GraphE
 		case n.Kind == noema.NodeConcept:
 			e := entity{Type: "entity", Name: n.Label, EntityType: "concept", Observations: []string{}}
 			if n.Page != "" {
-				fillEntity(&e.EntityType, &e.Observations, n.Page, read, false)
+				// A page under concepts/ holds the concept; a note that is
+				// a concept's page is that note's entity too.
+				note := !strings.HasPrefix(n.Page, noema.URIScheme+noema.ConceptsDir)
+				if note {
+					e.EntityType = "note"
+				}
+				fillEntity(&e.EntityType, &e.Observations, n.Page, read, note)
 			}
 			entities = append(entities, e)
 		case pageOf[n.ID] != "":
@@ -116,8 +122,9 @@ func danglingName(target string) string {
 }
 
 // fillEntity sets an entity's type and observations from the note whose
-// URI is uri: its `type`, and its "## Observations" bullets (with
-// wholeBody, its body when it has no such section).
+// URI is uri: its `type`, and its "## Observations" bullets; with
+// wholeBody, a note without that section gives its basic-memory
+// observation lines (`- [category] …`) if it has any, else its body.
 func fillEntity(typ *string, obs *[]string, uri string, read func(string) ([]byte, error), wholeBody bool) {
 	rel, err := vault.URIToPath(uri)
 	if err != nil {
@@ -138,7 +145,16 @@ func fillEntity(typ *string, obs *[]string, uri string, read func(string) ([]byt
 	}
 	if list, ok := Observations(note.Body); ok {
 		*obs = append(*obs, list...)
-	} else if body := strings.TrimSpace(string(note.Body)); wholeBody && body != "" {
+		return
+	}
+	if !wholeBody {
+		return
+	}
+	if bn, err := ParseBasicMemory(rel, content); err == nil && len(bn.Observations) > 0 {
+		for _, o := range bn.Observations {
+			*obs = append(*obs, o.Text)
+		}
+	} else if body := strings.TrimSpace(string(note.Body)); body != "" {
 		*obs = append(*obs, body)
 	}
 }

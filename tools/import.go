@@ -45,6 +45,29 @@ func importTools() []*Tool {
 			defer f.Close()
 			return importerOf(e).ImportMemoryJSONL(ctx, f, importer.Options{DryRun: in.DryRun})
 		}, textImport),
+
+		New(Def{
+			Command: "import basic-memory", Title: "Import a basic-memory folder",
+			Description: "Import a basic-memory project folder: every Markdown file becomes a note at the same path, its text as it is (observations " +
+				"`- [category] text #tag (context)` stay readable lines and their #tags become the note's tags); every `- relation_type [[Target]]` line " +
+				"is also declared as a typed relation in the note's front matter. Dot-folders are left out; other files are reported as not mapped. " + all,
+		}, func(ctx context.Context, e *Env, in ImportDirInput) (*importer.Report, error) {
+			return importerOf(e).ImportBasicMemory(ctx, in.Dir, importer.Options{DryRun: in.DryRun})
+		}, textImport),
+
+		New(Def{
+			Command: "import mem0", Title: "Import a mem0 export",
+			Description: "Import mem0's export JSON (get_all's {\"results\": […]}, or the list itself): every memory becomes one dated note, " +
+				"mem0/<user>/<YYYY-MM-DD> <first words>.md, with the memory as its text and its id, user/agent/run/app ids, times, categories and " +
+				"metadata in its front matter; a memory whose id a note already records is skipped. " + all,
+		}, func(ctx context.Context, e *Env, in ImportFileInput) (*importer.Report, error) {
+			f, err := openInput(in.File)
+			if err != nil {
+				return nil, err
+			}
+			defer f.Close()
+			return importerOf(e).ImportMem0(ctx, f, importer.Options{DryRun: in.DryRun})
+		}, textImport),
 	}
 }
 
