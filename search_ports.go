@@ -57,6 +57,18 @@ type TextQuery struct {
 	// note holding a term, which costs less than a second query when the
 	// terms are rare. The answer is the same either way.
 	Together bool
+	// Counted, with Together, is the sum of the notes each term of Match
+	// (two or more; Match the OR of All's terms, in its order; no filter;
+	// a bonus only with BonusHoldsAll) is in, every count exact, counted at
+	// the index's text version Version. SearchText then ranks Match alone
+	// first, reading the version in the same statement: when it finds
+	// Counted notes at Version, no note holds two of the terms, so none
+	// holds every term or matches Bonus, and that one statement is the
+	// answer (rare words seldom meet). Otherwise one more query finds the
+	// notes holding every term, with their bonus. The answer is the same
+	// either way; 0 turns it off.
+	Counted int
+	Version int64
 	// Weights are the BM25 weights of the title, body and cjk columns.
 	Weights [3]float64
 	Filter  SearchFilter

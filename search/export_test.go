@@ -15,6 +15,16 @@ func TextQueryOf(q string, limit int) noema.TextQuery {
 	return noema.TextQuery{Match: p.match(), Bonus: p.bonus(), All: p.all(), BonusHoldsAll: p.bonusHoldsAll(), Weights: [3]float64{DefaultTuning.TitleWeight, 1, 1}, Limit: limit}
 }
 
+// TermExprs returns the FTS5 expression of each term of q, in order.
+func TermExprs(q string) []string {
+	p := parse(q)
+	out := make([]string, len(p.terms))
+	for i, t := range p.terms {
+		out[i] = t.expr()
+	}
+	return out
+}
+
 // SetSkipCommonTerms turns the common-term pruning on or off and returns
 // the previous setting.
 func SetSkipCommonTerms(on bool) bool {

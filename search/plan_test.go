@@ -169,7 +169,7 @@ func TestTextPlansAreExact(t *testing.T) {
 	db := noematest.SyncedCorpus(t, corpus.Options{Seed: 19, Notes: 400})
 	ctx := context.Background()
 	queries := strided(planQueries(t, db, 19))
-	compared, everyFilled := 0, 0
+	compared, everyFilled, apart, met := 0, 0, 0, 0
 	for _, q := range queries {
 		for _, limit := range []int{5, search.Depth} {
 			base := search.TextQueryOf(q, limit)
@@ -197,11 +197,69 @@ func TestTextPlansAreExact(t *testing.T) {
 				sameText(t, fmt.Sprintf("%q limit %d, every first %v, together %v, bonus holds all %v", q, limit, tq.EveryFirst, tq.Together, tq.BonusHoldsAll), got, want)
 				compared++
 			}
+			// Together with the terms' notes counted: the counts as they
+			// are, and counts of another version (the index moved since:
+			// the counts may be anything), which must not change the
+			// answer either.
+			counted, version, ok := countedOf(t, db, q)
+			if !ok || base.All == "" || (base.Bonus != "" && !base.BonusHoldsAll) {
+				continue
+			}
+			for _, c := range [][2]int64{{0, 0}, {0, 1}, {-1, 1}, {1, 1}, {-int64(counted) / 2, 1}} {
+				tq := base
+				tq.Together, tq.Counted, tq.Version = true, counted+int(c[0]), version+c[1]
+				got, err := db.Search().SearchText(ctx, tq)
+				if err != nil {
+					t.Fatalf("%q: %v", q, err)
+				}
+				sameText(t, fmt.Sprintf("%q limit %d, counted %d (%+d) at version %+d", q, limit, tq.Counted, c[0], c[1]), got, want)
+				compared++
+				if c == [2]int64{} {
+					if every(want) {
+						met++
+					} else {
+						apart++
+					}
+				}
+			}
 		}
 	}
-	if compared < 600/raceStride || everyFilled < 15/raceStride {
-		t.Errorf("compared %d rankings, %d with the every-term tier filling the limit: too few to tell", compared, everyFilled)
+	if compared < 600/raceStride || everyFilled < 15/raceStride || apart < 10/raceStride || met < 10/raceStride {
+		t.Errorf("compared %d rankings, %d with the every-term tier filling the limit, %d counted with terms apart and %d with terms meeting: too few to tell", compared, everyFilled, apart, met)
 	}
+}
+
+// countedOf returns TextQuery.Counted and Version for q: the sum of its
+// terms' note counts and the text version; ok is false when a count is
+// not exact (it stopped at half of the notes).
+func countedOf(t *testing.T, db *sqlite.DB, q string) (counted int, version int64, ok bool) {
+	t.Helper()
+	ctx := context.Background()
+	version, err := db.Search().SearchTextVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, total, err := db.Search().SearchTermDocs(ctx, search.TermExprs(q))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range docs {
+		if n >= (total+1)/2 {
+			return 0, 0, false
+		}
+		counted += n
+	}
+	return counted, version, counted > 0
+}
+
+// every reports whether some hit holds every term.
+func every(hits []noema.TextHit) bool {
+	for _, h := range hits {
+		if h.All {
+			return true
+		}
+	}
+	return false
 }
 
 // TestBonusHoldsAll checks TextQuery.BonusHoldsAll, which SearchText

@@ -448,6 +448,7 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 			text, textErr = s.DB.SearchText(ctx, noema.TextQuery{
 				Match: plan.match, Bonus: p.bonus(), All: p.all(),
 				EveryFirst: plan.everyFirst, Together: plan.together, BonusHoldsAll: p.bonusHoldsAll(),
+				Counted: plan.counted, Version: plan.version,
 				Weights: [3]float64{s.Tuning.TitleWeight, 1, 1}, Filter: f, Limit: Depth,
 				Bodies: s.liftBodies(p),
 			})
@@ -643,6 +644,9 @@ type textPlan struct {
 	match      string
 	everyFirst bool // noema.TextQuery.EveryFirst
 	together   bool // noema.TextQuery.Together
+	// counted and version are noema.TextQuery.Counted and Version.
+	counted int
+	version int64
 }
 
 // fulltextMatch returns the plan of p's full-text query. A term found in
@@ -709,13 +713,19 @@ func (s *Service) fulltextMatch(ctx context.Context, tv *textVersion, p *parsed,
 	// The notes expected to hold every term, were the terms independent
 	// (the counts stop at half of the notes: an underestimate), and the
 	// notes holding some term (at most).
-	all, some := float64(total), 0
+	all, some, exact := float64(total), 0, true
 	for _, n := range docs {
 		all *= float64(n) / float64(max(total, 1))
 		some += n
+		exact = exact && n < (total+1)/2 // a count stops at half of the notes
 	}
 	plan.everyFirst = all >= 2*Depth
 	plan.together = some <= 2*Depth
+	if plan.together && exact {
+		// Rare words seldom meet: SearchText tells from the count of the
+		// notes it finds whether any holds two terms (TextQuery.Counted).
+		plan.counted, plan.version = some, tv.v
+	}
 	return plan, nil
 }
 

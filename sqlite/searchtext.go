@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"sort"
+	"strconv"
 
 	"github.com/noema-mem/noema"
 )
@@ -51,8 +52,14 @@ func (s *SearchIndex) SearchText(ctx context.Context, q noema.TextQuery) ([]noem
 		where, args := searchWhere(q.Filter)
 		t.filter, t.fargs = " AND rowid IN (SELECT n.id FROM notes n WHERE "+where+")", args
 	}
+	if q.Together && q.Counted > 0 && q.All != "" && q.Match != "" && (q.Bonus == "" || q.BonusHoldsAll) && q.Filter.IsZero() {
+		if err := t.counted(ctx); err != nil {
+			return nil, fmt.Errorf("search text: %w", err)
+		}
+		return t.hits(ctx)
+	}
 	if q.Together && q.Match != "" && q.Bonus != "" {
-		if err := t.rankJoined(ctx, "("+q.Match+") OR "+q.Bonus); err != nil {
+		if err := t.together(ctx); err != nil {
 			return nil, fmt.Errorf("search text: %w", err)
 		}
 		return t.hits(ctx)
@@ -104,22 +111,86 @@ func (t *textSearch) rank(ctx context.Context, expr, tail string, tailArgs []any
 	return t.rankAs(ctx, expr, every, everyArgs, tail, tailArgs, add)
 }
 
-// rankJoined ranks the notes matching expr (the answer: by tier, then
-// score, q.Limit of them) and joins them to their rows in the same
-// statement.
-//
-// With q.Bodies, the best q.Bodies notes' bodies come along (numbered in
-// the ranking's order by row_number(), read by rowid for those only).
-func (t *textSearch) rankJoined(ctx context.Context, expr string) error {
-	every, everyArgs := t.everySQL()
-	args := t.rankArgs(expr, everyArgs, []any{t.q.Limit})
-	ranked, body := t.rankSQL(every, rankOrder), "NULL"
-	if t.q.Bodies > 0 {
-		ranked = `SELECT rowid, score, every, row_number() OVER (ORDER BY every DESC, score, rowid) AS rn FROM (` + ranked + `)`
-		body = `CASE WHEN r.rn <= ? THEN (SELECT b.body FROM notes_fts b WHERE b.rowid = r.rowid) END`
-		args = append([]any{t.q.Bodies}, args...)
+// together ranks "q.Match OR q.Bonus" (q.Match without a bonus) as one
+// expression, joined to the notes' rows (TextQuery.Together).
+func (t *textSearch) together(ctx context.Context) error {
+	expr := t.q.Match
+	if t.q.Bonus != "" {
+		expr = "(" + t.q.Match + ") OR " + t.q.Bonus
 	}
-	return eachRow(ctx, t.idx.db.rd(), `SELECT r.rowid, r.score, r.every, `+body+`, `+searchNoteColumns+` FROM (`+ranked+`) r
+	every, everyArgs := t.everySQL()
+	_, _, err := t.rankJoined(ctx, expr, every, everyArgs, t.q.Limit, false)
+	return err
+}
+
+// counted ranks rare terms whose notes were counted (TextQuery.Counted):
+// q.Match alone first, every note it matches (up to one more than
+// counted, which tells stale counts), joined, reading the text version in
+// the same statement. When it finds q.Counted notes at q.Version, no note
+// holds two terms: none holds every term (there are two or more) or
+// matches the bonus (BonusHoldsAll), so every score is the terms' alone —
+// the bonus's phrases add exactly 0 to a note they do not match — and
+// that is the answer. Otherwise "q.All OR q.Bonus" finds the notes holding
+// every term and scores them over the same phrases as "q.Match OR
+// q.Bonus" (q.All's terms are q.Match's, in the same order): the sum with
+// their bonus. Counts older than the index (more notes than counted) fall
+// back to Together's one statement.
+func (t *textSearch) counted(ctx context.Context) error {
+	limit := max(t.q.Limit, t.q.Counted) + 1
+	n, version, err := t.rankJoined(ctx, t.q.Match, "0", nil, limit, true)
+	if err != nil {
+		return err
+	}
+	if n >= limit {
+		t.byID, t.list = map[int64]*textRank{}, nil
+		return t.together(ctx)
+	}
+	if n == t.q.Counted && version == t.q.Version {
+		return nil
+	}
+	expr := "(" + t.q.All + ")"
+	if t.q.Bonus != "" {
+		expr += " OR " + t.q.Bonus
+	}
+	return t.rankAs(ctx, expr, "1", nil, "", nil, func(id int64, score float64, _ bool) {
+		if r, ok := t.byID[id]; ok {
+			r.score, r.every = score, true
+			return
+		}
+		t.keep(id, score, true)
+	})
+}
+
+// rankJoined ranks the notes matching expr (by tier — the SQL every, with
+// its arguments — then score, limit of them) and joins them to their rows
+// in the same statement; with version it also reads the index's text
+// version there (the statement's snapshot's). It returns how many notes
+// it found.
+//
+// With q.Bodies, the best q.Bodies notes' bodies come along: every note's
+// when limit is at most q.Bodies, else those numbered up to q.Bodies in
+// the ranking's order by row_number() (which costs a sort). Bodies are
+// read from the FTS5 table's content table by rowid (a B-tree seek;
+// through the virtual table it took twice as long).
+//
+// Limits are written into the SQL: a LIMIT bound as a parameter makes
+// SQLite prepare the statement a second time at its first step.
+func (t *textSearch) rankJoined(ctx context.Context, expr, every string, everyArgs []any, limit int, version bool) (found int, textVersion int64, err error) {
+	args := t.rankArgs(expr, everyArgs, nil)
+	ranked, body := t.rankSQL(every, rankOrder+strconv.Itoa(limit)), "NULL"
+	switch b := t.q.Bodies; {
+	case b <= 0:
+	case limit <= b:
+		body = `(` + bodySQL + `)`
+	default:
+		ranked = `SELECT rowid, score, every, row_number() OVER (ORDER BY every DESC, score, rowid) AS rn FROM (` + ranked + `)`
+		body = `CASE WHEN r.rn <= ` + strconv.Itoa(b) + ` THEN (` + bodySQL + `) END`
+	}
+	versionSQL := "0"
+	if version {
+		versionSQL = `(SELECT text_version FROM search_state WHERE id = 1)`
+	}
+	err = eachRow(ctx, t.idx.db.rd(), `SELECT r.rowid, r.score, r.every, `+body+`, `+versionSQL+`, `+searchNoteColumns+` FROM (`+ranked+`) r
 		JOIN notes n ON n.id = r.rowid LEFT JOIN access a ON a.path = n.path`, args, func(r *sql.Rows) error {
 		var id int64
 		var score float64
@@ -127,20 +198,27 @@ func (t *textSearch) rankJoined(ctx context.Context, expr string) error {
 		var n noema.SearchNote
 		var mod, acc int64
 		var b sql.NullString
-		if err := r.Scan(&id, &score, &all, &b, &n.ID, &n.Path, &n.Title, &mod, &acc); err != nil {
+		if err := r.Scan(&id, &score, &all, &b, &textVersion, &n.ID, &n.Path, &n.Title, &mod, &acc); err != nil {
 			return err
 		}
 		n.Modified, n.Accessed = noteTimes(mod, acc)
 		rk := &textRank{id: id, score: score, every: all, joined: true, note: n, body: b.String, hasBody: b.Valid}
 		t.byID[id] = rk
 		t.list = append(t.list, rk)
+		found++
 		return nil
 	})
+	return found, textVersion, err
 }
 
-// rankOrder is the tail of a ranking query that keeps the best q.Limit
-// notes: tier, score, then rowid (hits breaks ties by path).
-const rankOrder = ` ORDER BY every DESC, score, rowid LIMIT ?`
+// bodySQL reads the indexed body of the ranked note r: notes_fts's body
+// column is c1 of its content table.
+const bodySQL = `SELECT b.c1 FROM notes_fts_content b WHERE b.id = r.rowid`
+
+// rankOrder is the tail of a ranking query that keeps the best notes, the
+// limit written after it: tier, score, then rowid (hits breaks ties by
+// path).
+const rankOrder = ` ORDER BY every DESC, score, rowid LIMIT `
 
 // everySQL is the SQL of the every-term flag of a ranking query (with one
 // term, every note holds every term), and its arguments.
@@ -197,7 +275,7 @@ func (t *textSearch) terms(ctx context.Context) error {
 	}
 	if t.q.EveryFirst && t.q.All != "" {
 		var tier []*textRank
-		err := t.rankAs(ctx, t.q.All, "1", nil, ` ORDER BY score, rowid LIMIT ?`, []any{t.q.Limit}, func(id int64, score float64, _ bool) {
+		err := t.rankAs(ctx, t.q.All, "1", nil, ` ORDER BY score, rowid LIMIT `+strconv.Itoa(t.q.Limit), nil, func(id int64, score float64, _ bool) {
 			tier = append(tier, &textRank{id: id, score: score, every: true})
 		})
 		if err != nil {
@@ -213,9 +291,9 @@ func (t *textSearch) terms(ctx context.Context) error {
 	}
 	if t.q.Bonus == "" {
 		// The answer: joined in the same statement.
-		return t.rankJoined(ctx, t.q.Match)
+		return t.together(ctx)
 	}
-	return t.rank(ctx, t.q.Match, rankOrder, []any{t.q.Limit}, t.keep)
+	return t.rank(ctx, t.q.Match, rankOrder+strconv.Itoa(t.q.Limit), nil, t.keep)
 }
 
 // bonus adds the phrase and proximity bonus: a note with both the bonus
