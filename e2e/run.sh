@@ -2,6 +2,9 @@
 # Runs the end-to-end suites against a built noema binary:
 #   - the MCP conformance suite (@modelcontextprotocol/conformance) over HTTP,
 #   - a TypeScript SDK client over stdio and over HTTP (e2e/node/client.mjs),
+#   - the official MCP memory server (@modelcontextprotocol/server-memory),
+#     driven by the TypeScript SDK: noema imports the file it wrote, exports
+#     it back, and the server reads the export (e2e/node/memory-server.mjs),
 #   - mcp-remote, an OAuth-capable client, against a server with a bearer
 #     token: with the token it lists the tools; without it, it is refused
 #     and does not attempt dynamic client registration (e2e/mcpremote, when
@@ -42,6 +45,9 @@ done
 echo "--- typescript sdk client"
 node client.mjs "$bin" "$work/vault" "$url"
 echo "server log:"; tail -5 "$work/serve.log" || true
+
+echo "--- the MCP memory server's file: import, import again, export, read back"
+node memory-server.mjs "$bin" "$work/memory-server"
 
 if [ -d "$here/mcpremote/node_modules/mcp-remote" ]; then
   echo "--- mcp-remote with a bearer token"

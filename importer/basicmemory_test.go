@@ -3,6 +3,7 @@ package importer_test
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,7 +47,7 @@ func TestBasicMemory(t *testing.T) {
 
 	vaultNotes := treetest.NotesOnly(treetest.Files(t, a.Vault.Root))
 	if len(vaultNotes) != 4 {
-		t.Fatalf("vault notes %v", slices.Sorted(mapsKeys(vaultNotes)))
+		t.Fatalf("vault notes %v", slices.Sorted(maps.Keys(vaultNotes)))
 	}
 	for rel, got := range vaultNotes {
 		src, err := os.ReadFile(filepath.Join(basicFolder, filepath.FromSlash(rel)))
@@ -88,16 +89,6 @@ func TestBasicMemory(t *testing.T) {
 	}
 	if !slices.Contains(exported.Relations, "Pour Over Technique|taught_by|Ana Souza") {
 		t.Errorf("exported relations %v", exported.Relations)
-	}
-}
-
-func mapsKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
 	}
 }
 
