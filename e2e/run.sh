@@ -31,11 +31,11 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 
-# Scenarios that apply to a server with tools and resources. The others in
+# Scenarios that apply to a server with tools, resources and prompts. The others in
 # `conformance list` exercise fixture tools, prompts or resources of the
 # SDKs' "everything" test servers (test_simple_text, test://static-text, …),
 # or sampling/elicitation, which noema does not use; see docs/conformance.md.
-scenarios="server-initialize ping tools-list resources-list logging-set-level server-sse-multiple-streams"
+scenarios="server-initialize ping tools-list resources-list prompts-list logging-set-level server-sse-multiple-streams"
 cd "$here/node"
 for s in $scenarios; do
   echo "--- conformance: $s"

@@ -2,7 +2,7 @@
 // official Go SDK: every capability is a typed tool (input and output
 // schemas derived from Go structs, annotations, a short text rendering next
 // to the structured result) grouped into toolsets, plus resources for notes
-// and status.
+// and status, and the prompts recall and remember (prompts.go).
 //
 // The tools themselves are declared once in package tools, which the
 // command line reads too; this package adds them to an SDK server, maps
@@ -116,6 +116,7 @@ func New(a *app.App, opts Options) (*mcp.Server, error) {
 		}
 	}
 	registerResources(r, s, enabled)
+	registerPrompts(s, enabled)
 	slots := opts.WorkLimit
 	if slots <= 0 {
 		slots = DefaultWorkLimit()

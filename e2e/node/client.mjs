@@ -92,7 +92,23 @@ async function exercise(name, transport) {
 
     const status = await client.callTool({ name: "status", arguments: {} });
     assert.ok(status.structuredContent.concepts >= 2, `${name}: status concepts`);
-    console.log(`ok ${name}: ${tools.length} tools, wrote/read/edited ${written.uri}, checksum_mismatch seen`);
+
+    // Prompts: listed with their arguments; got with arguments filled in;
+    // a missing required argument is refused.
+    const { prompts } = await client.listPrompts();
+    assert.deepEqual(prompts.map((p) => p.name).sort(), ["recall", "remember"], `${name}: prompts`);
+    const recallDef = prompts.find((p) => p.name === "recall");
+    assert.ok(recallDef.arguments.some((a) => a.name === "topic" && a.required && a.description), `${name}: recall's topic argument`);
+    const recall = await client.getPrompt({ name: "recall", arguments: { topic: "TypeScript SDK", question: "What did we write over it?" } });
+    assert.equal(recall.messages[0].role, "user");
+    const recallText = recall.messages[0].content.text;
+    for (const s of ['find_concepts with query "TypeScript SDK"', "build_context", "search_notes", '"What did we write over it?"']) {
+      assert.ok(recallText.includes(s), `${name}: recall's message lacks ${s}: ${recallText}`);
+    }
+    const remember = await client.getPrompt({ name: "remember", arguments: { focus: "the interop tests" } });
+    assert.ok(remember.messages[0].content.text.includes('"the interop tests"') && remember.messages[0].content.text.includes("near_duplicates"), `${name}: remember's message`);
+    await assert.rejects(client.getPrompt({ name: "recall", arguments: {} }), /needs the argument "topic"/, `${name}: recall without a topic`);
+    console.log(`ok ${name}: ${tools.length} tools, ${prompts.length} prompts, wrote/read/edited ${written.uri}, checksum_mismatch seen`);
   } finally {
     await client.close();
   }
