@@ -22,12 +22,15 @@ const (
 	// ENOSPACE: the disk (or the index) is full. A write that answers it
 	// changed nothing; see the README's "When the disk is full".
 	ENOSPACE = "no_space"
+	// EREADONLY: the caller's token may only read (a read-only token of a
+	// --token-file) and the tool would change the vault.
+	EREADONLY = "read_only"
 )
 
 // IsCode reports whether s is one of the stable error codes.
 func IsCode(s string) bool {
 	switch s {
-	case ENOTFOUND, EINVALID, ECONFLICT, EMETADATACONFLICT, ECHECKSUM, ETOOLARGE, EUNAVAILABLE, EINTERNAL, EADDRINUSE, ENOSPACE:
+	case ENOTFOUND, EINVALID, ECONFLICT, EMETADATACONFLICT, ECHECKSUM, ETOOLARGE, EUNAVAILABLE, EINTERNAL, EADDRINUSE, ENOSPACE, EREADONLY:
 		return true
 	}
 	return false

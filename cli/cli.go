@@ -60,11 +60,11 @@ type CLI struct {
 	Stop func(cause error)
 
 	// Global flags.
-	vaultDir string
-	json     bool
-	verbose  bool
-	embedder string
-	store    string
+	vaultArgs []string // --vault, each DIR or NAME=DIR (see vaultSpecs)
+	json      bool
+	verbose   bool
+	embedder  string
+	store     string
 }
 
 // Interrupted is the cancellation cause of a command stopped by a signal.
@@ -156,7 +156,7 @@ func isGroup(name string) bool {
 
 // globalFlags registers the flags accepted anywhere on the line.
 func (c *CLI) globalFlags(fs *flag.FlagSet) {
-	fs.StringVar(&c.vaultDir, "vault", c.vaultDir, "")
+	fs.Var(vaultFlag{&c.vaultArgs}, "vault", "")
 	fs.BoolVar(&c.json, "json", c.json, "")
 	fs.StringVar(&c.embedder, "embedder", c.embedder, "")
 	fs.StringVar(&c.store, "store", c.store, "")
@@ -165,7 +165,9 @@ func (c *CLI) globalFlags(fs *flag.FlagSet) {
 }
 
 const globalUsage = `Global flags (before or after the command):
-  --vault DIR   the vault (else $NOEMA_VAULT, else $XDG_DATA_HOME/noema/vault)
+  --vault DIR   the vault (else $NOEMA_VAULT, else $XDG_DATA_HOME/noema/vault); repeat as
+                --vault NAME=DIR to serve several (serve, mcp; other commands use the first);
+                --vault NAME picks one of several NAME=DIR in $NOEMA_VAULT
   --json        print the structured result (errors as {"error":{"code","message"}})
   --embedder B  builtin (default), ollama, openai or minilm (else $NOEMA_EMBEDDER, else .noema/config.yaml)
   --store URL   a team's PostgreSQL store of record, postgres://…/db?vault=NAME; the vault folder
@@ -459,7 +461,11 @@ func (c *CLI) runTool(ctx context.Context, t *tools.Tool, in *input) (any, error
 			return nil, err
 		}
 	}
-	return t.Run(ctx, &tools.Env{App: a, Progress: bar.update}, in.ptr.Elem().Interface())
+	specs, err := c.vaultSpecs()
+	if err != nil {
+		return nil, err
+	}
+	return t.Run(ctx, &tools.Env{App: a, Vaults: vaultInfos(specs), Progress: bar.update}, in.ptr.Elem().Interface())
 }
 
 // firstSync syncs an index that was never synced (a new vault, or an
@@ -536,35 +542,26 @@ func (c *CLI) logger() *slog.Logger {
 	return slog.New(slog.NewTextHandler(c.Stderr, &slog.HandlerOptions{Level: level}))
 }
 
-// open opens the vault named by the global flags and environment. When
-// create is false a missing vault is not_found instead of a new empty one.
-// A file where the vault should be is invalid_argument either way.
+// open opens the vault named by the global flags and environment (the
+// first of several, or the one --vault NAME picks). When create is false a
+// missing vault is not_found instead of a new empty one. A file where the
+// vault should be is invalid_argument either way.
 func (c *CLI) open(ctx context.Context, create bool) (*app.App, error) {
-	dir, err := c.vaultFolder()
+	specs, err := c.vaultSpecs()
 	if err != nil {
 		return nil, err
 	}
-	if err := checkFolder(dir, create, "a write, 'noema serve' or 'noema mcp' creates it; or give --vault or NOEMA_VAULT"); err != nil {
-		return nil, err
-	}
-	cfg, err := c.config(dir)
-	if err != nil {
-		return nil, err
-	}
-	return app.Open(ctx, dir, app.Options{Logger: c.logger(), Config: &cfg})
+	return c.openSpec(ctx, specs[0], create, false)
 }
 
-// vaultFolder returns the vault folder the global flags and environment
-// name: --vault, else $NOEMA_VAULT, else the default.
+// vaultFolder returns the folder of the vault the global flags and
+// environment name (the first of several).
 func (c *CLI) vaultFolder() (string, error) {
-	dir := c.vaultDir
-	if dir == "" {
-		dir = c.Getenv("NOEMA_VAULT")
+	specs, err := c.vaultSpecs()
+	if err != nil {
+		return "", err
 	}
-	if dir == "" {
-		return app.DefaultVaultDir()
-	}
-	return dir, nil
+	return specs[0].Dir, nil
 }
 
 // checkFolder refuses a vault folder that is a file (invalid_argument), and

@@ -13,10 +13,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/noema-mem/noema"
-	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/httpserver"
 	"github.com/noema-mem/noema/internal/memlimit"
 	"github.com/noema-mem/noema/mcpserver"
+	"github.com/noema-mem/noema/tools"
 )
 
 // ExitGrace is how long noema may take to stop once asked to — SIGINT,
@@ -29,7 +29,8 @@ const ExitGrace = 2 * time.Second
 // ServeInput is `noema serve`'s flags.
 type ServeInput struct {
 	Addr           string        `json:"addr" jsonschema:"listen address" default:"\"127.0.0.1:7077\""`
-	Token          string        `json:"token" jsonschema:"bearer token clients must send (default $NOEMA_TOKEN); required beyond loopback"`
+	Token          string        `json:"token" jsonschema:"bearer token clients must send (default $NOEMA_TOKEN); required beyond loopback; it may use every vault"`
+	TokenFile      string        `json:"token_file" jsonschema:"a YAML file of more tokens, each limited to some vaults and read-only or read-write (see docs/vaults.md)"`
 	Toolsets       string        `json:"toolsets" jsonschema:"comma-separated toolsets to expose: notes, concepts, search, graph, admin, history (default all)"`
 	MaxSessions    int           `json:"max_sessions" jsonschema:"most MCP sessions at once (clients before protocol 2026-07-28, which is sessionless); an initialize beyond gets 503 (0: no cap)" default:"1000" minimum:"0"`
 	SessionTimeout time.Duration `json:"session_timeout" jsonschema:"close an MCP session (clients before 2026-07-28) idle this long (0: never)" default:"\"30m0s\""`
@@ -60,13 +61,31 @@ func runServe(ctx context.Context, c *CLI, v any) error {
 		token = c.Getenv("NOEMA_TOKEN")
 	}
 	logger := c.logger()
-	a, srv, err := c.openServer(ctx, in.Toolsets)
+	var tokens []httpserver.Token
+	if in.TokenFile != "" {
+		var warning string
+		var err error
+		if tokens, warning, err = httpserver.LoadTokenFile(in.TokenFile); err != nil {
+			return err
+		}
+		if warning != "" {
+			c.warnf("%s", warning)
+		}
+	}
+	vaults, srv, err := c.openServer(ctx, in.Toolsets)
 	if err != nil {
 		return err
 	}
-	defer a.Close()
+	defer closeVaults(vaults)
+	var named []tokenVaults
+	for _, t := range tokens {
+		named = append(named, tokenVaults{t.Name, t.Access.Vaults})
+	}
+	if err := checkTokenVaults(in.TokenFile, named, vaults); err != nil {
+		return err
+	}
 	hs, err := httpserver.NewMCP(srv, httpserver.Options{
-		Addr: in.Addr, Token: token, Logger: logger,
+		Addr: in.Addr, Token: token, Tokens: tokens, Logger: logger,
 		MaxSessions: maxSessions, SessionTimeout: sessionTimeout,
 		// Requests in flight are cancelled on shutdown (cancelOnStop); leave
 		// them half the grace to answer.
@@ -81,7 +100,7 @@ func runServe(ctx context.Context, c *CLI, v any) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	a.Start(ctx) // a.Close (deferred) stops it and waits for it
+	startVaults(ctx, vaults) // closeVaults (deferred) stops them and waits for them
 	// The heap kept near its live size (internal/memlimit; issue 21).
 	go memlimit.Run(ctx, c.Getenv)
 	if addr := c.Getenv("NOEMA_PPROF"); addr != "" {
@@ -90,7 +109,7 @@ func runServe(ctx context.Context, c *CLI, v any) error {
 		}
 	}
 	// Only now that the port is bound (so ":0" shows the port chosen).
-	fmt.Fprintf(c.Stderr, "noema: serving %s over MCP at http://%s%s (stop with Ctrl-C or SIGTERM)\n", a.Vault.Root, ln.Addr(), httpserver.DefaultPath)
+	fmt.Fprintf(c.Stderr, "noema: serving %s over MCP at http://%s%s (stop with Ctrl-C or SIGTERM)\n", describeVaults(vaults), ln.Addr(), httpserver.DefaultPath)
 	if err := hs.Serve(ctx, ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
@@ -99,14 +118,14 @@ func runServe(ctx context.Context, c *CLI, v any) error {
 
 func runMCP(ctx context.Context, c *CLI, v any) error {
 	in := v.(MCPInput)
-	a, srv, err := c.openServer(ctx, in.Toolsets)
+	vaults, srv, err := c.openServer(ctx, in.Toolsets)
 	if err != nil {
 		return err
 	}
-	defer a.Close()
+	defer closeVaults(vaults)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	a.Start(ctx) // a.Close (deferred) stops it and waits for it
+	startVaults(ctx, vaults) // closeVaults (deferred) stops them and waits for them
 	go memlimit.Run(ctx, c.Getenv)
 	// The end of the input ends the session once the requests read are
 	// answered (see stdio); from then on the process has ExitGrace to wind
@@ -149,8 +168,10 @@ func cancelOnStop(ctx context.Context) mcp.Middleware {
 	}
 }
 
-func (c *CLI) openServer(ctx context.Context, toolsets string) (*app.App, *mcp.Server, error) {
-	a, err := c.open(ctx, true)
+// openServer opens every vault the command line names and the MCP server
+// of them all.
+func (c *CLI) openServer(ctx context.Context, toolsets string) ([]tools.Vault, *mcp.Server, error) {
+	vaults, err := c.openVaults(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -162,13 +183,27 @@ func (c *CLI) openServer(ctx context.Context, toolsets string) (*app.App, *mcp.S
 	if toolsets != "" {
 		sets = strings.Split(toolsets, ",")
 	}
-	srv, err := mcpserver.New(a, mcpserver.Options{Toolsets: sets, Version: version, Logger: a.Logger})
+	srv, err := mcpserver.NewVaults(vaults, mcpserver.Options{Toolsets: sets, Version: version, Logger: c.logger()})
 	if err != nil {
-		a.Close()
+		closeVaults(vaults)
 		return nil, nil, err
 	}
 	srv.AddReceivingMiddleware(cancelOnStop(ctx))
-	return a, srv, nil
+	return vaults, srv, nil
+}
+
+// startVaults starts every vault's background work (app.App.Start).
+func startVaults(ctx context.Context, vaults []tools.Vault) {
+	for _, v := range vaults {
+		v.App.Start(ctx)
+	}
+}
+
+// closeVaults closes every vault, each waiting for its background work.
+func closeVaults(vaults []tools.Vault) {
+	for _, v := range vaults {
+		v.App.Close()
+	}
 }
 
 // checkAddr refuses a listen address that no listener could take (no port,

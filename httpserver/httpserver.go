@@ -67,7 +67,6 @@ package httpserver
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -121,6 +120,13 @@ type Options struct {
 	// and CORS preflights). Required when Addr is not loopback. Printable
 	// ASCII without spaces.
 	Token string
+	// Tokens are more bearer tokens, each limited to some vaults and
+	// perhaps read-only (a --token-file; see [LoadTokenFile]). A request
+	// with one of them carries its [Access] in its context
+	// ([AccessFromContext]) and, for the MCP handler, in each call's token
+	// info ([AccessOf]); Token's requests may do everything. With Token,
+	// they make a token mandatory on every request, loopback or not.
+	Tokens []Token
 	// MaxBodyBytes caps request bodies (default 4 MiB); larger ones get 413.
 	MaxBodyBytes int64
 	// AllowedOrigins are extra browser origins ("https://app.example.com")
@@ -161,11 +167,11 @@ type Options struct {
 // Server is the hardened HTTP front. Serve or ListenAndServe may be called
 // once.
 type Server struct {
-	opts      Options
-	log       *slog.Logger
-	tokenHash [sha256.Size]byte
-	origins   map[string]bool // normalized AllowedOrigins
-	handler   http.Handler
+	opts    Options
+	log     *slog.Logger
+	tokens  []tokenHash
+	origins map[string]bool // normalized AllowedOrigins
+	handler http.Handler
 
 	// shutdown is cancelled when Serve starts shutting down; it ends the
 	// standalone SSE streams.
@@ -196,13 +202,12 @@ func New(mcpHandler http.Handler, opts Options) (*Server, error) {
 	if !strings.HasPrefix(opts.Path, "/") || opts.Path == HealthPath {
 		return nil, noema.Errorf(noema.EINVALID, "invalid MCP path %q: must start with / and differ from %s", opts.Path, HealthPath)
 	}
-	if opts.Token == "" && !IsLoopback(opts.Addr) {
+	if opts.Token == "" && len(opts.Tokens) == 0 && !IsLoopback(opts.Addr) {
 		return nil, ErrTokenRequired
 	}
-	for _, c := range opts.Token {
-		if c <= ' ' || c > '~' {
-			return nil, noema.Errorf(noema.EINVALID, "invalid token: use printable ASCII without spaces")
-		}
+	tokens, err := hashTokens(opts.Token, opts.Tokens)
+	if err != nil {
+		return nil, err
 	}
 	switch {
 	case opts.MaxBodyBytes == 0:
@@ -242,9 +247,7 @@ func New(mcpHandler http.Handler, opts Options) (*Server, error) {
 		}
 		s.origins[n] = true
 	}
-	if opts.Token != "" {
-		s.tokenHash = sha256.Sum256([]byte(opts.Token))
-	}
+	s.tokens = tokens
 	s.shutdown, s.stopStreams = context.WithCancel(context.Background())
 	s.handler = s.chain(mcpHandler)
 	return s, nil
@@ -374,7 +377,7 @@ func (s *Server) Listen(ctx context.Context) (net.Listener, error) {
 // other requests, closes what remains and returns nil. It closes ln. It
 // refuses (ErrTokenRequired) a non-loopback listener without a token.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	if s.opts.Token == "" && !IsLoopback(ln.Addr().String()) {
+	if len(s.tokens) == 0 && !IsLoopback(ln.Addr().String()) {
 		ln.Close()
 		return ErrTokenRequired
 	}
@@ -393,7 +396,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
-	s.log.Info("serving MCP over HTTP", "url", "http://"+ln.Addr().String()+s.opts.Path, "auth", s.opts.Token != "")
+	s.log.Info("serving MCP over HTTP", "url", "http://"+ln.Addr().String()+s.opts.Path, "auth", len(s.tokens) > 0)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

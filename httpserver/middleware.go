@@ -3,8 +3,6 @@ package httpserver
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -95,9 +93,16 @@ func (s *Server) chain(mcpHandler http.Handler) http.Handler {
 			return
 		}
 
-		// 4. Bearer token.
-		if s.opts.Token != "" {
-			if ok, presented := s.authorized(r); !ok {
+		// 4. Bearer token, and what it may do.
+		if len(s.tokens) > 0 {
+			t, presented := s.authorized(r)
+			if t != nil {
+				var ok bool
+				if r, ok = withAccess(r, t); !ok {
+					t = nil
+				}
+			}
+			if t == nil {
 				challenge := `Bearer realm="noema"`
 				msg := "this server needs a bearer token: " + howToAuth
 				if presented {
@@ -316,14 +321,14 @@ func (s *Server) originAllowed(origin, port string) bool {
 	return false
 }
 
-// authorized checks the bearer token in constant time (over SHA-256 sums, so
-// that not even the token's length leaks). presented reports whether the
-// request carried a bearer credential at all.
-func (s *Server) authorized(r *http.Request) (ok, presented bool) {
+// authorized returns the token the request carries, or nil when it
+// carries none the server knows. presented reports whether the request
+// carried a bearer credential at all.
+func (s *Server) authorized(r *http.Request) (t *tokenHash, presented bool) {
 	scheme, cred, found := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !found || !strings.EqualFold(scheme, "Bearer") {
-		return false, false
+		return nil, false
 	}
-	got := sha256.Sum256([]byte(strings.TrimSpace(cred)))
-	return subtle.ConstantTimeCompare(got[:], s.tokenHash[:]) == 1, true
+	t, _ = match(s.tokens, strings.TrimSpace(cred))
+	return t, true
 }

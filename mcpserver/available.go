@@ -21,7 +21,7 @@ func (r *registry) available(next mcp.MethodHandler) mcp.MethodHandler {
 		default:
 			return next(ctx, method, req)
 		}
-		if err := r.app.Check(ctx); err != nil {
+		if err := r.appOf(ctx).Check(ctx); err != nil {
 			if method == "resources/read" {
 				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: noema.ErrorCode(err) + ": " + noema.ErrorMessage(err)}
 			}

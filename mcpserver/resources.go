@@ -17,16 +17,19 @@ import (
 	"github.com/noema-mem/noema/tools"
 )
 
+// vaultQueryHelp tells how a resource of another vault is named.
+const vaultQueryHelp = "On a server of several vaults, add the query parameter vault=NAME for another vault than the default (memory://Note?vault=work)."
+
 func registerResources(r *registry, s *mcp.Server, enabled map[string]bool) {
 	if enabled["notes"] {
 		s.AddResourceTemplate(&mcp.ResourceTemplate{
 			Name:        "note",
 			Title:       "A note",
-			Description: "A Markdown note of the vault, by path without .md (spaces as is or percent-encoded). Reading it counts as an access.",
+			Description: "A Markdown note of the vault, by path without .md (spaces as is or percent-encoded). Reading it counts as an access. " + vaultQueryHelp,
 			MIMEType:    "text/markdown",
 			URITemplate: noema.URIScheme + "{+path}",
 		}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			n, err := tools.ReadNote(ctx, &tools.Env{App: r.app}, req.Params.URI)
+			n, err := tools.ReadNote(ctx, &tools.Env{App: r.appOf(ctx)}, req.Params.URI)
 			if err != nil {
 				if noema.ErrorCode(err) == noema.ENOTFOUND {
 					return nil, mcp.ResourceNotFoundError(req.Params.URI)
@@ -40,8 +43,8 @@ func registerResources(r *registry, s *mcp.Server, enabled map[string]bool) {
 	}
 	if enabled["concepts"] {
 		r.addResource(s, "noema://concepts", "{?text,match,offset,limit}", "concepts", "concepts-filtered", "Concept vocabulary",
-			"Every concept, newest first (first page), as JSON; see the template for filters.",
-			"Concepts whose label or alias matches text (match: contains, starts_with, ends_with), newest first, paged.",
+			"Every concept, newest first (first page), as JSON; see the template for filters. "+vaultQueryHelp,
+			"Concepts whose label or alias matches text (match: contains, starts_with, ends_with), newest first, paged. "+vaultQueryHelp,
 			func(ctx context.Context, q url.Values) (any, string, error) {
 				in := concepts.ListInput{Text: q.Get("text"), Match: q.Get("match")}
 				for name, dst := range map[string]*int{"offset": &in.Offset, "limit": &in.Limit} {
@@ -53,16 +56,16 @@ func registerResources(r *registry, s *mcp.Server, enabled map[string]bool) {
 						*dst = n
 					}
 				}
-				res, err := r.app.Concepts.List(ctx, in)
+				res, err := r.appOf(ctx).Concepts.List(ctx, in)
 				return res, "application/json", err
 			})
 	}
 	if enabled["graph"] {
 		r.addResource(s, "noema://graph/export", "{?format}", "graph-export", "graph-export-format", "Graph export",
-			"The whole graph as JSON {nodes, edges}.",
-			"The whole graph as JSON (format=json), GraphML (format=graphml) or the MCP memory server's JSON Lines (format=memory-jsonl).",
+			"The whole graph as JSON {nodes, edges}. "+vaultQueryHelp,
+			"The whole graph as JSON (format=json), GraphML (format=graphml) or the MCP memory server's JSON Lines (format=memory-jsonl). "+vaultQueryHelp,
 			func(ctx context.Context, q url.Values) (any, string, error) {
-				out, err := tools.ExportGraph(ctx, &tools.Env{App: r.app}, tools.ExportInput{Format: q.Get("format")})
+				out, err := tools.ExportGraph(ctx, &tools.Env{App: r.appOf(ctx)}, tools.ExportInput{Format: q.Get("format")})
 				if err != nil {
 					return nil, "", err
 				}
@@ -76,9 +79,9 @@ func registerResources(r *registry, s *mcp.Server, enabled map[string]bool) {
 			})
 	}
 	r.addResource(s, "noema://status", "", "status", "", "Index status",
-		"Counts, freshness and sync progress of the index, as JSON.", "",
+		"Counts, freshness and sync progress of the index, as JSON. "+vaultQueryHelp, "",
 		func(ctx context.Context, _ url.Values) (any, string, error) {
-			st, err := r.app.Status(ctx)
+			st, err := r.appOf(ctx).Status(ctx)
 			return st, "application/json", err
 		})
 }

@@ -64,12 +64,36 @@ const Instructions = `noema is your long-term memory: a vault of Markdown notes 
 
 // registry holds what the tool handlers and resources share.
 type registry struct {
-	app    *app.App
+	vaults []tools.Vault
+	// tools are the tools added, by name.
+	tools  map[string]*tools.Tool
 	logger *slog.Logger
 }
 
-// New builds the MCP server for a, with the selected toolsets.
+// New builds the MCP server for a, with the selected toolsets: a server of
+// one vault, named tools.DefaultVaultName.
 func New(a *app.App, opts Options) (*mcp.Server, error) {
+	return NewVaults([]tools.Vault{{Name: tools.DefaultVaultName, App: a}}, opts)
+}
+
+// NewVaults builds the MCP server for vaults (the first is the default),
+// with the selected toolsets. Every tool takes the vault it runs on as its
+// vault parameter, and every resource as its vault query parameter (see
+// route).
+func NewVaults(vaults []tools.Vault, opts Options) (*mcp.Server, error) {
+	if len(vaults) == 0 {
+		return nil, errors.New("mcpserver: no vault to serve")
+	}
+	seen := map[string]bool{}
+	for _, v := range vaults {
+		if err := tools.CheckVaultName(v.Name); err != nil {
+			return nil, err
+		}
+		if seen[v.Name] {
+			return nil, noema.Errorf(noema.EINVALID, "vault %q is given twice", v.Name)
+		}
+		seen[v.Name] = true
+	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -103,13 +127,14 @@ func New(a *app.App, opts Options) (*mcp.Server, error) {
 		Instructions: Instructions,
 		Logger:       opts.Logger,
 	})
-	r := &registry{app: a, logger: opts.Logger}
+	r := &registry{vaults: vaults, tools: map[string]*tools.Tool{}, logger: opts.Logger}
 	var added []*tools.Tool
 	for _, t := range tools.MCPTools() {
 		if !enabled[t.Toolset] {
 			continue
 		}
 		added = append(added, t)
+		r.tools[t.Name] = t
 		fail := func(err error) error { return r.toolError(t.Name, err) }
 		if err := t.AddTo(s, r.env, fail); err != nil {
 			return nil, err
@@ -122,16 +147,17 @@ func New(a *app.App, opts Options) (*mcp.Server, error) {
 		slots = DefaultWorkLimit()
 	}
 	s.AddReceivingMiddleware(limited(newWorkLimit(slots, slots*QueuedPerSlot)))
-	s.AddReceivingMiddleware(codeArgumentErrors, checkArguments(added), r.available, spacedNoteURIs, resourceNotFoundCode)
+	s.AddReceivingMiddleware(codeArgumentErrors, r.route, checkArguments(added), r.available, spacedNoteURIs, resourceNotFoundCode)
 	// Last, so it runs first: no request may end the session.
 	s.AddReceivingMiddleware(guarded(opts.Logger))
 	return s, nil
 }
 
-// env is the environment of one tool call: the app, and progress
-// notifications when the request asked for them.
+// env is the environment of one tool call: the app of the vault it runs
+// on, the vaults the caller may use, and progress notifications when the
+// request asked for them.
 func (r *registry) env(ctx context.Context, req *mcp.CallToolRequest) *tools.Env {
-	e := &tools.Env{App: r.app}
+	e := &tools.Env{App: r.appOf(ctx), Vaults: r.vaultInfos(accessOf(req))}
 	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 		e.Progress = func(done, total int) {
 			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{

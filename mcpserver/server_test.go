@@ -138,6 +138,7 @@ var inventory = map[string]hints{
 	"export_graph":          {true, false, true},
 	"analyze_graph":         {true, false, true},
 	"status":                {true, false, true},
+	"list_vaults":           {true, false, true},
 	"sync":                  {false, false, true},
 }
 
@@ -155,7 +156,7 @@ func listTools(t *testing.T, opts mcpserver.Options) []*mcp.Tool {
 func TestToolDefinitions(t *testing.T) {
 	listed := listTools(t, mcpserver.Options{})
 	want := map[string]bool{"write_note": true, "read_note": true, "edit_note": true, "move_note": true,
-		"delete_note": true, "list_notes": true, "recent_activity": true, "status": true, "sync": true,
+		"delete_note": true, "list_notes": true, "recent_activity": true, "status": true, "sync": true, "list_vaults": true,
 		"find_concepts": true, "list_concepts": true, "create_concept": true, "update_concept": true, "delete_concept": true}
 	for _, tool := range listed {
 		delete(want, tool.Name)
@@ -230,7 +231,7 @@ func TestToolsets(t *testing.T) {
 	for _, tool := range listTools(t, mcpserver.Options{Toolsets: []string{"admin"}}) {
 		names = append(names, tool.Name)
 	}
-	if strings.Join(names, ",") != "status,sync" {
+	if strings.Join(names, ",") != "list_vaults,status,sync" {
 		t.Errorf("admin toolset = %v", names)
 	}
 	if _, err := mcpserver.New(nil, mcpserver.Options{Toolsets: []string{"nope"}}); err == nil {

@@ -45,6 +45,29 @@ func SplitVault(dsn string) (pgDSN, vault string, err error) {
 	return strings.Join(words, " "), vault, nil
 }
 
+// WithVault returns dsn naming the vault name when it names none (has no
+// vault parameter), else dsn as it is. A server of several vaults gives
+// each one the store URL it was given this way: postgres://host/db serves
+// vault work as postgres://host/db?vault=work.
+func WithVault(dsn, name string) string {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err != nil || u.Query().Has("vault") {
+			return dsn // a malformed one fails where it is opened
+		}
+		q := u.Query()
+		q.Set("vault", name)
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	for _, w := range strings.Fields(dsn) {
+		if strings.HasPrefix(w, "vault=") {
+			return dsn
+		}
+	}
+	return strings.TrimSpace(dsn + " vault=" + name)
+}
+
 // OpenStore opens the vault a store URL names (see [SplitVault]) in its
 // database, checking the schema as [Open] does; the store's Close closes
 // the connections it opened.

@@ -26,6 +26,13 @@ func (t *Tool) MCP() (*mcp.Tool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tools: input schema of %s: %w", t.Name, err)
 	}
+	if _, taken := in.Properties[VaultParam]; taken {
+		return nil, fmt.Errorf("tools: %s declares %s, which every tool takes", t.Name, VaultParam)
+	}
+	if in.Properties == nil {
+		in.Properties = map[string]*jsonschema.Schema{}
+	}
+	in.Properties[VaultParam] = vaultSchema()
 	out, err := outputSchema(t.out)
 	if err != nil {
 		return nil, fmt.Errorf("tools: output schema of %s: %w", t.Name, err)

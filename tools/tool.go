@@ -90,6 +90,9 @@ type Toolset struct {
 // Env is what a call needs besides its input.
 type Env struct {
 	App *app.App
+	// Vaults are the vaults the caller may use, the default first
+	// (list_vaults); App is one of them.
+	Vaults []VaultInfo
 	// Progress, when set, receives the progress of long work (sync).
 	Progress func(done, total int)
 }
@@ -247,7 +250,7 @@ func toolset(name string) *Toolset {
 // commands, in the order the CLI lists them.
 func All() []*Tool {
 	var all []*Tool
-	for _, family := range [][]*Tool{noteTools(), searchTools(), conceptTools(), relationTools(), graphTools(), analyzeTools(), adminTools(), operationTools(), vaultTools(), importTools(), modelTools()} {
+	for _, family := range [][]*Tool{noteTools(), searchTools(), conceptTools(), relationTools(), graphTools(), analyzeTools(), adminTools(), vaultListTools(), operationTools(), vaultTools(), importTools(), modelTools()} {
 		all = append(all, family...)
 	}
 	return all
