@@ -11,21 +11,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/noema-mem/noema/httpserver"
+	"github.com/noema-mem/noema/internal/noematest"
 )
 
 func slogTo(w io.Writer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
-
-// bearer adds an Authorization header to every request.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
-}
 
 type greetInput struct {
 	Name string `json:"name" jsonschema:"who to greet"`
@@ -59,7 +48,7 @@ func TestSDKClient(t *testing.T) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "client", Version: "v0.0.1"}, nil)
 	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{
 		Endpoint:   url + "/mcp",
-		HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}},
+		HTTPClient: noematest.BearerClient(token),
 		MaxRetries: -1,
 	}, nil)
 	if err != nil {
@@ -97,7 +86,7 @@ func TestSDKClientRefused(t *testing.T) {
 		Client *http.Client
 	}{
 		{"NoToken", &http.Client{}},
-		{"WrongToken", &http.Client{Transport: bearer{"wrong", http.DefaultTransport}}},
+		{"WrongToken", noematest.BearerClient("wrong")},
 	}
 	for _, sc := range scenarios {
 		t.Run(sc.Name, func(t *testing.T) {
