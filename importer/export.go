@@ -35,9 +35,14 @@ func WriteMemoryJSONL(w io.Writer, nodes []noema.GraphNode, edges []noema.GraphE
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	pageOf := map[string]string{} // a page's note URI → its concept's id
+	fileOf := map[string]string{}  // a node id → the URI of the file declaring its relations
 	for _, n := range nodes {
-		if n.Kind == noema.NodeConcept && n.Page != "" {
+		switch {
+		case n.Kind == noema.NodeConcept && n.Page != "":
 			pageOf[n.Page] = n.ID
+			fileOf[n.ID] = n.Page
+		case n.Kind == noema.NodeNote:
+			fileOf[n.ID] = n.ID
 		}
 	}
 	names := map[string]string{} // node id → entity name
@@ -97,7 +102,7 @@ func WriteMemoryJSONL(w io.Writer, nodes []noema.GraphNode, edges []noema.GraphE
 	for _, ed := range edges {
 		from, to := names[ed.Source], names[ed.Target]
 		if to == "" {
-			to = danglingName(ed.Target)
+			to = danglingName(ed, fileOf[ed.Source], read)
 		}
 		if from == "" || to == "" || (ed.Kind == noema.EdgeMentions && from == to) {
 			continue
@@ -109,16 +114,28 @@ func WriteMemoryJSONL(w io.Writer, nodes []noema.GraphNode, edges []noema.GraphE
 	return bw.Flush()
 }
 
-// danglingName names the missing target of a dangling relation: the key
-// of "concept:<key>", a missing note's path.
-func danglingName(target string) string {
-	if k, ok := strings.CutPrefix(target, "concept:"); ok {
+// danglingName names the missing target of a dangling relation ed as the
+// file declaring it (the note at uri) spells it; else by the key of
+// "concept:<key>", or a missing note's path.
+func danglingName(ed noema.GraphEdge, uri string, read func(string) ([]byte, error)) string {
+	if rel, err := vault.URIToPath(uri); err == nil && uri != "" {
+		if content, err := read(rel); err == nil {
+			if note, err := vault.Parse(rel, content); err == nil {
+				for _, r := range note.Relations {
+					if r.Type == ed.Type && vault.RelationRef(r.To) == ed.Target {
+						return strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(r.To), "[["), "]]")
+					}
+				}
+			}
+		}
+	}
+	if k, ok := strings.CutPrefix(ed.Target, "concept:"); ok {
 		return k
 	}
-	if p, ok := strings.CutPrefix(target, noema.URIScheme); ok {
+	if p, ok := strings.CutPrefix(ed.Target, noema.URIScheme); ok {
 		return p
 	}
-	return target
+	return ed.Target
 }
 
 // fillEntity sets an entity's type and observations from the note whose

@@ -292,7 +292,7 @@ func (r *Report) finish() {
 	r.Message = fmt.Sprintf("%s from %s: created %s; skipped %s; could not map %s; %d files",
 		verb, r.Source, byKind(r.Created), byKind(r.Skipped), byKind(r.CouldNotMap), len(r.Files))
 	if r.Operation != "" {
-		r.Message += fmt.Sprintf(" (operation %s: undo_operation reverts it)", r.Operation)
+		r.Message += fmt.Sprintf(" (operation %s: noema undo %s reverts it)", r.Operation, r.Operation)
 	}
 }
 
