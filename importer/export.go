@@ -35,7 +35,7 @@ func WriteMemoryJSONL(w io.Writer, nodes []noema.GraphNode, edges []noema.GraphE
 	enc := json.NewEncoder(bw)
 	enc.SetEscapeHTML(false)
 	pageOf := map[string]string{} // a page's note URI → its concept's id
-	fileOf := map[string]string{}  // a node id → the URI of the file declaring its relations
+	fileOf := map[string]string{} // a node id → the URI of the file declaring its relations
 	for _, n := range nodes {
 		switch {
 		case n.Kind == noema.NodeConcept && n.Page != "":
