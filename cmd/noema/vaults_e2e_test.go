@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -18,6 +19,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/noema-mem/noema/internal/noematest"
+	"github.com/noema-mem/noema/internal/pgtest"
+	"github.com/noema-mem/noema/postgres"
 	"github.com/noema-mem/noema/tools"
 )
 
@@ -183,11 +186,67 @@ func TestScopedTokens(t *testing.T) {
 	work, home := filepath.Join(root, "w"), filepath.Join(root, "h")
 	writeVault(t, work, workNotes)
 	writeVault(t, home, homeNotes)
+	scopedTokens(t, work, home)
+}
+
+// TestScopedTokensOnPostgres is TestScopedTokens with both vaults in one
+// PostgreSQL database: --store names the database without a vault, and
+// each served vault follows the database's vault of its name.
+func TestScopedTokensOnPostgres(t *testing.T) {
+	dsn := pgtest.NewDatabase(t)
+	if _, err := postgres.Migrate(context.Background(), dsn); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	for name, notes := range map[string]map[string]string{"work": workNotes, "home": homeNotes} {
+		seed := filepath.Join(root, "seed-"+name)
+		writeVault(t, seed, notes)
+		if out, code := run(t, seed, "", "vault", "push", "--to", pgtest.StoreURL(t, dsn, name)); code != 0 {
+			t.Fatalf("push %s: exit %d: %s", name, code, out)
+		}
+	}
+	work, home := filepath.Join(root, "w"), filepath.Join(root, "h")
+	scopedTokens(t, work, home, "--store", dsn)
+	for name, notes := range map[string]map[string]string{"work": workNotes, "home": homeNotes} {
+		st, err := postgres.OpenStore(context.Background(), pgtest.StoreURL(t, dsn, name), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := storeFiles(t, st)
+		st.Close()
+		for path, text := range notes {
+			if string(got[path]) != text {
+				t.Errorf("vault %s of the database: %s holds %q, want %q", name, path, got[path], text)
+			}
+		}
+		if name == "home" && len(got) != len(notes) {
+			t.Errorf("vault home of the database holds %d files, want its %d: %v", len(got), len(notes), slices.Collect(maps.Keys(got)))
+		}
+		if name == "work" && got["Allowed.md"] == nil {
+			t.Errorf("the work token's note is not in the database's vault work")
+		}
+	}
+	// Two vaults may not follow one vault of the database.
+	_, stderr, code, err := execute("a="+filepath.Join(root, "a"), "", "--vault", "b="+filepath.Join(root, "b"),
+		"--store", pgtest.StoreURL(t, dsn, "shared"), "serve", "--addr", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `invalid_argument: vaults a and b would both follow vault "shared" of the same store`; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("two vaults on one vault of the database: exit %d, %q; want 1 and %q", code, stderr, want)
+	}
+}
+
+// scopedTokens serves vaults work and home from their folders (with
+// storeArgs, working copies of a store) and checks what each token may do.
+func scopedTokens(t *testing.T, work, home string, storeArgs ...string) {
+	root := t.TempDir()
 	tokenPath := filepath.Join(root, "tokens.yaml")
 	if err := os.WriteFile(tokenPath, []byte(vaultTokens), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	base := serve(t, "work="+work, "--vault", "home="+home, "--token-file", tokenPath, "--token", "admin-token-77aa")
+	args := append([]string{"--vault", "home=" + home, "--token-file", tokenPath, "--token", "admin-token-77aa"}, storeArgs...)
+	base := serve(t, "work="+work, args...)
 	url := base + "/mcp"
 	admin := tokenSession(t, url, "admin-token-77aa")
 	workRW := tokenSession(t, url, "work-token-8f3a")
