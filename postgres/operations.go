@@ -3,17 +3,15 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/noema-mem/noema"
 )
 
 // The operation log (noema.OperationLog) of a vault in the database. A
 // changeset that names its operation is recorded in the transaction that
-// applies it, from the rows it replaces (their bytes never leave the
+// applies it (noema_commit, migration 0003), from the rows it replaces (their bytes never leave the
 // database), so the log holds an operation exactly when its change
 // happened, and every server of the vault lists it and can undo it. The
 // log is bounded in that same transaction by Store.OperationLimits: entries
@@ -40,47 +38,6 @@ func (s *Store) newOpRecord(cs *noema.Changeset) (*opRecord, error) {
 		return nil, err
 	}
 	return &opRecord{id: id, tool: cs.Operation}, nil
-}
-
-// recordOperation writes op's entry for plan, after the rows are locked
-// and checked and before they are written, then prunes the log.
-func (s *Store) recordOperation(ctx context.Context, tx pgx.Tx, op *opRecord, plan []noema.FileChange) error {
-	paths := make([]string, len(plan))
-	afters := make([]string, len(plan))
-	for i, c := range plan {
-		paths[i], afters[i] = c.Path, noema.Absent
-		if !c.Delete {
-			afters[i] = noema.Checksum(c.After)
-		}
-	}
-	now := s.now().UTC()
-	// The operation's row is inserted by the statement's first
-	// data-modifying part; its files' foreign key is checked at its end.
-	_, err := tx.Exec(ctx, `WITH files AS (
-			SELECT t.ord, t.path, t.after_sum, f.data, f.checksum
-			FROM unnest($4::text[], $5::text[]) WITH ORDINALITY AS t(path, after_sum, ord)
-			LEFT JOIN noema_files f ON f.vault = $1 AND f.path = t.path
-		), op AS (
-			INSERT INTO noema_operations (vault, id, tool, at, file_count, bytes)
-			SELECT $1, $2, $3, $6, count(*), COALESCE(sum(octet_length(path) + COALESCE(octet_length(data), 0) + 140), 0) FROM files
-		)
-		INSERT INTO noema_operation_files (vault, id, ord, path, before_sum, data, after_sum)
-		SELECT $1, $2, ord, path, CASE WHEN data IS NULL THEN 'absent' ELSE checksum END, data, after_sum FROM files`,
-		s.vault, op.id, op.tool, paths, afters, now)
-	if pgErr, ok := errors.AsType[*pgconn.PgError](err); ok && pgErr.Code == "23505" {
-		return noema.Errorf(noema.ECONFLICT, "operation %s is already in the log; nothing was written", op.id)
-	}
-	if err != nil {
-		return fmt.Errorf("record operation %s: %w", op.id, err)
-	}
-	limits := s.OperationLimits.OrDefault()
-	if _, err := tx.Exec(ctx, `DELETE FROM noema_operations WHERE vault = $1 AND id <> $2 AND (at < $3 OR id IN (
-			SELECT id FROM (SELECT id, sum(bytes) OVER (ORDER BY id DESC) AS total FROM noema_operations WHERE vault = $1) t
-			WHERE total > $4))`,
-		s.vault, op.id, now.Add(-limits.MaxAge), limits.MaxBytes); err != nil {
-		return fmt.Errorf("prune the operation log: %w", err)
-	}
-	return nil
 }
 
 // Operations implements [noema.OperationLog]: one snapshot of the log.

@@ -3,12 +3,11 @@ package postgres
 import (
 	"context"
 	"errors"
-	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/internal/notepath"
@@ -142,12 +141,10 @@ func (s *Store) MoveFile(ctx context.Context, from, to, expect string) ([]noema.
 	if f == t {
 		return nil, noema.Errorf(noema.EINVALID, "cannot move %s onto itself", noema.NoteURI(f))
 	}
+	// The target takes the source's bytes, read under the source's row
+	// lock; its checksum is the source's, which the commit compares.
 	plan := []noema.FileChange{{Path: f, Before: expect, Delete: true}, {Path: t, Before: noema.Absent}}
-	// The target's bytes are the source's, read under the source's row lock.
-	fill := func(ctx context.Context, tx pgx.Tx) error {
-		return tx.QueryRow(ctx, `SELECT data FROM noema_files WHERE vault = $1 AND path = $2`, s.vault, f).Scan(&plan[1].After)
-	}
-	return s.commit(ctx, plan, commitHow{takenIsConflict: true, fill: fill})
+	return s.commit(ctx, plan, commitHow{takenIsConflict: true, moveFrom: f, moved: expect})
 }
 
 // ApplyChangeset implements [noema.ChangesetApplier].
@@ -189,12 +186,18 @@ type commitHow struct {
 	// takenIsConflict: a creation onto a taken path is ECONFLICT (a single
 	// write or a move's target), not ECHECKSUM (a changeset).
 	takenIsConflict bool
-	// fill, when set, runs after the rows are locked and checked and
-	// before they are written.
-	fill func(context.Context, pgx.Tx) error
+	// moveFrom, when set, is the path whose bytes (of checksum moved) the
+	// plan's change without After takes: a move.
+	moveFrom, moved string
 	// op, when set, is recorded in the operation log.
 	op *opRecord
 }
+
+// commitSQL calls noema_commit (migration 0003), which makes a commit in
+// one round trip and one transaction: number the changes on the vault's
+// row, lock the files' rows in path order and compare their checksums,
+// record the operation, write the rows, NOTIFY.
+const commitSQL = `SELECT noema_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
 
 // commit applies plan in one transaction and returns its changes as the
 // feed records them. Every file must have its Before checksum (see
@@ -203,76 +206,71 @@ func (s *Store) commit(ctx context.Context, plan []noema.FileChange, how commitH
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	var out []noema.Change
-	err := pgx.BeginFunc(ctx, s.db.pool, func(tx pgx.Tx) error {
-		var base int64
-		if err := tx.QueryRow(ctx, `UPDATE noema_vaults SET seq = seq + $2 WHERE vault = $1 RETURNING seq - $2`,
-			s.vault, len(plan)).Scan(&base); err != nil {
-			return fmt.Errorf("number the changes: %w", err)
-		}
-		current, err := s.lockCurrent(ctx, tx, plan)
-		if err != nil {
-			return err
-		}
-		for _, c := range plan {
-			if err := check(c, current[c.Path], how.takenIsConflict); err != nil {
-				return err
+	paths := make([]string, len(plan))
+	befores := make([]string, len(plan))
+	datas := make([][]byte, len(plan))
+	out := make([]noema.Change, len(plan))
+	for i, c := range plan {
+		paths[i], befores[i] = c.Path, c.Before
+		out[i] = noema.Change{Path: c.Path, Kind: noema.ChangeDelete, Checksum: noema.Absent}
+		switch {
+		case c.Delete:
+		case c.After == nil && how.moveFrom != "":
+			out[i].Kind, out[i].Checksum = noema.ChangeWrite, how.moved
+		default:
+			datas[i] = c.After
+			if datas[i] == nil {
+				datas[i] = []byte{}
 			}
+			out[i].Kind, out[i].Checksum = noema.ChangeWrite, noema.Checksum(datas[i])
 		}
-		if how.fill != nil {
-			if err := how.fill(ctx, tx); err != nil {
-				return err
-			}
-		}
-		if how.op != nil {
-			if err := s.recordOperation(ctx, tx, how.op, plan); err != nil {
-				return err
-			}
-		}
-		out, err = s.writeRows(ctx, tx, base, plan)
-		if err != nil {
-			return err
-		}
-		_, err = tx.Exec(ctx, `SELECT pg_notify($1, $2)`, NotifyChannel, fmt.Sprintf("%s\t%d", s.vault, out[len(out)-1].Seq))
-		return err
-	})
-	switch _, coded := errors.AsType[*noema.Error](err); {
-	case err == nil:
-		return out, nil
-	case ctx.Err() != nil:
-		return nil, context.Cause(ctx)
-	case coded:
-		return nil, err
-	default:
-		return nil, connectError(err)
 	}
+	afters := make([]string, len(plan))
+	for i, c := range out {
+		afters[i] = c.Checksum
+	}
+	now := s.now().UTC()
+	var moveFrom, opID, opTool *string
+	if how.moveFrom != "" {
+		moveFrom = &how.moveFrom
+	}
+	if how.op != nil {
+		opID, opTool = &how.op.id, &how.op.tool
+	}
+	limits := s.OperationLimits.OrDefault()
+	var base int64
+	err := s.db.pool.QueryRow(ctx, commitSQL, s.vault, paths, befores, datas, afters, moveFrom, now,
+		opID, opTool, now.Add(-limits.MaxAge), limits.MaxBytes).Scan(&base)
+	if err == nil {
+		for i := range out {
+			out[i].Seq = base + int64(i) + 1
+		}
+		return out, nil
+	}
+	if ctx.Err() != nil {
+		return nil, context.Cause(ctx)
+	}
+	return nil, s.commitError(err, plan, how)
 }
 
-// lockCurrent locks the rows of plan's paths, in path order so that two
-// transactions never deadlock, and returns their checksums (Absent for a
-// tombstone; a path without a row is missing from the map).
-func (s *Store) lockCurrent(ctx context.Context, tx pgx.Tx, plan []noema.FileChange) (map[string]string, error) {
-	paths := make([]string, len(plan))
-	for i, c := range plan {
-		paths[i] = c.Path
-	}
-	slices.Sort(paths)
-	rows, err := tx.Query(ctx, `SELECT path, checksum FROM noema_files WHERE vault = $1 AND path = ANY($2)
-		ORDER BY path COLLATE "C" FOR UPDATE`, s.vault, paths)
-	if err != nil {
-		return nil, err
-	}
-	current := make(map[string]string, len(paths))
-	for rows.Next() {
-		var p, sum string
-		if err := rows.Scan(&p, &sum); err != nil {
-			rows.Close()
-			return nil, err
+// commitError turns noema_commit's refusals into coded errors; others are
+// classified by connectError.
+func (s *Store) commitError(err error, plan []noema.FileChange, how commitHow) error {
+	pgErr, ok := errors.AsType[*pgconn.PgError](err)
+	switch {
+	case !ok:
+	case pgErr.Code == "NM001":
+		for _, c := range plan {
+			if c.Path == pgErr.Detail {
+				return check(c, pgErr.Hint, how.takenIsConflict)
+			}
 		}
-		current[p] = sum
+	case pgErr.Code == "NM002":
+		return noema.Errorf(noema.ENOTFOUND, "the database holds no vault %q", s.vault)
+	case pgErr.Code == "23505" && pgErr.ConstraintName == "noema_operations_pkey" && how.op != nil:
+		return noema.Errorf(noema.ECONFLICT, "operation %s is already in the log; nothing was written", how.op.id)
 	}
-	rows.Close()
-	return current, rows.Err()
+	return connectError(err)
 }
 
 // check compares a planned change with the checksum its file has now
@@ -292,32 +290,6 @@ func check(c noema.FileChange, have string, takenIsConflict bool) error {
 	return &noema.Error{Code: noema.ECHECKSUM,
 		Message: noema.NoteURI(c.Path) + " changed since the change was planned; nothing was written; read it again and retry",
 		Details: map[string]any{"path": c.Path, "checksum": have}}
-}
-
-// writeRows writes plan's rows with the sequence numbers after base.
-func (s *Store) writeRows(ctx context.Context, tx pgx.Tx, base int64, plan []noema.FileChange) ([]noema.Change, error) {
-	now := s.now().UTC()
-	out := make([]noema.Change, len(plan))
-	for i, c := range plan {
-		ch := noema.Change{Seq: base + int64(i) + 1, Path: c.Path, Kind: noema.ChangeDelete, Checksum: noema.Absent}
-		var data []byte
-		if !c.Delete {
-			data = c.After
-			if data == nil {
-				data = []byte{}
-			}
-			ch.Kind, ch.Checksum = noema.ChangeWrite, noema.Checksum(data)
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO noema_files (vault, path, data, checksum, version, modified, seq)
-			VALUES ($1, $2, $3, $4, 1, $5, $6)
-			ON CONFLICT (vault, path) DO UPDATE SET data = EXCLUDED.data, checksum = EXCLUDED.checksum,
-				version = noema_files.version + 1, modified = EXCLUDED.modified, seq = EXCLUDED.seq`,
-			s.vault, c.Path, data, ch.Checksum, now, ch.Seq); err != nil {
-			return nil, fmt.Errorf("write %s: %w", c.Path, err)
-		}
-		out[i] = ch
-	}
-	return out, nil
 }
 
 // Head implements [noema.ChangeFeed].
