@@ -30,6 +30,9 @@ import (
 // ([noema.ErrFeedReset]) instead of missing changes. Head is 0 while there
 // is no log, and "since 0" is every change the log holds.
 //
+// A working copy of another store ([Vault.SetUpstream]) keeps no log: its
+// feed is the store of record's.
+//
 // What the log cannot hold, the indexer's walk and watcher find, as they
 // always have: edits by other programs (an editor, a sync client, git), and
 // a change whose record was lost (a crash after the file was renamed into
@@ -159,8 +162,12 @@ func parseChanges(data []byte, last int64) ([]noema.Change, int64) {
 // record appends changes to v's log, numbering them, and returns them with
 // their numbers (0 when they could not be recorded). The caller holds the
 // write lock and has made the changes durable.
+//
+// A working copy ([Vault.SetUpstream]) records nothing: its change feed is
+// its store of record's, and its own log, which nothing reads, would cost
+// every write a write and an fsync of .noema/changes.log.
 func (v *Vault) record(changes ...noema.Change) []noema.Change {
-	if len(changes) == 0 {
+	if len(changes) == 0 || v.upstream != nil {
 		return changes
 	}
 	for i := range changes {
