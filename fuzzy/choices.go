@@ -45,7 +45,11 @@ type GroupMatch struct {
 type Choices struct {
 	proc  Processor
 	items []prepared
-	dict  *dictionary
+	// shapes[i] is the shape of items[i], apart so that a scan of them
+	// reads 40 bytes a text.
+	shapes []shape
+	dict   *dictionary
+	maxLen int // the longest processed text, in code points
 
 	// gstart[g] is the first text of group ordinal g; gstart[G] = len(items).
 	gstart []int32
@@ -103,6 +107,7 @@ func build(texts []string, processor Processor, gstart []int32, gval []int) *Cho
 	runes := arena[rune]{chunk: 1 << 16}
 	ids := arena[int32]{chunk: 1 << 14}
 	c.items = make([]prepared, len(texts))
+	c.shapes = make([]shape, len(texts))
 	for i, t := range texts {
 		p := processor.apply(t)
 		r := runes.take(utf8.RuneCountInString(p))[:0]
@@ -110,6 +115,8 @@ func build(texts []string, processor Processor, gstart []int32, gval []int) *Cho
 			r = append(r, x)
 		}
 		prepare(&c.items[i], r, &runes, &ids, c.dict.intern)
+		c.shapes[i] = makeShape(&c.items[i])
+		c.maxLen = max(c.maxLen, len(r))
 	}
 
 	// Inverted index from token id to group ordinals.
@@ -314,6 +321,18 @@ func (c *Choices) run(ctx context.Context, query string, scorer Scorer, lim int,
 	q.lens = c.dict.lens
 	q.buildAll()
 
+	// Groups are first bounded by their shapes alone (bound.go); shared
+	// marks those sharing a token with the query, for the scorers where
+	// that matters.
+	on := !c.noPrune && !q.shp.unbounded()
+	var shared []uint64
+	if on {
+		q.buildWindows(c.maxLen)
+		if tokenSensitive(scorer) {
+			shared = c.sharedGroups(q)
+		}
+	}
+
 	// Phase 1: the groups that share a rare token with the query are likely
 	// to score high; scoring them first fills the heap with a high bar.
 	var seeds []int32
@@ -321,13 +340,17 @@ func (c *Choices) run(ctx context.Context, query string, scorer Scorer, lim int,
 	if !c.noPrune && 8*k <= ng {
 		seeds = c.seedGroups(q, k)
 		var s scratch
+		f := filterOff
+		if on {
+			f = filterShared
+		}
 		for i, g := range seeds {
 			if i%256 == 255 {
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
 			}
-			c.scoreGroup(&s, q, scorer, g, cut, seed, nil)
+			c.scoreGroup(&s, q, scorer, g, cut, seed, nil, f)
 		}
 	}
 
@@ -355,15 +378,7 @@ func (c *Choices) run(ctx context.Context, query string, scorer Scorer, lim int,
 				errs[w] = err
 				return
 			}
-			hi := min(lo+blockSize, ng)
-			si := sort.Search(len(seeds), func(i int) bool { return int(seeds[i]) >= lo })
-			for g := lo; g < hi; g++ {
-				if si < len(seeds) && int(seeds[si]) == g {
-					si++
-					continue
-				}
-				c.scoreGroup(&s, q, scorer, int32(g), cut, top, seed)
-			}
+			c.scanBlock(&s, q, scorer, lo, min(lo+blockSize, ng), seeds, shared, on, cut, top, seed)
 		}
 	}
 	if workers == 1 {
@@ -400,10 +415,21 @@ func (c *Choices) run(ctx context.Context, query string, scorer Scorer, lim int,
 	return all, nil
 }
 
+// filter says what scoreGroup knows of a group to skip texts by their
+// shapes (bound.go) before any scoring.
+type filter uint8
+
+const (
+	filterOff    filter = iota // score every text
+	filterApart                // the group shares no token with the query
+	filterShared               // the group may share a token with the query
+)
+
 // scoreGroup scores the texts of group g and offers the best to top. A text
 // must score at least cut, beat the worst hit of a full top and of a full
-// seed heap, and beat the group's earlier texts.
-func (c *Choices) scoreGroup(s *scratch, q *query, scorer Scorer, g int32, cut float64, top, seed *topK) {
+// seed heap, and beat the group's earlier texts; unless f is filterOff, a
+// text whose textBound cannot do so is skipped without scoring.
+func (c *Choices) scoreGroup(s *scratch, q *query, scorer Scorer, g int32, cut float64, top, seed *topK, f filter) {
 	bar := limit{v: cut}
 	if seed != nil && seed.full() {
 		bar = bar.tighter(seed.bar(g))
@@ -411,6 +437,7 @@ func (c *Choices) scoreGroup(s *scratch, q *query, scorer Scorer, g int32, cut f
 	if top.full() {
 		bar = bar.tighter(top.bar(g))
 	}
+	shared := f == filterShared
 	var pc pair
 	best := hit{g: g, idx: -1}
 	for t := c.gstart[g]; t < c.gstart[g+1]; t++ {
@@ -418,7 +445,17 @@ func (c *Choices) scoreGroup(s *scratch, q *query, scorer Scorer, g int32, cut f
 		if best.idx >= 0 {
 			l = l.tighter(limit{v: best.score, strict: true})
 		}
-		pc.reset(q, &c.items[t])
+		cs := &c.shapes[t]
+		inter := -1
+		if f != filterOff {
+			inter = interBound(&q.shp, cs)
+			if l.cannot(textBound(scorer, &q.shp, cs, sameInters(inter), shared)) ||
+				l.cannot(textBound(scorer, &q.shp, cs, windowInters(q, cs, inter), shared)) {
+				continue
+			}
+		}
+		pc.reset(q, &c.items[t], cs)
+		pc.inter = int32(inter)
 		pr := noPrune
 		if !c.noPrune {
 			pr.lim = l
@@ -432,11 +469,99 @@ func (c *Choices) scoreGroup(s *scratch, q *query, scorer Scorer, g int32, cut f
 	}
 }
 
+// scanBlock scores the groups lo to hi-1 but the seeds into top. Unless
+// on is false, each group is first tested against the bar with needs (a
+// table look-up and a popcount a text), which is all most groups cost;
+// shared marks the groups that share a token with the query (nil: no
+// scorer of tokens, none counts as sharing).
+func (c *Choices) scanBlock(s *scratch, q *query, scorer Scorer, lo, hi int, seeds []int32, shared []uint64, on bool, cut float64, top, seed *topK) {
+	si := sort.Search(len(seeds), func(i int) bool { return int(seeds[i]) >= lo })
+	if s.needs == nil {
+		s.needs = new(needs)
+	}
+	nd := s.needs
+	nd.setBar(floorOf(cut, top, seed))
+	f := filterOff
+	for g := lo; g < hi; g++ {
+		if si < len(seeds) && int(seeds[si]) == g {
+			si++
+			continue
+		}
+		if on {
+			f = filterApart
+			if shared != nil && shared[uint(g)/64]&(1<<(uint(g)%64)) != 0 {
+				f = filterShared
+			}
+			if t := c.gstart[g]; c.gstart[g+1] == t+1 {
+				// One text, the common case: mayPass inline.
+				cs := &c.shapes[t]
+				key := cs.lenKey(f == filterShared)
+				sl := &nd.slots[(key*0x9E3779B97F4A7C15)>>54]
+				need := int(sl.need)
+				if sl.key != key || sl.ver != nd.ver {
+					need = nd.need(&q.shp, scorer, cs, f == filterShared)
+				}
+				if need == noNeed || need > 0 && interCount(&q.shp, cs) < need {
+					continue
+				}
+			} else if !c.mayPass(nd, q, scorer, g, f == filterShared) {
+				continue
+			}
+		}
+		c.scoreGroup(s, q, scorer, int32(g), cut, top, seed, f)
+		nd.setBar(floorOf(cut, top, seed))
+	}
+}
+
+// mayPass reports whether a text of group g may reach the bar of nd.
+func (c *Choices) mayPass(nd *needs, q *query, scorer Scorer, g int, shared bool) bool {
+	for t := c.gstart[g]; t < c.gstart[g+1]; t++ {
+		cs := &c.shapes[t]
+		key := cs.lenKey(shared)
+		sl := &nd.slots[(key*0x9E3779B97F4A7C15)>>54]
+		need := int(sl.need)
+		if sl.key != key || sl.ver != nd.ver {
+			need = nd.need(&q.shp, scorer, cs, shared)
+		}
+		if need != noNeed && (need == 0 || interCount(&q.shp, cs) >= need) {
+			return true
+		}
+	}
+	return false
+}
+
+// floorOf returns the least score a group may need to enter top: the
+// largest of cut and the worst scores of the full heaps (ties aside).
+func floorOf(cut float64, top, seed *topK) float64 {
+	v := cut
+	if seed != nil && seed.full() {
+		v = max(v, seed.h[0].score)
+	}
+	if top.full() {
+		v = max(v, top.h[0].score)
+	}
+	return v
+}
+
+// sharedGroups returns the set of groups (a bit per group ordinal) with a
+// text that holds one of the query's tokens.
+func (c *Choices) sharedGroups(q *query) []uint64 {
+	set := make([]uint64, (len(c.gstart)+63)/64)
+	for _, id := range q.toks {
+		if id >= 0 {
+			for _, g := range c.post[c.postOff[id]:c.postOff[id+1]] {
+				set[g/64] |= 1 << (g % 64)
+			}
+		}
+	}
+	return set
+}
+
 // seedGroups returns, ascending, the groups that contain one of the query's
 // rarest tokens, at most a few times k of them.
 func (c *Choices) seedGroups(q *query, k int) []int32 {
 	ng := len(c.gstart) - 1
-	budget := min(max(4*k, 256), ng/4)
+	budget := min(max(4*k, 256, ng/128), ng/4)
 	var lists [][]int32
 	for _, id := range q.toks {
 		if id >= 0 {

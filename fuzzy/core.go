@@ -113,6 +113,10 @@ func ratioCut(d, l int, cut float64) float64 {
 // scorers need on the query side.
 type query struct {
 	prepared
+	shp shape
+	// win, when built, holds the window shapes (windowShapes) of the
+	// text, the sorted tokens and the distinct tokens.
+	win      [][]shape
 	tokRunes [][]rune // distinct tokens, sorted
 	idPos    map[int32]int
 	bloom    uint64  // bit id%64 set for every token id of the query
@@ -129,6 +133,7 @@ func newQuery(r []rune, lookup func([]rune) int32) *query {
 	var runes arena[rune]
 	var ids arena[int32]
 	q.tokRunes = prepare(&q.prepared, r, &runes, &ids, lookup)
+	q.shp = makeShape(&q.prepared)
 	for _, id := range q.toks {
 		if id >= 0 {
 			q.bloom |= 1 << (uint32(id) % 64)
@@ -143,6 +148,14 @@ func newQuery(r []rune, lookup func([]rune) int32) *query {
 		}
 	}
 	return q
+}
+
+// buildWindows builds q.win for choices of at most maxN code points.
+func (q *query) buildWindows(maxN int) {
+	if q.shp.unbounded() {
+		return
+	}
+	q.win = [][]shape{windowShapes(q.r, maxN), windowShapes(q.sorted, maxN), windowShapes(q.set, maxN)}
 }
 
 // buildAll builds every pattern, so q can be shared by goroutines.
@@ -200,8 +213,11 @@ func (q *query) find(id int32) int {
 
 // pair is one (query, choice) comparison with lazily computed shared facts.
 type pair struct {
-	q *query
-	c *prepared
+	q  *query
+	c  *prepared
+	cs *shape // the choice's shape
+
+	inter int32 // interBound of the shapes, -1 until computed
 
 	nI, lenI  int32 // size of the token intersection and total length of its tokens
 	lcsSorted int32 // LCS(q.sorted, c.sorted), -1 until computed
@@ -220,13 +236,23 @@ type scratch struct {
 	buf       []uint64
 	mq        []bool // which query tokens are in the intersection
 	ab, ba    []rune
+	needs     *needs // the filter's cache, allocated on first use
 }
 
-// reset prepares pc for a new comparison.
-func (pc *pair) reset(q *query, c *prepared) {
-	pc.q, pc.c = q, c
-	pc.nI, pc.lenI, pc.lcsSorted, pc.lcsR = 0, 0, -1, -1
+// reset prepares pc for a new comparison of q with the choice c of shape cs.
+func (pc *pair) reset(q *query, c *prepared, cs *shape) {
+	pc.q, pc.c, pc.cs = q, c, cs
+	pc.nI, pc.lenI, pc.lcsSorted, pc.lcsR, pc.inter = 0, 0, -1, -1, -1
 	pc.interDone = false
+}
+
+// ub returns an upper bound of the LCS of any forms (or windows, or token
+// subsets) of the pair's two texts.
+func (pc *pair) ub() int {
+	if pc.inter < 0 {
+		pc.inter = int32(min(interBound(&pc.q.shp, pc.cs), math.MaxInt32-1))
+	}
+	return int(pc.inter)
 }
 
 // intersect computes the size and total token length of the token
@@ -279,7 +305,7 @@ func (s *scratch) tokenSort(pc *pair, cut float64, pr pruner) float64 {
 	if cut > 100 {
 		return 0
 	}
-	if pr.skip(indelScore(n+m-2*min(interBound(&q.sigS, &c.sigS), n, m), n+m)) {
+	if pr.skip(indelScore(n+m-2*min(pc.ub(), n, m), n+m)) {
 		return 0
 	}
 	return ratioCut(n+m-2*s.sortedLCS(pc), n+m, cut)
@@ -314,7 +340,7 @@ func (s *scratch) tokenSet(pc *pair, cut float64, pr pruner) float64 {
 		pr.raise(best)
 	}
 	total := lab + lba
-	lcsUB := min(la, lb, interBound(&q.sigS, &c.sigS))
+	lcsUB := min(la, lb, pc.ub())
 	if ub := normScore(la+lb-2*lcsUB, total, 0); ub <= best || pr.skip(ub) {
 		return best
 	}
@@ -578,7 +604,7 @@ func (s *scratch) partialDir(fwd, rev *pattern, buildRev func() *pattern, h []ru
 // partialTokenSort is partial_token_sort_ratio.
 func (s *scratch) partialTokenSort(pc *pair, cut float64, pr pruner) float64 {
 	q := pc.q
-	return s.partial(q.sorted, q.patS, q.patSRev, pc.c.sorted, interBound(&q.sigS, &pc.c.sigS), cut, pr)
+	return s.partial(q.sorted, q.patS, q.patSRev, pc.c.sorted, pc.ub(), cut, pr)
 }
 
 // partialTokenSet is partial_token_set_ratio.
@@ -591,7 +617,7 @@ func (s *scratch) partialTokenSet(pc *pair, cut float64, pr pruner) float64 {
 	if pc.nI > 0 {
 		return 100
 	}
-	return s.partial(q.set, q.patSet, q.patSetRev, c.set, interBound(&q.sigS, &c.sigS), cut, pr)
+	return s.partial(q.set, q.patSet, q.patSetRev, c.set, pc.ub(), cut, pr)
 }
 
 // partialToken is partial_token_ratio.
@@ -604,7 +630,7 @@ func (s *scratch) partialToken(pc *pair, cut float64, pr pruner) float64 {
 	if pc.nI > 0 {
 		return 100
 	}
-	ub := interBound(&q.sigS, &c.sigS)
+	ub := pc.ub()
 	r := s.partial(q.sorted, q.patS, q.patSRev, c.sorted, ub, cut, pr)
 	if !q.dup && !c.dup {
 		return r
@@ -621,7 +647,7 @@ func (s *scratch) wratio(pc *pair, cut float64, pr pruner) float64 {
 		return 0
 	}
 	lenRatio := float64(max(n, m)) / float64(min(n, m))
-	ubR := interBound(&q.sigR, &c.sigR)
+	ubR := pc.ub()
 	end := s.ratio(q.patR(), q.r, c.r, ubR, 0, pr, &pc.lcsR)
 	sub := pruner{floor: max(end, pr.floor), lim: pr.lim}
 	if lenRatio < 1.5 {
@@ -660,7 +686,7 @@ func (s *scratch) qratio(pc *pair, cut float64, pr pruner) float64 {
 	if len(q.r) == 0 || len(c.r) == 0 {
 		return 0
 	}
-	return s.ratio(q.patR(), q.r, c.r, interBound(&q.sigR, &c.sigR), cut, pr, &pc.lcsR)
+	return s.ratio(q.patR(), q.r, c.r, pc.ub(), cut, pr, &pc.lcsR)
 }
 
 // score dispatches to the scorer sc.
@@ -668,10 +694,10 @@ func (s *scratch) score(sc Scorer, pc *pair, cut float64, pr pruner) float64 {
 	switch sc {
 	case ScorerRatio:
 		q, c := pc.q, pc.c
-		return s.ratio(q.patR(), q.r, c.r, interBound(&q.sigR, &c.sigR), cut, pr, &pc.lcsR)
+		return s.ratio(q.patR(), q.r, c.r, pc.ub(), cut, pr, &pc.lcsR)
 	case ScorerPartialRatio:
 		q, c := pc.q, pc.c
-		return s.partial(q.r, q.patR, q.patRRev, c.r, interBound(&q.sigR, &c.sigR), cut, pr)
+		return s.partial(q.r, q.patR, q.patRRev, c.r, pc.ub(), cut, pr)
 	case ScorerTokenSortRatio:
 		return s.tokenSort(pc, cut, pr)
 	case ScorerTokenSetRatio:

@@ -370,6 +370,8 @@ func FuzzScorers(f *testing.F) {
 		checkScorers(t, a, b, cutoff)
 		pa, pb := DefaultProcess(a), DefaultProcess(b)
 		checkScorers(t, pa, pb, cutoff)
+		checkBound(t, a, b)
+		checkBound(t, pa, pb)
 
 		// An extraction over choices derived from the inputs.
 		texts := []string{b, a, a + " " + b, b + b, strings.ToUpper(a), ""}

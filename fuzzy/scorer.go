@@ -110,7 +110,8 @@ func (s Scorer) Score(s1, s2 string, cutoff float64) float64 {
 	prepare(c, []rune(s2), &runes, &ids, d.intern)
 	q.lens = d.lens
 	var pc pair
-	pc.reset(q, c)
+	cs := makeShape(c)
+	pc.reset(q, c, &cs)
 	var sc scratch
 	return sc.score(s, &pc, cutoff, noPrune)
 }

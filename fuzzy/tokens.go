@@ -89,21 +89,16 @@ func (d *dictionary) lookup(tok []rune) int32 {
 	return -1
 }
 
-// prepared is a processed string with the forms the scorers need. The
-// fields ratio needs (r and sigR) fill the first 64-byte cache line.
+// prepared is a processed string with the forms the scorers need. Its
+// shape (the bounds' histogram and lengths) is kept apart: see shape.
 type prepared struct {
-	r    []rune // the processed string
-	sigR sig    // character histogram of r
-
+	r      []rune  // the processed string
 	sorted []rune  // sorted tokens joined by single spaces, duplicates kept
 	set    []rune  // distinct sorted tokens joined; equals sorted when !dup
 	toks   []int32 // ids of the distinct tokens, in sorted order
-	// sigS is the character histogram of sorted; it also bounds set, whose
-	// code points are a sub-multiset of sorted's.
-	sigS   sig
-	tokLen int  // total length of the distinct tokens (without separators)
-	dup    bool // a token occurs more than once
-	same   bool // sorted equals r: the tokens are sorted and singly spaced
+	tokLen int     // total length of the distinct tokens (without separators)
+	dup    bool    // a token occurs more than once
+	same   bool    // sorted equals r: the tokens are sorted and singly spaced
 }
 
 // arena hands out slices of large shared chunks, so that many small
@@ -167,7 +162,5 @@ func prepare(p *prepared, r []rune, runes *arena[rune], ids *arena[int32], inter
 		p.toks[i] = intern(t)
 		p.tokLen += len(t)
 	}
-	p.sigR = makeSig(p.r)
-	p.sigS = makeSig(p.sorted)
 	return distinct
 }
