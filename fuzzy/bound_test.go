@@ -19,13 +19,7 @@ import (
 // the shared one; a pair sharing none must also be below the shared one.
 func checkBound(t *testing.T, a, b string) {
 	t.Helper()
-	d := newDictionary()
-	q := newQuery([]rune(a), d.intern)
-	c := new(prepared)
-	var runes arena[rune]
-	var ids arena[int32]
-	prepare(c, []rune(b), &runes, &ids, d.intern)
-	q.lens = d.lens
+	q, c := preparePair(a, b)
 	q.buildWindows(len(c.r))
 	cs := makeShape(c)
 	shared := false

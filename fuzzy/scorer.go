@@ -102,6 +102,17 @@ func (s Scorer) Score(s1, s2 string, cutoff float64) float64 {
 	if !s.Valid() {
 		return 0
 	}
+	q, c := preparePair(s1, s2)
+	var pc pair
+	cs := makeShape(c)
+	pc.reset(q, c, &cs)
+	var sc scratch
+	return sc.score(s, &pc, cutoff, noPrune)
+}
+
+// preparePair prepares s1 as a query and s2 as a choice, with one token
+// dictionary.
+func preparePair(s1, s2 string) (*query, *prepared) {
 	d := newDictionary()
 	q := newQuery([]rune(s1), d.intern)
 	c := new(prepared)
@@ -109,11 +120,7 @@ func (s Scorer) Score(s1, s2 string, cutoff float64) float64 {
 	var ids arena[int32]
 	prepare(c, []rune(s2), &runes, &ids, d.intern)
 	q.lens = d.lens
-	var pc pair
-	cs := makeShape(c)
-	pc.reset(q, c, &cs)
-	var sc scratch
-	return sc.score(s, &pc, cutoff, noPrune)
+	return q, c
 }
 
 // Ratio is fuzz.ratio: the normalized Indel similarity of s1 and s2 times 100,
