@@ -44,6 +44,31 @@ func analyzeTools() []*Tool {
 			Name: "analyze_graph", Command: "graph analyze", Toolset: "graph", Title: "Analyze the graph", Hints: readOnly,
 			Description: analyzeDescription,
 		}, analyzeBudgeted, textAnalyzeOutput),
+
+		New(Def{
+			Command: "graph map", Title: "Map the concepts", Hints: readOnly,
+			Description: "The concept map the web view draws: the concepts of highest PageRank (or one concept and its neighbours), each with its PageRank, community (as analyze_graph communities numbers them) and a place in the plane from a force-directed layout, and the concept graph's edges between them (co-occurrence and relations, weighted as analyze_graph's concept graph). Cached until the graph changes.",
+		}, ConceptMap, textMap),
+	}
+}
+
+// MapInput is one concept map.
+type MapInput struct {
+	Concept string `json:"concept,omitempty" jsonschema:"centre the map on this concept (id, label or alias): it and its neighbours, heaviest edge first" cli:"arg=CONCEPT,optional"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"most concepts on the map (default 3000, max 20000): the highest PageRank first" default:"3000" minimum:"1" maximum:"20000"`
+}
+
+// ConceptMap lays out the concept graph (graph.Analyzer.Map).
+func ConceptMap(ctx context.Context, e *Env, in MapInput) (*graph.MapResult, error) {
+	return e.App.Graph.Map(ctx, graph.MapOptions{Limit: in.Limit, Concept: in.Concept,
+		Resolve: func(ctx context.Context, name string) (string, error) { return resolveConcept(ctx, e, name) }})
+}
+
+func textMap(w io.Writer, o *graph.MapResult) {
+	fmt.Fprintf(w, "%d of %d concepts, %d edges between them, %d communities\n", len(o.Nodes), o.GraphNodes, len(o.Edges), o.Communities)
+	warnings(w, o.Warnings)
+	for _, n := range o.Nodes {
+		fmt.Fprintf(w, "- %.6f #%d (%.3f, %.3f) %s [%s]\n", n.Rank, n.Community, n.X, n.Y, n.Label, n.ID)
 	}
 }
 
