@@ -17,6 +17,7 @@ import (
 	"github.com/noema-mem/noema/internal/memlimit"
 	"github.com/noema-mem/noema/mcpserver"
 	"github.com/noema-mem/noema/tools"
+	"github.com/noema-mem/noema/web"
 )
 
 // ExitGrace is how long noema may take to stop once asked to — SIGINT,
@@ -34,6 +35,18 @@ type ServeInput struct {
 	Toolsets       string        `json:"toolsets" jsonschema:"comma-separated toolsets to expose: notes, concepts, search, graph, admin, history (default all)"`
 	MaxSessions    int           `json:"max_sessions" jsonschema:"most MCP sessions at once (clients before protocol 2026-07-28, which is sessionless); an initialize beyond gets 503 (0: no cap)" default:"1000" minimum:"0"`
 	SessionTimeout time.Duration `json:"session_timeout" jsonschema:"close an MCP session (clients before 2026-07-28) idle this long (0: never)" default:"\"30m0s\""`
+	UI             string        `json:"ui" jsonschema:"the web view at /: on, readonly (no merges, undos or writes) or off (default on when listening on loopback, readonly beyond; docs/web.md)" enum:"off,readonly,on"`
+}
+
+// DefaultUI is the web view's mode when serve is not given --ui: on for a
+// loopback address; read-only beyond, where the page is reached over a
+// network (with a token) and a merge or undo from a browser is one
+// --ui=on away (docs/web.md).
+func DefaultUI(addr string) web.Mode {
+	if httpserver.IsLoopback(addr) {
+		return web.On
+	}
+	return web.ReadOnly
 }
 
 // MCPInput is `noema mcp`'s flags.
@@ -55,6 +68,10 @@ func runServe(ctx context.Context, c *CLI, v any) error {
 	}
 	if sessionTimeout == 0 {
 		sessionTimeout = -1 // httpserver: negative is never
+	}
+	uiMode, err := web.ParseMode(in.UI, DefaultUI(in.Addr))
+	if err != nil {
+		return err
 	}
 	token := in.Token
 	if token == "" {
@@ -84,13 +101,21 @@ func runServe(ctx context.Context, c *CLI, v any) error {
 	if err := checkTokenVaults(in.TokenFile, named, vaults); err != nil {
 		return err
 	}
-	hs, err := httpserver.NewMCP(srv, httpserver.Options{
+	opts := httpserver.Options{
 		Addr: in.Addr, Token: token, Tokens: tokens, Logger: logger,
 		MaxSessions: maxSessions, SessionTimeout: sessionTimeout,
 		// Requests in flight are cancelled on shutdown (cancelOnStop); leave
 		// them half the grace to answer.
 		ShutdownTimeout: ExitGrace / 2,
-	})
+	}
+	if uiMode != web.Off {
+		ui, err := web.New(web.Options{Vaults: vaults, Mode: uiMode, Version: Version(), Logger: logger})
+		if err != nil {
+			return err
+		}
+		opts.UI, opts.UILogin, opts.UIAssets = ui, ui.Login(), ui.Assets()
+	}
+	hs, err := httpserver.NewMCP(srv, opts)
 	if err != nil {
 		return err
 	}
@@ -110,6 +135,9 @@ func runServe(ctx context.Context, c *CLI, v any) error {
 	}
 	// Only now that the port is bound (so ":0" shows the port chosen).
 	fmt.Fprintf(c.Stderr, "noema: serving %s over MCP at http://%s%s (stop with Ctrl-C or SIGTERM)\n", describeVaults(vaults), ln.Addr(), httpserver.DefaultPath)
+	if uiMode != web.Off {
+		fmt.Fprintf(c.Stderr, "noema: the web view (%s) is at http://%s/\n", uiMode, ln.Addr())
+	}
 	if err := hs.Serve(ctx, ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}

@@ -156,6 +156,18 @@ type Options struct {
 	// Sessions reports how many MCP sessions are live. [NewMCP] sets it;
 	// with [New] it is the caller's (nil: sessions are not capped).
 	Sessions func() int
+	// UI, when set, serves the web view (package web) at every path but
+	// Path, /healthz and the OAuth paths, behind the same Host, Origin and
+	// token checks as MCP, with two differences for browsers: a request
+	// may carry its token in the UICookie cookie instead of the
+	// Authorization header (POST /api/login sets it), and a same-origin
+	// request (its Origin is the address it was sent to) is allowed beyond
+	// loopback, where the server's origin is not a loopback one. Without
+	// a token, GET / answers UILogin (401) and GET /assets/… UIAssets: the
+	// page's code, which holds nothing secret. The request's Access is in
+	// its context ([AccessFromContext]) as for MCP.
+	UI, UILogin, UIAssets http.Handler
+
 	// SessionTimeout is how long an MCP session may stay idle (no request
 	// from its client) before the SDK closes it (default 30 minutes;
 	// negative: never). Only [NewMCP] applies it, since it configures the
@@ -248,6 +260,9 @@ func New(mcpHandler http.Handler, opts Options) (*Server, error) {
 		s.origins[n] = true
 	}
 	s.tokens = tokens
+	if opts.UI != nil && (opts.UILogin == nil || opts.UIAssets == nil) {
+		return nil, errors.New("httpserver: UI needs UILogin and UIAssets")
+	}
 	s.shutdown, s.stopStreams = context.WithCancel(context.Background())
 	s.handler = s.chain(mcpHandler)
 	return s, nil

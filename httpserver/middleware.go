@@ -52,7 +52,7 @@ func (s *Server) chain(mcpHandler http.Handler) http.Handler {
 				return
 			}
 		} else {
-			if len(origins) > 1 || !s.originAllowed(origins[0], s.port(local)) {
+			if len(origins) > 1 || !(s.originAllowed(origins[0], s.port(local)) || s.ui(r) && sameOrigin(origins[0], r)) {
 				s.refuse(w, r, http.StatusForbidden, codeForbidden, "origin not allowed")
 				return
 			}
@@ -93,7 +93,20 @@ func (s *Server) chain(mcpHandler http.Handler) http.Handler {
 			return
 		}
 
-		// 4. Bearer token, and what it may do.
+		// 3c. The web view's sign-in and its page's code, without a token.
+		if s.ui(r) {
+			switch {
+			case r.URL.Path == uiLoginPath:
+				s.login(w, r)
+				return
+			case strings.HasPrefix(r.URL.Path, "/assets/") && (r.Method == http.MethodGet || r.Method == http.MethodHead):
+				s.opts.UIAssets.ServeHTTP(w, r)
+				return
+			}
+		}
+
+		// 4. Bearer token (or, for the web view, its cookie), and what it
+		// may do.
 		if len(s.tokens) > 0 {
 			t, presented := s.authorized(r)
 			if t != nil {
@@ -101,6 +114,12 @@ func (s *Server) chain(mcpHandler http.Handler) http.Handler {
 				if r, ok = withAccess(r, t); !ok {
 					t = nil
 				}
+			}
+			if t == nil && s.ui(r) && r.URL.Path == "/" && r.Method == http.MethodGet {
+				w.Header().Set("Cache-Control", "no-store")
+				w.WriteHeader(http.StatusUnauthorized)
+				s.opts.UILogin.ServeHTTP(&statusWritten{ResponseWriter: w}, r)
+				return
 			}
 			if t == nil {
 				challenge := `Bearer realm="noema"`
@@ -116,6 +135,10 @@ func (s *Server) chain(mcpHandler http.Handler) http.Handler {
 		}
 
 		// 5. Routing.
+		if s.ui(r) {
+			s.opts.UI.ServeHTTP(w, r)
+			return
+		}
 		if r.URL.Path != s.opts.Path {
 			s.refuse(w, r, http.StatusNotFound, noema.ENOTFOUND, "not found")
 			return
@@ -324,11 +347,81 @@ func (s *Server) originAllowed(origin, port string) bool {
 // authorized returns the token the request carries, or nil when it
 // carries none the server knows. presented reports whether the request
 // carried a bearer credential at all.
+//
+// A request of the web view may carry the token in its cookie instead
+// (UICookie); authorized then sets it as the request's Authorization
+// header, where withAccess reads it.
 func (s *Server) authorized(r *http.Request) (t *tokenHash, presented bool) {
 	scheme, cred, found := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !found || !strings.EqualFold(scheme, "Bearer") {
-		return nil, false
+		c, err := r.Cookie(UICookie)
+		if !s.ui(r) || err != nil || c.Value == "" {
+			return nil, false
+		}
+		cred = c.Value
+		r.Header.Set("Authorization", "Bearer "+cred)
 	}
 	t, _ = match(s.tokens, strings.TrimSpace(cred))
 	return t, true
 }
+
+// UICookie is the cookie that carries the token of a browser signed in to
+// the web view: HttpOnly (the page's script cannot read it),
+// SameSite=Strict (no other site's page sends it), Secure over TLS.
+const UICookie = "noema_token"
+
+// uiLoginPath is where the web view's sign-in page posts the token.
+const uiLoginPath = "/api/login"
+
+// ui reports whether r is for the web view: every path but the MCP
+// endpoint's when a UI is served.
+func (s *Server) ui(r *http.Request) bool {
+	return s.opts.UI != nil && r.URL.Path != s.opts.Path
+}
+
+// login checks the token a browser posts ({"token": …}) and sets it as
+// UICookie; without tokens there is nothing to check.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", "POST")
+		s.refuse(w, r, http.StatusMethodNotAllowed, codeMethodNotAllowed, "method not allowed")
+		return
+	}
+	var body struct {
+		Token string `json:"token"`
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096))
+	if err := dec.Decode(&body); err != nil {
+		s.refuse(w, r, http.StatusBadRequest, noema.EINVALID, `the body must be {"token": "…"}`)
+		return
+	}
+	if len(s.tokens) > 0 {
+		if _, ok := match(s.tokens, body.Token); !ok {
+			s.refuse(w, r, http.StatusUnauthorized, codeUnauthorized, "wrong token: use a token noema serve was given (--token, NOEMA_TOKEN or --token-file)")
+			return
+		}
+		http.SetCookie(w, &http.Cookie{Name: UICookie, Value: body.Token, Path: "/", HttpOnly: true,
+			SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write([]byte(`{"ok":true}` + "\n"))
+}
+
+// sameOrigin reports whether origin is the origin r was sent to: its
+// scheme and Host header.
+func sameOrigin(origin string, r *http.Request) bool {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	n, ok := normalizeOrigin(origin)
+	own, ok2 := normalizeOrigin(scheme + "://" + r.Host)
+	return ok && ok2 && n == own
+}
+
+// statusWritten drops a second WriteHeader (a handler writing 200 after the
+// caller wrote the status).
+type statusWritten struct{ http.ResponseWriter }
+
+func (w *statusWritten) WriteHeader(int) {}

@@ -28,7 +28,7 @@ func (t *Tool) Decode(args json.RawMessage) (any, error) {
 	}
 	schema, err := InputSchema(t.in)
 	if err != nil {
-		return nil, fmt.Errorf("tools: input schema of %s: %w", t.label(), err)
+		return nil, fmt.Errorf("tools: input schema of %s: %w", t.Label(), err)
 	}
 	if param, problem := ArgumentProblem(t.in, schema.Required, raw); problem != "" {
 		return nil, noema.Errorf(noema.EINVALID, "%s", problem).WithParam(param)
@@ -47,8 +47,8 @@ func (t *Tool) Decode(args json.RawMessage) (any, error) {
 	return ptr.Elem().Interface(), nil
 }
 
-// label is how an error names the tool: its MCP name, else its command.
-func (t *Tool) label() string {
+// Label is how a front end names the tool: its MCP name, else its command.
+func (t *Tool) Label() string {
 	if t.Name != "" {
 		return t.Name
 	}
