@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -124,7 +125,8 @@ func readBounded(r io.Reader, what string) ([]byte, error) {
 	if len(data) > MaxInputBytes {
 		return nil, noema.Errorf(noema.ETOOLARGE, "%s is larger than %d MiB, the most an import reads; split it", what, MaxInputBytes>>20)
 	}
-	return data, nil
+	// A byte order mark (Windows editors write one) is not content.
+	return bytes.TrimPrefix(data, []byte("\uFEFF")), nil
 }
 
 // checkName refuses, as invalid_argument naming record, a name that is

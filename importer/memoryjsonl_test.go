@@ -186,6 +186,15 @@ func TestMemoryJSONLAddsToExistingPages(t *testing.T) {
 	}
 }
 
+// TestMemoryJSONLByteOrderMark: a file saved with a byte order mark reads
+// as without.
+func TestMemoryJSONLByteOrderMark(t *testing.T) {
+	g, err := importer.ParseMemoryJSONL(strings.NewReader("\uFEFF" + `{"type":"entity","name":"Ada","entityType":"person"}` + "\r\n"))
+	if err != nil || len(g.Entities) != 1 || g.Entities[0].Name != "Ada" {
+		t.Fatalf("%+v, %v", g, err)
+	}
+}
+
 // TestMemoryJSONLBadInput: each bad file is refused with a stable code and
 // a message naming its line, and the vault is left as it was.
 func TestMemoryJSONLBadInput(t *testing.T) {

@@ -25,7 +25,7 @@ func operationTools() []*Tool {
 		New(Def{
 			Name: "list_operations", Command: "history", Toolset: "history", Title: "List undoable operations", Hints: readOnly,
 			Description: "The operation log, newest first: every operation that changed several files or renamed one (merge_concepts, move_note, " +
-				"update_concept with a new label, delete_concept, vault rename-files, undo_operation), with its id, tool, time, file_count and its first 20 files. " +
+				"update_concept with a new label, delete_concept, vault rename-files, the imports (import memory-jsonl, import basic-memory, import mem0), undo_operation), with its id, tool, time, file_count and its first 20 files. " +
 				"Kept 30 days or 200 MiB by default. Paged with offset/limit (default 50, max 500); the result has total and has_more.",
 		}, ListOperations, textOperationList),
 
