@@ -5,6 +5,9 @@
 #   - the official MCP memory server (@modelcontextprotocol/server-memory),
 #     driven by the TypeScript SDK: noema imports the file it wrote, exports
 #     it back, and the server reads the export (e2e/node/memory-server.mjs),
+#   - several vaults and a token file, with the TypeScript SDK: a scoped
+#     token is refused the other vault as one that does not exist, a
+#     read-only token cannot write (e2e/node/vaults.mjs),
 #   - mcp-remote, an OAuth-capable client, against a server with a bearer
 #     token: with the token it lists the tools; without it, it is refused
 #     and does not attempt dynamic client registration (e2e/mcpremote, when
@@ -48,6 +51,9 @@ echo "server log:"; tail -5 "$work/serve.log" || true
 
 echo "--- the MCP memory server's file: import, import again, export, read back"
 node memory-server.mjs "$bin" "$work/memory-server"
+
+echo "--- several vaults, scoped tokens"
+node vaults.mjs "$bin" "$work/vaults"
 
 if [ -d "$here/mcpremote/node_modules/mcp-remote" ]; then
   echo "--- mcp-remote with a bearer token"

@@ -157,7 +157,7 @@ func NewVaults(vaults []tools.Vault, opts Options) (*mcp.Server, error) {
 // on, the vaults the caller may use, and progress notifications when the
 // request asked for them.
 func (r *registry) env(ctx context.Context, req *mcp.CallToolRequest) *tools.Env {
-	e := &tools.Env{App: r.appOf(ctx), Vaults: r.vaultInfos(accessOf(req))}
+	e := &tools.Env{App: r.appOf(ctx), Vaults: vaultInfos(r.vaults, accessOf(req))}
 	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 		e.Progress = func(done, total int) {
 			_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{

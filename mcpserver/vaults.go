@@ -49,33 +49,9 @@ func accessOf(req mcp.Request) httpserver.Access {
 	return httpserver.Access{}
 }
 
-// pick returns the vault called name ("": the default) if access may use
-// it, else not_found.
-func (r *registry) pick(access httpserver.Access, name string) (*tools.Vault, error) {
-	for i := range r.vaults {
-		v := &r.vaults[i]
-		if !access.Allows(v.Name) {
-			continue
-		}
-		if name == "" || v.Name == name {
-			return v, nil
-		}
-	}
-	if name == "" {
-		return nil, noema.Errorf(noema.ENOTFOUND, "this token may use no vault this server serves")
-	}
-	return nil, tools.NotFoundVault(name)
-}
-
-// vaultInfos lists the vaults access may use, for list_vaults.
-func (r *registry) vaultInfos(access httpserver.Access) []tools.VaultInfo {
-	var out []tools.VaultInfo
-	for _, v := range r.vaults {
-		if access.Allows(v.Name) {
-			out = append(out, tools.VaultInfo{Name: v.Name, Default: len(out) == 0, ReadOnly: access.ReadOnly})
-		}
-	}
-	return out
+// vaultInfos lists the vaults access may use.
+func vaultInfos(vaults []tools.Vault, access httpserver.Access) []tools.VaultInfo {
+	return tools.VaultInfos(vaults, access.Allows, access.ReadOnly)
 }
 
 // route picks the vault of every tool call and resource read (see above),
@@ -93,7 +69,7 @@ func (r *registry) route(next mcp.MethodHandler) mcp.MethodHandler {
 			name, args, err := takeVaultArgument(p.Arguments)
 			if err == nil {
 				var v *tools.Vault
-				if v, err = r.pick(access, name); err == nil {
+				if v, err = tools.PickVault(r.vaults, access.Allows, name); err == nil {
 					if t := r.tools[p.Name]; t != nil && !t.Hints.ReadOnly && access.ReadOnly {
 						err = noema.Errorf(noema.EREADONLY, "this token may only read: %s changes the vault", p.Name)
 					}
@@ -111,7 +87,7 @@ func (r *registry) route(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 			asked := p.URI
 			uri, name := takeVaultQuery(asked)
-			v, err := r.pick(access, name)
+			v, err := tools.PickVault(r.vaults, access.Allows, name)
 			if err != nil {
 				return nil, mcp.ResourceNotFoundError(asked)
 			}

@@ -72,6 +72,38 @@ func NotFoundVault(name string) error {
 	return noema.Errorf(noema.ENOTFOUND, "no vault named %q (list_vaults names the vaults you may use)", name).WithParam(VaultParam)
 }
 
+// PickVault returns the vault of vaults called name, or the default when
+// name is empty: the first vault allows lets the caller use (allows is
+// the caller's scope, httpserver.Access.Allows for a token). A vault the
+// caller may not use is not_found in the very words of one that does not
+// exist (NotFoundVault). Every front end that serves several vaults picks
+// with it: the MCP server for tools and resources, the web view.
+func PickVault(vaults []Vault, allows func(name string) bool, name string) (*Vault, error) {
+	for i := range vaults {
+		v := &vaults[i]
+		if allows(v.Name) && (name == "" || v.Name == name) {
+			return v, nil
+		}
+	}
+	if name == "" {
+		return nil, noema.Errorf(noema.ENOTFOUND, "this token may use no vault this server serves")
+	}
+	return nil, NotFoundVault(name)
+}
+
+// VaultInfos lists the vaults of vaults that allows lets the caller use,
+// the default first, for list_vaults (Env.Vaults); readOnly says the
+// caller may only read them.
+func VaultInfos(vaults []Vault, allows func(name string) bool, readOnly bool) []VaultInfo {
+	out := []VaultInfo{}
+	for _, v := range vaults {
+		if allows(v.Name) {
+			out = append(out, VaultInfo{Name: v.Name, Default: len(out) == 0, ReadOnly: readOnly})
+		}
+	}
+	return out
+}
+
 // vaultSchema is the vault parameter's schema.
 func vaultSchema() *jsonschema.Schema {
 	maxLength := MaxVaultName
