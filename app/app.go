@@ -185,6 +185,8 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 	a.GraphIndex = db.Graph()
 	a.Graph = graph.NewAnalyzer(db.Graph())
 	a.Recall.Community = a.Graph.RecentConceptCommunity
+	a.Search.Time = db.Time()
+	a.Recall.Time = db.Time()
 	return a, nil
 }
 

@@ -334,7 +334,22 @@ func (s *Service) rename(ctx context.Context, w *vault.Writer, c *noema.Concept,
 		})
 		ed.set(l, out, changes)
 	}
-	declaring, err := s.DB.FilesRelatingTo(ctx, []string{"concept:" + c.Key})
+	// Relation targets naming the concept, or its page by path when the
+	// page is renamed, name the new label or path.
+	refs := []string{"concept:" + c.Key}
+	if newRel != rel && !create {
+		refs = append(refs, "note:"+rel)
+	}
+	retarget := func(ref string) (string, bool) {
+		switch {
+		case ref == "concept:"+c.Key:
+			return p.label, true
+		case len(refs) > 1 && ref == refs[1]:
+			return newRel, true
+		}
+		return "", false
+	}
+	declaring, err := s.DB.FilesRelatingTo(ctx, refs)
 	if err != nil {
 		return err
 	}
@@ -343,14 +358,19 @@ func (s *Service) rename(ctx context.Context, w *vault.Writer, c *noema.Concept,
 			continue
 		}
 		err := ed.editFrontMatter(d, func(fm *vault.FrontMatter) error {
+			// `supersedes` keeps the form of each item (docs/time.md).
+			if _, err := fm.RetargetSupersedes(func(target string) (string, bool) { return retarget(vault.RelationRef(target)) }); err != nil {
+				return err
+			}
 			rels, err := fm.Relations()
 			if err != nil {
 				return err
 			}
 			for _, r := range rels {
-				if vault.RelationRef(r.To) == "concept:"+c.Key && r.Property {
-					fm.RemoveRelation(r.Type, "concept:"+c.Key)
-					if err := fm.AddRelation(r.Type, vault.LinkTo(p.label), r.ID, r.Weight, r.Metadata); err != nil {
+				ref := vault.RelationRef(r.To)
+				if to, ok := retarget(ref); ok && r.Property {
+					fm.RemoveRelation(r.Type, ref)
+					if err := fm.AddRelation(r.Type, vault.LinkTo(to), r.ID, r.Weight, r.Metadata); err != nil {
 						return err
 					}
 				}

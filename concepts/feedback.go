@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"path"
 	"slices"
 	"strings"
 
 	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/vault"
 )
 
 // Thresholds of the near-duplicate check on writes.
@@ -56,10 +58,11 @@ func (s *Service) Feedback(ctx context.Context, path string, before map[string]b
 	}
 	out := make([]noema.LinkedConcept, 0, len(linked))
 	var warnings []string
+	superseded := s.supersededNames(path)
 	for _, c := range linked {
 		lc := noema.LinkedConcept{ID: c.ID, Label: c.Label, New: !before[c.ID] && !c.HasPage && c.Notes == 1}
 		if lc.New {
-			near, warn := s.nearDuplicates(ctx, c.ID, c.Label, meaning)
+			near, warn := s.nearDuplicates(ctx, c.ID, c.Label, meaning, superseded)
 			lc.NearDuplicates = near
 			if warn != "" {
 				warnings = append(warnings, warn)
@@ -99,12 +102,44 @@ func (s *Service) ignoredLinks(path string) []string {
 	return out
 }
 
-// nearDuplicates finds existing concepts close to a new one (id, label).
-func (s *Service) nearDuplicates(ctx context.Context, id, label string, meaning Meaning) ([]noema.NearDuplicate, string) {
+// supersededNames returns the keys of the names of the notes the note at
+// rel supersedes (front matter `supersedes`: their titles, or the names
+// they are given by): a concept named so is the superseded note's, and the
+// write that replaces it is expected to be close to it (docs/time.md).
+func (s *Service) supersededNames(rel string) map[string]bool {
+	if rel == "" {
+		return nil
+	}
+	n, _, _, err := s.Vault.ReadNote(rel)
+	if err != nil {
+		return nil
+	}
+	var keys map[string]bool
+	for _, t := range n.FrontMatter.Supersedes() {
+		if keys == nil {
+			keys = map[string]bool{}
+		}
+		ref := vault.RelationRef(t)
+		if p, ok := strings.CutPrefix(ref, "note:"); ok {
+			if old, _, _, err := s.Vault.ReadNote(p); err == nil {
+				keys[vault.Key(old.Title)] = true
+			}
+			keys[vault.Key(strings.TrimSuffix(path.Base(p), ".md"))] = true
+			continue
+		}
+		keys[strings.TrimPrefix(ref, "concept:")] = true
+	}
+	return keys
+}
+
+// nearDuplicates finds existing concepts close to a new one (id, label),
+// leaving out those whose label has a key in skip (the names of the notes
+// the write supersedes).
+func (s *Service) nearDuplicates(ctx context.Context, id, label string, meaning Meaning, skip map[string]bool) ([]noema.NearDuplicate, string) {
 	var near []noema.NearDuplicate
 	index := map[string]int{}
 	add := func(n noema.NearDuplicate) {
-		if n.ID == id {
+		if n.ID == id || skip[vault.Key(n.Label)] {
 			return
 		}
 		if i, ok := index[n.ID]; ok {

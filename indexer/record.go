@@ -44,6 +44,11 @@ func Record(n *vault.Note, info fs.FileInfo) *sqlite.NoteRecord {
 	} else if hasCreated && created.After(mtime) {
 		rec.Modified = created
 	}
+	// A malformed bound is left out (the note holds always): the tools
+	// refuse one, and a hand edit should not hide the note.
+	if from, until, err := fm.Validity(); err == nil {
+		rec.ValidFrom, rec.ValidUntil = from, until
+	}
 	// One clock: nothing is created after its last change (a front-matter
 	// modified older than the file time created falls back to), so every
 	// concept derived from notes has created <= updated.

@@ -30,6 +30,9 @@ type EditInput struct {
 	ExpectedCount    int    `json:"expected_count,omitempty" jsonschema:"find_replace: how many occurrences must exist (default 1)" default:"1" minimum:"1" cli:"name=count"`
 	Section          string `json:"section,omitempty" jsonschema:"replace_section: the heading text of the section"`
 	ExpectedChecksum string `json:"expected_checksum,omitempty" jsonschema:"fail with checksum_mismatch unless the file still has this checksum" cli:"name=checksum"`
+	// TimeInput changes the note's place in time along with the op (to
+	// change only that: op append with no content).
+	TimeInput
 }
 
 // Edit applies one edit to a note's body (front matter is kept; replace_all
@@ -39,12 +42,16 @@ func (s *Service) Edit(ctx context.Context, in EditInput) (*WriteResult, error) 
 	if err != nil {
 		return nil, err
 	}
+	timeEdit, err := s.timeEdit(ctx, in.TimeInput, rel)
+	if err != nil {
+		return nil, err
+	}
 	// Read, change and write under the vault's write lock, so that two
 	// edits never both start from the same content (see vault.Locked).
 	var res *WriteResult
 	err = s.Vault.Locked(ctx, func(w *vault.Writer) error {
 		var err error
-		res, err = s.edit(w, rel, in)
+		res, err = s.edit(w, rel, in, timeEdit)
 		return err
 	})
 	if err != nil {
@@ -54,8 +61,9 @@ func (s *Service) Edit(ctx context.Context, in EditInput) (*WriteResult, error) 
 	return res, nil
 }
 
-// edit is Edit's read-modify-write of the file rel under the write lock w.
-func (s *Service) edit(w *vault.Writer, rel string, in EditInput) (*WriteResult, error) {
+// edit is Edit's read-modify-write of the file rel under the write lock w;
+// timeEdit, when not nil, changes the front matter too.
+func (s *Service) edit(w *vault.Writer, rel string, in EditInput, timeEdit func(*vault.FrontMatter) error) (*WriteResult, error) {
 	old, _, err := s.Vault.ReadFile(rel)
 	if err != nil {
 		return nil, err
@@ -117,7 +125,15 @@ func (s *Service) edit(w *vault.Writer, rel string, in EditInput) (*WriteResult,
 		return nil, noema.Errorf(noema.EINVALID, "unknown op %q: use append, prepend, find_replace, replace_section or replace_all", in.Op).WithParam("op")
 	}
 	content := vault.EndLine(append(bytes.Clone(head), newBody...))
+	if timeEdit != nil {
+		if content, err = vault.EditFrontMatter(content, timeEdit); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.checkContent(content); err != nil {
+		return nil, err
+	}
+	if err := checkValidity(old, content); err != nil {
 		return nil, err
 	}
 	p, err := vault.Parse(rel, content)

@@ -59,6 +59,7 @@ type WriteInput struct {
 	// AllowDuplicateTitle writes a note whose title another note already
 	// answers to; the result then carries a warning.
 	AllowDuplicateTitle bool `json:"allow_duplicate_title,omitempty" jsonschema:"create the note even when another note, in any folder, already has this title or file name (compared case-insensitively); [[links]] to the title then name two notes (default false: conflict)" default:"false"`
+	TimeInput
 }
 
 // WriteResult identifies the note a write produced.
@@ -113,9 +114,18 @@ func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error
 		}
 		folder = f + "/"
 	}
+	timeEdit, err := s.timeEdit(ctx, in.TimeInput, folder+vault.FileName(title)+".md")
+	if err != nil {
+		return nil, err
+	}
 	content, err := vault.EditFrontMatter([]byte(in.Content), func(fm *vault.FrontMatter) error {
 		if err := fm.Set("title", title); err != nil {
 			return err
+		}
+		if timeEdit != nil {
+			if err := timeEdit(fm); err != nil {
+				return err
+			}
 		}
 		if len(in.Tags) > 0 {
 			if err := fm.Set("tags", cleanList(in.Tags)); err != nil {
@@ -136,6 +146,9 @@ func (s *Service) Write(ctx context.Context, in WriteInput) (*WriteResult, error
 		return nil, err
 	}
 	if err := s.checkContent(content); err != nil {
+		return nil, err
+	}
+	if err := checkValidity(nil, content); err != nil {
 		return nil, err
 	}
 

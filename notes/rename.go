@@ -250,6 +250,7 @@ func (s *Service) move(ctx context.Context, w *vault.Writer, src, dst string, re
 			out, more = r.rewriteNames(s.Vault, rel, out)
 			lines = mergeLines(lines, more)
 		}
+		out, lines = r.retargetSupersedes(out, lines, src, dst)
 		if rel == src {
 			if out, err = r.retitle(out); err != nil {
 				return nil, err
@@ -426,4 +427,36 @@ func mergeLines(first, second []vault.LineChange) []vault.LineChange {
 	}
 	slices.SortFunc(out, func(a, b vault.LineChange) int { return a.Line - b.Line })
 	return out
+}
+
+// retargetSupersedes points the `supersedes` items of content that name
+// the moved note — by its old path, or by a name that follows it (see
+// planRename), written plain or as a link the text rewrites did not
+// match ("[[folder/Old]]" without .md, a plain title or path) — at its new
+// path or name, and adds the lines that changed to lines.
+func (r *rename) retargetSupersedes(content []byte, lines []vault.LineChange, src, dst string) ([]byte, []vault.LineChange) {
+	changed := false
+	out, err := vault.EditFrontMatter(content, func(fm *vault.FrontMatter) (err error) {
+		changed, err = fm.RetargetSupersedes(func(target string) (string, bool) {
+			ref := vault.RelationRef(target)
+			if ref == "note:"+src {
+				return dst, true
+			}
+			if key, ok := strings.CutPrefix(ref, "concept:"); ok && r.oldStem != r.newStem && r.follow[key] {
+				return r.newTitle, true
+			}
+			return "", false
+		})
+		return err
+	})
+	if err != nil || !changed {
+		return content, lines
+	}
+	_, _, oldOff, _ := vault.SplitFrontMatter(content)
+	_, _, newOff, _ := vault.SplitFrontMatter(out)
+	before, after := string(content[:oldOff]), string(out[:newOff])
+	if strings.Count(before, "\n") == strings.Count(after, "\n") {
+		lines = mergeLines(lines, lineDiff(before, after))
+	}
+	return out, lines
 }

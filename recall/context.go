@@ -11,6 +11,7 @@ import (
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/graph"
+	"github.com/noema-mem/noema/timeline"
 )
 
 // Limits of build_context.
@@ -48,6 +49,8 @@ type Input struct {
 	IncludeContent bool `json:"include_content,omitempty" jsonschema:"add to each note the paragraph around its first mention of the concept, at most 400 characters (default false)" default:"false"`
 	// Decay weights notes by recency; nil means true.
 	Decay *bool `json:"decay,omitempty" jsonschema:"weight notes by recency (default true); false weighs every note 1 and orders notes by last activity" default:"true" cli:"negate" negated:"weigh every note 1 and order notes by last activity, ignoring recency"`
+	// AsOf answers from the notes valid at that date (docs/time.md).
+	AsOf string `json:"as_of,omitempty" jsonschema:"answer as of this date (2026-01-02: the end of that day) or time (RFC 3339): notes written after it are left out (of the notes and of co-occurrence), a note superseded after it is current, one whose valid_until is before it has expired, and decay counts from it (default: now, leaving nothing out)"`
 }
 
 // Result is the context around one concept.
@@ -136,6 +139,9 @@ type Note struct {
 	// concept, at most MaxExcerptRunes characters (only with
 	// include_content).
 	Excerpt string `json:"excerpt,omitempty"`
+	// Place says what supersedes the note, or that it expired (absent
+	// for a note that holds and replaces nothing).
+	timeline.Place
 }
 
 // call is the state of one BuildContext call.
@@ -148,6 +154,10 @@ type call struct {
 	// weights caches each note's decay weight (by note index; < 0 until
 	// computed).
 	weights []float64
+	// view is the timeline at the answer's time; gone marks, with as_of,
+	// the notes (by index) not written yet, which the answer leaves out.
+	view timeline.View
+	gone []bool
 }
 
 // weight returns the decay weight of the note at index i: 1 when decay is
@@ -188,6 +198,11 @@ func (s *Service) BuildContext(ctx context.Context, in Input) (*Result, error) {
 	if name == "" {
 		return nil, noema.Errorf(noema.EINVALID, "concept is required")
 	}
+	if strings.TrimSpace(in.AsOf) != "" {
+		if _, err := noema.ParseAsOf(in.AsOf); err != nil {
+			return nil, err
+		}
+	}
 	if in.Depth < 0 {
 		return nil, noema.Errorf(noema.EINVALID, "depth must be between 0 and %d", MaxDepth)
 	}
@@ -220,6 +235,9 @@ func (s *Service) BuildContext(ctx context.Context, in Input) (*Result, error) {
 		weights: make([]float64, g.NumNotes())}
 	for i := range k.weights {
 		k.weights[i] = -1
+	}
+	if err := k.overTime(in.AsOf); err != nil {
+		return nil, err
 	}
 	res := &Result{
 		Concept:  Concept{ID: c.ID, Label: c.Label, Aliases: c.Aliases, Description: c.Description, Page: c.Page},
@@ -300,11 +318,12 @@ func (k *call) relations(id string) ([]Relation, error) {
 }
 
 // fresher reports whether the note at index a comes before the one at b
-// in the notes list: by decay weight, then latest activity (modification
-// or explicit read), then path.
+// in the notes list: a note that holds before one that no longer holds
+// (see compareTime), then by decay weight, then latest activity
+// (modification or explicit read), then path.
 func (k *call) fresher(a, b int32) bool {
 	na, nb := k.g.NoteAt(a), k.g.NoteAt(b)
-	return cmp.Or(cmp.Compare(k.weight(b), k.weight(a)), reference(nb).Compare(reference(na)),
+	return cmp.Or(k.compareTime(a, b), cmp.Compare(k.weight(b), k.weight(a)), reference(nb).Compare(reference(na)),
 		cmp.Compare(na.Path, nb.Path)) < 0
 }
 
@@ -313,6 +332,7 @@ func (k *call) fresher(a, b int32) bool {
 func (k *call) listNotes(notes []int32, limit int, warnings *[]string, c *noema.Concept, content bool) ([]Note, error) {
 	// The first limit by insertion into a short sorted list: a hub has
 	// thousands of notes, of which twenty are wanted.
+	notes = k.existing(notes)
 	top := make([]int32, 0, min(limit, len(notes)))
 	for _, i := range notes {
 		if len(top) == limit && !k.fresher(i, top[limit-1]) {
@@ -333,6 +353,7 @@ func (k *call) listNotes(notes []int32, limit int, warnings *[]string, c *noema.
 		*warnings = append(*warnings, fmt.Sprintf("%d notes mention %q; the freshest %d are listed (raise max_entities to see more)",
 			len(notes), c.Label, limit))
 	}
+	k.belowSuccessors(top)
 	var bodies map[int64]string
 	if content && len(top) > 0 {
 		ids := make([]int64, len(top))
@@ -348,7 +369,8 @@ func (k *call) listNotes(notes []int32, limit int, warnings *[]string, c *noema.
 	out := make([]Note, 0, len(top))
 	for _, i := range top {
 		n := k.g.NoteAt(i)
-		note := Note{URI: noema.NoteURI(n.Path), Title: n.Title, Decay: k.weight(i), Modified: n.Modified}
+		note := Note{URI: noema.NoteURI(n.Path), Title: n.Title, Decay: k.weight(i), Modified: n.Modified,
+			Place: k.view.Place(k.view.Status(n.ID))}
 		if body, ok := bodies[n.ID]; ok {
 			note.Excerpt = Excerpt(body, keys, MaxExcerptRunes)
 		}
@@ -404,6 +426,9 @@ func (k *call) expand(root int32, depth, limit int, warnings *[]string) []Relate
 			// are reproducible to the bit.
 			fc := g.ConceptAt(f)
 			for at, ni := range fc.Notes {
+				if k.gone != nil && k.gone[ni] {
+					continue // not written yet as of the answer's time
+				}
 				w := k.weight(ni)
 				// The concepts near f in the note (graph.Window), as the
 				// concept graph joins them.

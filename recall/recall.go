@@ -50,8 +50,14 @@ type Service struct {
 	// siblings (graph.Analyzer.ConceptCommunity); build_context adds them.
 	Community func(ctx context.Context, conceptID string, siblings int) (*graph.ConceptCommunity, error)
 
+	// Time reads memory over time (supersession, validity); nil: every
+	// note is current, and as_of leaves no note out.
+	Time noema.TimeIndex
+
 	// last is the latest mention graph read, kept current by graph.
 	last atomic.Pointer[keptGraph]
+	// timeline is the last timeline read from Time.
+	timeline atomic.Pointer[noema.Timeline]
 }
 
 // Refresh brings the kept mention graph up to date with the index. The

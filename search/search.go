@@ -32,7 +32,12 @@
 //     with a warning (when the semantic list was searched).
 //
 // Then, unless Input.Decay is false, each score is multiplied by the note's
-// recency weight (package decay). A query written as `[[X]]` resolves X as
+// recency weight (package decay), and a note that no longer holds —
+// superseded by a note naming it in `supersedes`, or past its valid_until —
+// by timeline.StaleWeight; it then ranks below the notes that supersede
+// it, which join the answer when the search did not find them (Hit.Time
+// says why; package timeline and docs/time.md have the rules, and
+// Input.AsOf answers as of a past date). A query written as `[[X]]` resolves X as
 // a concept (aliases included) and returns the notes that link it, and its
 // page, freshest first; an unknown X is searched as text, with a warning.
 //
@@ -88,10 +93,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/decay"
+	"github.com/noema-mem/noema/timeline"
 )
 
 // Modes.
@@ -164,6 +171,8 @@ type Input struct {
 	Offset   int      `json:"offset,omitempty" jsonschema:"paging offset (default 0)" default:"0" minimum:"0"`
 	MinScore float64  `json:"min_score,omitempty" jsonschema:"drop hits scoring below this (0..1)" minimum:"0" maximum:"1"`
 	Decay    *bool    `json:"decay,omitempty" jsonschema:"multiply scores by recency decay (default true)" default:"true" cli:"negate" negated:"rank without recency decay: an old note scores as a new one"`
+	// AsOf answers from the notes valid at that date (docs/time.md).
+	AsOf string `json:"as_of,omitempty" jsonschema:"answer as of this date (2026-01-02: the end of that day) or time (RFC 3339): notes written after it are left out, a note superseded after it is current, one whose valid_until is before it has expired, and decay counts from it (default: now, leaving nothing out)"`
 }
 
 // Ranks are a hit's 1-based positions in the lists it was found in (0 or
@@ -185,6 +194,9 @@ type Hit struct {
 	// Decay is the note's recency weight (reported even with decay off).
 	Decay float64 `json:"decay"`
 	Ranks Ranks   `json:"ranks"`
+	// Place says what supersedes the note, or that it expired (absent
+	// for a note that holds and replaces nothing).
+	timeline.Place
 }
 
 // Result is the search_notes answer.
@@ -211,6 +223,12 @@ type Service struct {
 	chunks chunkCache
 	terms  termCache
 	names  conceptNames
+
+	// Time reads memory over time (supersession, validity); nil: every
+	// note is current, and as_of leaves no note out.
+	Time noema.TimeIndex
+	// timeline is the last timeline read from Time.
+	timeline atomic.Pointer[noema.Timeline]
 }
 
 // New returns a Service reading idx (sqlite.SearchIndex), embedding queries with
@@ -241,6 +259,12 @@ type candidate struct {
 	// order is the position in a `[[X]]` answer (freshest first).
 	order   int
 	snippet string
+	// status is the note's place in time at the answer's time (see
+	// overTime).
+	status timeline.Status
+	// successor: not found by the search, added as the successor of a
+	// candidate it supersedes.
+	successor bool
 	// body is the note's indexed body when the search has read it
 	// already (hasBody), so the snippet need not read it again.
 	body    string
@@ -305,7 +329,17 @@ func (s *Service) Search(ctx context.Context, in Input) (*Result, error) {
 			return nil, err
 		}
 	}
+	view, err := s.view(ctx, in.AsOf, now)
+	if err != nil {
+		return nil, err
+	}
+	if view.AsOf() {
+		now = view.At() // decay counts from as_of
+	}
 	if err := s.weigh(ctx, cands, now, useDecay); err != nil {
+		return nil, err
+	}
+	if cands, err = s.overTime(ctx, view, cands, f, now, useDecay); err != nil {
 		return nil, err
 	}
 	kept := cands[:0]
@@ -333,6 +367,7 @@ func (s *Service) Search(ctx context.Context, in Input) (*Result, error) {
 		}
 		return a.note.Path < b.note.Path
 	})
+	belowSuccessors(cands)
 	res.Total = len(cands)
 	if in.Offset >= len(cands) {
 		return res, nil
@@ -345,7 +380,7 @@ func (s *Service) Search(ctx context.Context, in Input) (*Result, error) {
 	for _, c := range page {
 		res.Hits = append(res.Hits, Hit{
 			URI: noema.NoteURI(c.note.Path), Title: c.note.Title, Score: round(c.score), Snippet: c.snippet,
-			Decay: round(c.decay), Ranks: c.ranks,
+			Decay: round(c.decay), Ranks: c.ranks, Place: hitTime(view, c),
 		})
 	}
 	return res, nil
@@ -355,7 +390,7 @@ func (s *Service) Search(ctx context.Context, in Input) (*Result, error) {
 func round(x float64) float64 { return math.Round(x*1e6) / 1e6 }
 
 func checkNUL(in Input) error {
-	fields := append([]string{in.Query, in.Mode, in.Folder, in.Since}, in.Tags...)
+	fields := append([]string{in.Query, in.Mode, in.Folder, in.Since, in.AsOf}, in.Tags...)
 	for _, f := range fields {
 		if strings.IndexByte(f, 0) >= 0 {
 			return noema.Errorf(noema.EINVALID, "search input contains a NUL byte")
@@ -817,6 +852,22 @@ var textPlans = "counts"
 
 // weigh loads the candidates' notes and applies decay.
 func (s *Service) weigh(ctx context.Context, cands []*candidate, now time.Time, useDecay bool) error {
+	if err := s.load(ctx, cands, now); err != nil {
+		return err
+	}
+	for _, c := range cands {
+		c.score = c.base
+		if useDecay {
+			c.score *= c.decay
+		}
+		c.score = min(1, max(0, c.score))
+	}
+	return nil
+}
+
+// load reads the notes of the candidates that lack theirs and sets every
+// candidate's decay weight at now.
+func (s *Service) load(ctx context.Context, cands []*candidate, now time.Time) error {
 	var missing []int64
 	for _, c := range cands {
 		if c.note.Path == "" {
@@ -836,11 +887,6 @@ func (s *Service) weigh(ctx context.Context, cands []*candidate, now time.Time, 
 	}
 	for _, c := range cands {
 		c.decay = s.Decay.Weight(c.note.Path, decay.Reference(c.note.Modified, c.note.Accessed), now)
-		c.score = c.base
-		if useDecay {
-			c.score *= c.decay
-		}
-		c.score = min(1, max(0, c.score))
 	}
 	return nil
 }

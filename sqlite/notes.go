@@ -35,6 +35,9 @@ type NoteRecord struct {
 	// FileKey is the key of the file name without .md (vault.Key), by
 	// which NotesNamed finds the notes a [[title]] opens in Obsidian.
 	FileKey string
+	// ValidFrom and ValidUntil are the front matter's valid_from and
+	// valid_until (zero: absent); see noema.TimedNote.
+	ValidFrom, ValidUntil time.Time
 }
 
 // HasPageRow reports whether the note says something as a concept page
@@ -153,6 +156,7 @@ func PutNote(tx *Tx, rec *NoteRecord) (int64, error) {
 type NoteWriter struct {
 	tx                                                *Tx
 	upsert, insert, page, relation, text, name, state *sql.Stmt
+	validity                                          *sql.Stmt
 	// links are the statements inserting n links at once, by n.
 	links map[int]*sql.Stmt
 	args  []any
@@ -229,6 +233,7 @@ func NewNoteWriter(tx *Tx) (*NoteWriter, error) {
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(id) DO NOTHING`},
 		{&w.text, `INSERT INTO notes_fts (rowid, title, body, cjk) VALUES (?, ?, ?, ?)`},
 		{&w.name, `INSERT INTO note_names (note_id, key) VALUES (?, ?) ON CONFLICT DO NOTHING`},
+		{&w.validity, `INSERT INTO note_validity (note_id, valid_from_ns, valid_until_ns) VALUES (?, ?, ?)`},
 		{&w.state, `SELECT ` + noteStateColumns + ` FROM notes WHERE path = ?`},
 	} {
 		st, err := tx.Tx.PrepareContext(tx.ctx, p.q)
@@ -243,7 +248,7 @@ func NewNoteWriter(tx *Tx) (*NoteWriter, error) {
 
 // Close releases the prepared statements.
 func (w *NoteWriter) Close() {
-	for _, st := range []*sql.Stmt{w.upsert, w.insert, w.page, w.relation, w.text, w.name, w.state} {
+	for _, st := range []*sql.Stmt{w.upsert, w.insert, w.page, w.relation, w.text, w.name, w.state, w.validity} {
 		if st != nil {
 			st.Close()
 		}
@@ -325,6 +330,11 @@ func (w *NoteWriter) Put(rec *NoteRecord, fresh bool) (int64, error) {
 			return 0, fmt.Errorf("insert name of %s: %w", rec.Path, err)
 		}
 	}
+	if !rec.ValidFrom.IsZero() || !rec.ValidUntil.IsZero() {
+		if _, err := w.validity.ExecContext(ctx, id, boundNS(rec.ValidFrom), boundNS(rec.ValidUntil)); err != nil {
+			return 0, fmt.Errorf("insert validity of %s: %w", rec.Path, err)
+		}
+	}
 	w.tx.textChanged = true
 	bigrams := cjk.Bigrams(rec.Title, rec.Body)
 	if w.deferText {
@@ -390,6 +400,7 @@ func clearDerived(tx *Tx, id int64, text bool) error {
 		`DELETE FROM pages WHERE note_id = ?`,
 		`DELETE FROM relations WHERE note_id = ?`,
 		`DELETE FROM note_names WHERE note_id = ?`,
+		`DELETE FROM note_validity WHERE note_id = ?`,
 	}
 	if text {
 		qs = append(qs, `DELETE FROM notes_fts WHERE rowid = ?`)
@@ -468,7 +479,8 @@ func ClearDerivedAll(tx *Tx) error {
 	tx.textChanged = true
 	for _, q := range []string{
 		`DELETE FROM concept_keys`, `DELETE FROM concepts`, `DELETE FROM relations`,
-		`DELETE FROM links`, `DELETE FROM pages`, `DELETE FROM notes_fts`, `DELETE FROM note_names`, `DELETE FROM notes`,
+		`DELETE FROM links`, `DELETE FROM pages`, `DELETE FROM notes_fts`, `DELETE FROM note_names`, `DELETE FROM note_validity`,
+		`DELETE FROM notes`,
 	} {
 		if _, err := tx.Exec(q); err != nil {
 			return fmt.Errorf("clear index: %w", err)

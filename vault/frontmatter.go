@@ -330,21 +330,8 @@ func (f *FrontMatter) Time(key string) (time.Time, bool) {
 		return time.Time{}, false
 	}
 	// Obsidian writes "2006-01-02" and "2006-01-02T15:04".
-	layouts := [...]string{
-		time.RFC3339Nano,
-		"2006-01-02T15:04:05.999999999",
-		"2006-01-02 15:04:05.999999999Z07:00",
-		"2006-01-02 15:04:05.999999999",
-		"2006-01-02T15:04",
-		"2006-01-02 15:04",
-		time.DateOnly,
-	}
-	for _, layout := range layouts {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, true
-		}
-	}
-	return time.Time{}, false
+	t, _, ok := noema.ParseTime(s)
+	return t, ok
 }
 
 // relationsList returns the `relations:` list; nil when absent. Each item is
@@ -430,6 +417,9 @@ func (f *FrontMatter) relation(item *yaml.Node) (RawRelation, error) {
 	}
 	if r.To == "" {
 		return r, bad(item, "missing to")
+	}
+	if r.Type == noema.SupersedesKey {
+		r.To = supersedesTarget(r.To)
 	}
 	return r, nil
 }

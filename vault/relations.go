@@ -17,6 +17,7 @@ var ReservedKeys = map[string]bool{
 	"created": true, "modified": true, "updated": true, "date": true,
 	"id": true, "concept": true, "description": true, "metadata": true, "relations": true,
 	"cssclasses": true, "cssclass": true, "publish": true, "permalink": true,
+	noema.ValidFromKey: true, noema.ValidUntilKey: true,
 }
 
 // Relations returns the relations the front matter declares, in two forms
@@ -26,7 +27,8 @@ var ReservedKeys = map[string]bool{
 //     Properties view shows and edits them: a property per relation type
 //     whose value is a "[[Target]]" link or a list of them
 //     (`part_of: ["[[Runtime]]"]`); any property outside [ReservedKeys]
-//     whose value is only links is one;
+//     whose value is only links is one, and `supersedes` whatever names
+//     its notes (titles and paths too: see [FrontMatter.Supersedes]);
 //   - the `relations:` list of mappings (type, to, optional id, weight,
 //     metadata): the older form, and where a property relation's weight,
 //     metadata and id are kept, in an entry with the same type and target.
@@ -77,11 +79,12 @@ func (f *FrontMatter) propertyRelations() []RawRelation {
 				continue // a list with something other than text
 			}
 		}
-		if len(links) == 0 || !slices.ContainsFunc(links, isLinkText) || slices.ContainsFunc(links, func(s string) bool { return !isLinkText(s) }) {
+		typ := strings.TrimSpace(k.Value)
+		if len(links) == 0 || slices.ContainsFunc(links, func(s string) bool { return !isPropertyValue(typ, s) }) {
 			continue
 		}
 		for _, l := range links {
-			out = append(out, RawRelation{Type: strings.TrimSpace(k.Value), To: unwrapLink(l), Property: true})
+			out = append(out, RawRelation{Type: typ, To: relationTarget(typ, l), Property: true})
 		}
 	}
 	return out
@@ -130,7 +133,7 @@ func (f *FrontMatter) AddRelation(typ, link, id string, weight *float64, metadat
 		}
 	}
 	for _, l := range links {
-		if s, _ := l.(string); !isLinkText(s) {
+		if s, _ := l.(string); !isPropertyValue(typ, s) {
 			return noema.Errorf(noema.ECONFLICT, "the property %q holds values that are not links, so it cannot hold relations; choose another relation type", typ)
 		}
 	}
@@ -156,7 +159,7 @@ func (f *FrontMatter) RemoveRelation(typ, ref string) bool {
 		}
 		kept := slices.DeleteFunc(slices.Clone(links), func(l any) bool {
 			s, _ := l.(string)
-			return isLinkText(s) && RelationRef(s) == ref
+			return isPropertyValue(typ, s) && RelationRef(relationTarget(typ, s)) == ref
 		})
 		if len(kept) != len(links) {
 			found = true
