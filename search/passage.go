@@ -22,8 +22,9 @@ const PassageDepth = 50
 // of the query's terms found in that passage (so it stays negative and a
 // lift only improves it); the hits are then sorted again as SearchText
 // sorts them. Queries of one term, or with PassageWeight 0, are left as
-// they are. It returns the bodies it read, by note id, for the snippets.
-func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, text []noema.TextHit) ([]noema.TextHit, map[int64]string, error) {
+// they are. It returns the bodies it read and the terms' occurrences it
+// found in them, by note id, for the snippets.
+func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, text []noema.TextHit) ([]noema.TextHit, map[int64]readBody, error) {
 	w := s.Tuning.PassageWeight
 	if s.liftBodies(p) == 0 || len(text) < 2 {
 		return text, nil, nil
@@ -50,8 +51,12 @@ func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, 
 		maps.Copy(bodies, more)
 	}
 	lines := max(1, s.Tuning.PassageLines)
+	read := make(map[int64]readBody, n)
 	for i := range n {
-		text[i].BM25 *= 1 + w*bestPassage(bodies[text[i].ID], p, idf, lines)
+		b := readBody{text: bodies[text[i].ID]}
+		b.occ = occurrences(b.text, p)
+		read[text[i].ID] = b
+		text[i].BM25 *= 1 + w*bestPassage(b.text, b.occ, idf, lines)
 	}
 	sort.SliceStable(text, func(i, j int) bool {
 		a, b := text[i], text[j]
@@ -63,7 +68,14 @@ func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, 
 		}
 		return a.Note.Path < b.Note.Path
 	})
-	return text, bodies, nil
+	return text, read, nil
+}
+
+// readBody is a note's indexed body and the query's terms' occurrences in
+// it (occurrences), as the passage lift read them.
+type readBody struct {
+	text string
+	occ  []occurrence
 }
 
 // liftBodies is how many bodies the passage lift reads for p: its
@@ -106,9 +118,9 @@ func (s *Service) termIDF(ctx context.Context, tv *textVersion, p *parsed) ([]fl
 }
 
 // bestPassage returns the largest IDF share of the query's terms that any
-// run of lines consecutive non-empty lines of body holds.
-func bestPassage(body string, p *parsed, idf []float64, lines int) float64 {
-	occ := occurrences(body, p)
+// run of lines consecutive non-empty lines of body holds, occ being the
+// terms' occurrences in body.
+func bestPassage(body string, occ []occurrence, idf []float64, lines int) float64 {
 	if len(occ) == 0 {
 		return 0
 	}

@@ -269,6 +269,10 @@ type candidate struct {
 	// already (hasBody), so the snippet need not read it again.
 	body    string
 	hasBody bool
+	// occ are the query's terms' occurrences in body, when the passage
+	// lift found them already (hasOcc).
+	occ    []occurrence
+	hasOcc bool
 }
 
 // Search runs one search_notes request.
@@ -475,7 +479,7 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 	}
 	tv := &textVersion{} // read once, by the first term count
 	var text []noema.TextHit
-	var bodies map[int64]string // read by the passage lift
+	var bodies map[int64]readBody // read by the passage lift
 	var textErr error
 	if mode != ModeSemantic && !p.empty() {
 		var plan textPlan
@@ -529,7 +533,7 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 		c.textHit = true
 		c.note = h.Note
 		if b, ok := bodies[h.ID]; ok {
-			c.body, c.hasBody = b, true
+			c.body, c.hasBody, c.occ, c.hasOcc = b.text, true, b.occ, true
 		} else if h.HasBody {
 			c.body, c.hasBody = h.Body, true
 		}

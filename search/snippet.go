@@ -46,7 +46,11 @@ func (s *Service) snippets(ctx context.Context, page []*candidate, p *parsed) er
 		case c.linkKeys != nil:
 			snip = linkSnippet(body, c.linkKeys)
 		case c.textHit:
-			snip = termSnippet(body, p)
+			occ := c.occ
+			if !c.hasOcc {
+				occ = occurrences(body, p)
+			}
+			snip = termSnippet(body, occ, p)
 		}
 		if strings.TrimSpace(snip) == "" && c.chunk != nil {
 			snip = markTerms(window(body, c.chunk.Start), p)
@@ -228,9 +232,8 @@ func lower8(x uint64) uint64 {
 
 // termSnippet returns the window of body that holds the most distinct
 // query terms (the earliest such), every occurrence marked; "" when no
-// term occurs in body.
-func termSnippet(body string, p *parsed) string {
-	occ := occurrences(body, p)
+// term occurs in body. occ are the terms' occurrences in body.
+func termSnippet(body string, occ []occurrence, p *parsed) string {
 	if len(occ) == 0 {
 		return ""
 	}

@@ -95,7 +95,15 @@ func (s *SearchIndex) SearchTermDocs(ctx context.Context, exprs []string) (docs 
 // changes a note's full-text row (migration 0009_text_version.sql).
 func (s *SearchIndex) SearchTextVersion(ctx context.Context) (int64, error) {
 	var v int64
-	if err := s.db.rd().QueryRowContext(ctx, `SELECT text_version FROM search_state WHERE id = 1`).Scan(&v); err != nil {
+	found := false
+	err := eachRow(ctx, s.db.rdPrepared(), `SELECT text_version FROM search_state WHERE id = 1`, nil, func(r *sql.Rows) error {
+		found = true
+		return r.Scan(&v)
+	})
+	if err == nil && !found {
+		err = sql.ErrNoRows
+	}
+	if err != nil {
 		return 0, fmt.Errorf("read text version: %w", err)
 	}
 	return v, nil
@@ -255,7 +263,11 @@ func (s *SearchIndex) SearchConcept(ctx context.Context, key string) (c noema.Se
 func (s *SearchIndex) SearchConceptNotes(ctx context.Context, conceptID string, f noema.SearchFilter) ([]noema.SearchNote, error) {
 	where, args := searchWhere(f)
 	args = append([]any{conceptID, conceptID}, args...)
-	out, err := collect(ctx, s.db.rd(), `SELECT `+searchNoteColumns+` FROM notes n
+	var q querier = s.db.rd()
+	if f.IsZero() {
+		q = s.db.rdPrepared() // one fixed statement
+	}
+	out, err := collect(ctx, q, `SELECT `+searchNoteColumns+` FROM notes n
 		LEFT JOIN access a ON a.path = n.path
 		WHERE (n.id IN (SELECT l.note_id FROM concept_keys k JOIN links l ON l.key = k.key WHERE k.concept_id = ?)
 			OR n.id = (SELECT page_note_id FROM concepts WHERE id = ?))
