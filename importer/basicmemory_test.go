@@ -172,10 +172,8 @@ func TestParseBasicMemory(t *testing.T) {
 	}
 }
 
-// FuzzParseBasicMemory: the parser never panics, fails only with
-// invalid_argument naming the file, and what it finds is on lines of the
-// file with the parts the format requires.
-func FuzzParseBasicMemory(f *testing.F) {
+// basicMemorySeeds adds the fuzz seeds of ParseBasicMemory.
+func basicMemorySeeds(f *testing.F) {
 	for _, name := range []string{"coffee/Pour Over Technique.md", "people/Ana Souza.md", "Tea Brewing.md"} {
 		data, err := os.ReadFile(filepath.Join(basicFolder, filepath.FromSlash(name)))
 		if err != nil {
@@ -184,24 +182,28 @@ func FuzzParseBasicMemory(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte("---\ntitle: [\n---\n- [a] b (c)\n- r [[T]]\n"))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		bn, err := importer.ParseBasicMemory("f.md", data)
-		if err != nil {
-			if noema.ErrorCode(err) != noema.EINVALID || !strings.HasPrefix(noema.ErrorMessage(err), "f.md") {
-				t.Fatalf("error %v", err)
-			}
-			return
+}
+
+// checkBasicMemory checks ParseBasicMemory on data: the parser never panics, fails only with
+// invalid_argument naming the file, and what it finds is on lines of the
+// file with the parts the format requires.
+func checkBasicMemory(t *testing.T, data []byte) {
+	bn, err := importer.ParseBasicMemory("f.md", data)
+	if err != nil {
+		if noema.ErrorCode(err) != noema.EINVALID || !strings.HasPrefix(noema.ErrorMessage(err), "f.md") {
+			t.Fatalf("error %v", err)
 		}
-		lines := bytes.Count(data, []byte("\n")) + 1
-		for _, o := range bn.Observations {
-			if o.Category == "" || o.Line < 1 || o.Line > lines || !strings.HasPrefix(o.Text, "[") {
-				t.Fatalf("observation %+v of %d lines", o, lines)
-			}
+		return
+	}
+	lines := bytes.Count(data, []byte("\n")) + 1
+	for _, o := range bn.Observations {
+		if o.Category == "" || o.Line < 1 || o.Line > lines || !strings.HasPrefix(o.Text, "[") {
+			t.Fatalf("observation %+v of %d lines", o, lines)
 		}
-		for _, r := range bn.Relations {
-			if r.Type == "" || r.Target == "" || r.Line < 1 || r.Line > lines {
-				t.Fatalf("relation %+v of %d lines", r, lines)
-			}
+	}
+	for _, r := range bn.Relations {
+		if r.Type == "" || r.Target == "" || r.Line < 1 || r.Line > lines {
+			t.Fatalf("relation %+v of %d lines", r, lines)
 		}
-	})
+	}
 }

@@ -271,9 +271,8 @@ func (r *repeated) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// FuzzParseMemoryJSONL: the parser never panics, fails only with its
-// codes, and what it accepts has the fields the format requires.
-func FuzzParseMemoryJSONL(f *testing.F) {
+// memoryJSONLSeeds adds the fuzz seeds of ParseMemoryJSONL.
+func memoryJSONLSeeds(f *testing.F) {
 	seed, err := os.ReadFile(filepath.Join("testdata", "memory.jsonl"))
 	if err != nil {
 		f.Fatal(err)
@@ -281,37 +280,40 @@ func FuzzParseMemoryJSONL(f *testing.F) {
 	f.Add(seed)
 	f.Add([]byte(`{"type":"entity","name":"a","entityType":"b","observations":["c"]}` + "\n\n" + `{"type":"relation","from":"a","to":"b","relationType":"c"}`))
 	f.Add([]byte(`{"type":"entity","name":"../a"`))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		g, err := importer.ParseMemoryJSONL(bytes.NewReader(data))
-		if err != nil {
-			if code := noema.ErrorCode(err); code != noema.EINVALID {
-				t.Fatalf("code %s: %v", code, err)
-			}
-			if !strings.HasPrefix(noema.ErrorMessage(err), "line ") {
-				t.Fatalf("the error names no line: %v", err)
-			}
-			return
+}
+
+// checkMemoryJSONL checks ParseMemoryJSONL on data: the parser never panics, fails only with its
+// codes, and what it accepts has the fields the format requires.
+func checkMemoryJSONL(t *testing.T, data []byte) {
+	g, err := importer.ParseMemoryJSONL(bytes.NewReader(data))
+	if err != nil {
+		if code := noema.ErrorCode(err); code != noema.EINVALID {
+			t.Fatalf("code %s: %v", code, err)
 		}
-		for _, e := range g.Entities {
-			if strings.TrimSpace(e.Name) == "" || e.Line < 1 || slices.Contains(strings.Split(e.Name, "/"), "..") {
-				t.Fatalf("entity %+v", e)
-			}
+		if !strings.HasPrefix(noema.ErrorMessage(err), "line ") {
+			t.Fatalf("the error names no line: %v", err)
 		}
-		for _, r := range g.Relations {
-			if strings.TrimSpace(r.From) == "" || strings.TrimSpace(r.To) == "" || strings.TrimSpace(r.RelationType) == "" {
-				t.Fatalf("relation %+v", r)
-			}
+		return
+	}
+	for _, e := range g.Entities {
+		if strings.TrimSpace(e.Name) == "" || e.Line < 1 || slices.Contains(strings.Split(e.Name, "/"), "..") {
+			t.Fatalf("entity %+v", e)
 		}
-		// What was accepted renders back to records the parser reads the
-		// same: the export's encoding is a fixed point.
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		for _, e := range g.Entities {
-			enc.Encode(map[string]any{"type": "entity", "name": e.Name, "entityType": e.EntityType, "observations": e.Observations})
+	}
+	for _, r := range g.Relations {
+		if strings.TrimSpace(r.From) == "" || strings.TrimSpace(r.To) == "" || strings.TrimSpace(r.RelationType) == "" {
+			t.Fatalf("relation %+v", r)
 		}
-		g2, err := importer.ParseMemoryJSONL(&buf)
-		if err != nil || len(g2.Entities) != len(g.Entities) {
-			t.Fatalf("re-encoded entities do not parse: %v", err)
-		}
-	})
+	}
+	// What was accepted renders back to records the parser reads the
+	// same: the export's encoding is a fixed point.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	for _, e := range g.Entities {
+		enc.Encode(map[string]any{"type": "entity", "name": e.Name, "entityType": e.EntityType, "observations": e.Observations})
+	}
+	g2, err := importer.ParseMemoryJSONL(&buf)
+	if err != nil || len(g2.Entities) != len(g.Entities) {
+		t.Fatalf("re-encoded entities do not parse: %v", err)
+	}
 }
