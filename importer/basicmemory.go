@@ -125,7 +125,7 @@ func (s *Service) ImportBasicMemory(ctx context.Context, dir string, opts Option
 	if err != nil {
 		return nil, err
 	}
-	return s.run(ctx, SourceBasicMemory, opts, func(p *plan) error {
+	return s.run(ctx, SourceBasicMemory, opts, func(_ context.Context, p *plan) error {
 		for _, it := range skipped {
 			p.unmapped(it)
 		}

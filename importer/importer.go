@@ -165,7 +165,6 @@ func labelProblem(name string) string {
 // content it was planned from, and the report.
 type plan struct {
 	s      *Service
-	ctx    context.Context
 	report *Report
 	files  map[string]*plannedFile
 	order  []string
@@ -177,8 +176,8 @@ type plannedFile struct {
 	data   []byte // the planned content; nil until written
 }
 
-func (s *Service) newPlan(ctx context.Context, source string, opts Options) *plan {
-	return &plan{s: s, ctx: ctx, report: &Report{Source: source, DryRun: opts.DryRun}, files: map[string]*plannedFile{}}
+func (s *Service) newPlan(source string, opts Options) *plan {
+	return &plan{s: s, report: &Report{Source: source, DryRun: opts.DryRun}, files: map[string]*plannedFile{}}
 }
 
 // read returns the content of rel as the plan has it (planned, else on
@@ -251,10 +250,10 @@ func (p *plan) changeset(op string) *noema.Changeset {
 // run plans an import with build under the vault's write lock and, unless
 // it is a dry run, applies it as one changeset named "import <source>" and
 // indexes the files it wrote.
-func (s *Service) run(ctx context.Context, source string, opts Options, build func(p *plan) error) (*Report, error) {
+func (s *Service) run(ctx context.Context, source string, opts Options, build func(ctx context.Context, p *plan) error) (*Report, error) {
 	return vault.LockedValue(ctx, s.Vault, func(w *vault.Writer) (*Report, error) {
-		p := s.newPlan(ctx, source, opts)
-		if err := build(p); err != nil {
+		p := s.newPlan(source, opts)
+		if err := build(ctx, p); err != nil {
 			return nil, err
 		}
 		cs := p.changeset("import " + source)

@@ -215,8 +215,8 @@ func (s *Service) ImportMem0(ctx context.Context, r io.Reader, opts Options) (*R
 		}
 		seen[m.ID] = m.Index
 	}
-	return s.run(ctx, SourceMem0, opts, func(p *plan) error {
-		have, err := p.mem0IDs()
+	return s.run(ctx, SourceMem0, opts, func(ctx context.Context, p *plan) error {
+		have, err := p.mem0IDs(ctx)
 		if err != nil {
 			return err
 		}
@@ -230,9 +230,9 @@ func (s *Service) ImportMem0(ctx context.Context, r io.Reader, opts Options) (*R
 }
 
 // mem0IDs maps the mem0 ids the notes under mem0/ record to their paths.
-func (p *plan) mem0IDs() (map[string]string, error) {
+func (p *plan) mem0IDs(ctx context.Context) (map[string]string, error) {
 	ids := map[string]string{}
-	err := p.s.Vault.Walk(p.ctx, func(rel string, _ fs.FileInfo) error {
+	err := p.s.Vault.Walk(ctx, func(rel string, _ fs.FileInfo) error {
 		if !strings.HasPrefix(rel, Mem0Folder) {
 			return nil
 		}

@@ -150,7 +150,7 @@ func (s *Service) ImportMemoryJSONL(ctx context.Context, r io.Reader, opts Optio
 	if err := checkEntityNames(g); err != nil {
 		return nil, err
 	}
-	return s.run(ctx, SourceMemoryJSONL, opts, func(p *plan) error { return p.memoryGraph(g) })
+	return s.run(ctx, SourceMemoryJSONL, opts, func(ctx context.Context, p *plan) error { return p.memoryGraph(ctx, g) })
 }
 
 // checkEntityNames refuses a file with two entities of one name, or of two
@@ -186,7 +186,7 @@ type page struct {
 }
 
 // memoryGraph plans the pages of g's entities and relations.
-func (p *plan) memoryGraph(g *MemoryGraph) error {
+func (p *plan) memoryGraph(ctx context.Context, g *MemoryGraph) error {
 	pages := map[string]*page{} // by concept key
 	var order []*page
 	owner := map[string]string{} // a page's path → the entity's line
@@ -200,7 +200,7 @@ func (p *plan) memoryGraph(g *MemoryGraph) error {
 			}
 			continue
 		}
-		pg, made, err := p.conceptPage(e, rec)
+		pg, made, err := p.conceptPage(ctx, e, rec)
 		if err != nil {
 			return err
 		}
@@ -250,9 +250,9 @@ func (p *plan) memoryGraph(g *MemoryGraph) error {
 // conceptPage returns the page of entity e's concept: the concept's page
 // under concepts/, else a new one at concepts/<Name>.md. A concept whose
 // page is a note elsewhere, or a path held by another note, is a conflict.
-func (p *plan) conceptPage(e MemoryEntity, rec string) (*page, bool, error) {
+func (p *plan) conceptPage(ctx context.Context, e MemoryEntity, rec string) (*page, bool, error) {
 	key := vault.Key(e.Name)
-	c, err := p.s.Concepts.Concept(p.ctx, "", key)
+	c, err := p.s.Concepts.Concept(ctx, "", key)
 	if err != nil {
 		return nil, false, err
 	}
