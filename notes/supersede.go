@@ -87,15 +87,15 @@ func (s *Service) timeEdit(ctx context.Context, in TimeInput, self string) (func
 }
 
 // linkTo returns the link by which `supersedes` names the note at p:
-// "[[Title]]" when its title is its file name and names no other note (so
-// noema and Obsidian both open it), else "[[path.md]]".
+// "[[Title]]" when its file is named by its title (vault.FileName) and the
+// title names no other note (so noema and Obsidian both open it), else
+// "[[path.md]]".
 func (s *Service) linkTo(ctx context.Context, p string) (string, error) {
 	n, _, _, err := s.Vault.ReadNote(p)
 	if err != nil {
 		return "", err
 	}
-	stem := strings.TrimSuffix(path.Base(p), ".md")
-	if vault.Key(n.Title) == vault.Key(stem) {
+	if vault.FileName(n.Title) == strings.TrimSuffix(path.Base(p), ".md") {
 		named, err := s.DB.NotesNamed(ctx, vault.Key(n.Title), vault.Key)
 		if err != nil {
 			return "", err

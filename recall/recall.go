@@ -23,6 +23,7 @@ import (
 	"github.com/noema-mem/noema/concepts"
 	"github.com/noema-mem/noema/decay"
 	"github.com/noema-mem/noema/graph"
+	"github.com/noema-mem/noema/timeline"
 )
 
 // Concepts resolves a concept name and finds candidates for a name that
@@ -56,8 +57,8 @@ type Service struct {
 
 	// last is the latest mention graph read, kept current by graph.
 	last atomic.Pointer[keptGraph]
-	// timeline is the last timeline read from Time.
-	timeline atomic.Pointer[noema.Timeline]
+	// timeline keeps the last timeline read from Time.
+	timeline timeline.Cache
 }
 
 // Refresh brings the kept mention graph up to date with the index. The

@@ -19,28 +19,18 @@ import (
 // of the graph did not exist yet.
 func (k *call) overTime(asOf string) error {
 	at, isAsOf := k.now, strings.TrimSpace(asOf) != ""
+	var err error
 	if isAsOf {
-		var err error
 		if at, err = noema.ParseAsOf(asOf); err != nil {
 			return err
 		}
 		k.now = at // decay counts from as_of
 	}
 	s := k.s
-	if s.Time == nil {
-		k.view = timeline.NewView(nil, at, isAsOf)
-		return nil
-	}
-	prev := s.timeline.Load()
-	tl, err := s.Time.Timeline(k.ctx, prev)
-	if err != nil {
+	if k.view, err = s.timeline.View(k.ctx, s.Time, at, isAsOf); err != nil {
 		return err
 	}
-	if tl != prev {
-		s.timeline.CompareAndSwap(prev, tl) // a concurrent read may have won: either is current
-	}
-	k.view = timeline.NewView(tl, at, isAsOf)
-	if !isAsOf {
+	if s.Time == nil || !isAsOf {
 		return nil
 	}
 	ids := make([]int64, 0, k.g.NumNotes())

@@ -93,7 +93,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/noema-mem/noema"
@@ -227,8 +226,8 @@ type Service struct {
 	// Time reads memory over time (supersession, validity); nil: every
 	// note is current, and as_of leaves no note out.
 	Time noema.TimeIndex
-	// timeline is the last timeline read from Time.
-	timeline atomic.Pointer[noema.Timeline]
+	// timeline keeps the last timeline read from Time.
+	timeline timeline.Cache
 }
 
 // New returns a Service reading idx (sqlite.SearchIndex), embedding queries with

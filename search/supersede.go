@@ -27,18 +27,7 @@ func (s *Service) view(ctx context.Context, asOf string, now time.Time) (timelin
 			return timeline.View{}, err
 		}
 	}
-	if s.Time == nil {
-		return timeline.NewView(nil, at, isAsOf), nil
-	}
-	prev := s.timeline.Load()
-	tl, err := s.Time.Timeline(ctx, prev)
-	if err != nil {
-		return timeline.View{}, err
-	}
-	if tl != prev {
-		s.timeline.CompareAndSwap(prev, tl) // a concurrent read may have won: either is current
-	}
-	return timeline.NewView(tl, at, isAsOf), nil
+	return s.timeline.View(ctx, s.Time, at, isAsOf)
 }
 
 // overTime applies the view to the weighed candidates: with as_of it

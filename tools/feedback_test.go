@@ -134,3 +134,44 @@ func TestConceptFeedback(t *testing.T) {
 		t.Errorf("third write: %+v, want %+v", summary(third), want)
 	}
 }
+
+// TestFeedbackSkipsSuperseded: a write keeps today's near-duplicate
+// feedback for the notes it does not supersede, and raises none against
+// the notes it does (docs/time.md).
+func TestFeedbackSkipsSuperseded(t *testing.T) {
+	e := newEnv(t)
+	write := func(in notes.WriteInput) *notes.WriteResult {
+		t.Helper()
+		return mustRun[*notes.WriteResult](t, e, "write_note", in)
+	}
+	near := func(res *notes.WriteResult, label string) []string {
+		for _, c := range res.Concepts {
+			if c.Label == label {
+				var out []string
+				for _, n := range c.NearDuplicates {
+					out = append(out, n.Label)
+				}
+				return out
+			}
+		}
+		t.Fatalf("%s does not link %q: %+v", res.URI, label, res.Concepts)
+		return nil
+	}
+	write(notes.WriteInput{Title: "Coffee Preference", Content: "Black, no sugar.\n"})
+	write(notes.WriteInput{Title: "Index", Content: "See [[Coffee Preference]].\n"})
+
+	res := write(notes.WriteInput{Title: "Coffee update", Content: "Now with oat milk: [[Coffee Preferences]].\n",
+		TimeInput: notes.TimeInput{Supersedes: []string{"Coffee Preference"}}})
+	if got := near(res, "Coffee Preferences"); slices.Contains(got, "Coffee Preference") {
+		t.Errorf("near-duplicates %q name the note the write supersedes; warnings %q", got, res.Warnings)
+	}
+	for _, w := range res.Warnings {
+		if strings.Contains(w, `"Coffee Preference"`) {
+			t.Errorf("warning against the superseded note: %s", w)
+		}
+	}
+	res = write(notes.WriteInput{Title: "Tea update", Content: "Also [[Coffee Preferencs]].\n"})
+	if got := near(res, "Coffee Preferencs"); !slices.Contains(got, "Coffee Preference") {
+		t.Errorf("near-duplicates %q of a note that supersedes nothing lack Coffee Preference; warnings %q", got, res.Warnings)
+	}
+}

@@ -37,7 +37,8 @@ func noteTools() []*Tool {
 		New(Def{
 			Name: "write_note", Command: "note write", Toolset: "notes", Title: "Write a note", Hints: destructive,
 			Description: "Create a Markdown note. [[WikiLinks]] in the content name concepts (check find_concepts first to reuse existing spellings). " +
-				"Never replaces an existing note unless overwrite is true, and fails with conflict when another note already has the title or file name (any folder, any case) unless allow_duplicate_title is true. Returns the note's memory:// URI and checksum.",
+				"Never replaces an existing note unless overwrite is true, and fails with conflict when another note already has the title or file name (any folder, any case) unless allow_duplicate_title is true. " +
+				"When a fact changed, write a new note with supersedes naming the old one (kept, ranked below the new). Returns the note's memory:// URI and checksum.",
 		}, func(ctx context.Context, e *Env, in notes.WriteInput) (*notes.WriteResult, error) {
 			var before string // the note this write may overwrite
 			if in.Overwrite {

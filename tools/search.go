@@ -19,6 +19,7 @@ func searchTools() []*Tool {
 				"and meaning (the note chunks' embeddings) by reciprocal rank, then weights by recency unless decay=false; fulltext and semantic use one list. " +
 				"[[X]] as the query returns the notes linking concept X (aliases included), freshest first. Any text is a valid query. " +
 				"Each hit has a 0-1 score, a snippet with matched terms in «», its decay and its rank in each list (why it ranks where it does). Searching does not count as reading. " +
+				"A note superseded by another (front matter supersedes) or past its valid_until ranks below its successor and says superseded_by or expired; as_of answers from the notes valid at a past date. " +
 				"The answer keeps to max_tokens (default 4000), whole hits; pass next_cursor as cursor for the rest.",
 		}, SearchNotes, textSearch), func(in SearchInput) bool { return in.Mode != search.ModeFulltext }),
 
@@ -26,7 +27,7 @@ func searchTools() []*Tool {
 			Name: "build_context", Command: "context", Toolset: "search", Title: "Build context around a concept", Hints: readOnly,
 			Description: "What is already known around a concept (id, label or alias): its description and page, its typed relations, the concepts that co-occur with it in notes " +
 				"(count = notes linking both, weight = those notes' recency weights summed; expanded breadth first up to depth hops, with distance and the concept each came through) " +
-				"the notes that mention it, freshest first (with include_content, the paragraph around the first mention), and its community in the concept graph with its top siblings (analyze_graph communities). An unknown name is not_found, naming the closest spellings. " +
+				"the notes that mention it, freshest first, those still valid before the superseded or expired ones (each says superseded_by or expired; as_of answers as of a past date; with include_content, the paragraph around the first mention), and its community in the concept graph with its top siblings (analyze_graph communities). An unknown name is not_found, naming the closest spellings. " +
 				"The answer keeps to max_tokens (default 4000), filling relations, then notes, then related concepts, then the community; omitted says what was left, next_cursor continues.",
 		}, BuildContext, textContext),
 	}
