@@ -15,10 +15,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// stdioClient starts `noema mcp` on vault and connects the SDK client to it.
-func stdioClient(t *testing.T, vault string) *mcp.ClientSession {
+// stdioClient starts `noema mcp` on vault (with more global flags, when
+// given) and connects the SDK client to it.
+func stdioClient(t *testing.T, vault string, flags ...string) *mcp.ClientSession {
 	t.Helper()
-	cmd := exec.Command(binary, "--vault", vault, "mcp")
+	cmd := exec.Command(binary, append(append([]string{"--vault", vault}, flags...), "mcp")...)
 	cmd.Stderr = os.Stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "v0"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -472,6 +472,42 @@ func scopedTokens(t *testing.T, work, home string, storeArgs ...string) {
 	}
 }
 
+// TestStdioVaults: `noema mcp` serves several vaults too, without tokens:
+// every vault is listed and usable, a write lands in the vault it names,
+// and a vault that does not exist is not_found.
+func TestStdioVaults(t *testing.T) {
+	root := t.TempDir()
+	work, home := filepath.Join(root, "w"), filepath.Join(root, "h")
+	writeVault(t, work, workNotes)
+	writeVault(t, home, homeNotes)
+	cs := stdioClient(t, "work="+work, "--vault", "home="+home)
+	ctx := context.Background()
+	var vaults tools.ListVaultsOutput
+	if err := callTool(ctx, cs, "list_vaults", map[string]any{}, &vaults); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(vaults.Vaults) != "[{work true false} {home false false}]" {
+		t.Errorf("list_vaults = %v", vaults.Vaults)
+	}
+	if err := callTool(ctx, cs, "write_note", map[string]any{"vault": "home", "title": "Compost", "content": "[[Tomatoes]]"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(home, "Compost.md")); err != nil {
+		t.Errorf("the note written to vault home: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(work, "Compost.md")); err == nil {
+		t.Error("the note written to vault home is in work too")
+	}
+	err := callTool(ctx, cs, "status", map[string]any{"vault": "ghost"}, nil)
+	if err == nil || !strings.HasPrefix(err.Error(), `not_found: no vault named "ghost"`) {
+		t.Errorf("status of vault ghost: %v", err)
+	}
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "memory://Compost?vault=home"})
+	if err != nil || len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, "[[Tomatoes]]") {
+		t.Errorf("memory://Compost?vault=home: %v %v", res, err)
+	}
+}
+
 // rpc posts one JSON-RPC message with token (and session, when not
 // empty) and returns the status, the session the answer names and its body.
 func rpc(t *testing.T, url, token, session, body string) (int, string, string) {
