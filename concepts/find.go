@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -211,13 +212,11 @@ func (s *Service) Find(ctx context.Context, in FindInput) (*FindResult, error) {
 				}
 				// Its exact WRatio, over its names as find_concepts scores them.
 				f := found{m: m, g: h.g, index: -1, channels: []string{h.channel}}
-				for i, t := range m.texts {
-					if m.groups[i] != h.g {
-						continue
-					}
-					pt := t
+				// Its names are adjacent (groups never decrease).
+				for i := sort.SearchInts(m.groups, h.g); i < len(m.texts) && m.groups[i] == h.g; i++ {
+					pt := m.texts[i]
 					if proc != nil {
-						pt = proc(t)
+						pt = proc(pt)
 					}
 					if sc := fuzzy.WRatio(pq, pt, 0); f.index < 0 || sc > f.score {
 						f.index, f.score = i, sc

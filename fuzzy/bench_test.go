@@ -177,3 +177,19 @@ func BenchmarkExtractRatio(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkNewChoices builds the Choices of N benchmark labels under
+// DefaultProcess, as a server does for find_concepts when it starts
+// (issue 21: at a million concepts, part of the start's CPU).
+func BenchmarkNewChoices(b *testing.B) {
+	for _, n := range []int{100000, 1000000} {
+		labels := benchdata.Labels(n)
+		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			cpu0 := cputime.Process()
+			for b.Loop() {
+				NewChoices(labels, DefaultProcess)
+			}
+			b.ReportMetric(float64((cputime.Process()-cpu0).Milliseconds())/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
