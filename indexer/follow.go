@@ -31,6 +31,13 @@ const accessPoll = 2 * time.Second
 // bytes of that many notes are held at once.
 const followPage = 2000
 
+// saveEvery is how often, at most, a follower records its place in the
+// feed while it keeps up with single changes: each record first syncs the
+// folder's file system (the working copy's writes are not synced one by
+// one), and a place recorded late only means a few changes compared again
+// after a restart.
+const saveEvery = time.Second
+
 // Follower keeps a vault folder the working copy of a store of record (a
 // team's database; see vault.SetUpstream): it brings the folder up to date
 // from the store's change feed when it starts, and after every change any
@@ -46,8 +53,12 @@ type Follower struct {
 	// notes into the index, and skips its own.
 	Server string
 
-	mu      sync.Mutex
-	access  int64 // the last entry of the shared access log brought in
+	mu     sync.Mutex
+	access int64 // the last entry of the shared access log brought in
+	// synced is the place in the feed last recorded, once everything the
+	// folder holds up to it was synced; savedAt is when.
+	synced  int64
+	savedAt time.Time
 	state   FollowState
 	repair  map[string]bool // paths the folder failed to take (Behind)
 	wake    chan struct{}   // closed when repair gains a path
@@ -138,7 +149,7 @@ func (f *Follower) catchUp(ctx context.Context) error {
 		}
 		f.setSeq(rec.Seq)
 		f.mu.Lock()
-		f.access = rec.Access
+		f.access, f.synced = rec.Access, rec.Seq
 		f.mu.Unlock()
 	}
 	if err := f.fetchRepairs(ctx); err != nil {
@@ -156,13 +167,16 @@ func (f *Follower) catchUp(ctx context.Context) error {
 			return err
 		}
 		if len(changes) == 0 {
+			if err := f.saveDue(false); err != nil {
+				return err
+			}
 			return f.pullAccesses(ctx)
 		}
 		if err := f.apply(ctx, changes); err != nil {
 			return err
 		}
 		f.setSeq(changes[len(changes)-1].Seq)
-		if err := f.save(); err != nil {
+		if err := f.saveDue(len(changes) == followPage); err != nil {
 			return err
 		}
 	}
@@ -218,6 +232,11 @@ func (f *Follower) Run(ctx context.Context) error {
 		if err != nil && ctx.Err() == nil && wctx.Err() == nil && !errors.Is(err, context.DeadlineExceeded) {
 			f.ix.Logger.Warn("waiting for the store's changes", "err", err)
 		}
+	}
+	// Stopping: record the place reached, so a restart compares no more
+	// than it must.
+	if err := f.saveDue(true); err != nil {
+		f.ix.Logger.Warn("recording the working copy's position", "err", err)
 	}
 	return context.Cause(ctx)
 }
@@ -430,7 +449,7 @@ func (f *Follower) pullAccesses(ctx context.Context) error {
 		f.mu.Lock()
 		f.access = page[len(page)-1].ID
 		f.mu.Unlock()
-		if err := f.save(); err != nil {
+		if err := f.save(false); err != nil {
 			return err
 		}
 	}
@@ -438,10 +457,23 @@ func (f *Follower) pullAccesses(ctx context.Context) error {
 
 // save records the folder's position in the feed: a temporary file
 // renamed into place, so a crash leaves the old or the new record.
-func (f *Follower) save() error {
+func (f *Follower) save(sync bool) error {
 	f.mu.Lock()
-	rec := followRecord{Store: f.id, Seq: f.state.Seq, Access: f.access}
+	seq := f.synced
+	if sync {
+		seq = f.state.Seq
+	}
+	rec := followRecord{Store: f.id, Seq: seq, Access: f.access}
 	f.mu.Unlock()
+	// The folder's changes up to seq are durable before the record says
+	// the folder holds them: a working copy's writes are not synced one
+	// by one, and a crash of the machine that lost some leaves the record
+	// at an earlier place, from which the follower compares them again.
+	if sync {
+		if err := f.ix.Vault.SyncFS(); err != nil {
+			return fmt.Errorf("record the working copy's position: %w", err)
+		}
+	}
 	data, err := json.Marshal(rec)
 	if err != nil {
 		return err
@@ -451,8 +483,45 @@ func (f *Follower) save() error {
 		return err
 	}
 	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	if err := writeFileSynced(tmp, data, sync); err != nil {
 		return fmt.Errorf("record the working copy's position: %w", err)
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	if sync {
+		f.mu.Lock()
+		f.synced, f.savedAt = seq, time.Now()
+		f.mu.Unlock()
+	}
+	return nil
+}
+
+// saveDue records the follower's place (with the sync that makes it
+// true) when it moved and full is set (a page of a backlog) or the last
+// record is saveEvery old.
+func (f *Follower) saveDue(full bool) error {
+	f.mu.Lock()
+	due := f.state.Seq != f.synced && (full || time.Since(f.savedAt) >= saveEvery)
+	f.mu.Unlock()
+	if !due {
+		return nil
+	}
+	return f.save(true)
+}
+
+// writeFileSynced writes data to a new file name, synced when sync.
+func writeFileSynced(name string, data []byte, sync bool) error {
+	file, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = file.Write(data)
+	if err == nil && sync {
+		err = file.Sync()
+	}
+	if cerr := file.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

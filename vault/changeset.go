@@ -337,7 +337,7 @@ func (a *application) stage() error {
 // journal writes the journal durably (step 3): from here on the changeset
 // is finished by Recover.
 func (a *application) journal() error {
-	if err := writeJournal(a.root, a.j); err != nil {
+	if err := writeJournal(a.root, a.j, a.v.durable()); err != nil {
 		return err
 	}
 	return a.stop(0)
@@ -381,7 +381,7 @@ func (a *application) commit() error {
 // finish removes the journal (step 5). A journal that cannot be removed is
 // harmless: the next recovery finds every file already in place.
 func (a *application) finish() {
-	_ = removeJournal(a.root)
+	_ = removeJournal(a.root, a.v.durable())
 	a.applied = true
 }
 
@@ -405,7 +405,7 @@ func (a *application) rollback(cause error) error {
 		a.crashed = true
 		return errors.Join(cause, fmt.Errorf("roll back changeset: %w", err))
 	}
-	if err := removeJournal(a.root); err != nil {
+	if err := removeJournal(a.root, a.v.durable()); err != nil {
 		a.crashed = true
 		return errors.Join(cause, err)
 	}
@@ -415,7 +415,7 @@ func (a *application) rollback(cause error) error {
 // syncDirs syncs the folders whose entries changed.
 func (a *application) syncDirs() error {
 	for dir := range a.dirs {
-		if err := syncDir(a.root, filepath.FromSlash(dir)); err != nil {
+		if err := a.v.syncDir(a.root, filepath.FromSlash(dir)); err != nil {
 			return err
 		}
 	}
@@ -484,18 +484,19 @@ func changedError(rel, sum string) error {
 // journalPath is the journal's path relative to the vault root.
 var journalPath = filepath.Join(".noema", JournalFile)
 
-// writeJournal writes j durably (see [writeSealed]).
-func writeJournal(root *os.Root, j *journal) error {
-	if err := writeSealed(root, journalPath, journalMagic, j); err != nil {
+// writeJournal writes j (see [writeSealed]).
+func writeJournal(root *os.Root, j *journal, sync bool) error {
+	if err := writeSealed(root, journalPath, journalMagic, j, sync); err != nil {
 		return fmt.Errorf("write changeset journal: %w", err)
 	}
 	return nil
 }
 
-// writeSealed writes v as JSON to the vault-relative file rel durably: a
-// first line with magic and the SHA-256 of the rest, then the JSON, in a
-// temporary file, synced, renamed into place, and the folder synced.
-func writeSealed(root *os.Root, rel, magic string, v any) error {
+// writeSealed writes v as JSON to the vault-relative file rel: a first
+// line with magic and the SHA-256 of the rest, then the JSON, in a
+// temporary file, synced, renamed into place, and the folder synced
+// (without sync, neither is synced).
+func writeSealed(root *os.Root, rel, magic string, v any, sync bool) error {
 	body, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -514,7 +515,7 @@ func writeSealed(root *os.Root, rel, magic string, v any) error {
 		return err
 	}
 	_, err = f.Write(buf.Bytes())
-	if err == nil {
+	if err == nil && sync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -526,6 +527,9 @@ func writeSealed(root *os.Root, rel, magic string, v any) error {
 	if err != nil {
 		root.Remove(tmp)
 		return err
+	}
+	if !sync {
+		return nil
 	}
 	return syncDir(root, dir)
 }
@@ -557,9 +561,12 @@ func parseSealed(data []byte, magic string, v any) error {
 	return nil
 }
 
-func removeJournal(root *os.Root) error {
+func removeJournal(root *os.Root, sync bool) error {
 	if err := root.Remove(journalPath); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("remove changeset journal: %w", err)
+	}
+	if !sync {
+		return nil
 	}
 	return syncDir(root, ".noema")
 }
@@ -618,7 +625,7 @@ func (v *Vault) recover() (*Recovery, error) {
 		if err := root.Rename(journalPath, journalPath+".invalid"); err != nil {
 			return nil, fmt.Errorf("set aside invalid changeset journal: %w", err)
 		}
-		if err := syncDir(root, ".noema"); err != nil {
+		if err := v.syncDir(root, ".noema"); err != nil {
 			return nil, err
 		}
 		rec = &Recovery{Action: Discarded, Files: []string{}, At: time.Now().UTC()}
@@ -629,7 +636,7 @@ func (v *Vault) recover() (*Recovery, error) {
 		if err := v.settleOperation(root, j, rec.Action == RolledForward); err != nil {
 			return nil, fmt.Errorf("recover changeset: %w", err)
 		}
-		if err := removeJournal(root); err != nil {
+		if err := removeJournal(root, v.durable()); err != nil {
 			return nil, err
 		}
 		changes := feedChanges(j, rec.Action == RolledForward)
@@ -760,7 +767,7 @@ func (v *Vault) settle(root *os.Root, j *journal, forward bool) (*Recovery, erro
 	}
 	sort.Strings(sorted)
 	for _, d := range sorted {
-		if err := syncDir(root, filepath.FromSlash(d)); err != nil {
+		if err := v.syncDir(root, filepath.FromSlash(d)); err != nil {
 			return nil, err
 		}
 	}

@@ -86,20 +86,20 @@ func (a *application) logOperation() error {
 	if a.j.Op == nil {
 		return nil
 	}
-	if err := writeOperation(a.root, a.j); err != nil {
+	if err := writeOperation(a.root, a.j, a.v.durable()); err != nil {
 		return a.rollback(fmt.Errorf("record operation: %w", err))
 	}
 	return nil
 }
 
 // writeOperation writes j's operation entry durably.
-func writeOperation(root *os.Root, j *journal) error {
+func writeOperation(root *os.Root, j *journal, sync bool) error {
 	e := operationEntry{ID: j.Op.ID, Tool: j.Op.Tool, At: j.Started, Files: make([]journalFile, len(j.Files))}
 	for i, f := range j.Files {
 		f.Temp = ""
 		e.Files[i] = f
 	}
-	return writeSealed(root, operationPath(j.Op.ID), operationMagic, &e)
+	return writeSealed(root, operationPath(j.Op.ID), operationMagic, &e, sync)
 }
 
 // settleOperation makes the log agree with a recovered journal: its entry
@@ -109,14 +109,14 @@ func (v *Vault) settleOperation(root *os.Root, j *journal, forward bool) error {
 		return nil
 	}
 	if forward {
-		return writeOperation(root, j)
+		return writeOperation(root, j, v.durable())
 	}
 	if err := root.Remove(operationPath(j.Op.ID)); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	} else if err != nil {
 		return err
 	}
-	return syncDir(root, filepath.Join(".noema", OperationsDir))
+	return v.syncDir(root, filepath.Join(".noema", OperationsDir))
 }
 
 // readOperation reads the entry id.
@@ -193,7 +193,7 @@ func (v *Vault) pruneOperations(root *os.Root, keep string) {
 		}
 	}
 	if removed {
-		_ = syncDir(root, filepath.Join(".noema", OperationsDir))
+		_ = v.syncDir(root, filepath.Join(".noema", OperationsDir))
 	}
 }
 

@@ -469,7 +469,7 @@ func (v *Vault) writeFile(rel string, data []byte, overwrite bool, beforeRename 
 		}
 		return fsError("write", r, err)
 	}
-	return syncDir(root, dir)
+	return v.syncDir(root, dir)
 }
 
 // mkdirs creates the folder dir and its missing parents, and returns a
@@ -518,7 +518,7 @@ func (v *Vault) writeTemp(root *os.Root, rel, dir string, data []byte, mode fs.F
 			err = nil
 		}
 	}
-	if err == nil {
+	if err == nil && v.durable() {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -552,6 +552,20 @@ func linkUnsupported(err error) bool {
 	return errors.Is(err, errors.ErrUnsupported) || errors.Is(err, syscall.EPERM) ||
 		errors.Is(err, syscall.ENOTSUP) || errors.Is(err, syscall.EOPNOTSUPP) ||
 		errors.Is(err, syscall.EMLINK) || errors.Is(err, syscall.EXDEV)
+}
+
+// durable reports whether v's changes are synced to disk as they are
+// made: not in a working copy, a cache of its store of record, which a
+// follower makes durable in one sync of the file system before it records
+// its place in the store's feed (see [Vault.SyncFS]).
+func (v *Vault) durable() bool { return v.upstream == nil }
+
+// syncDir is the package's syncDir unless v is not durable.
+func (v *Vault) syncDir(root *os.Root, dir string) error {
+	if !v.durable() {
+		return nil
+	}
+	return syncDir(root, dir)
 }
 
 // syncDir flushes a folder's entries to disk (not possible on Windows, where
@@ -621,7 +635,7 @@ func (v *Vault) remove(rel string) error {
 	if err := root.Remove(name); err != nil {
 		return noteError("remove", r, err)
 	}
-	return syncDir(root, filepath.Dir(name))
+	return v.syncDir(root, filepath.Dir(name))
 }
 
 // Rename moves a note, creating the target's parent folders. A missing
@@ -705,7 +719,7 @@ func (v *Vault) rename(from, to string) error {
 		if err := root.Rename(src, dst); err != nil {
 			return fsError("rename", rf, err)
 		}
-		return syncDir(root, filepath.Dir(dst))
+		return v.syncDir(root, filepath.Dir(dst))
 	}
 	switch err := root.Link(src, dst); {
 	case err == nil:
@@ -721,10 +735,10 @@ func (v *Vault) rename(from, to string) error {
 	default:
 		return fsError("rename", rf, err)
 	}
-	if err := syncDir(root, filepath.Dir(dst)); err != nil {
+	if err := v.syncDir(root, filepath.Dir(dst)); err != nil {
 		return err
 	}
-	return syncDir(root, filepath.Dir(src))
+	return v.syncDir(root, filepath.Dir(src))
 }
 
 // Walk calls fn for every note (a regular *.md file; the extension is
