@@ -13,6 +13,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 
@@ -65,9 +66,9 @@ func (db *DB) Close() {
 }
 
 // isNetError reports whether err comes from the network below the
-// protocol: a refused, reset or timed-out connection.
+// protocol: a refused, reset, timed-out or closed connection.
 func isNetError(err error) bool {
 	var ne net.Error
 	var oe *net.OpError
-	return errors.As(err, &ne) || errors.As(err, &oe)
+	return errors.As(err, &ne) || errors.As(err, &oe) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed)
 }

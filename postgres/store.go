@@ -270,7 +270,12 @@ func (s *Store) commitError(err error, plan []noema.FileChange, how commitHow) e
 	case pgErr.Code == "23505" && pgErr.ConstraintName == "noema_operations_pkey" && how.op != nil:
 		return noema.Errorf(noema.ECONFLICT, "operation %s is already in the log; nothing was written", how.op.id)
 	}
-	return connectError(err)
+	err = connectError(err)
+	if noema.ErrorCode(err) == noema.EUNAVAILABLE && !pgconn.SafeToRetry(err) {
+		// The call was sent: the database may have made the change.
+		return noema.WrapError(err, noema.EUNAVAILABLE, "PostgreSQL is unavailable: the connection broke after the write was sent, so it may or may not have been made; read the file again before retrying: %v", err)
+	}
+	return err
 }
 
 // check compares a planned change with the checksum its file has now
