@@ -438,6 +438,13 @@ func (c *CLI) runTool(ctx context.Context, t *tools.Tool, in *input) (any, error
 		}
 		p.value.SetString(string(b))
 	}
+	specs, err := c.vaultSpecs()
+	if err != nil {
+		return nil, err
+	}
+	if t.NoVault {
+		return t.Run(ctx, &tools.Env{Vaults: vaultInfos(specs)}, in.ptr.Elem().Interface())
+	}
 	// A read-only command reads a vault; only a write may create one.
 	a, err := c.open(ctx, !t.Hints.ReadOnly)
 	if err != nil {
@@ -460,10 +467,6 @@ func (c *CLI) runTool(ctx context.Context, t *tools.Tool, in *input) (any, error
 		if err := firstSync(ctx, a, bar.update); err != nil {
 			return nil, err
 		}
-	}
-	specs, err := c.vaultSpecs()
-	if err != nil {
-		return nil, err
 	}
 	return t.Run(ctx, &tools.Env{App: a, Vaults: vaultInfos(specs), Progress: bar.update}, in.ptr.Elem().Interface())
 }

@@ -45,6 +45,7 @@ func TestVaultNames(t *testing.T) {
 		{"env's first", map[string]string{"NOEMA_VAULT": both}, []string{"note", "list"}, 0, "In w"},
 		{"--vault NAME picks", map[string]string{"NOEMA_VAULT": both}, []string{"--vault", "home", "note", "list"}, 0, "In h"},
 		{"--vault NAME picked", map[string]string{"NOEMA_VAULT": both}, []string{"--vault", "home", "vault", "list"}, 0, "home (default)\n"},
+		{"vault list opens no vault", nil, []string{"--vault", "x=" + filepath.Join(root, "none"), "vault", "list"}, 0, "x (default)\n"},
 		{"a=b is a folder", nil, []string{"--vault", plain, "note", "list"}, 0, "In a=b"},
 		{"two bare folders", nil, []string{"--vault", work, "--vault", home, "note", "list"}, 2, "give each one as --vault NAME=DIR"},
 		{"a name twice", nil, []string{"--vault", "x=" + work, "--vault", "x=" + home, "note", "list"}, 2, `two vaults are named "x"`},
@@ -59,6 +60,9 @@ func TestVaultNames(t *testing.T) {
 				t.Errorf("output %q%q lacks %q", out, errs, s.Want)
 			}
 		})
+	}
+	if _, err := os.Stat(filepath.Join(root, "none")); err == nil {
+		t.Error("vault list made the folder of a vault it lists")
 	}
 }
 

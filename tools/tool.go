@@ -110,6 +110,9 @@ type Def struct {
 	Hints   Hints
 	// Command is the CLI command, words separated by spaces ("note write").
 	Command string
+	// NoVault: the handler reads no vault (Env.App is nil), only what the
+	// server knows (list_vaults); the CLI runs it without opening one.
+	NoVault bool
 }
 
 // Tool is one declared capability.

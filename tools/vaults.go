@@ -117,7 +117,7 @@ func vaultSchema() *jsonschema.Schema {
 func vaultListTools() []*Tool {
 	return []*Tool{
 		New(Def{
-			Name: "list_vaults", Command: "vault list", Toolset: "admin", Title: "List vaults", Hints: readOnly,
+			Name: "list_vaults", Command: "vault list", Toolset: "admin", Title: "List vaults", Hints: readOnly, NoVault: true,
 			Description: "The vaults this server serves that you may use, by name: pass one as any tool's vault parameter. A call without vault uses the default one.",
 		}, func(_ context.Context, e *Env, _ ListVaultsInput) (*ListVaultsOutput, error) {
 			out := &ListVaultsOutput{Vaults: e.Vaults}
