@@ -172,7 +172,7 @@ func TestShapeBoundsLongTexts(t *testing.T) {
 	var runes arena[rune]
 	var ids arena[int32]
 	p := new(prepared)
-	prepare(p, []rune(long), &runes, &ids, newDictionary().intern)
+	prepare(p, []rune(long), &runes, &ids, newDictionary().intern, nil)
 	sh := makeShape(p)
 	if !sh.unbounded() {
 		t.Fatalf("shape of %d code points is bounded", len(p.r))

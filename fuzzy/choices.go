@@ -108,13 +108,14 @@ func build(texts []string, processor Processor, gstart []int32, gval []int) *Cho
 	ids := arena[int32]{chunk: 1 << 14}
 	c.items = make([]prepared, len(texts))
 	c.shapes = make([]shape, len(texts))
+	var toks [][]rune // prepare's scratch
 	for i, t := range texts {
 		p := processor.apply(t)
 		r := runes.take(utf8.RuneCountInString(p))[:0]
 		for _, x := range p {
 			r = append(r, x)
 		}
-		prepare(&c.items[i], r, &runes, &ids, c.dict.intern)
+		prepare(&c.items[i], r, &runes, &ids, c.dict.intern, &toks)
 		c.shapes[i] = makeShape(&c.items[i])
 		c.maxLen = max(c.maxLen, len(r))
 	}

@@ -132,7 +132,7 @@ func newQuery(r []rune, lookup func([]rune) int32) *query {
 	q := &query{}
 	var runes arena[rune]
 	var ids arena[int32]
-	q.tokRunes = prepare(&q.prepared, r, &runes, &ids, lookup)
+	q.tokRunes = prepare(&q.prepared, r, &runes, &ids, lookup, nil)
 	q.shp = makeShape(&q.prepared)
 	for _, id := range q.toks {
 		if id >= 0 {

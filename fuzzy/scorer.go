@@ -118,7 +118,7 @@ func preparePair(s1, s2 string) (*query, *prepared) {
 	c := new(prepared)
 	var runes arena[rune]
 	var ids arena[int32]
-	prepare(c, []rune(s2), &runes, &ids, d.intern)
+	prepare(c, []rune(s2), &runes, &ids, d.intern, nil)
 	q.lens = d.lens
 	return q, c
 }

@@ -52,23 +52,36 @@ func bucket(c rune) uint {
 	return 58 + uint((uint32(c)*2654435761)>>16)%6
 }
 
-// makeShape returns the shape of p.
+// makeShape returns the shape of p. The sorted form holds the text's
+// token code points and one space between tokens, the text the same
+// tokens and its separators: the histogram of the text with the space's
+// bucket (which holds nothing else) raised to the sorted form's spaces is
+// the larger of the two in every bucket.
 func makeShape(p *prepared) shape {
-	var cnt, cs [64]int
-	for _, c := range p.r {
-		cnt[bucket(c)]++
-	}
-	for _, c := range p.sorted {
-		cs[bucket(c)]++
-	}
+	var cnt [64]int32
 	var sh shape
 	extra := 0
-	for b := range cnt {
-		n := max(cnt[b], cs[b])
-		for t := range min(n, 4) {
-			sh.m[t] |= 1 << uint(b)
+	add := func(b uint) {
+		if t := cnt[b]; t < 4 {
+			sh.m[t] |= 1 << b
+		} else {
+			extra++
 		}
-		extra += max(n-4, 0)
+		cnt[b]++
+	}
+	for _, c := range p.r {
+		add(bucket(c))
+	}
+	if !p.same {
+		spaces := int32(0)
+		for _, c := range p.sorted {
+			if c == ' ' {
+				spaces++
+			}
+		}
+		for sp := bucket(' '); cnt[sp] < spaces; {
+			add(sp)
+		}
 	}
 	if len(p.r) >= shapeMax || extra >= shapeMax {
 		sh.r = shapeMax

@@ -21,8 +21,9 @@ func isSep(c rune, wide bool) bool {
 }
 
 // splitTokens splits r on separators, drops empty tokens and sorts the rest by
-// code point (a proper prefix first). The tokens alias r.
-func splitTokens(r []rune) [][]rune {
+// code point (a proper prefix first), appending them to toks[:0]. The
+// tokens alias r.
+func splitTokens(toks [][]rune, r []rune) [][]rune {
 	wide := false
 	for _, c := range r {
 		if c > 0xFF {
@@ -30,7 +31,7 @@ func splitTokens(r []rune) [][]rune {
 			break
 		}
 	}
-	var toks [][]rune
+	toks = toks[:0]
 	start := -1
 	for i, c := range r {
 		if isSep(c, wide) {
@@ -135,23 +136,22 @@ func joinedLen(toks [][]rune) int {
 
 // prepare fills p from the processed runes r, storing the derived strings and
 // the token ids in the arenas; intern maps a token to its id. It returns the
-// distinct tokens in sorted order (aliasing r).
-func prepare(p *prepared, r []rune, runes *arena[rune], ids *arena[int32], intern func([]rune) int32) [][]rune {
-	toks := splitTokens(r)
+// distinct tokens in sorted order (aliasing r), in buf (nil: a new slice),
+// which it keeps for the next call.
+func prepare(p *prepared, r []rune, runes *arena[rune], ids *arena[int32], intern func([]rune) int32, buf *[][]rune) [][]rune {
+	if buf == nil {
+		buf = new([][]rune)
+	}
+	toks := splitTokens(*buf, r)
+	*buf = toks
 	p.r = r
 	p.sorted = joinTokens(runes.take(joinedLen(toks))[:0], toks)
 	if p.same = slices.Equal(r, p.sorted); p.same {
 		runes.giveBack(len(p.sorted))
 		p.sorted = r
 	}
-	distinct := toks[:0:0]
-	for i, t := range toks {
-		if i > 0 && slices.Equal(t, toks[i-1]) {
-			p.dup = true
-			continue
-		}
-		distinct = append(distinct, t)
-	}
+	distinct := slices.CompactFunc(toks, slices.Equal) // sorted is joined: toks may change
+	p.dup = len(distinct) < len(toks)
 	if p.dup {
 		p.set = joinTokens(runes.take(joinedLen(distinct))[:0], distinct)
 	} else {
