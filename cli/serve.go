@@ -126,6 +126,9 @@ func runServe(ctx context.Context, c *CLI, v any) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	startVaults(ctx, vaults) // closeVaults (deferred) stops them and waits for them
+	if ui, ok := opts.UI.(*web.Handler); ok {
+		go ui.Warm(ctx)
+	}
 	// The heap kept near its live size (internal/memlimit; issue 21).
 	go memlimit.Run(ctx, c.Getenv)
 	if addr := c.Getenv("NOEMA_PPROF"); addr != "" {

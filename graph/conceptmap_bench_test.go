@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/noema-mem/noema/graph"
@@ -38,4 +39,21 @@ func BenchmarkMap(b *testing.B) {
 			graph.Layout(len(group), edges, group)
 		}
 	})
+}
+
+// BenchmarkMapJSON measures encoding the 10k vault's map as the web view
+// receives it.
+func BenchmarkMapJSON(b *testing.B) {
+	db := cachedIndex(b, bench10k)
+	res, err := graph.NewAnalyzer(db.Graph()).Map(context.Background(), graph.MapOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		data, err := json.Marshal(res)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(len(data)))
+	}
 }

@@ -16,10 +16,10 @@ type LayoutEdge struct {
 // over the edges and, for repulsion, one over each node's grid cell and
 // its eight neighbours.
 const (
-	layoutIterations = 80
+	layoutIterations = 50
 	// layoutMaxEdgeVisits bounds the edge visits of a whole layout:
 	// larger graphs get fewer iterations (at least layoutMinIterations).
-	layoutMaxEdgeVisits = 20_000_000
+	layoutMaxEdgeVisits = 5_000_000
 	layoutMinIterations = 15
 )
 
@@ -36,7 +36,8 @@ const (
 // gives the same coordinates.
 //
 // The cost is O(iterations × (edges + nodes × nodes per cell)); the
-// iterations are cut so that a layout visits at most 20 million edges.
+// iterations (at most 50) are cut so that a layout visits at most 5
+// million edges.
 func Layout(n int, edges []LayoutEdge, group []int32) (x, y []float32) {
 	px := make([]float64, n)
 	py := make([]float64, n)

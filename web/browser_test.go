@@ -173,6 +173,7 @@ func serve(t *testing.T, a *app.App, o serveOptions) string {
 	}
 	done := make(chan error, 1)
 	go func() { done <- hs.Serve(ctx, ln) }()
+	go ui.Warm(ctx) // as noema serve does
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

@@ -39,8 +39,10 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/graph"
 	"github.com/noema-mem/noema/httpserver"
 	"github.com/noema-mem/noema/tools"
 )
@@ -369,4 +371,29 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 // jsonObject is the JSON object {key: value}.
 func jsonObject(key, value string) (json.RawMessage, error) {
 	return json.Marshal(map[string]string{key: value})
+}
+
+// Warm lays out each vault's concept map in the background once the
+// vault's first sync has ended (or at once when it was synced before),
+// so that the first opening of the map finds it computed: the layout and
+// the PageRank and communities it needs take a second or more on a vault
+// of 10,000 notes. It returns when ctx is done or every map is computed;
+// errors are left for the page's own request to meet.
+func (h *Handler) Warm(ctx context.Context) {
+	for _, v := range h.opts.Vaults {
+		for {
+			p := v.App.Progress()
+			if !p.Running && (!p.FinishedAt.IsZero() || p.StartedAt.IsZero()) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+		if _, err := v.App.Graph.Map(ctx, graph.MapOptions{}); err != nil && ctx.Err() == nil {
+			h.log.Debug("web: the concept map was not laid out ahead", "vault", v.Name, "err", err)
+		}
+	}
 }
