@@ -197,7 +197,7 @@ type commitHow struct {
 // one round trip and one transaction: number the changes on the vault's
 // row, lock the files' rows in path order and compare their checksums,
 // record the operation, write the rows, NOTIFY.
-const commitSQL = `SELECT noema_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
+const commitSQL = `SELECT noema_commit($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 
 // commit applies plan in one transaction and returns its changes as the
 // feed records them. Every file must have its Before checksum (see
@@ -238,19 +238,32 @@ func (s *Store) commit(ctx context.Context, plan []noema.FileChange, how commitH
 		opID, opTool = &how.op.id, &how.op.tool
 	}
 	limits := s.OperationLimits.OrDefault()
+	commitID := newCommitID()
+	conn, err := s.db.pool.Acquire(ctx)
+	if err != nil {
+		return nil, connectError(err)
+	}
+	pid := conn.Conn().PgConn().PID()
 	var base int64
-	err := s.db.pool.QueryRow(ctx, commitSQL, s.vault, paths, befores, datas, afters, moveFrom, now,
-		opID, opTool, now.Add(-limits.MaxAge), limits.MaxBytes).Scan(&base)
-	if err == nil {
-		for i := range out {
-			out[i].Seq = base + int64(i) + 1
+	err = conn.QueryRow(ctx, commitSQL, s.vault, paths, befores, datas, afters, moveFrom, now,
+		opID, opTool, now.Add(-limits.MaxAge), limits.MaxBytes, commitID).Scan(&base)
+	conn.Release()
+	if err != nil && ctx.Err() == nil {
+		err = s.commitError(err, plan, how)
+		if noema.ErrorCode(err) == noema.EUNAVAILABLE && errors.Is(err, errMaybeCommitted) {
+			base, err = s.resolveCommit(ctx, commitID, pid, len(plan), err)
 		}
-		return out, nil
 	}
-	if ctx.Err() != nil {
-		return nil, context.Cause(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		return nil, err
 	}
-	return nil, s.commitError(err, plan, how)
+	for i := range out {
+		out[i].Seq = base + int64(i) + 1
+	}
+	return out, nil
 }
 
 // commitError turns noema_commit's refusals into coded errors; others are
@@ -273,7 +286,8 @@ func (s *Store) commitError(err error, plan []noema.FileChange, how commitHow) e
 	err = connectError(err)
 	if noema.ErrorCode(err) == noema.EUNAVAILABLE && !pgconn.SafeToRetry(err) {
 		// The call was sent: the database may have made the change.
-		return noema.WrapError(err, noema.EUNAVAILABLE, "PostgreSQL is unavailable: the connection broke after the write was sent, so it may or may not have been made; read the file again before retrying: %v", err)
+		return noema.WrapError(errors.Join(errMaybeCommitted, err), noema.EUNAVAILABLE,
+			"PostgreSQL is unavailable: the connection broke after the write was sent, so it may or may not have been made; read the file again before retrying: %v", err)
 	}
 	return err
 }
