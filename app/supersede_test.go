@@ -103,6 +103,13 @@ func TestSupersedesSurvivesRenames(t *testing.T) {
 	ctx := context.Background()
 	a := supersedingVault(t)
 	checkSupersedes(t, a, "before", "notes/Old Plan.md")
+	// A supersedes target by name is linked, so it resolves: no form
+	// leaves a dangling relation.
+	for _, w := range noematest.Sync(t, a).Warnings {
+		if w.Code == "dangling_relation" {
+			t.Errorf("warning %s: %s", w.Path, w.Message)
+		}
+	}
 
 	if _, err := a.Notes.Move(ctx, "notes/Old Plan.md", "archive/Old Plan.md"); err != nil {
 		t.Fatal(err)

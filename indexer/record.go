@@ -60,17 +60,29 @@ func Record(n *vault.Note, info fs.FileInfo) *sqlite.NoteRecord {
 	// first occurrence among the note's links (co-occurrence pairs nearby
 	// links: see graph.CooccurrenceWindow).
 	at := make(map[[2]string]int)
-	for _, l := range n.Links {
-		if l.Key == "" {
-			continue
+	link := func(key, target string) {
+		if key == "" {
+			return
 		}
-		k := [2]string{l.Key, l.Target}
+		k := [2]string{key, target}
 		if i, ok := at[k]; ok {
 			rec.Links[i].Count++
-			continue
+			return
 		}
 		at[k] = len(rec.Links)
-		rec.Links = append(rec.Links, sqlite.LinkCount{Key: l.Key, Target: l.Target, Count: 1, Pos: len(rec.Links)})
+		rec.Links = append(rec.Links, sqlite.LinkCount{Key: key, Target: target, Count: 1, Pos: len(rec.Links)})
+	}
+	for _, l := range n.Links {
+		link(l.Key, l.Target)
+	}
+	// A note named by title in `supersedes` is linked, after the body's
+	// links, as Obsidian counts a property's links: the superseded note is
+	// the page of its title's concept, so the supersedes relation resolves
+	// (no dangling_relation warning) and the graph joins the two notes.
+	for _, t := range fm.Supersedes() {
+		if key, ok := strings.CutPrefix(vault.RelationRef(t), "concept:"); ok {
+			link(key, t)
+		}
 	}
 	sort.Slice(rec.Links, func(i, j int) bool {
 		a, b := rec.Links[i], rec.Links[j]

@@ -9,6 +9,7 @@ import (
 	"github.com/noema-mem/noema/graph"
 	"github.com/noema-mem/noema/recall"
 	"github.com/noema-mem/noema/search"
+	"github.com/noema-mem/noema/timeline"
 )
 
 func searchTools() []*Tool {
@@ -86,6 +87,7 @@ func textSearch(w io.Writer, o *SearchOutput) {
 			ranks = append(ranks, fmt.Sprintf("meaning #%d", h.Ranks.Semantic))
 		}
 		ranks = append(ranks, fmt.Sprintf("decay %.2f", h.Decay))
+		ranks = append(ranks, placeText(h.Place)...)
 		fmt.Fprintf(w, " (%s)\n  %s\n", strings.Join(ranks, ", "), h.Snippet)
 	}
 	o.Budget.text(w)
@@ -212,10 +214,34 @@ func textContext(w io.Writer, o *ContextOutput) {
 	}
 	fmt.Fprintf(w, "notes (%d):\n", len(o.Notes))
 	for _, n := range o.Notes {
-		fmt.Fprintf(w, "- %s — %s (modified %s, decay %.2f)\n", n.URI, n.Title, n.Modified.Format("2006-01-02"), n.Decay)
+		fmt.Fprintf(w, "- %s — %s (%s)\n", n.URI, n.Title, strings.Join(append([]string{"modified " + n.Modified.Format("2006-01-02"),
+			fmt.Sprintf("decay %.2f", n.Decay)}, placeText(n.Place)...), ", "))
 		if n.Excerpt != "" {
 			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(n.Excerpt, "\n", "\n  "))
 		}
 	}
 	o.Budget.text(w)
+}
+
+// placeText says a listed note's place in time, as the text renderings
+// show it: what supersedes it, what it supersedes, that it expired.
+func placeText(p timeline.Place) []string {
+	var out []string
+	if len(p.SupersededBy) > 0 {
+		out = append(out, "superseded by "+strings.Join(p.SupersededBy, ", "))
+	}
+	if p.Expired {
+		out = append(out, "expired "+p.ValidUntil.Format("2006-01-02"))
+	}
+	if p.NotYetValid {
+		out = append(out, "valid from "+p.ValidFrom.Format("2006-01-02"))
+	}
+	if len(p.Supersedes) > 0 {
+		verb := "supersedes "
+		if p.Successor {
+			verb = "found as the successor of "
+		}
+		out = append(out, verb+strings.Join(p.Supersedes, ", "))
+	}
+	return out
 }
