@@ -116,15 +116,23 @@ const codeResourceNotFound = -32002
 func resourceNotFoundCode(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
-		var wire *jsonrpc.Error
-		if r, ok := req.(*mcp.ReadResourceRequest); ok && errors.As(err, &wire) && wire.Message == "Resource not found" {
-			if r.ProtocolVersion() >= statelessProtocol {
-				wire.Code = jsonrpc.CodeInvalidParams
-			} else {
-				wire.Code = codeResourceNotFound
-			}
+		if r, ok := req.(*mcp.ReadResourceRequest); ok {
+			notFoundCode(r, err)
 		}
 		return res, err
+	}
+}
+
+// notFoundCode gives err, when it is the SDK's "Resource not found", the
+// code of r's protocol revision.
+func notFoundCode(r *mcp.ReadResourceRequest, err error) {
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) && wire.Message == "Resource not found" {
+		if r.ProtocolVersion() >= statelessProtocol {
+			wire.Code = jsonrpc.CodeInvalidParams
+		} else {
+			wire.Code = codeResourceNotFound
+		}
 	}
 }
 

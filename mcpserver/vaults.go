@@ -89,7 +89,12 @@ func (r *registry) route(next mcp.MethodHandler) mcp.MethodHandler {
 			uri, name := takeVaultQuery(asked)
 			v, err := tools.PickVault(r.vaults, access.Allows, name)
 			if err != nil {
-				return nil, mcp.ResourceNotFoundError(asked)
+				// As a missing note is, in the code of the client's revision.
+				err := mcp.ResourceNotFoundError(asked)
+				if rr, ok := req.(*mcp.ReadResourceRequest); ok {
+					notFoundCode(rr, err)
+				}
+				return nil, err
 			}
 			p.URI = uri
 			res, err := next(context.WithValue(ctx, vaultKey{}, v), method, req)

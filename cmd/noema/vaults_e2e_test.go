@@ -397,6 +397,13 @@ func scopedTokens(t *testing.T, work, home string, storeArgs ...string) {
 				t.Errorf("%s with the work token holds the home vault's notes: %s", uri, got)
 			}
 		}
+		// Out of scope, missing, and a missing note of one's own vault read alike.
+		_, errOut := read(workRW, "memory://Sourdough Bread?vault=home")
+		_, errGhost := read(workRW, "memory://Sourdough Bread?vault=ghost")
+		_, errNote := read(workRW, "memory://No Such Note")
+		if errOut == nil || errGhost == nil || errNote == nil || errOut.Error() != errGhost.Error() || errOut.Error() != errNote.Error() {
+			t.Errorf("a note of an out-of-scope vault: %v; of a missing vault: %v; a missing note: %v; want one error", errOut, errGhost, errNote)
+		}
 		got, err := read(homeRO, "memory://Sourdough Bread?vault=home")
 		if err != nil || !strings.HasPrefix(got, "memory://Sourdough Bread?vault=home\n") || !strings.Contains(got, "HOMEMARKER") {
 			t.Errorf("the home note by its vault URI: %q, %v", got, err)
@@ -452,6 +459,14 @@ func scopedTokens(t *testing.T, work, home string, storeArgs ...string) {
 		call = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"status","arguments":{"vault":"home"}}}`
 		if _, _, body := rpc(t, url, "work-token-8f3a", session, call); !strings.Contains(body, `not_found: no vault named \"home\"`) {
 			t.Errorf("status of home in the work token's session: %s", body)
+		}
+		// A resource of an out-of-scope vault is "Resource not found" with the
+		// code of the session's revision, as a missing note is.
+		for _, uri := range []string{"memory://Sourdough Bread?vault=home", "memory://No Such Note"} {
+			read := `{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"` + uri + `"}}`
+			if _, _, body := rpc(t, url, "work-token-8f3a", session, read); !strings.Contains(body, `"code":-32002`) || !strings.Contains(body, "Resource not found") {
+				t.Errorf("%s in a 2025-06-18 session: %s; want Resource not found, -32002", uri, body)
+			}
 		}
 		if status, _, body := rpc(t, url, "home-token-2c9d", session, call); status != http.StatusForbidden {
 			t.Errorf("the home token in the work token's session: status %d, %s; want 403", status, body)
