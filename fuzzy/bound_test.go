@@ -185,3 +185,21 @@ func TestShapeBoundsLongTexts(t *testing.T) {
 		t.Fatal("interBound of an unbounded shape is finite")
 	}
 }
+
+// TestBuildInPartsSameIDs checks that Choices built in parts side by side
+// give every token the id one pass over the texts gives it (the order of
+// first occurrence), whatever the scheduling.
+func TestBuildInPartsSameIDs(t *testing.T) {
+	labels := benchdata.Labels(4 * buildPart)
+	c := NewChoices(labels, DefaultProcess)
+	one := &Choices{proc: DefaultProcess, items: make([]prepared, len(labels)), shapes: make([]shape, len(labels))}
+	d, _ := one.prepareRange(labels, 0, len(labels))
+	if len(d.lens) != len(c.dict.lens) {
+		t.Fatalf("%d tokens built in parts, %d in one pass", len(c.dict.lens), len(d.lens))
+	}
+	for i := range labels {
+		if !slices.Equal(c.items[i].toks, one.items[i].toks) || c.shapes[i] != one.shapes[i] {
+			t.Fatalf("text %d %q: ids %v, one pass %v", i, labels[i], c.items[i].toks, one.items[i].toks)
+		}
+	}
+}

@@ -66,7 +66,9 @@ type Choices struct {
 }
 
 // NewChoices processes texts with processor (nil for none) and returns them
-// ready for extraction. Match.Index refers to positions in texts.
+// ready for extraction. Match.Index refers to positions in texts. Large
+// lists are processed by several goroutines: processor must be safe for
+// concurrent use (DefaultProcess is).
 func NewChoices(texts []string, processor Processor) *Choices {
 	gstart := make([]int32, len(texts)+1)
 	for i := range gstart {
@@ -103,21 +105,39 @@ func build(texts []string, processor Processor, gstart []int32, gval []int) *Cho
 	if len(texts) > math.MaxInt32-1 {
 		panic("fuzzy: too many choices")
 	}
-	c := &Choices{proc: processor, dict: newDictionary(), gstart: gstart, gval: gval}
-	runes := arena[rune]{chunk: 1 << 16}
-	ids := arena[int32]{chunk: 1 << 14}
+	c := &Choices{proc: processor, gstart: gstart, gval: gval}
 	c.items = make([]prepared, len(texts))
 	c.shapes = make([]shape, len(texts))
-	var toks [][]rune // prepare's scratch
-	for i, t := range texts {
-		p := processor.apply(t)
-		r := runes.take(utf8.RuneCountInString(p))[:0]
-		for _, x := range p {
-			r = append(r, x)
+
+	// The texts are prepared in parts, side by side, each with its own
+	// token dictionary; the first part's becomes the Choices' and the
+	// others' tokens are added to it in their id order, so the ids do not
+	// depend on the scheduling.
+	parts := min(runtime.GOMAXPROCS(0), max(1, len(texts)/buildPart))
+	dicts := make([]*dictionary, parts)
+	maxLens := make([]int, parts)
+	bound := func(w int) int { return len(texts) * w / parts }
+	var wg sync.WaitGroup
+	for w := range parts {
+		wg.Go(func() { dicts[w], maxLens[w] = c.prepareRange(texts, bound(w), bound(w+1)) })
+	}
+	wg.Wait()
+	c.dict, c.maxLen = dicts[0], slices.Max(maxLens)
+	for w := 1; w < parts; w++ {
+		d := dicts[w]
+		keys := make([]string, len(d.lens))
+		for k, id := range d.ids {
+			keys[id] = k
 		}
-		prepare(&c.items[i], r, &runes, &ids, c.dict.intern, &toks)
-		c.shapes[i] = makeShape(&c.items[i])
-		c.maxLen = max(c.maxLen, len(r))
+		remap := make([]int32, len(keys))
+		for id, k := range keys {
+			remap[id] = c.dict.internKey(k, d.lens[id])
+		}
+		for i := bound(w); i < bound(w+1); i++ {
+			for j, id := range c.items[i].toks {
+				c.items[i].toks[j] = remap[id]
+			}
+		}
 	}
 
 	// Inverted index from token id to group ordinals.
@@ -150,6 +170,32 @@ func build(texts []string, processor Processor, gstart []int32, gval []int) *Cho
 		}
 	})
 	return c
+}
+
+// buildPart is the least number of texts worth a goroutine of their own
+// when Choices are built.
+const buildPart = 1 << 14
+
+// prepareRange prepares texts[lo:hi] into c.items and c.shapes with a
+// token dictionary of their own, which it returns with their greatest
+// length.
+func (c *Choices) prepareRange(texts []string, lo, hi int) (*dictionary, int) {
+	d := newDictionary()
+	runes := arena[rune]{chunk: 1 << 16}
+	ids := arena[int32]{chunk: 1 << 14}
+	var toks [][]rune // prepare's scratch
+	maxLen := 0
+	for i := lo; i < hi; i++ {
+		p := c.proc.apply(texts[i])
+		r := runes.take(utf8.RuneCountInString(p))[:0]
+		for _, x := range p {
+			r = append(r, x)
+		}
+		prepare(&c.items[i], r, &runes, &ids, d.intern, &toks)
+		c.shapes[i] = makeShape(&c.items[i])
+		maxLen = max(maxLen, len(r))
+	}
+	return d, maxLen
 }
 
 // forTokens calls f for every (group ordinal, token id) of every text, in

@@ -76,9 +76,18 @@ func (d *dictionary) intern(tok []rune) int32 {
 	if id, ok := d.ids[string(tok)]; ok {
 		return id
 	}
+	return d.internKey(string(tok), int32(len(tok)))
+}
+
+// internKey is intern for a token given as its string and its length in
+// code points.
+func (d *dictionary) internKey(key string, n int32) int32 {
+	if id, ok := d.ids[key]; ok {
+		return id
+	}
 	id := int32(len(d.lens))
-	d.ids[string(tok)] = id
-	d.lens = append(d.lens, int32(len(tok)))
+	d.ids[key] = id
+	d.lens = append(d.lens, n)
 	return id
 }
 
