@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/httpserver"
 	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/notes"
 	"github.com/noema-mem/noema/tools"
@@ -164,5 +165,85 @@ func TestAssets(t *testing.T) {
 	}
 	if _, err := web.New(web.Options{Vaults: one(a), Mode: web.Off}); err == nil {
 		t.Error("web.New serves a page with --ui=off")
+	}
+}
+
+// TestScopedTokens serves two vaults through the HTTP front with tokens
+// of a --token-file: the web view's calls get each token's access, as MCP
+// calls do — a vault outside the token's scope is not_found as a missing
+// one, the default is the first vault the token may use, a read-only
+// token may not merge, and the cookie carries the token like the header.
+func TestScopedTokens(t *testing.T) {
+	work := noematest.AppWith(t, vaultFiles)
+	home := noematest.AppWith(t, map[string]string{"Home.md": "Only at [[Home]].\n"})
+	vaults := []tools.Vault{{Name: "home", App: home}, {Name: "work", App: work}}
+	ui, err := web.New(web.Options{Vaults: vaults, Mode: web.On})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs, err := httpserver.New(http.NotFoundHandler(), httpserver.Options{Addr: "127.0.0.1:0", UI: ui, UILogin: ui.Login(), UIAssets: ui.Assets(),
+		Tokens: []httpserver.Token{
+			{Name: "work", Secret: "work-secret", Access: httpserver.Access{Vaults: []string{"work"}}},
+			{Name: "reader", Secret: "reader-secret", Access: httpserver.Access{ReadOnly: true}},
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(hs.Handler())
+	defer srv.Close()
+	do := func(auth, path, body string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader(body))
+		if body == "" {
+			req.Method = http.MethodGet
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if strings.HasPrefix(auth, "cookie:") {
+			req.AddCookie(&http.Cookie{Name: httpserver.UICookie, Value: strings.TrimPrefix(auth, "cookie:")})
+		} else if auth != "" {
+			req.Header.Set("Authorization", "Bearer "+auth)
+		}
+		res, err := srv.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	merge := `{"tool":"merge_concepts","args":{"sources":["Mutexes"],"target":"Mutex"},"vault":"work"}`
+	scenarios := []struct {
+		Name, Auth, Path, Body string
+		Status                 int
+		Want, Not              []string
+	}{
+		{Name: "ConfigListsTheTokensVaults", Auth: "work-secret", Path: "/api/config", Status: 200, Want: []string{`"vaults":[{"name":"work","default":true,"read_only":false}]`, `"mode":"on"`}, Not: []string{`"home"`}},
+		{Name: "DefaultIsTheFirstAllowed", Auth: "work-secret", Path: "/api/call", Body: `{"tool":"status"}`, Status: 200, Want: []string{`"notes":6`}},
+		{Name: "OutOfScopeIsNotFound", Auth: "work-secret", Path: "/api/call", Body: `{"tool":"status","vault":"home"}`, Status: 404, Want: []string{`"code":"not_found"`, `no vault named \"home\"`}},
+		{Name: "MissingIsNotFound", Auth: "work-secret", Path: "/api/call", Body: `{"tool":"status","vault":"nope"}`, Status: 404, Want: []string{`no vault named \"nope\"`}},
+		{Name: "CookieCarriesTheToken", Auth: "cookie:work-secret", Path: "/api/call", Body: merge, Status: 200, Want: []string{`"dry_run":true`}},
+		{Name: "WrongCookie", Auth: "cookie:nope", Path: "/api/call", Body: `{"tool":"status"}`, Status: 401, Want: []string{"unauthorized"}},
+		{Name: "ReaderReadsBoth", Auth: "reader-secret", Path: "/api/call", Body: `{"tool":"status","vault":"home"}`, Status: 200, Want: []string{`"notes":1`}},
+		{Name: "ReaderMayNotMerge", Auth: "reader-secret", Path: "/api/call", Body: merge, Status: 403, Want: []string{`"code":"read_only"`, "this token may only read"}},
+		{Name: "ReaderSeesReadOnly", Auth: "reader-secret", Path: "/api/config", Status: 200, Want: []string{`"mode":"readonly"`, `"read_only":true`}},
+		{Name: "NoToken", Path: "/api/call", Body: `{"tool":"status"}`, Status: 401, Want: []string{"unauthorized"}},
+	}
+	for _, sc := range scenarios {
+		t.Run(sc.Name, func(t *testing.T) {
+			code, body := do(sc.Auth, sc.Path, sc.Body)
+			if code != sc.Status {
+				t.Errorf("status %d, want %d: %s", code, sc.Status, body)
+			}
+			for _, w := range sc.Want {
+				if !strings.Contains(body, w) {
+					t.Errorf("the answer lacks %s: %s", w, body)
+				}
+			}
+			for _, w := range sc.Not {
+				if strings.Contains(body, w) {
+					t.Errorf("the answer holds %s: %s", w, body)
+				}
+			}
+		})
 	}
 }
