@@ -120,7 +120,8 @@ func TestBrowserViews(t *testing.T) {
 	waitJS(t, ctx, "the groups load", `document.querySelector(".group") !== null`)
 	var groupID string
 	eval(t, ctx, `[...document.querySelectorAll(".group")].find((g) => g.textContent.includes("Mutexes")).id`, &groupID)
-	run(t, ctx, "dry run", chromedp.Click(chromedp.CSS("#"+groupID+" button.dry-run")))
+	// From the keyboard: the dry run is a button Tab reaches, Enter runs it.
+	run(t, ctx, "dry run from the keyboard", chromedp.Focus(chromedp.CSS("#"+groupID+" button.dry-run")), chromedp.KeyEvent(kb.Enter))
 	waitJS(t, ctx, "the dry run's diff", `document.querySelector("#`+groupID+` pre.patch") !== null`)
 	wantIn(t, "the dry run's diff", textOf(t, ctx, "#"+groupID+" pre.patch"), "- Use one of the [[Mutexes]]", "+ Use one of the [[Mutex|Mutexes]]")
 	locks := filepath.Join(a.Vault.Root, "Locks.md")
