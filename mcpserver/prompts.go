@@ -41,6 +41,7 @@ func allPrompts() []prompt {
 					Description: "What to recall, in a few words: a concept, person, project or question's subject (\"garbage collection\", \"Ana's roasting setup\")."},
 				{Name: "question", Title: "Question",
 					Description: "The user's question about the topic, if there is one; the answer then addresses it (optional)."},
+				vaultArgument,
 			},
 		},
 		needs: []string{"concepts", "search"},
@@ -57,6 +58,7 @@ func allPrompts() []prompt {
 					Description: "What to remember, if not everything worth keeping from the conversation: a topic, or a short summary of the facts and decisions (optional)."},
 				{Name: "folder", Title: "Folder",
 					Description: "The vault folder new notes go in, such as \"projects/noema\" (optional; default: the vault's root)."},
+				vaultArgument,
 			},
 		},
 		needs: []string{"notes", "concepts", "search"},
@@ -64,10 +66,24 @@ func allPrompts() []prompt {
 	}}
 }
 
+// vaultArgument names the vault a prompt's tool calls use, for a server
+// serving several (list_vaults names them).
+var vaultArgument = &mcp.PromptArgument{Name: "vault", Title: "Vault",
+	Description: "The vault to use when the server serves several, as list_vaults names it, such as \"work\" (optional; default: the server's first vault)."}
+
+// writeVault tells the model to pass the vault argument, if given, to every
+// tool call.
+func writeVault(b *strings.Builder, args map[string]string) {
+	if v := args["vault"]; v != "" {
+		fmt.Fprintf(b, "Use the vault %q: pass vault %q in every tool call below.\n\n", v, v)
+	}
+}
+
 func recallText(args map[string]string) string {
 	topic := args["topic"]
 	var b strings.Builder
 	fmt.Fprintf(&b, "Before you answer, recall what your long-term memory (the noema tools) holds about %q.\n\n", topic)
+	writeVault(&b, args)
 	fmt.Fprintf(&b, "1. Call find_concepts with query %q. Take the best match as the concept (a score of 85 or more is the same concept under "+
 		"another spelling); note its exact label. If two or three match well, look at each.\n", topic)
 	b.WriteString("2. Call build_context with concept set to that label: it returns the notes about the concept, its relations and its " +
@@ -91,6 +107,7 @@ func rememberText(args map[string]string) string {
 	var b strings.Builder
 	b.WriteString("This session is ending. Write what was learned in it into your long-term memory (the noema tools), so that a later " +
 		"session can recall it.\n\n")
+	writeVault(&b, args)
 	if f := args["focus"]; f != "" {
 		fmt.Fprintf(&b, "Remember this: %q. Keep to it.\n\n", f)
 	}

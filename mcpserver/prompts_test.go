@@ -42,7 +42,7 @@ func TestPrompts(t *testing.T) {
 	if got := slices.Sorted(maps.Keys(byName)); !slices.Equal(got, []string{"recall", "remember"}) {
 		t.Fatalf("prompts %v", got)
 	}
-	if a := byName["recall"].Arguments; len(a) != 2 || a[0].Name != "topic" || !a[0].Required || a[1].Required {
+	if a := byName["recall"].Arguments; len(a) != 3 || a[0].Name != "topic" || !a[0].Required || a[1].Required || a[2].Name != "vault" || a[2].Required {
 		t.Fatalf("recall's arguments %+v", a)
 	}
 
@@ -55,7 +55,7 @@ func TestPrompts(t *testing.T) {
 	}{
 		{"RecallTopic", "recall", map[string]string{"topic": "garbage collection"},
 			[]string{`find_concepts with query "garbage collection"`, "build_context", `search_notes with query "garbage collection"`, "cite"},
-			[]string{"this question"}},
+			[]string{"this question", "Use the vault"}},
 		{"RecallQuestion", "recall", map[string]string{"topic": "GC", "question": "Which collector does Go use?"},
 			[]string{`answer this question from what you found: "Which collector does Go use?"`}, nil},
 		{"Remember", "remember", nil,
@@ -63,6 +63,10 @@ func TestPrompts(t *testing.T) {
 			[]string{"Keep to it", "with folder"}},
 		{"RememberFocus", "remember", map[string]string{"focus": "the release plan", "folder": "projects/noema"},
 			[]string{`Remember this: "the release plan"`, `write_note with folder "projects/noema"`}, nil},
+		{"RecallVault", "recall", map[string]string{"topic": "GC", "vault": "work"},
+			[]string{`pass vault "work" in every tool call`}, nil},
+		{"RememberVault", "remember", map[string]string{"vault": "home"},
+			[]string{`pass vault "home" in every tool call`}, []string{"Keep to it"}},
 	}
 	for _, sc := range scenarios {
 		t.Run(sc.Name, func(t *testing.T) {
