@@ -51,7 +51,7 @@ func checkBound(t *testing.T, a, b string) {
 func TestTextBoundAboveScore(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
 	n := 2000
-	if testing.Short() {
+	if testing.Short() || raceShort {
 		n = 500
 	}
 	var pairs [][2]string
@@ -69,6 +69,9 @@ func TestTextBoundAboveScore(t *testing.T) {
 		pairs = append(pairs, [2]string{unescape(t, row[2]), unescape(t, row[3])})
 	}
 	labels := benchData().Labels[:1000]
+	if testing.Short() || raceShort {
+		labels = labels[:300]
+	}
 	for i, l := range labels {
 		// The query: a label with one letter dropped from every word, so
 		// that it shares no token with it.
@@ -111,7 +114,7 @@ func typoQueries(labels []string, n int) []string {
 func TestPrunedEqualsExhaustiveTypos(t *testing.T) {
 	labels := benchdata.Labels(6000)
 	nq := 5
-	if testing.Short() {
+	if testing.Short() || raceShort {
 		labels, nq = labels[:3000], 2
 	}
 	// A token in a quarter of the labels: more groups share it than phase
