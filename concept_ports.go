@@ -60,6 +60,21 @@ type ConceptContextIndex interface {
 	ConceptContexts(ctx context.Context, ids []string, maxLinks int, fn func(id string, keys []string)) error
 }
 
+// DistinctMarkIndex gives the pairs a person marked as two things, when a
+// [ConceptIndex] offers it (analyze_duplicates): a concept's metadata key
+// [DistinctFromKey] names the concepts it is not a duplicate of.
+type DistinctMarkIndex interface {
+	// DistinctMarks calls fn with each concept whose metadata holds
+	// [DistinctFromKey] and that key's value as stored (a JSON string or
+	// array of names).
+	DistinctMarks(ctx context.Context, fn func(id string, value string)) error
+}
+
+// DistinctFromKey is the concept metadata key listing the names of the
+// concepts a person judged not to be duplicates of it ("Not a duplicate"
+// in the web view's review, or update_concept's metadata by hand).
+const DistinctFromKey = "distinct_from"
+
 // RelationIndex is what relation operations read of the indexed
 // relations.
 type RelationIndex interface {

@@ -238,6 +238,9 @@ type dupConcept struct {
 	// vocab is the vault's words by the concepts using them (nil: not
 	// known): a word in several names is a word, not a clipped form.
 	vocab map[string][]int32
+	// distinct is the keys of the names a person marked it as not a
+	// duplicate of (distinct.go; nil: none).
+	distinct map[string]bool
 }
 
 // ownName reports whether c's i-th name is the concept's own: its label,
@@ -1949,6 +1952,9 @@ func judgePair(a, b *dupConcept, ch uint16, informative bool) (DupPair, *DoNotMe
 // link names beside related things (contextInformative): only then does
 // a review with no context in common become distinct_contexts.
 func judgeSim(a, b *dupConcept, ch uint16, sim *float64, informative bool) (DupPair, *DoNotMerge, bool) {
+	if markedDistinct(a, b) {
+		return DupPair{}, &DoNotMerge{A: DupRef{a.id, a.label}, B: DupRef{b.id, b.label}, Reason: markedDistinctReason, Similarity: sim}, true
+	}
 	nj := judgeNames(a, b, ch)
 	best, veto, bestFuzzy := nj.best, nj.veto, nj.fuzzy
 	ctxShared, ctxKnown := nj.ctxShared, nj.ctxKnown
@@ -2565,6 +2571,9 @@ func (s *Service) judgedDuplicates(ctx context.Context, target *noema.Concept, s
 			return nil, err
 		}
 	}
+	for i, c := range all {
+		cons[i].distinct = distinctKeys(c.Metadata[noema.DistinctFromKey])
+	}
 	if ci, ok := s.DB.(noema.ConceptContextIndex); ok {
 		// The same evidence as analyze_duplicates: contexts too.
 		if err := loadContexts(ctx, ci, ids, func(id string) *dupConcept { return &cons[pos[id]] }); err != nil {
@@ -2640,6 +2649,15 @@ func (s *Service) Duplicates(ctx context.Context, in DuplicatesInput, emb Embedd
 	r.cons = make([]dupConcept, len(m.ids))
 	for i, id := range m.ids {
 		r.cons[i] = dupConcept{id: id, label: m.labels[i], names: r.x.names[i], support: r.x.support(i), vocab: r.x.token}
+	}
+	err = loadDistinctMarks(ctx, s.DB, func(id string) *dupConcept {
+		if i, ok := r.x.pos[id]; ok {
+			return &r.cons[i]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if emb != nil {
 		r.addVectors(ctx, emb, res)

@@ -193,6 +193,7 @@ type UpdateInput struct {
 	Metadata        map[string]any `json:"metadata,omitempty" jsonschema:"keys to merge into the metadata; a key with a different value fails with metadata_conflict unless metadata_replace"`
 	MetadataRemove  []string       `json:"metadata_remove,omitempty" jsonschema:"metadata keys to remove"`
 	MetadataReplace bool           `json:"metadata_replace,omitempty" jsonschema:"replace the whole metadata object with metadata (default false: merge)"`
+	NotDuplicateOf  []string       `json:"not_duplicate_of,omitempty" jsonschema:"names of concepts this one is not a duplicate of, added to its distinct_from metadata: analyze_duplicates then keeps each pair apart (do_not_merge marked_distinct) and merge_concepts needs force" cli:"name=not-duplicate-of"`
 	// RewriteLinks is true when nil.
 	RewriteLinks *bool `json:"rewrite_links,omitempty" jsonschema:"with a new label: rewrite the links and relation targets that use the old label, and rename a page named by it (default true; the old label stays an alias either way)" default:"true" cli:"negate" negated:"with a new label: leave the links, relation targets and page name that use the old label as they are (the old label stays an alias, so they still resolve)"`
 }
@@ -247,6 +248,9 @@ func (s *Service) UpdateLocked(ctx context.Context, w *vault.Writer, in UpdateIn
 	}
 	if p.metadata, err = MergeMetadata(c.Metadata, in.Metadata, in.MetadataRemove, in.MetadataReplace); err != nil {
 		return nil, err
+	}
+	if len(in.NotDuplicateOf) > 0 {
+		p.metadata = addDistinct(p.metadata, in.NotDuplicateOf)
 	}
 	rel, create := strings.TrimPrefix(c.Page, noema.URIScheme), c.Page == ""
 	if create {

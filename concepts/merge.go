@@ -21,7 +21,7 @@ type MergeInput struct {
 	// DryRun defaults to true: nothing changes unless asked.
 	DryRun        *bool   `json:"dry_run,omitempty" jsonschema:"show every change and make none (default true); false applies the merge" default:"true" cli:"invert=apply" negated:"apply the merge (without it, a dry run: every change shown, none made)"`
 	MinSimilarity float64 `json:"min_similarity,omitempty" jsonschema:"refuse a source whose embedding similarity to the target is below this (default 0.7), unless force" default:"0.7" minimum:"0" maximum:"1"`
-	Force         bool    `json:"force,omitempty" jsonschema:"merge even below min_similarity (default false)" default:"false"`
+	Force         bool    `json:"force,omitempty" jsonschema:"merge even below min_similarity or when a concept is marked as not a duplicate of another (distinct_from; default false)" default:"false"`
 }
 
 // ConceptName is a concept by id and label.
@@ -233,8 +233,9 @@ func (m *mergePlan) checkTargetPage() error {
 }
 
 // gateSimilarity refuses what does not look like the same thing: a source
-// below min_similarity unless analyze_duplicates' rule calls it a
-// duplicate (one rule for both) or force. A dry run previews the merge
+// a person marked as not a duplicate of the target (distinct.go), and a
+// source below min_similarity unless analyze_duplicates' rule calls it a
+// duplicate (one rule for both); force takes both. A dry run previews the merge
 // and says it needs force.
 func (s *Service) gateSimilarity(ctx context.Context, m *mergePlan, in MergeInput, dryRun bool) error {
 	res, target := m.res, m.target
@@ -258,6 +259,16 @@ func (s *Service) gateSimilarity(ctx context.Context, m *mergePlan, in MergeInpu
 		res.Embedder = embedder
 		sims[k] = &sim
 		return &sim, nil
+	}
+	if marked := markedSources(target, m.sources); len(marked) > 0 && !in.Force {
+		e := &noema.Error{Code: noema.EINVALID, Param: "force",
+			Message: fmt.Sprintf("%s marked as not a duplicate of %q (%s in a concept's metadata); pass force=true if they are the same concept after all",
+				strings.Join(marked, ", "), target.Label, noema.DistinctFromKey)}
+		if !dryRun {
+			return e
+		}
+		res.NeedsForce = true
+		res.Warnings = append(res.Warnings, "needs force=true: "+e.Message)
 	}
 	judged, err := s.judgedDuplicates(ctx, target, m.sources, simOf)
 	if err != nil {

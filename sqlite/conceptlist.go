@@ -12,7 +12,8 @@ import (
 )
 
 // ConceptIndex is the concept index (ports [noema.ConceptIndex],
-// [noema.DuplicateIndex] and [noema.ConceptContextIndex]) over a DB: the
+// [noema.DuplicateIndex], [noema.ConceptContextIndex] and
+// [noema.DistinctMarkIndex]) over a DB: the
 // concept registry's read queries for package concepts (this file,
 // counts.go, duplicates.go, feedback.go).
 type ConceptIndex struct{ db *DB }
@@ -21,6 +22,7 @@ var (
 	_ noema.ConceptIndex        = (*ConceptIndex)(nil)
 	_ noema.DuplicateIndex      = (*ConceptIndex)(nil)
 	_ noema.ConceptContextIndex = (*ConceptIndex)(nil)
+	_ noema.DistinctMarkIndex   = (*ConceptIndex)(nil)
 )
 
 // Concepts returns the concept index over db.

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+
+	"github.com/noema-mem/noema"
 )
 
 // This file holds the reads of analyze_duplicates (package concepts): each
@@ -113,6 +115,20 @@ func (ci *ConceptIndex) DuplicateStats(ctx context.Context, ids []string, fn fun
 		s := stats[id]
 		slices.Sort(s.nb)
 		fn(id, s.mentions, s.page, s.explicit, s.created, slices.Compact(s.nb))
+	}
+	return nil
+}
+
+// DistinctMarks calls fn with each concept whose metadata holds
+// [noema.DistinctFromKey], and that value as JSON. Few concepts have
+// metadata: the plain comparison skips the rest before any JSON is read.
+func (ci *ConceptIndex) DistinctMarks(ctx context.Context, fn func(id, value string)) error {
+	err := eachPair(ctx, ci.db.rd(), `SELECT id, metadata -> '$.`+noema.DistinctFromKey+`' FROM concepts
+		WHERE metadata <> '{}' AND json_type(metadata, '$.`+noema.DistinctFromKey+`') IS NOT NULL`, nil, func(id string, v []byte) {
+		fn(id, string(v))
+	})
+	if err != nil {
+		return fmt.Errorf("read distinct marks: %w", err)
 	}
 	return nil
 }

@@ -30,7 +30,8 @@ var vaultFiles = map[string]string{
 // server without a token: a search typed as you type and its hit, a note
 // and one of its links, a concept's context, the map and a click on a
 // concept, the review queue's dry run, merge (the files on disk change)
-// and undo (they change back), and the status; a screenshot of each.
+// and undo (they change back), "Not a duplicate" (the pair leaves the
+// queue), and the status; a screenshot of each.
 func TestBrowserViews(t *testing.T) {
 	ctx := browser(t)
 	dir := shots(t)
@@ -144,10 +145,27 @@ func TestBrowserViews(t *testing.T) {
 		t.Errorf("after the undo Locks.md reads %q, want [[Mutexes]] back", b)
 	}
 
+	// Not a duplicate: the pair leaves the queue for the kept-apart list.
+	run(t, ctx, "reopen the review", chromedp.Navigate(base+"#/status"), chromedp.Navigate(base+"#/review"))
+	waitJS(t, ctx, "the groups load again", `[...document.querySelectorAll(".group")].some((g) => g.textContent.includes("Mutexes"))`)
+	eval(t, ctx, `[...document.querySelectorAll(".group")].find((g) => g.textContent.includes("Mutexes")).id`, &groupID)
+	run(t, ctx, "not a duplicate", chromedp.Click(chromedp.CSS("#"+groupID+" button.not-duplicate")))
+	waitJS(t, ctx, "the mark is confirmed", `document.querySelector("#`+groupID+` .diff .message") !== null`)
+	wantIn(t, "the mark's message", textOf(t, ctx, "#"+groupID+" .diff .message"), "not a duplicate")
+	shot(t, ctx, dir, "review-not-duplicate")
+	run(t, ctx, "reload the review", chromedp.Navigate(base+"#/status"), chromedp.Navigate(base+"#/review"))
+	waitJS(t, ctx, "the kept-apart list names the pair", `document.querySelector(".dnm") !== null && document.querySelector(".dnm").textContent.includes("marked_distinct")`)
+	var stillQueued bool
+	eval(t, ctx, `[...document.querySelectorAll(".group")].some((g) => g.textContent.includes("Mutexes"))`, &stillQueued)
+	if stillQueued {
+		t.Error("the pair marked not a duplicate is still in the review queue")
+	}
+
 	// Status, live.
 	run(t, ctx, "open the status", chromedp.Navigate(base+"#/status"))
 	waitJS(t, ctx, "the status loads", `document.querySelector("#status-box table") !== null`)
-	wantIn(t, "the status", textOf(t, ctx, "#status-box"), "Notes6", "Concepts6", "Sync: idle")
+	// Seven notes: the mark gave Mutex its concept page (concepts/Mutex.md, distinct_from in its properties).
+	wantIn(t, "the status", textOf(t, ctx, "#status-box"), "Notes7", "Concepts6", "Sync: idle")
 	checkLabels(t, ctx, "status")
 	shot(t, ctx, dir, "status")
 }

@@ -351,7 +351,20 @@ const noema = (() => {
         } catch (err) { out.replaceChildren(errorBox(err)); }
       } }, "Confirm merge"),
       el("button", { type: "button", onclick: () => { confirmBox.hidden = true; doMerge.focus(); } }, "Cancel"));
-    card.append(el("div", { class: "actions" }, dry, doMerge), confirmBox, out);
+    // Not a duplicate: the target records each source in its distinct_from
+    // metadata (update_concept not_duplicate_of); analyze_duplicates then
+    // keeps the pairs apart and merge_concepts needs force.
+    const notDup = el("button", { type: "button", class: "not-duplicate", disabled: !allowed("update_concept"),
+      title: allowed("update_concept") ? null : "read-only web view", onclick: async () => {
+        try {
+          await call("update_concept", { concept: g.merge.target, not_duplicate_of: sourceLabels(g) });
+          card.classList.add("done");
+          const msg = `Marked ${sourceLabels(g).join(", ")} as not a duplicate of ${g.target.label}`;
+          out.replaceChildren(el("p", { class: "message" }, msg + ` (distinct_from in its page's properties: remove a name there to take the mark back).`));
+          toast(msg);
+        } catch (err) { out.replaceChildren(errorBox(err)); }
+      } }, "Not a duplicate");
+    card.append(el("div", { class: "actions" }, dry, doMerge, notDup), confirmBox, out);
     return card;
   }
 
@@ -363,7 +376,7 @@ const noema = (() => {
   function mergeDiff(res) {
     const d = el("div", {});
     d.append(el("p", { class: "message" }, res.message));
-    if (res.needs_force) d.append(el("p", { class: "warning" }, "This merge needs force (a source below min_similarity)."));
+    if (res.needs_force) d.append(el("p", { class: "warning" }, "This merge needs force (a source below min_similarity, or marked as not a duplicate)."));
     for (const w of res.warnings || []) d.append(el("p", { class: "warning" }, "⚠ " + w));
     if (res.aliases_added && res.aliases_added.length) d.append(el("p", {}, "Aliases added: " + res.aliases_added.join(", ")));
     if (res.pages_deleted && res.pages_deleted.length) d.append(el("p", {}, "Pages deleted: " + res.pages_deleted.join(", ")));
