@@ -7,6 +7,10 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// syncFSCheap: one syncfs(2) makes a working copy's writes durable, so
+// they are not synced one by one.
+const syncFSCheap = true
+
 // SyncFS makes every change to the vault's folder durable at once: the
 // whole file system holding it is synced (syncfs(2)). A working copy,
 // whose writes are not synced one by one, calls it before it records its

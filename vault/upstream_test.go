@@ -221,3 +221,15 @@ func TestWorkingCopyBehindItsUpstream(t *testing.T) {
 		t.Fatalf("behind heard of %v", *behind)
 	}
 }
+
+// TestSyncFS: the one sync a working copy's follower makes before it
+// records its place in the feed succeeds on the vault's folder.
+func TestSyncFS(t *testing.T) {
+	v, err := vault.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.SyncFS(); err != nil {
+		t.Fatal(err)
+	}
+}

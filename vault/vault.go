@@ -557,8 +557,9 @@ func linkUnsupported(err error) bool {
 // durable reports whether v's changes are synced to disk as they are
 // made: not in a working copy, a cache of its store of record, which a
 // follower makes durable in one sync of the file system before it records
-// its place in the store's feed (see [Vault.SyncFS]).
-func (v *Vault) durable() bool { return v.upstream == nil }
+// its place in the store's feed (see [Vault.SyncFS]) — where that sync is
+// one call (Linux).
+func (v *Vault) durable() bool { return v.upstream == nil || !syncFSCheap }
 
 // syncDir is the package's syncDir unless v is not durable.
 func (v *Vault) syncDir(root *os.Root, dir string) error {
