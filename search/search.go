@@ -519,8 +519,9 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 	// term in (0.5, 1], the others in (0, 0.5], each placed by its BM25
 	// relative to the best of its tier. Otherwise (below) the soft tier.
 	bestAll, bestSome := 0.0, 0.0
+	oneTerm := len(p.terms) < 2 // every hit holds every term (p.all() is "")
 	for _, h := range text {
-		if h.All || p.all() == "" {
+		if h.All || oneTerm {
 			bestAll = min(bestAll, h.BM25)
 		} else {
 			bestSome = min(bestSome, h.BM25)
@@ -536,7 +537,7 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 		} else if h.HasBody {
 			c.body, c.hasBody = h.Body, true
 		}
-		every := h.All || p.all() == ""
+		every := h.All || oneTerm
 		c.bm25, c.every = h.BM25, every
 		best := bestSome
 		if every {
