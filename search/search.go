@@ -760,9 +760,12 @@ func (s *Service) fulltextMatch(ctx context.Context, tv *textVersion, p *parsed,
 	}
 	plan.everyFirst = all >= 2*Depth
 	plan.together = some <= 2*Depth
-	if plan.together && exact {
+	if plan.together && exact && some <= Depth {
 		// Rare words seldom meet: SearchText tells from the count of the
 		// notes it finds whether any holds two terms (TextQuery.Counted).
+		// It joins every note found to its row, so not past the Depth
+		// Together joins (at 100,000 notes those reads are most of a rare
+		// word's time).
 		plan.counted, plan.version = some, tv.v
 	}
 	return plan, nil
