@@ -138,10 +138,12 @@ const noema = (() => {
     mode.value = r.params.get("mode") || "hybrid";
     const folder = el("input", { id: "folder", name: "folder", type: "text", placeholder: "folder", value: r.params.get("folder") || "" });
     const tags = el("input", { id: "tags", name: "tags", type: "text", placeholder: "tag, tag", value: r.params.get("tags") || "" });
+    const asOf = el("input", { id: "as-of", name: "as_of", type: "date", value: r.params.get("as_of") || "" });
     const filters = el("form", { class: "filters", "aria-label": "Search filters", onsubmit: (e) => e.preventDefault() },
       el("label", { for: "mode-select" }, "Mode"), mode,
       el("label", { for: "folder" }, "Folder"), folder,
-      el("label", { for: "tags" }, "Tags"), tags);
+      el("label", { for: "tags" }, "Tags"), tags,
+      el("label", { for: "as-of", title: "answer from the notes valid on that date (supersedes, valid_from, valid_until)" }, "As of"), asOf);
     const summary = el("p", { class: "summary", id: "search-summary" });
     const list = el("ol", { class: "hits", id: "hits", "aria-labelledby": "search-summary" });
     v.append(el("h1", { class: "sr" }, "Search"), filters, summary, list);
@@ -153,6 +155,7 @@ const noema = (() => {
       if (mode.value !== "hybrid") params.set("mode", mode.value);
       if (folder.value.trim()) params.set("folder", folder.value.trim());
       if (tags.value.trim()) params.set("tags", tags.value.trim());
+      if (asOf.value) params.set("as_of", asOf.value);
       history.replaceState(null, "", "#/search" + (params.toString() ? "?" + params : ""));
       if (!text) {
         summary.textContent = "Type to search the notes. Results come as you type; each says why it ranks where it does.";
@@ -163,6 +166,7 @@ const noema = (() => {
       if (folder.value.trim()) args.folder = folder.value.trim();
       const tagList = tags.value.split(",").map((t) => t.trim()).filter(Boolean);
       if (tagList.length) args.tags = tagList;
+      if (asOf.value) args.as_of = asOf.value;
       try {
         const res = await call("search_notes", args);
         if (seq !== searchSeq) return; // a newer search answered or is on its way
@@ -176,7 +180,7 @@ const noema = (() => {
     let timer;
     const later = () => { clearTimeout(timer); timer = setTimeout(run, 120); };
     q.addEventListener("input", later);
-    for (const c of [mode, folder, tags]) c.addEventListener("input", later);
+    for (const c of [mode, folder, tags, asOf]) c.addEventListener("input", later);
     cleanup = () => { q.removeEventListener("input", later); clearTimeout(timer); };
     run();
   }
@@ -186,13 +190,24 @@ const noema = (() => {
     if (h.ranks && h.ranks.fulltext) why.push("full text #" + h.ranks.fulltext);
     if (h.ranks && h.ranks.semantic) why.push("meaning #" + h.ranks.semantic);
     why.push("decay " + fmtNum(h.decay, 2));
-    const li = el("li", { class: "hit" },
+    // Its place in time (docs/time.md): stale notes rank below what replaced them.
+    if (h.superseded_by && h.superseded_by.length) why.push("superseded by " + h.superseded_by.map(titleOfURI).join(", "));
+    if (h.successor) why.push("replaces " + (h.supersedes || []).map(titleOfURI).join(", "));
+    if (h.expired) why.push("expired " + (h.valid_until || "").slice(0, 10));
+    if (h.not_yet_valid) why.push("valid from " + (h.valid_from || "").slice(0, 10));
+    const stale = (h.superseded_by && h.superseded_by.length) || h.expired || h.not_yet_valid;
+    const li = el("li", { class: stale ? "hit stale" : "hit" },
       el("a", { href: noteHref(h.uri), class: "title" }, h.title || h.uri),
       el("span", { class: "score", title: "score (0-1, decay applied)" }, fmtNum(h.score)),
       el("p", { class: "snippet" }, highlight(h.snippet || "")),
       el("p", { class: "why" }, "Why here: " + why.join(" · ") + " — " + h.uri));
     if (h.explain) li.append(explainBlock(h.explain));
     return li;
+  }
+
+  // titleOfURI names a note by its memory:// URI's last part.
+  function titleOfURI(uri) {
+    return decodeURIComponent(uri.replace(/^memory:\/\//, "").split("/").pop());
   }
 
   // explainBlock shows a hit's explain output, whatever its shape.
