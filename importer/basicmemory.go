@@ -95,7 +95,11 @@ func ParseBasicMemory(rel string, content []byte) (*BasicNote, error) {
 		}
 		if m := relationLine.FindStringSubmatch(line); m != nil {
 			target, _, _ := strings.Cut(m[2], "|")
-			bn.Relations = append(bn.Relations, BasicRelation{Type: strings.TrimSpace(m[1]), Target: strings.TrimSpace(target), Context: m[3], Line: n})
+			typ, target := strings.TrimSpace(m[1]), strings.TrimSpace(target)
+			if typ == "" || target == "" {
+				continue // "- x [[ ]]", "- x [[|alias]]": a link to nothing is no relation
+			}
+			bn.Relations = append(bn.Relations, BasicRelation{Type: typ, Target: target, Context: m[3], Line: n})
 		}
 	}
 	return bn, nil
