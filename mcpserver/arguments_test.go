@@ -31,6 +31,7 @@ func TestArgumentErrorsReadLikeCLI(t *testing.T) {
 		{"search_notes", map[string]any{"query": "x", "limit": 1.5}, "invalid_argument: limit must be an integer, not the number 1.5"},
 		{"search_notes", map[string]any{"query": "x", "mode": "bogus"}, `invalid_argument: mode must be one of hybrid, fulltext, semantic, not "bogus"`},
 		{"search_notes", map[string]any{"query": "x", "bogus": 1}, "invalid_argument: unknown parameter bogus (this tool takes query,"},
+		{"status", map[string]any{"bogus": 1}, "invalid_argument: unknown parameter bogus (this tool takes vault)"},
 		{"search_notes", map[string]any{"limit": 1}, "invalid_argument: query is required"},
 		{"search_notes", map[string]any{"query": 3}, "invalid_argument: query must be a string, not the number"},
 		{"search_notes", map[string]any{"query": "x", "tags": []any{"a", 2}}, "invalid_argument: tags must be a list of strings, not one holding the number"},

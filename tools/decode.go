@@ -97,7 +97,9 @@ func ArgumentProblem(typ reflect.Type, required []string, raw json.RawMessage) (
 	}
 	if len(unknown) > 0 {
 		slices.Sort(unknown)
-		return unknown[0], fmt.Sprintf("unknown parameter %s (this tool takes %s)", strings.Join(unknown, ", "), strings.Join(names, ", "))
+		// Every tool also takes vault (the front end routes it before the
+		// arguments get here).
+		return unknown[0], fmt.Sprintf("unknown parameter %s (this tool takes %s)", strings.Join(unknown, ", "), strings.Join(append(names, VaultParam), ", "))
 	}
 	for _, name := range names {
 		f := fields[name]
