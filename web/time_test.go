@@ -11,13 +11,14 @@ import (
 // TestBrowserSupersession: the search view says what replaced a note and
 // answers as of a date (docs/time.md): the current fact first, the old one
 // marked superseded; as of a date before the new note, the old one alone
-// is current.
+// is current; a concept's context lists the old note after the new one,
+// marked.
 func TestBrowserSupersession(t *testing.T) {
 	ctx := browser(t)
 	dir := shots(t)
 	a := noematest.AppWith(t, map[string]string{
-		"Coffee 2024.md": "---\ncreated: 2024-01-10\n---\nAna drinks her espresso with oat milk.\n",
-		"Coffee 2025.md": "---\ncreated: 2025-03-01\nsupersedes: \"[[Coffee 2024]]\"\n---\nAna now drinks her espresso black.\n",
+		"Coffee 2024.md": "---\ncreated: 2024-01-10\n---\n[[Ana]] drinks her espresso with oat milk.\n",
+		"Coffee 2025.md": "---\ncreated: 2025-03-01\nsupersedes: \"[[Coffee 2024]]\"\n---\n[[Ana]] now drinks her espresso black.\n",
 		"Tea.md":         "Ben prefers green tea in the afternoon.\n",
 	})
 	base := "http://" + serve(t, a, serveOptions{}) + "/"
@@ -41,4 +42,14 @@ func TestBrowserSupersession(t *testing.T) {
 		t.Errorf("as of 2024-06-01 the old fact is marked stale")
 	}
 	shot(t, ctx, dir, "search-as-of")
+
+	// A concept's context lists the old note after the new, marked.
+	run(t, ctx, "open Ana's context", chromedp.Navigate(base+"#/context/Ana"))
+	waitJS(t, ctx, "the notes load", `document.querySelectorAll("ul.notes li").length === 2`)
+	eval(t, ctx, `[...document.querySelectorAll("ul.notes li > a")].map((a) => a.textContent)`, &titles)
+	if len(titles) != 2 || titles[0] != "Coffee 2025" {
+		t.Errorf("context notes %v, want Coffee 2025 first", titles)
+	}
+	wantIn(t, "the old note in the context", textOf(t, ctx, "ul.notes li.stale"), "Coffee 2024", "superseded by Coffee 2025")
+	shot(t, ctx, dir, "context-superseded")
 }

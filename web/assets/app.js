@@ -205,6 +205,16 @@ const noema = (() => {
     return li;
   }
 
+  // timeMarks says why a note no longer holds (superseded, expired, not yet
+  // valid), "" when it holds (docs/time.md).
+  function timeMarks(n) {
+    const m = [];
+    if (n.superseded_by && n.superseded_by.length) m.push("superseded by " + n.superseded_by.map(titleOfURI).join(", "));
+    if (n.expired) m.push("expired " + (n.valid_until || "").slice(0, 10));
+    if (n.not_yet_valid) m.push("valid from " + (n.valid_from || "").slice(0, 10));
+    return m.join(", ");
+  }
+
   // titleOfURI names a note by its memory:// URI's last part.
   function titleOfURI(uri) {
     return decodeURIComponent(uri.replace(/^memory:\/\//, "").split("/").pop());
@@ -281,8 +291,8 @@ const noema = (() => {
     for (const w of res.warnings || []) v.append(el("p", { class: "warning" }, "⚠ " + w));
     const grid = el("div", { class: "context" });
     grid.append(el("section", { "aria-label": "Notes" }, el("h2", {}, "Notes, freshest first (" + res.notes.length + ")"),
-      el("ul", { class: "notes" }, res.notes.map((n) => el("li", {},
-        el("a", { href: noteHref(n.uri) }, n.title), el("span", { class: "muted" }, " · " + fmtTime(n.modified) + " · decay " + fmtNum(n.decay, 2)),
+      el("ul", { class: "notes" }, res.notes.map((n) => el("li", { class: timeMarks(n) ? "stale" : null },
+        el("a", { href: noteHref(n.uri) }, n.title), el("span", { class: "muted" }, " · " + fmtTime(n.modified) + " · decay " + fmtNum(n.decay, 2) + (timeMarks(n) ? " · " + timeMarks(n) : "")),
         n.excerpt ? el("p", { class: "excerpt" }, n.excerpt) : null)))));
     grid.append(el("section", { "aria-label": "Relations" }, el("h2", {}, "Relations (" + res.relations.length + ")"),
       res.relations.length ? el("ul", {}, res.relations.map((x) => el("li", {}, x.direction === "out" ? "→ " : "← ", x.type, " ",
