@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -127,7 +128,11 @@ func runServe(ctx context.Context, c *CLI, v any) error {
 	defer cancel()
 	startVaults(ctx, vaults) // closeVaults (deferred) stops them and waits for them
 	if ui, ok := opts.UI.(*web.Handler); ok {
-		go ui.Warm(ctx)
+		// Warm reads the vaults' indexes: it ends (ctx cancelled, then
+		// waited for) before the deferred closeVaults closes them.
+		var warm sync.WaitGroup
+		warm.Go(func() { ui.Warm(ctx) })
+		defer func() { cancel(); warm.Wait() }()
 	}
 	// The heap kept near its live size (internal/memlimit; issue 21).
 	go memlimit.Run(ctx, c.Getenv)
