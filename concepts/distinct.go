@@ -25,24 +25,31 @@ import (
 // markedDistinctReason is the do_not_merge reason of a marked pair.
 const markedDistinctReason = "marked_distinct: marked as not a duplicate (" + noema.DistinctFromKey + " in a concept's metadata)"
 
-// distinctKeys returns the vault keys of the names a distinct_from value
-// holds: a name or a list of names (nil when it holds none).
-func distinctKeys(v any) map[string]bool {
-	var names []string
+// distinctNames returns the names a distinct_from value holds: a name or
+// a list of names.
+func distinctNames(v any) []string {
 	switch v := v.(type) {
 	case string:
-		names = []string{v}
+		return []string{v}
 	case []string:
-		names = v
+		return v
 	case []any:
+		var names []string
 		for _, x := range v {
 			if s, ok := x.(string); ok {
 				names = append(names, s)
 			}
 		}
+		return names
 	}
+	return nil
+}
+
+// distinctKeys returns the vault keys of the names a distinct_from value
+// holds (nil when it holds none).
+func distinctKeys(v any) map[string]bool {
 	var keys map[string]bool
-	for _, n := range names {
+	for _, n := range distinctNames(v) {
 		if k := vault.Key(n); k != "" {
 			if keys == nil {
 				keys = map[string]bool{}
@@ -60,18 +67,12 @@ func markedDistinct(a, b *dupConcept) bool {
 
 // namesMarked reports whether any name of c is among keys.
 func namesMarked(keys map[string]bool, c *dupConcept) bool {
-	if len(keys) == 0 {
-		return false
-	}
-	if keys[vault.Key(c.label)] {
-		return true
-	}
-	for i := range c.names {
-		if keys[c.names[i].key] {
-			return true
-		}
-	}
-	return false
+	return keysHoldName(keys, c.label) || slices.ContainsFunc(c.names, func(n nameInfo) bool { return keys[n.key] })
+}
+
+// keysHoldName reports whether keys holds the key of one of names.
+func keysHoldName(keys map[string]bool, names ...string) bool {
+	return len(keys) > 0 && slices.ContainsFunc(names, func(n string) bool { return keys[vault.Key(n)] })
 }
 
 // loadDistinctMarks gives the concepts of the index their marks (an index
@@ -108,14 +109,7 @@ func markedSources(target *noema.Concept, sources []*noema.Concept) []string {
 
 // conceptMarks reports whether a's distinct_from names any name of b.
 func conceptMarks(a, b *noema.Concept) bool {
-	keys := distinctKeys(a.Metadata[noema.DistinctFromKey])
-	if len(keys) == 0 {
-		return false
-	}
-	if keys[vault.Key(b.Label)] {
-		return true
-	}
-	return slices.ContainsFunc(b.Aliases, func(n string) bool { return keys[vault.Key(n)] })
+	return keysHoldName(distinctKeys(a.Metadata[noema.DistinctFromKey]), append([]string{b.Label}, b.Aliases...)...)
 }
 
 // addDistinct returns meta with names added to its distinct_from list (a
@@ -128,25 +122,12 @@ func addDistinct(meta map[string]any, names []string) map[string]any {
 	}
 	var list []any
 	seen := map[string]bool{}
-	add := func(n string) {
+	for _, n := range append(distinctNames(out[noema.DistinctFromKey]), names...) {
 		n = strings.TrimSpace(n)
 		if k := vault.Key(n); k != "" && !seen[k] {
 			seen[k] = true
 			list = append(list, n)
 		}
-	}
-	switch v := out[noema.DistinctFromKey].(type) {
-	case string:
-		add(v)
-	case []any:
-		for _, x := range v {
-			if s, ok := x.(string); ok {
-				add(s)
-			}
-		}
-	}
-	for _, n := range names {
-		add(n)
 	}
 	out[noema.DistinctFromKey] = list
 	return out
