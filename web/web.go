@@ -216,27 +216,13 @@ func (h *Handler) refusal(access httpserver.Access, t *tools.Tool) error {
 
 // vaultInfos lists the vaults access may use, the default first.
 func (h *Handler) vaultInfos(access httpserver.Access) []tools.VaultInfo {
-	out := []tools.VaultInfo{}
-	for _, v := range h.opts.Vaults {
-		if access.Allows(v.Name) {
-			out = append(out, tools.VaultInfo{Name: v.Name, Default: len(out) == 0, ReadOnly: access.ReadOnly})
-		}
-	}
-	return out
+	return tools.VaultInfos(h.opts.Vaults, access.Allows, access.ReadOnly)
 }
 
 // vault returns the vault called name ("": the first access may use),
 // not_found as a vault that does not exist when access may not use it.
 func (h *Handler) vault(access httpserver.Access, name string) (*tools.Vault, error) {
-	for i, v := range h.opts.Vaults {
-		if access.Allows(v.Name) && (name == "" || name == v.Name) {
-			return &h.opts.Vaults[i], nil
-		}
-	}
-	if name == "" {
-		return nil, noema.Errorf(noema.ENOTFOUND, "this token may use no vault this server serves")
-	}
-	return nil, tools.NotFoundVault(name)
+	return tools.PickVault(h.opts.Vaults, access.Allows, name)
 }
 
 // callRequest is the body of POST /api/call.
