@@ -60,6 +60,16 @@ type ConceptContextIndex interface {
 	ConceptContexts(ctx context.Context, ids []string, maxLinks int, fn func(id string, keys []string)) error
 }
 
+// NoteTextIndex gives the text of the notes that write a phrase, when a
+// [ConceptIndex] offers it: analyze_duplicates reads there the
+// abbreviations notes spell out ("Transport Layer Security (TLS)").
+type NoteTextIndex interface {
+	// NotesWriting calls fn with the row id and body of the notes whose
+	// text has each of phrases (its words in order) and a parenthesis, at
+	// most limit notes a phrase.
+	NotesWriting(ctx context.Context, phrases []string, limit int, fn func(id int64, body string)) error
+}
+
 // DistinctMarkIndex gives the pairs a person marked as two things, when a
 // [ConceptIndex] offers it (analyze_duplicates): a concept's metadata key
 // [DistinctFromKey] names the concepts it is not a duplicate of.

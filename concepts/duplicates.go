@@ -241,6 +241,12 @@ type dupConcept struct {
 	// distinct is the keys of the names a person marked it as not a
 	// duplicate of (distinct.go; nil: none).
 	distinct map[string]bool
+	// defined is the concepts the notes write beside it as a short form
+	// and what it stands for, by id, with the number of notes
+	// (definitions.go); expansion, of a short form, is the one it stands
+	// for.
+	defined   map[string]int
+	expansion string
 }
 
 // ownName reports whether c's i-th name is the concept's own: its label,
@@ -544,9 +550,12 @@ const (
 	// of it ("Jupiter" and "Jupiter (planet)", with "Jupiter, Florida"
 	// in the vault): judged as one only when the context picks this one.
 	chSeveralQualified
+	// chDefined: a note writes one as the abbreviation of the other
+	// ("Transport Layer Security (TLS)", definitions.go).
+	chDefined
 )
 
-var channelNames = []string{"folded_key", "compact", "edit", "token", "head_word", "acronym", "embedding", "shared_notes", "version", "abbreviation", "acronym_of_several", "spelling", "several_qualified"}
+var channelNames = []string{"folded_key", "compact", "edit", "token", "head_word", "acronym", "embedding", "shared_notes", "version", "abbreviation", "acronym_of_several", "spelling", "several_qualified", "defined_in_notes"}
 
 func channelEvidence(ch uint16) []string {
 	var out []string
@@ -1960,7 +1969,20 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64, informative bool) (DupP
 	ctxShared, ctxKnown := nj.ctxShared, nj.ctxKnown
 	shared := countShared(a.Neighbors, b.Neighbors)
 	p := DupPair{A: DupRef{a.id, a.label}, B: DupRef{b.id, b.label}, Fuzzy: round2(bestFuzzy), Similarity: sim, SharedNeighbors: shared}
-	if best.verdict == VerdictReview && shared < 2 && ctxKnown && ctxShared == 0 && informative {
+	defined := definedAs(a, b)
+	switch {
+	case defined > 0 && (best.verdict == "" || best.score < defineScore):
+		// The notes write one as the abbreviation of the other: the
+		// writer's word, whatever the spelling or the context says.
+		best = judgement{verdict: VerdictReview, score: defineScore, evidence: []string{"defined_in_notes"}, names: [2]string{a.label, b.label}}
+	case defined > 0:
+		best.evidence = append(slices.Clone(best.evidence), "defined_in_notes")
+	case best.verdict != "" && otherExpansion(a, b) && slices.Contains(best.evidence, "acronym"):
+		// An acronym the notes define as a third concept: its initials
+		// alone do not make it this one.
+		best = judgement{}
+	}
+	if best.verdict == VerdictReview && shared < 2 && ctxKnown && ctxShared == 0 && informative && defined == 0 {
 		// A likeness of spelling worth a review (a qualifier, an acronym,
 		// a clipped word), and each is linked beside other things: two
 		// concepts that look alike ("Paris" / "Paris, Texas", "demo" /
@@ -2174,9 +2196,12 @@ func countShared(a, b []int64) int {
 
 // analyseVault runs every channel over all of cons (their stats loaded)
 // and judges and groups the candidates.
-func analyseVault(x *dupIndex, cons []dupConcept, minScore float64, loadContext func([]int32)) ([]DupGroup, []DoNotMerge) {
+func analyseVault(x *dupIndex, cons []dupConcept, minScore float64, loadContext func([]int32), defined ...[2]int32) ([]DupGroup, []DoNotMerge) {
 	cs := &candidates{pairs: map[uint64]uint16{}, only: -1}
 	x.gather(cs)
+	for _, d := range defined {
+		cs.add(d[0], d[1], chDefined)
+	}
 	embeddingCandidates(cs, vectorsOf(cons), embedReview, x.lsh)
 	neighborCandidates(cs, cons)
 	return analyse(cs, cons, minScore, loadContext)
@@ -2580,6 +2605,9 @@ func (s *Service) judgedDuplicates(ctx context.Context, target *noema.Concept, s
 			return nil, err
 		}
 	}
+	if err := s.mergeDefinitions(ctx, cons, pos); err != nil {
+		return nil, err
+	}
 	joined := map[string]bool{}
 	in := []int{0}
 	for grew := true; grew; {
@@ -2605,6 +2633,41 @@ func (s *Service) judgedDuplicates(ctx context.Context, target *noema.Concept, s
 		}
 	}
 	return joined, nil
+}
+
+// mergeDefinitions gives cons (pos: index by id) the abbreviations the
+// notes define, as analyze_duplicates reads them, when one of their names
+// is a short form and the index reads notes.
+func (s *Service) mergeDefinitions(ctx context.Context, cons []dupConcept, pos map[string]int) error {
+	nt, ok := s.DB.(noema.NoteTextIndex)
+	if !ok || !slices.ContainsFunc(cons, func(c dupConcept) bool {
+		return slices.ContainsFunc(c.names, func(n nameInfo) bool { return shortForm(n.text) })
+	}) {
+		return nil
+	}
+	m, err := s.matcher(ctx)
+	if err != nil {
+		return err
+	}
+	m.dups.once.Do(func() { m.dups.x = buildDupIndex(m) })
+	x := m.dups.x
+	var of []int32
+	for _, c := range cons {
+		if i, ok := x.pos[c.id]; ok {
+			of = append(of, i)
+		}
+	}
+	defs, err := definitionsAmong(ctx, nt, x, of)
+	if err != nil {
+		return err
+	}
+	setDefinitions(defs, func(c int32) *dupConcept {
+		if i, ok := pos[m.ids[c]]; ok {
+			return &cons[i]
+		}
+		return &dupConcept{id: m.ids[c]} // a third concept: its expansion still counts
+	})
+	return nil
 }
 
 // loadContexts sets the context of each concept among ids (con gives it).
@@ -2665,6 +2728,9 @@ func (s *Service) Duplicates(ctx context.Context, in DuplicatesInput, emb Embedd
 	if ci, ok := s.DB.(noema.ConceptContextIndex); ok {
 		r.ci = ci
 	}
+	if nt, ok := s.DB.(noema.NoteTextIndex); ok {
+		r.nt = nt
+	}
 	var groups []DupGroup
 	var dnm []DoNotMerge
 	if r.only < 0 {
@@ -2713,6 +2779,7 @@ func (s *Service) dupFocus(ctx context.Context, x *dupIndex, ref string) (int32,
 type dupRun struct {
 	di       noema.DuplicateIndex
 	ci       noema.ConceptContextIndex // nil: no context evidence
+	nt       noema.NoteTextIndex       // nil: no definitions read in notes
 	m        *matcher
 	x        *dupIndex
 	cons     []dupConcept
@@ -2767,13 +2834,33 @@ func (r *dupRun) contextLoader(ctx context.Context, errp *error) func([]int32) {
 	}
 }
 
+// loadDefinitions reads the abbreviations the notes define
+// (definitions.go) among all concepts (of for nil), or those of the
+// concepts of: each concept's short forms, and the short forms the notes
+// write beside its names. It sets the concepts' definitions and returns
+// the pairs.
+func (r *dupRun) loadDefinitions(ctx context.Context, of []int32) ([][2]int32, error) {
+	if r.nt == nil {
+		return nil, nil
+	}
+	defs, err := definitionsAmong(ctx, r.nt, r.x, of)
+	if err != nil {
+		return nil, err
+	}
+	return setDefinitions(defs, func(c int32) *dupConcept { return &r.cons[c] }), nil
+}
+
 // analyseAll judges and groups the candidates among all concepts.
 func (r *dupRun) analyseAll(ctx context.Context) ([]DupGroup, []DoNotMerge, error) {
 	if err := r.loadStats(ctx, nil); err != nil {
 		return nil, nil, err
 	}
 	var ctxErr error
-	groups, dnm := analyseVault(r.x, r.cons, r.minScore, r.contextLoader(ctx, &ctxErr))
+	defined, err := r.loadDefinitions(ctx, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	groups, dnm := analyseVault(r.x, r.cons, r.minScore, r.contextLoader(ctx, &ctxErr), defined...)
 	if ctxErr != nil {
 		return nil, nil, ctxErr
 	}
@@ -2794,6 +2881,15 @@ func (r *dupRun) analyseConcept(ctx context.Context) ([]DupGroup, []DoNotMerge, 
 	})
 	if err != nil {
 		return nil, nil, err
+	}
+	defined, err := r.loadDefinitions(ctx, []int32{only})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, d := range defined {
+		if d[0] == only || d[1] == only {
+			cs.add(d[0], d[1], chDefined)
+		}
 	}
 	// Stats of the concept and its candidates, and of their
 	// candidates' candidates' ... is not needed: the group is the

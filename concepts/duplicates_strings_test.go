@@ -30,6 +30,7 @@ var (
 	dupDistractors = flag.Int("dup-distractors", 1000, "distractor concepts added to each split by TestStringDuplicates (the documented figures use 5000)")
 	dupContext     = flag.Bool("dup-context", false, "TestStringDuplicates writes each name into notes beside other concepts of its topic (openContextEval) instead of a note of its own")
 	dupContextRand = flag.Bool("dup-context-random", false, "with -dup-context: each labelled name is linked beside random distractors instead of its topic (a vault whose notes say nothing about the names they link)")
+	dupDefine      = flag.Bool("dup-define", false, "with -dup-context: for half the acronyms of the abbreviation clusters, one note of a longer name writes the acronym after it in parentheses (\"[[Transport Layer Security]] (TLS)\"), and as often a note of a hard negative that expands the same acronym otherwise")
 	dupSource      = flag.String("dup-distractor-source", "generated", "where TestStringDuplicates' distractors come from: generated (random 1-3 word names from the sets' vocabulary) or vault (real names: FOLDOC's headwords and the other splits' names)")
 )
 
@@ -416,6 +417,58 @@ func TestStringDuplicates(t *testing.T) {
 	}
 }
 
+// definitionsModel returns the names whose first note writes an acronym
+// after them in parentheses, and that acronym (-dup-define): of each
+// abbreviation cluster with an acronym and a name of two words or more,
+// one such pair drawn, kept with probability 1/2; of each hard negative
+// of an acronym and a name of two words or more (an acronym of another
+// expansion), with the same probability. So a vault defines some of its
+// acronyms, not all, and some in the other sense too.
+func definitionsModel(e *evalSet, labelled int, negs [][2]string) map[string]string {
+	r := benchdata.NewSplitMix64(17)
+	byCluster := map[int][]string{}
+	var order []int
+	for _, n := range e.names[:labelled] {
+		c := e.cluster[vault.Key(n)]
+		if _, ok := byCluster[c]; !ok {
+			order = append(order, c)
+		}
+		byCluster[c] = append(byCluster[c], n)
+	}
+	out := map[string]string{}
+	for _, c := range order {
+		ns := byCluster[c]
+		var acr, long []string
+		for _, n := range ns {
+			switch {
+			case isAcronymLike(n):
+				acr = append(acr, n)
+			case len(strings.Fields(n)) >= 2:
+				long = append(long, n)
+			}
+		}
+		if len(acr) == 0 || len(long) == 0 || len(ns) < 2 {
+			continue
+		}
+		if r.Below(2) == 0 {
+			out[long[r.Below(uint64(len(long)))]] = acr[r.Below(uint64(len(acr)))]
+		}
+	}
+	for _, ng := range negs {
+		a, l := ng[0], ng[1]
+		if !isAcronymLike(a) {
+			a, l = l, a
+		}
+		if !isAcronymLike(a) || len(strings.Fields(l)) < 2 {
+			continue
+		}
+		if _, ok := out[l]; !ok && r.Below(2) == 0 {
+			out[l] = a
+		}
+	}
+	return out
+}
+
 // openContextEval writes a vault in which names are linked beside other
 // concepts, as notes are written, rather than each alone in a note of its
 // own (openEval). The model, seeded, the same for every split:
@@ -470,12 +523,20 @@ func openContextEval(t testing.TB, e *evalSet, labelled int, negs [][2]string, e
 			}
 		}
 	}
+	defines := map[string]string{}
+	if *dupDefine {
+		defines = definitionsModel(e, labelled, negs)
+	}
 	dir := filepath.Join(t.TempDir(), "vault")
 	for i, n := range e.names[:labelled] {
 		tp := topicOf(e.cluster[vault.Key(n)])
 		for k := range 2 {
 			var b strings.Builder
-			b.WriteString(strings.Repeat("[["+n+"]] ", 1+i%3) + "\n")
+			first := strings.Repeat("[["+n+"]] ", 1+i%3)
+			if s, ok := defines[n]; ok && k == 0 {
+				first = "[[" + n + "]] (" + s + ") " + first
+			}
+			b.WriteString(first + "\n")
 			for range 3 {
 				if *dupContextRand {
 					b.WriteString("- [[" + draw() + "]]\n")

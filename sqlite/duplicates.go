@@ -6,9 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/noema-mem/noema"
 )
+
+var _ noema.NoteTextIndex = (*ConceptIndex)(nil)
 
 // This file holds the reads of analyze_duplicates (package concepts): each
 // concept's mention count, page, creation time and neighbours (the notes
@@ -170,6 +174,27 @@ func (ci *ConceptIndex) ConceptContexts(ctx context.Context, ids []string, maxLi
 		keys := got[id]
 		slices.Sort(keys)
 		fn(id, slices.Compact(keys))
+	}
+	return nil
+}
+
+// NotesWriting calls fn with the row id and body of the notes whose text
+// has each phrase of phrases (full-text match of its words, in order) and
+// a parenthesis, at most limit notes a phrase: where a note may spell an
+// abbreviation out ("Transport Layer Security (TLS)"). A phrase with no
+// word is skipped.
+func (ci *ConceptIndex) NotesWriting(ctx context.Context, phrases []string, limit int, fn func(id int64, body string)) error {
+	for _, ph := range phrases {
+		ws := strings.FieldsFunc(ph, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if len(ws) == 0 {
+			continue
+		}
+		match := `body : "` + strings.Join(ws, " ") + `"`
+		err := eachPair(ctx, ci.db.rd(), `SELECT c.id, c.c1 FROM notes_fts f JOIN notes_fts_content c ON c.id = f.rowid
+			WHERE notes_fts MATCH ? AND instr(c.c1, '(') > 0 LIMIT ?`, []any{match, limit}, fn)
+		if err != nil {
+			return fmt.Errorf("read notes writing %q: %w", ph, err)
+		}
 	}
 	return nil
 }
