@@ -2,6 +2,7 @@ package vault
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -47,6 +48,7 @@ type walker struct {
 	fn         func(rel string, info fs.FileInfo) error
 	temp       func(p string, d fs.DirEntry, pid int)
 	unreadable func(rel string, err error)
+	buf        []byte // readDir's, reused: a folder is read before the next
 }
 
 // parallelStats is how many notes a folder must hold for its stats to be
@@ -58,9 +60,12 @@ func (w *walker) dir(rel, abs string) error {
 	if err := w.ctx.Err(); err != nil {
 		return err
 	}
-	entries, fd, f, err := readDir(abs)
-	if f != nil {
-		defer f.Close()
+	if w.buf == nil {
+		w.buf = make([]byte, direntBuf)
+	}
+	entries, fd, err := readDir(abs, w.buf)
+	if fd >= 0 {
+		defer unix.Close(fd)
 	}
 	if err != nil {
 		if w.unreadable != nil && rel != "" {
@@ -69,18 +74,23 @@ func (w *walker) dir(rel, abs string) error {
 		}
 		return err
 	}
-	// The notes of the folder are stat'ed before its entries are visited.
+	// The notes of the folder are stat'ed before its entries are visited,
+	// into one slice (one allocation for the folder, not one a note), and
+	// their vault paths are cut from one string.
 	var notes []int
+	var pathBytes int
 	for i, d := range entries {
-		if name := d.Name(); !strings.HasPrefix(name, ".") && d.Type().IsRegular() && strings.HasSuffix(name, ".md") {
+		if name := d.name; !strings.HasPrefix(name, ".") && d.typ == 0 && strings.HasSuffix(name, ".md") {
 			notes = append(notes, i)
+			pathBytes += len(rel) + 1 + len(name)
 		}
 	}
-	infos := make([]*statInfo, len(notes))
+	infos := make([]statInfo, len(notes))
 	errs := make([]error, len(notes))
 	statRange := func(lo, hi int) {
 		for k := lo; k < hi; k++ {
-			infos[k], errs[k] = fstatat(fd, entries[notes[k]].Name())
+			infos[k].name = entries[notes[k]].name
+			errs[k] = fstatatInto(fd, &infos[k])
 		}
 	}
 	if n := min(runtime.GOMAXPROCS(0), len(notes)/parallelStats); n > 1 {
@@ -92,22 +102,37 @@ func (w *walker) dir(rel, abs string) error {
 	} else {
 		statRange(0, len(notes))
 	}
+	var paths strings.Builder
+	if rel != "" {
+		paths.Grow(pathBytes)
+		for _, i := range notes {
+			paths.WriteString(rel)
+			paths.WriteByte('/')
+			paths.WriteString(entries[i].name)
+		}
+	}
+	all, at := paths.String(), 0
 	k := 0
 	for i, d := range entries {
 		if err := w.ctx.Err(); err != nil {
 			return err
 		}
-		name := d.Name()
+		name := d.name
 		if k < len(notes) && notes[k] == i {
-			info, err := infos[k], errs[k]
+			info, err := &infos[k], errs[k]
 			k++
+			r := name
+			if rel != "" {
+				r = all[at : at+len(rel)+1+len(name)]
+				at += len(r)
+			}
 			if err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
 					continue // removed while walking
 				}
 				return err
 			}
-			if err := w.fn(joinRel(rel, name), info); err != nil {
+			if err := w.fn(r, info); err != nil {
 				if errors.Is(err, fs.SkipDir) {
 					return nil
 				}
@@ -117,20 +142,20 @@ func (w *walker) dir(rel, abs string) error {
 		}
 		p := filepath.Join(abs, name)
 		if strings.HasPrefix(name, ".") {
-			if !d.IsDir() && w.temp != nil && d.Type().IsRegular() {
+			if w.temp != nil && d.typ == 0 {
 				if pid, ok := parseTempName(name); ok {
-					w.temp(p, d, pid)
+					w.temp(p, d.entry(p), pid)
 				}
 			}
 			continue
 		}
-		if d.IsDir() {
+		if d.typ == fs.ModeDir {
 			if err := w.dir(joinRel(rel, name), p); err != nil {
 				return err
 			}
 			continue
 		}
-		if !strings.HasSuffix(name, ".md") || d.Type()&fs.ModeSymlink == 0 {
+		if !strings.HasSuffix(name, ".md") || d.typ&fs.ModeSymlink == 0 {
 			continue
 		}
 		// A symbolic link: followed through the root, which refuses
@@ -153,21 +178,116 @@ func (w *walker) dir(rel, abs string) error {
 	return nil
 }
 
-// readDir opens the folder at abs without following a link and reads its
-// entries in name order; the caller closes f (when not nil), whose
-// descriptor fd the entries' stats are taken relative to.
-func readDir(abs string) (entries []fs.DirEntry, fd int, f *os.File, err error) {
-	fd, err = unix.Open(abs, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return nil, -1, nil, &fs.PathError{Op: "open", Path: abs, Err: err}
+// dirent is a folder entry as the kernel lists it: its name and its type
+// bits (fs.FileMode's, 0 for a regular file).
+type dirent struct {
+	name string
+	typ  fs.FileMode
+}
+
+// entry returns d, at path p, as an fs.DirEntry whose Info is p's lstat,
+// as os.ReadDir's entries are.
+func (d dirent) entry(p string) fs.DirEntry { return lazyEntry{d, p} }
+
+// lazyEntry is the fs.DirEntry of a dirent.
+type lazyEntry struct {
+	d dirent
+	p string
+}
+
+func (e lazyEntry) Name() string               { return e.d.name }
+func (e lazyEntry) IsDir() bool                { return e.d.typ == fs.ModeDir }
+func (e lazyEntry) Type() fs.FileMode          { return e.d.typ }
+func (e lazyEntry) Info() (fs.FileInfo, error) { return os.Lstat(e.p) }
+
+// direntBuf is the size of the buffer readDir lists a folder with.
+const direntBuf = 64 << 10
+
+// readDir opens the folder at abs without following a link and lists its
+// entries in name order, reading them into buf: what os.ReadDir gives,
+// without an allocation per entry (the names are cut from one string per
+// getdents call). The caller closes fd when it is not -1; the entries'
+// stats are taken relative to it.
+func readDir(abs string, buf []byte) (entries []dirent, fd int, err error) {
+	for {
+		fd, err = unix.Open(abs, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != unix.EINTR {
+			break
+		}
 	}
-	f = os.NewFile(uintptr(fd), abs)
-	entries, err = f.ReadDir(-1)
 	if err != nil {
-		return nil, fd, f, err
+		return nil, -1, &fs.PathError{Op: "open", Path: abs, Err: err}
 	}
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return entries, fd, f, nil
+	for {
+		n, err := unix.Getdents(fd, buf)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, fd, &fs.PathError{Op: "readdirent", Path: abs, Err: err}
+		}
+		if n <= 0 {
+			break
+		}
+		if entries, err = parseDirents(fd, abs, string(buf[:n]), entries); err != nil {
+			return nil, fd, err
+		}
+	}
+	slices.SortFunc(entries, func(a, b dirent) int { return strings.Compare(a.name, b.name) })
+	return entries, fd, nil
+}
+
+// parseDirents appends the linux_dirent64 records in b (one getdents
+// call's) to entries, skipping "." and ".."; an entry of unknown type is
+// lstat'ed (relative to fd), and skipped when it is gone, as os.ReadDir
+// does.
+func parseDirents(fd int, abs, b string, entries []dirent) ([]dirent, error) {
+	const nameOff = 19 // d_ino 8, d_off 8, d_reclen 2, d_type 1
+	for len(b) >= nameOff {
+		reclen := int(binary.NativeEndian.Uint16([]byte{b[16], b[17]}))
+		if reclen < nameOff || reclen > len(b) {
+			return nil, &fs.PathError{Op: "readdirent", Path: abs, Err: unix.EIO}
+		}
+		rec := b[:reclen]
+		b = b[reclen:]
+		if ino := rec[:8]; ino == "\x00\x00\x00\x00\x00\x00\x00\x00" {
+			continue // a deleted entry
+		}
+		name := rec[nameOff:]
+		if i := strings.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		if name == "." || name == ".." {
+			continue
+		}
+		var typ fs.FileMode
+		switch rec[18] {
+		case unix.DT_REG:
+		case unix.DT_DIR:
+			typ = fs.ModeDir
+		case unix.DT_LNK:
+			typ = fs.ModeSymlink
+		case unix.DT_FIFO:
+			typ = fs.ModeNamedPipe
+		case unix.DT_SOCK:
+			typ = fs.ModeSocket
+		case unix.DT_CHR:
+			typ = fs.ModeDevice | fs.ModeCharDevice
+		case unix.DT_BLK:
+			typ = fs.ModeDevice
+		default:
+			s := statInfo{name: name}
+			if err := fstatatInto(fd, &s); err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					continue
+				}
+				return nil, err
+			}
+			typ = s.Mode().Type()
+		}
+		entries = append(entries, dirent{name: name, typ: typ})
+	}
+	return entries, nil
 }
 
 // joinRel joins a vault path and a name.
@@ -178,18 +298,18 @@ func joinRel(rel, name string) string {
 	return rel + "/" + name
 }
 
-// fstatat stats name in the folder open as fd, without following a link.
-func fstatat(fd int, name string) (*statInfo, error) {
-	s := &statInfo{name: name}
+// fstatatInto stats s.name in the folder open as fd into s, without
+// following a link.
+func fstatatInto(fd int, s *statInfo) error {
 	for {
-		err := unix.Fstatat(fd, name, &s.st, unix.AT_SYMLINK_NOFOLLOW)
+		err := unix.Fstatat(fd, s.name, &s.st, unix.AT_SYMLINK_NOFOLLOW)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
-			return nil, &fs.PathError{Op: "fstatat", Path: name, Err: err}
+			return &fs.PathError{Op: "fstatat", Path: s.name, Err: err}
 		}
-		return s, nil
+		return nil
 	}
 }
 

@@ -2,17 +2,20 @@ package vault
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/noema-mem/noema/internal/treetest"
+	"golang.org/x/sys/unix"
 )
 
 // walkRecord renders what a walk reports: every note with the stat sync
@@ -130,4 +133,55 @@ func lineDiff(got, want string) string {
 		}
 	}
 	return fmt.Sprintf("%d lines, want %d", len(g), len(w))
+}
+
+// TestParseDirents: the kernel's folder records are read as os.ReadDir
+// reads them — "." and "..", deleted records (inode 0) and entries gone
+// before their lstat skipped, an entry of unknown type (file systems
+// without d_type) lstat'ed for it.
+func TestParseDirents(t *testing.T) {
+	dir := t.TempDir()
+	treetest.Write(t, dir, "unknown.md", "x")
+	if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(fd)
+	record := func(ino uint64, typ byte, name string) []byte {
+		n := (19 + len(name) + 1 + 7) &^ 7
+		b := make([]byte, n)
+		binary.NativeEndian.PutUint64(b, ino)
+		binary.NativeEndian.PutUint16(b[16:], uint16(n))
+		b[18] = typ
+		copy(b[19:], name)
+		return b
+	}
+	var b []byte
+	for _, r := range []struct {
+		ino  uint64
+		typ  byte
+		name string
+	}{
+		{1, unix.DT_DIR, "."}, {1, unix.DT_DIR, ".."}, {5, unix.DT_REG, "a.md"},
+		{0, unix.DT_REG, "deleted.md"}, {6, unix.DT_UNKNOWN, "unknown.md"},
+		{7, unix.DT_UNKNOWN, "gone.md"}, {8, unix.DT_UNKNOWN, "sub"},
+		{9, unix.DT_LNK, "l.md"}, {10, unix.DT_FIFO, "fifo"}, {11, unix.DT_DIR, "a-very-long-folder-name-of-many-bytes"},
+	} {
+		b = append(b, record(r.ino, r.typ, r.name)...)
+	}
+	got, err := parseDirents(fd, dir, string(b), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []dirent{{"a.md", 0}, {"unknown.md", 0}, {"sub", fs.ModeDir}, {"l.md", fs.ModeSymlink},
+		{"fifo", fs.ModeNamedPipe}, {"a-very-long-folder-name-of-many-bytes", fs.ModeDir}}
+	if !slices.Equal(got, want) {
+		t.Errorf("parseDirents:\n got %v\nwant %v", got, want)
+	}
+	if _, err := parseDirents(fd, dir, string(b[:len(b)-3]), nil); err == nil {
+		t.Error("a truncated record was read")
+	}
 }
