@@ -12,3 +12,7 @@ func (ix *Indexer) SetBatch(n int) { ix.batch = n }
 
 // SetBulk sets how many notes a sync must write to load them in bulk.
 func (ix *Indexer) SetBulk(n int) { ix.bulk = n }
+
+// SetStatesRead installs a hook told whether each sync read the note
+// states from the saved snapshot.
+func (ix *Indexer) SetStatesRead(fn func(fromSnapshot bool)) { ix.statesRead = fn }

@@ -63,6 +63,9 @@ type Indexer struct {
 	// sync or reindex commits; an error from it ends the sync there, as a
 	// kill at that moment would.
 	afterCommit func(point string) error
+	// statesRead, when set (by tests), is told whether a sync read the
+	// note states from the saved snapshot.
+	statesRead func(fromSnapshot bool)
 	// batch overrides batchSize when positive (tests).
 	batch int
 	// bulk overrides bulkNotes when positive (tests).
@@ -222,7 +225,7 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 	// states are then read beside the walk (each is a third of a no-op
 	// sync).
 	type loaded struct {
-		states []sqlite.NoteState
+		states sqlite.NoteStateSet
 		stale  bool
 		err    error
 	}
@@ -257,6 +260,9 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 	if l.err != nil {
 		return nil, l.err
 	}
+	if ix.statesRead != nil {
+		ix.statesRead(l.states.FromSnapshot())
+	}
 	stale := l.stale
 	if err != nil {
 		return nil, fmt.Errorf("walk vault: %w", err)
@@ -272,7 +278,7 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 		ix.afterWalk()
 	}
 
-	states := newNoteStates(l.states)
+	states := newNoteStates(l.states.List)
 	for i, st := range states.list {
 		if underAny(st.Path, unreadable) {
 			states.mark[i] = walked // not walked, not deleted: kept as indexed
@@ -398,7 +404,12 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 				return err
 			}
 		}
-		return ix.recordSync(tx, res)
+		if err := ix.recordSync(tx, res); err != nil {
+			return err
+		}
+		// The next sync reads the states from the snapshot this keeps
+		// near the index.
+		return sqlite.SaveNoteStates(tx, &l.states)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("finish sync: %w", err)

@@ -92,3 +92,18 @@ func inLinkOrder(links []placed) []int32 {
 	}
 	return noema.FirstMentions(out)
 }
+
+// AllNoteStates is the state of every note read row by row, as NoteStates
+// reads it without a snapshot.
+func (db *DB) AllNoteStates(ctx context.Context) (list []NoteState, err error) {
+	err = db.ReadTx(ctx, func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRow(`SELECT COUNT(*) FROM notes`).Scan(&n); err != nil {
+			return err
+		}
+		set, err := readAllStates(ctx, tx, n)
+		list = set.List
+		return err
+	})
+	return list, err
+}

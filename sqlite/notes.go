@@ -92,36 +92,13 @@ type FileState struct {
 
 // NoteState is the part of a note row sync needs to skip unchanged files.
 type NoteState struct {
-	// Path is set by NoteStates only.
+	// Path is set by DB.NoteStates only.
 	Path    string
 	ID      int64
 	Size    int64
 	MtimeNS int64
 	File    FileState
 	Hash    string
-}
-
-// NoteStates returns the stored state of every note, in no order.
-func (db *DB) NoteStates(tx *sql.Tx) ([]NoteState, error) {
-	var n int
-	if err := tx.QueryRow(`SELECT COUNT(*) FROM notes`).Scan(&n); err != nil {
-		return nil, fmt.Errorf("count note states: %w", err)
-	}
-	rows, err := tx.Query(`SELECT path, ` + noteStateColumns + ` FROM notes`)
-	if err != nil {
-		return nil, fmt.Errorf("list note states: %w", err)
-	}
-	defer rows.Close()
-	out := make([]NoteState, 0, n)
-	var s NoteState
-	dest := []any{&s.Path, &s.ID, &s.Size, &s.MtimeNS, &s.File.CtimeNS, &s.File.Inode, &s.File.VerifiedNS, &s.Hash}
-	for rows.Next() {
-		if err := rows.Scan(dest...); err != nil {
-			return nil, fmt.Errorf("scan note state: %w", err)
-		}
-		out = append(out, s)
-	}
-	return out, rows.Err()
 }
 
 func jsonList(v []string) string {
