@@ -301,12 +301,21 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 	if ix.bulk > 0 {
 		bulk = ix.bulk
 	}
+	var text *sqlite.TextLoad // the text of a cold load, indexed beside the writer
 	if total >= bulk {
 		done, err := ix.DB.BulkLoad(ctx)
 		if err != nil {
 			return nil, err
 		}
 		defer done()
+		if len(states.list) == 0 {
+			if text, err = ix.DB.StartTextLoad(ctx); err != nil {
+				ix.Logger.Warn("cannot index the text beside the writer; the writer indexes it", "err", err)
+				text = nil
+			} else {
+				defer text.Close()
+			}
+		}
 	}
 	if progress != nil {
 		progress(0, total)
@@ -359,7 +368,7 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 			continue // drain
 		}
 		var wrote, changed bool
-		wrote, changed, writeErr = ix.writeChunk(ctx, results, states, deletedByHash, res)
+		wrote, changed, writeErr = ix.writeChunk(ctx, results, states, deletedByHash, res, text)
 		if wrote && writeErr == nil {
 			stale = stale || changed
 			writeErr = ix.committed("notes")
@@ -370,6 +379,14 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if text != nil {
+		if err := text.Finish(ctx); err != nil {
+			return nil, fmt.Errorf("write index: %w", err)
+		}
+		if err := ix.committed("text"); err != nil {
+			return nil, err
+		}
 	}
 	var deleted []string
 	for _, paths := range deletedByHash {
@@ -461,9 +478,10 @@ func (s *noteStates) get(path string) (sqlite.NoteState, bool) {
 // writeChunk classifies parsed files (added, updated, renamed, unchanged,
 // skipped) and writes them in one transaction, which also marks the
 // registry stale when a note's content or path changed. It reports whether
-// it committed a transaction, and whether that changed a note.
+// it committed a transaction, and whether that changed a note. With text,
+// the notes' full-text rows go to it once the transaction has committed.
 func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states *noteStates,
-	deletedByHash map[string][]string, res *Result) (committed, changed bool, err error) {
+	deletedByHash map[string][]string, res *Result, text *sqlite.TextLoad) (committed, changed bool, err error) {
 	type op struct {
 		renameFrom string
 		p          *parsed
@@ -514,6 +532,7 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states *not
 	var (
 		changes bool
 		touched []int // ops found current in the transaction
+		texts   []sqlite.TextRow
 	)
 	err = ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
 		changes, touched = false, touched[:0]
@@ -522,7 +541,11 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states *not
 			return err
 		}
 		defer w.Close()
-		w.DeferText()
+		if text != nil {
+			w.SideText()
+		} else {
+			w.DeferText()
+		}
 		for i, o := range ops {
 			rec := o.p.rec
 			if ix.changedSinceRead(rec) {
@@ -548,6 +571,11 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states *not
 				if err := sqlite.SetMeta(tx, metaStale, "1"); err != nil {
 					return err
 				}
+				if text != nil {
+					if err := sqlite.MarkTextLoad(tx); err != nil {
+						return err
+					}
+				}
 			}
 			if !exists && o.renameFrom != "" {
 				if _, fromExists, err := w.State(o.renameFrom); err != nil {
@@ -563,10 +591,17 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states *not
 				return err
 			}
 		}
-		return w.Flush()
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		texts = w.Texts()
+		return nil
 	})
 	if err != nil {
 		return true, false, err
+	}
+	if text != nil {
+		text.Add(texts)
 	}
 	for _, o := range ops {
 		*o.counted++

@@ -142,15 +142,13 @@ type NoteWriter struct {
 	// a note's row by id in queued) and the removal of replaced ones
 	// (cleared) until Flush.
 	deferText bool
-	texts     []textRow
-	queued    map[int64]int
-	cleared   []int64
-}
-
-// textRow is a note's full-text row.
-type textRow struct {
-	id               int64
-	title, body, cjk string
+	// sideText: Flush leaves the queued rows to the caller (Texts), for
+	// a TextLoad.
+	sideText bool
+	texts    []TextRow
+	queued   map[int64]int
+	cleared  []int64
+	kept     []TextRow
 }
 
 // DeferText makes Put queue the full-text rows until Flush, which the
@@ -165,6 +163,18 @@ func (w *NoteWriter) DeferText() {
 	w.queued = map[int64]int{}
 }
 
+// SideText is DeferText for a load whose text a TextLoad indexes: Flush
+// removes the text of the notes Put replaced and keeps the new rows for
+// Texts, which the caller hands to the TextLoad once the transaction has
+// committed.
+func (w *NoteWriter) SideText() {
+	w.DeferText()
+	w.sideText = true
+}
+
+// Texts returns the rows the last Flush kept (see SideText).
+func (w *NoteWriter) Texts() []TextRow { return w.kept }
+
 // Flush writes the full-text rows Put queued (see DeferText): first it
 // removes the rows of the notes Put replaced, then it inserts the new
 // ones.
@@ -175,9 +185,13 @@ func (w *NoteWriter) Flush() error {
 			return fmt.Errorf("clear the text of note %d: %w", id, err)
 		}
 	}
-	for _, t := range w.texts {
-		if _, err := w.text.ExecContext(ctx, t.id, t.title, t.body, t.cjk); err != nil {
-			return fmt.Errorf("index text of note %d: %w", t.id, err)
+	if w.sideText {
+		w.kept = w.texts
+	} else {
+		for _, t := range w.texts {
+			if _, err := w.text.ExecContext(ctx, t.ID, t.Title, t.Body, t.CJK); err != nil {
+				return fmt.Errorf("index text of note %d: %w", t.ID, err)
+			}
 		}
 	}
 	w.cleared, w.texts = nil, nil
@@ -312,10 +326,14 @@ func (w *NoteWriter) Put(rec *NoteRecord, fresh bool) (int64, error) {
 			return 0, fmt.Errorf("insert validity of %s: %w", rec.Path, err)
 		}
 	}
-	w.tx.textChanged = true
-	bigrams := cjk.Bigrams(rec.Title, rec.Body)
+	if !w.sideText {
+		w.tx.textChanged = true
+	}
 	if w.deferText {
-		row := textRow{id: id, title: rec.Title, body: rec.Body, cjk: bigrams}
+		row := TextRow{ID: id, Title: rec.Title, Body: rec.Body}
+		if !w.sideText { // a TextLoad derives them on its own goroutine
+			row.CJK = cjk.Bigrams(rec.Title, rec.Body)
+		}
 		if i, ok := w.queued[id]; ok {
 			w.texts[i] = row // the note written again: its last version
 		} else {
@@ -324,7 +342,7 @@ func (w *NoteWriter) Put(rec *NoteRecord, fresh bool) (int64, error) {
 		}
 		return id, nil
 	}
-	if _, err := w.text.ExecContext(ctx, id, rec.Title, rec.Body, bigrams); err != nil {
+	if _, err := w.text.ExecContext(ctx, id, rec.Title, rec.Body, cjk.Bigrams(rec.Title, rec.Body)); err != nil {
 		return 0, fmt.Errorf("index text of %s: %w", rec.Path, err)
 	}
 	return id, nil

@@ -64,6 +64,7 @@ type DB struct {
 type pools struct {
 	read, write *sql.DB
 	file        os.FileInfo // the file they opened
+	dsn         string      // the data source both open, without the write pool's _txlock
 	// stmts are read statements prepared once on the read pool, by SQL
 	// (see prepared).
 	stmts sync.Map
@@ -159,6 +160,7 @@ func (db *DB) open(ctx context.Context) (p *pools, err error) {
 	q.Add("_pragma", fmt.Sprintf("cache_size(-%d)", defaultCacheKB))
 	q.Add("_pragma", fmt.Sprintf("wal_autocheckpoint(%d)", defaultAutocheckpoint))
 	dsn := "file:" + path + "?" + q.Encode()
+	p.dsn = dsn
 
 	if p.write, err = sql.Open("sqlite", dsn+"&_txlock=immediate"); err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
@@ -181,6 +183,9 @@ func (db *DB) open(ctx context.Context) (p *pools, err error) {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
 	if err := db.migrate(ctx, p.write); err != nil {
+		return nil, err
+	}
+	if err := db.recoverTextLoad(ctx, p.write); err != nil {
 		return nil, err
 	}
 	return p, nil
