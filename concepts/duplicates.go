@@ -393,6 +393,9 @@ func (x *dupIndex) addSpellingKeys(n *nameInfo, c int32) {
 	if n.variant != "" {
 		addKey(x.variant, n.variant, c)
 	}
+	if k := numberFolded(n); k != "" && k != n.variant {
+		addKey(x.variant, k, c) // "Formula One" meets "Formula 1"
+	}
 }
 
 // addWordKeys files concept c under the keys of name n's words: clipped
@@ -453,9 +456,12 @@ func (x *dupIndex) addAcronymKeys(n *nameInfo, c int32) {
 	for _, ws := range acronymSources(n) {
 		var b strings.Builder
 		for _, w := range ws {
-			b.WriteString(string([]rune(w)[:1]))
+			b.WriteString(initialOf(w))
 		}
 		addKey(x.initials, b.String(), c)
+	}
+	for _, k := range digitInitials(n.all) {
+		addKey(x.initials, k, c) // "4wd" of four-wheel drive
 	}
 }
 
@@ -771,8 +777,12 @@ func (x *dupIndex) gatherAcronyms(cs *candidates) {
 				cs.add(int32(i), b, chAcronymOfSeveral)
 			}
 			switch {
-			case len(l) == 1:
-				cs.add(int32(i), l[0], chAcronym)
+			case len(l) == 1 || len(l) <= 4 && x.spelledAsOne(l):
+				// One expansion, or several names spelled as one
+				// ("Formula 1" and "Formula One" of F1).
+				for _, b := range l {
+					cs.add(int32(i), b, chAcronym)
+				}
 			case len(l) <= bucketCap:
 				for _, b := range l {
 					cs.add(int32(i), b, chAcronymOfSeveral)
@@ -780,6 +790,21 @@ func (x *dupIndex) gatherAcronyms(cs *candidates) {
 			}
 		}
 	}
+}
+
+// spelledAsOne reports whether the concepts l are one by their labels'
+// spelling: every two of them judged a merge by the spelling rules
+// (folded key, spacing, numbers written as words, British spelling).
+func (x *dupIndex) spelledAsOne(l []int32) bool {
+	for i := range l {
+		for k := i + 1; k < len(l); k++ {
+			j := compareNames(&x.names[l[i]][0], &x.names[l[k]][0], nil)
+			if j.verdict != VerdictMerge || j.weak || slices.Contains(j.evidence, "typo") {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // gatherSpellings pairs the British and American spellings of one name.
@@ -1011,6 +1036,9 @@ func (x *dupIndex) contracted(w string, fn func(int32)) {
 func acronymWord(n *nameInfo) string {
 	if n.acro {
 		return n.acroWord
+	}
+	if digitAcronym(n.text) {
+		return strings.ToLower(n.text) // "4WD", "G7"
 	}
 	return ""
 }
@@ -1296,7 +1324,7 @@ func (j *judgement) byExactness(a, b *nameInfo) bool {
 		j.evidence = append(j.evidence, "numeronym")
 		return true
 	}
-	if !slices.Equal(a.numbers, b.numbers) {
+	if !slices.Equal(a.numbers, b.numbers) && !numbersAgree(a, b) {
 		j.veto = "version_number: the numbers differ (" + numberDiff(a.numbers, b.numbers) + ")"
 		return true
 	}
@@ -1316,6 +1344,13 @@ func (j *judgement) bySpelling(a, b *nameInfo, vocab map[string][]int32) bool {
 		j.score, j.verdict = 1, VerdictMerge
 		j.evidence = append(j.evidence, "folded_key")
 		j.evidence = append(j.evidence, foldDetails(a, b)...)
+		return true
+	}
+	if ka, kb := numberFolded(a), numberFolded(b); ka != "" && (ka == kb || ka == b.folded) || kb != "" && kb == a.folded {
+		// "Formula One" / "Formula 1": one number, written as a word and
+		// in digits.
+		j.score, j.verdict = 0.95, VerdictMerge
+		j.evidence = append(j.evidence, "number_spelling")
 		return true
 	}
 	if a.compact == b.compact || a.full == b.full {
@@ -1378,7 +1413,7 @@ func (j *judgement) byShortForm(short, long *nameInfo) bool {
 		j.score, j.verdict = 0.8, VerdictReview
 		j.evidence = append(j.evidence, "person_name")
 		// A surname alone is as often a place or a company ("Ford",
-		// "Jordan"): with context only.
+		// "Jordan", "Jackson"): with context only.
 		j.weak = true
 		return true
 	}
@@ -1694,6 +1729,9 @@ func acronymOf(short, long *nameInfo) (ok, inner bool) {
 	}
 	if len(long.all) >= 2 && len(long.all) <= 6 && initialsMatch(rw, long.all) {
 		return true, false // function words given or not: "SoC", system on a chip
+	}
+	if digits := strings.IndexFunc(w, unicode.IsDigit) >= 0; digits && len(long.all) >= 2 && len(long.all) <= 6 && digitInitialsMatch(rw, long.all, true) {
+		return true, false // "4WD" / four-wheel drive, "B2C" / business-to-consumer
 	}
 	for _, ws := range acronymSources(long) {
 		if len(ws) == len(rw) {

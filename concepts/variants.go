@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // This file holds the name shapes of round 4 (docs/duplicates.md): British
@@ -274,7 +275,7 @@ func runKeys(n *nameInfo) []string {
 func runInitials(ws []string) []string {
 	out := []string{""}
 	for _, w := range ws {
-		first := string([]rune(w)[:1])
+		first := initialOf(w)
 		n := len(out)
 		for j := 0; j < n; j++ {
 			if functionWords[w] {
@@ -417,4 +418,177 @@ func countryPlace(short, long *nameInfo) bool {
 func dottedWord(text string) bool {
 	t := strings.TrimSpace(text)
 	return strings.HasSuffix(t, ".") && strings.Count(t, ".") == 1 && !strings.ContainsAny(t, " -") && len(t) > 2
+}
+
+// Numbers written as words and as digits (round 5): "4WD" is four-wheel
+// drive, "G7" the Group of Seven, "B2C" business-to-consumer, "WW2" World
+// War II, "Formula One" Formula 1.
+
+// numberWords are the cardinal numbers written as words, by their digits.
+var numberWords = map[string]string{
+	"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6",
+	"seven": "7", "eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+	"first": "1", "second": "2", "third": "3", "fourth": "4", "fifth": "5",
+}
+
+// romanDigits are the roman numerals of romanNumerals, by their digits.
+var romanDigits = map[string]string{"i": "1", "ii": "2", "iii": "3", "iv": "4", "v": "5", "vi": "6", "vii": "7", "viii": "8", "ix": "9", "x": "10"}
+
+// digitAcronym reports whether a one-word name is an acronym with digits:
+// 2-6 letters and digits, one digit at least and one letter, no more
+// lower-case letters than upper-case ones ("4WD", "B2C", "G7", "T2D",
+// "PS4"); not a numeronym ("k8s", "i18n": lower case).
+func digitAcronym(text string) bool {
+	if utf8.RuneCountInString(text) < 2 || utf8.RuneCountInString(text) > 6 {
+		return false
+	}
+	upper, lower, digits := 0, 0, 0
+	for _, r := range text {
+		switch {
+		case unicode.IsUpper(r):
+			upper++
+		case unicode.IsLower(r):
+			lower++
+		case unicode.IsDigit(r):
+			digits++
+		default:
+			return false
+		}
+	}
+	return digits > 0 && upper > 0 && lower <= upper
+}
+
+// wordDigits is the digits a word stands for in an acronym: a number
+// written in digits ("1" of Formula 1), as a word ("four", "seven") or a
+// roman numeral after the first word ("II" of World War II); "to" and
+// "for" read as 2 and 4 ("B2B", "P2P"). "" for other words.
+func wordDigits(w string, first bool) string {
+	switch {
+	case w == "to":
+		return "2"
+	case w == "for":
+		return "4"
+	case numberWords[w] != "":
+		return numberWords[w]
+	case romanDigits[w] != "" && !first:
+		return romanDigits[w]
+	}
+	for _, r := range w {
+		if !unicode.IsDigit(r) {
+			return ""
+		}
+	}
+	return w
+}
+
+// digitInitials are the initials of ws (2-6 words) with a number word's
+// digits in place of its letter (function words given or not), those
+// with a digit only: the keys a digit acronym looks up.
+func digitInitials(ws []string) []string {
+	if len(ws) < 2 || len(ws) > 6 || !slices.ContainsFunc(ws, func(w string) bool { return wordDigits(w, false) != "" }) {
+		return nil
+	}
+	out := []string{""}
+	for i, w := range ws {
+		alts := []string{initialOf(w)}
+		if d := wordDigits(w, i == 0); d != "" && d != alts[0] {
+			alts = append(alts, d)
+		}
+		if functionWords[w] {
+			alts = append(alts, "")
+		}
+		var next []string
+		for _, o := range out {
+			for _, a := range alts {
+				next = append(next, o+a)
+			}
+		}
+		out = next
+	}
+	out = slices.DeleteFunc(out, func(k string) bool { return strings.IndexFunc(k, unicode.IsDigit) < 0 || len(k) < 2 })
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// digitInitialsMatch reports whether the acronym a (lower case, digits
+// among its letters) is the initials of ws, a word giving its digits in
+// place of its first letter, function words giving their letter or not.
+func digitInitialsMatch(a []rune, ws []string, first bool) bool {
+	if len(ws) == 0 {
+		return len(a) == 0
+	}
+	w := []rune(ws[0])
+	if len(a) > 0 && a[0] == w[0] && digitInitialsMatch(a[1:], ws[1:], false) {
+		return true
+	}
+	if d := []rune(wordDigits(ws[0], first)); len(d) > 0 && len(a) >= len(d) && string(a[:len(d)]) == string(d) && digitInitialsMatch(a[len(d):], ws[1:], false) {
+		return true
+	}
+	return functionWords[ws[0]] && digitInitialsMatch(a, ws[1:], false)
+}
+
+// spelledNumbers is a name's numbers with those written as words too
+// ("Formula One": 1), digits for roman numerals: what the version veto
+// compares once one name writes a number as a word and the other in
+// digits.
+func spelledNumbers(n *nameInfo) []string {
+	var out []string
+	for _, d := range n.numbers {
+		if r := romanDigits[d]; r != "" {
+			d = r
+		}
+		out = append(out, strings.TrimLeft(d, "0"))
+	}
+	for _, w := range n.all {
+		if d := numberWords[w]; d != "" {
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// numbersAgree reports whether two names' numbers are one once written
+// alike: "Formula 1" / "Formula One", "WW2" / "World War II" (digits of a
+// digit acronym against the other's number words), "B2C" / "business to
+// consumer" (its digit a "to").
+func numbersAgree(a, b *nameInfo) bool {
+	if slices.Equal(spelledNumbers(a), spelledNumbers(b)) {
+		return true
+	}
+	for _, p := range [][2]*nameInfo{{a, b}, {b, a}} {
+		if w := acronymWord(p[0]); w != "" && strings.IndexFunc(w, unicode.IsDigit) >= 0 {
+			return digitInitialsMatch([]rune(w), p[1].all, true) || slices.ContainsFunc(acronymSources(p[1]), func(ws []string) bool {
+				return digitInitialsMatch([]rune(w), ws, true)
+			})
+		}
+	}
+	return false
+}
+
+// numberFolded is the folded key with numbers written as words in digits
+// ("formula 1" of Formula One), "" when no word is a number.
+func numberFolded(n *nameInfo) string {
+	changed := false
+	ws := make([]string, 0, len(n.content))
+	for i, w := range n.content {
+		if d := wordDigits(w, i == 0 && len(n.all) > 0 && n.all[0] == w); d != "" && d != w && w != "to" && w != "for" {
+			w, changed = d, true
+		}
+		ws = append(ws, w)
+	}
+	if !changed {
+		return ""
+	}
+	slices.Sort(ws)
+	return strings.Join(slices.Compact(ws), " ")
+}
+
+// initialOf is what a word gives an acronym: its first letter, or all its
+// digits ("Windows 10" is W10, not W1).
+func initialOf(w string) string {
+	if strings.IndexFunc(w, func(r rune) bool { return !unicode.IsDigit(r) }) < 0 {
+		return w
+	}
+	return string([]rune(w)[:1])
 }
