@@ -39,6 +39,16 @@ type ConceptIndex interface {
 	FilesRelatingTo(ctx context.Context, refs []string) ([]string, error)
 }
 
+// IndexIdentity is offered by a [ConceptIndex] that can name the index it
+// reads: an id fixed for the index's life and new for an index created
+// anew (a deleted index rebuilt from the files restarts its revisions).
+// Files kept beside the index and derived from it, such as find_concepts'
+// names snapshot, carry it so that they are never taken for another
+// index's.
+type IndexIdentity interface {
+	IndexID(ctx context.Context) (string, error)
+}
+
 // DuplicateIndex is what analyze_duplicates reads of a [ConceptIndex]
 // besides the names, when the index offers it.
 type DuplicateIndex interface {

@@ -30,6 +30,11 @@ import (
 // IndexDir is the folder inside a vault that holds the index.
 const IndexDir = ".noema"
 
+// NamesFile is the file in IndexDir that keeps find_concepts' names
+// between processes (concepts.Service.NamesFile): a cache of the index,
+// read at a server's start.
+const NamesFile = "concept-names.snap"
+
 // Options configures Open.
 type Options struct {
 	// Config is the loaded configuration; nil loads it from the vault's
@@ -178,6 +183,7 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 	}
 	cs := concepts.New(v, db.Concepts(), ix)
 	cs.Ignore = ix.Ignore
+	cs.NamesFile = filepath.Join(v.Root, IndexDir, NamesFile)
 	a := &App{Vault: v, DB: db, Indexer: ix, Notes: notes.New(v, noteIndex, ix, ix.MaxNoteBytes), Concepts: cs, Relations: relations.New(v, db.Relations(), ix, cs),
 		Semantic: semantic.New(db.Semantic(), emb, cfg.Decay, opts.Logger), Search: search.New(db.Search(), emb, cfg.Decay), Recall: recall.New(db.Mentions(), cs, cfg.Decay),
 		Config: cfg, Logger: opts.Logger, Follower: follower, store: store, reads: reads}

@@ -31,7 +31,9 @@ func (a *App) Start(ctx context.Context) {
 	// search's names and note vectors, side by side; the concept vectors
 	// (Serve's refresh) once the second channel's index is built.
 	choices, names := make(chan struct{}), make(chan struct{})
+	a.mu.Lock()
 	a.names = names
+	a.mu.Unlock()
 	a.background.Go(func() {
 		defer close(names)
 		if err := a.Concepts.Warm(ctx, func() { close(choices) }); err != nil && ctx.Err() == nil {
@@ -68,6 +70,22 @@ func (a *App) Start(ctx context.Context) {
 		// system only slowly. Return it now, once.
 		debug.FreeOSMemory()
 	})
+}
+
+// WarmedUp is closed once find_concepts' warm-up begun by Start has ended
+// (its names, fuzzy choices and second channel's index built, or failed):
+// work that can wait, such as the web view's map, waits for it so as not
+// to compete with a server's first answers. Closed at once when Start was
+// not called.
+func (a *App) WarmedUp() <-chan struct{} {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.names == nil {
+		done := make(chan struct{})
+		close(done)
+		return done
+	}
+	return a.names
 }
 
 // Serve keeps the index live for a serving process until ctx is done. It

@@ -36,6 +36,11 @@ type Service struct {
 	// Similarity, when set, measures how close two concepts are in
 	// meaning; Merge refuses dissimilar ones with it.
 	Similarity Similarity
+	// NamesFile, when set, is the file that keeps find_concepts' names
+	// between processes (the names snapshot, snapshot.go): Warm reads it
+	// and writes it, SaveNames brings it up to date. It is used only with
+	// an index that offers noema.IndexIdentity.
+	NamesFile string
 
 	mu    sync.Mutex
 	cache *nameView // the concepts' names for fuzzy matching, updated when the registry changes

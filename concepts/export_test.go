@@ -30,3 +30,11 @@ func (s *Service) NamesBase() any {
 	}
 	return s.cache.base
 }
+
+// NamesFromSnapshot reports whether the names cached in full were read
+// from the names snapshot (not from the index).
+func (s *Service) NamesFromSnapshot() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cache != nil && s.cache.base.version == snapshotVersion
+}

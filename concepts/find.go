@@ -267,10 +267,14 @@ const FindIndexWait = time.Second
 // Warm builds what find_concepts needs — every concept's names and their
 // fuzzy choices under the default processor, then the second channel's
 // index — so that a server's first answer does not build them (App.Start
-// runs it first of its background work). choicesReady, when not nil, is
-// called once the choices are built: find_concepts can answer from then
-// on (waiting at most FindIndexWait for the rest).
+// runs it first of its background work). The names come from the names
+// snapshot (NamesFile) when it is of this index, with what changed since
+// read from the index; else from the index, and the snapshot is written
+// once the rest is built. choicesReady, when not nil, is called once the
+// choices are built: find_concepts can answer from then on (waiting at
+// most FindIndexWait for the rest).
 func (s *Service) Warm(ctx context.Context, choicesReady func()) error {
+	snap := s.loadSnapshot(ctx)
 	v, err := s.names(ctx)
 	if err == nil {
 		for _, m := range []*matcher{v.base, v.delta} {
@@ -284,15 +288,41 @@ func (s *Service) Warm(ctx context.Context, choicesReady func()) error {
 	if choicesReady != nil {
 		choicesReady()
 	}
-	if err != nil || !secondChannel {
+	if err != nil {
 		return err
 	}
-	for _, m := range []*matcher{v.base, v.delta} {
-		if m != nil {
-			m.findIndex()
+	if secondChannel {
+		for _, m := range []*matcher{v.base, v.delta} {
+			if m != nil {
+				m.findIndex()
+			}
 		}
 	}
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if v.base != snap { // read in full from the index: keep it for the next start
+		id, err := s.indexID(ctx)
+		if err != nil || id == "" {
+			return err
+		}
+		return s.saveSnapshot(v.base, id)
+	}
+	return nil
+}
+
+// Count returns how many concepts the registry holds, from find_concepts'
+// names (cached: free once Warm has run).
+func (s *Service) Count(ctx context.Context) (int, error) {
+	v, err := s.names(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := len(v.base.ids) - len(v.hidden)
+	if v.delta != nil {
+		n += len(v.delta.ids)
+	}
+	return n, nil
 }
 
 // secondChannel turns on find_concepts' second candidate channel (tests
@@ -373,7 +403,9 @@ func (s *Service) names(ctx context.Context) (*nameView, error) {
 		if err != nil {
 			return nil, err
 		}
-		if deleted == base.deleted && len(delta.ids) <= max(maxDeltaMin, len(base.ids)/10) {
+		// An index behind the base (its revision lower) is not the one
+		// the base was read from: read it in full.
+		if deleted == base.deleted && at >= base.rev && len(delta.ids) <= max(maxDeltaMin, len(base.ids)/10) {
 			delta.rev, delta.deleted = at, deleted
 			delta.index()
 			v := &nameView{version: version, base: base}
@@ -413,6 +445,11 @@ func (s *Service) loadNames(ctx context.Context, version string) (*matcher, erro
 
 // index lists every name of the matcher's concepts (texts, groups).
 func (m *matcher) index() {
+	n := len(m.ids)
+	for _, al := range m.aliases {
+		n += len(al)
+	}
+	m.texts, m.groups = make([]string, 0, n), make([]int, 0, n)
 	for g := range m.ids {
 		m.texts = append(m.texts, m.labels[g])
 		m.groups = append(m.groups, g)

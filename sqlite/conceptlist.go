@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -23,6 +24,7 @@ var (
 	_ noema.DuplicateIndex      = (*ConceptIndex)(nil)
 	_ noema.ConceptContextIndex = (*ConceptIndex)(nil)
 	_ noema.DistinctMarkIndex   = (*ConceptIndex)(nil)
+	_ noema.IndexIdentity       = (*ConceptIndex)(nil)
 )
 
 // Concepts returns the concept index over db.
@@ -32,6 +34,29 @@ func (db *DB) Concepts() *ConceptIndex { return &ConceptIndex{db: db} }
 // [DB.ConceptsVersion]).
 func (ci *ConceptIndex) ConceptsVersion(ctx context.Context) (string, error) {
 	return ci.db.ConceptsVersion(ctx)
+}
+
+// IndexIDKey is the meta key holding the index's identity (see
+// [ConceptIndex.IndexID]).
+const IndexIDKey = "index_id"
+
+// IndexID returns the index's identity: a random id written to the meta
+// table the first time it is asked for, so that an index created anew (a
+// deleted index.db rebuilt from the files, whose concept revisions start
+// again from 0) has another one.
+func (ci *ConceptIndex) IndexID(ctx context.Context) (string, error) {
+	if id, err := ci.db.GetMeta(ctx, IndexIDKey); err != nil || id != "" {
+		return id, err
+	}
+	err := ci.db.Write(ctx, func(tx *Tx) error {
+		// Another process may have written one meanwhile: keep it.
+		_, err := tx.Exec(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO NOTHING`, IndexIDKey, rand.Text())
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("write the index id: %w", err)
+	}
+	return ci.db.GetMeta(ctx, IndexIDKey)
 }
 
 // FilesRelatingTo returns the vault paths of the files that declare a

@@ -56,6 +56,12 @@ func runSync(ctx context.Context, e *Env, rebuild, embed bool) (*indexer.Result,
 	if err != nil {
 		return nil, err
 	}
+	// The next server reads find_concepts' names from the snapshot instead
+	// of the whole registry (issue 21); a snapshot left stale only costs
+	// that read.
+	if err := e.App.Concepts.SaveNames(ctx); err != nil && ctx.Err() == nil {
+		e.App.Logger.Warn("saving the concept names snapshot", "err", err)
+	}
 	if embed {
 		if err := e.App.Semantic.Embed(ctx); err != nil {
 			return nil, err

@@ -30,6 +30,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"encoding/json"
@@ -87,6 +88,9 @@ type Options struct {
 	Version string
 	// Logger receives internal errors of tool calls (nil: discarded).
 	Logger *slog.Logger
+	// MapWarmMax is the largest vault, in concepts, whose concept map Warm
+	// lays out ahead (0: MapWarmMaxConcepts).
+	MapWarmMax int
 }
 
 // Handler serves the page, its assets and the JSON endpoints.
@@ -359,14 +363,30 @@ func jsonObject(key, value string) (json.RawMessage, error) {
 	return json.Marshal(map[string]string{key: value})
 }
 
+// MapWarmMaxConcepts is the largest vault (in concepts) whose concept map
+// Warm lays out ahead by default (Options.MapWarmMax). Above it the map is computed at its first opening:
+// at a million concepts the whole-graph analysis it starts from (PageRank,
+// Louvain, the layout) takes minutes of CPU and gigabytes, which a server
+// should not spend on a view nobody may open (issue 21).
+const MapWarmMaxConcepts = 100_000
+
 // Warm lays out each vault's concept map in the background once the
-// vault's first sync has ended (or at once when it was synced before),
-// so that the first opening of the map finds it computed: the layout and
-// the PageRank and communities it needs take a second or more on a vault
-// of 10,000 notes. It returns when ctx is done or every map is computed;
-// errors are left for the page's own request to meet.
+// vault's first sync has ended (or at once when it was synced before)
+// and the server's first answers are ready (app.App.WarmedUp: the map
+// does not compete with find_concepts' warm-up), so that the first
+// opening of the map finds it computed: the layout and the PageRank and
+// communities it needs take a second or more on a vault of 10,000 notes.
+// A vault of more concepts than Options.MapWarmMax is left for the first
+// opening. It returns when ctx is done or every map is computed; errors
+// are left for the page's own request to meet.
 func (h *Handler) Warm(ctx context.Context) {
+	maxConcepts := cmp.Or(h.opts.MapWarmMax, MapWarmMaxConcepts)
 	for _, v := range h.opts.Vaults {
+		select {
+		case <-v.App.WarmedUp():
+		case <-ctx.Done():
+			return
+		}
 		for {
 			p := v.App.Progress()
 			if !p.Running && (!p.FinishedAt.IsZero() || p.StartedAt.IsZero()) {
@@ -377,6 +397,10 @@ func (h *Handler) Warm(ctx context.Context) {
 				return
 			case <-time.After(100 * time.Millisecond):
 			}
+		}
+		if n, err := v.App.Concepts.Count(ctx); err != nil || n > maxConcepts {
+			h.log.Debug("web: the concept map is left for its first opening", "vault", v.Name, "concepts", n, "err", err)
+			continue
 		}
 		if _, err := v.App.Graph.Map(ctx, graph.MapOptions{}); err != nil && ctx.Err() == nil {
 			h.log.Debug("web: the concept map was not laid out ahead", "vault", v.Name, "err", err)

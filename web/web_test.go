@@ -1,14 +1,17 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/httpserver"
@@ -245,5 +248,37 @@ func TestScopedTokens(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWarmBoundsTheMap checks that Warm lays out ahead only the maps of
+// vaults of at most Options.MapWarmMax concepts (issue 21: at a million
+// concepts the whole-graph analysis competed with the server's start),
+// and returns once every vault is done.
+func TestWarmBoundsTheMap(t *testing.T) {
+	a := noematest.AppWith(t, vaultFiles)
+	n, err := a.Concepts.Count(context.Background())
+	if err != nil || n == 0 {
+		t.Fatalf("Count = %d, %v; want the vault's concepts", n, err)
+	}
+	for _, tc := range []struct {
+		max    int
+		warmed bool
+	}{{0, true}, {n, true}, {n - 1, false}} {
+		var logs strings.Builder
+		ui, err := web.New(web.Options{Vaults: one(a), Mode: web.On, MapWarmMax: tc.max,
+			Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		ui.Warm(ctx)
+		if ctx.Err() != nil {
+			t.Fatalf("MapWarmMax %d: Warm did not return", tc.max)
+		}
+		cancel()
+		if left := strings.Contains(logs.String(), "left for its first opening"); left == tc.warmed {
+			t.Errorf("MapWarmMax %d with %d concepts: map laid out ahead = %v, want %v (log: %s)", tc.max, n, !left, tc.warmed, logs.String())
+		}
 	}
 }
