@@ -274,7 +274,6 @@ const FindIndexWait = time.Second
 // choices are built: find_concepts can answer from then on (waiting at
 // most FindIndexWait for the rest).
 func (s *Service) Warm(ctx context.Context, choicesReady func()) error {
-	snap := s.loadSnapshot(ctx)
 	v, err := s.names(ctx)
 	if err == nil {
 		for _, m := range []*matcher{v.base, v.delta} {
@@ -301,7 +300,7 @@ func (s *Service) Warm(ctx context.Context, choicesReady func()) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if v.base != snap { // read in full from the index: keep it for the next start
+	if v.base.version != snapshotVersion { // read in full from the index: keep it for the next start
 		id, err := s.indexID(ctx)
 		if err != nil || id == "" {
 			return err
@@ -381,9 +380,10 @@ type nameView struct {
 const maxDeltaMin = 2000
 
 // names returns the view of the concepts' names at the current registry
-// version: the cached one when nothing changed; else the cached base with
-// the concepts added or renamed since; else (no base yet, a concept was
-// deleted, or the changes outgrew maxDelta) a full reload.
+// version: the cached one when nothing changed; else the cached base (the
+// first time, the names snapshot's, when it is of this index) with the
+// concepts added or renamed since; else (no base, a concept was deleted,
+// or the changes outgrew maxDelta) a full reload.
 func (s *Service) names(ctx context.Context) (*nameView, error) {
 	version, err := s.DB.ConceptsVersion(ctx)
 	if err != nil {
@@ -393,6 +393,13 @@ func (s *Service) names(ctx context.Context) (*nameView, error) {
 	defer s.mu.Unlock()
 	if s.cache != nil && s.cache.version == version {
 		return s.cache, nil
+	}
+	if s.cache == nil && s.NamesFile != "" {
+		// The first names of the process: from the snapshot when it is
+		// of this index, with what changed since (below).
+		if m := s.loadSnapshot(ctx); m != nil {
+			s.cache = &nameView{version: snapshotVersion, base: m}
+		}
 	}
 	if s.cache != nil {
 		base := s.cache.base

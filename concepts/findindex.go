@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"hash/maphash"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -100,19 +101,38 @@ func (m *matcher) names(g int) []string {
 	return append([]string{m.labels[g]}, m.aliases[g]...)
 }
 
+// findIndexPart is the least number of concepts worth a goroutine of
+// their own when the find index is built.
+const findIndexPart = 1 << 14
+
 func buildFindIndex(m *matcher) *findIndex {
 	type entry struct {
 		h uint64
 		c int32
 	}
 	x := &findIndex{seed: maphash.MakeSeed()}
-	var all []entry
-	for g := range m.ids {
-		for _, t := range m.names(g) {
-			n := analyseName(t)
-			findKeys(&n, func(k string) { all = append(all, entry{maphash.String(x.seed, k), int32(g)}) })
-		}
+	// The names are analysed in parts side by side (at a million concepts
+	// a part is seconds of CPU, and the first find_concepts of a server
+	// waits for the index up to FindIndexWait); the sort makes the result
+	// independent of the parts.
+	parts := min(runtime.GOMAXPROCS(0), max(1, len(m.ids)/findIndexPart))
+	found := make([][]entry, parts)
+	var wg sync.WaitGroup
+	for w := range parts {
+		wg.Go(func() {
+			var out []entry
+			for g := len(m.ids) * w / parts; g < len(m.ids)*(w+1)/parts; g++ {
+				for _, t := range m.names(g) {
+					n := analyseName(t)
+					findKeys(&n, func(k string) { out = append(out, entry{maphash.String(x.seed, k), int32(g)}) })
+				}
+			}
+			found[w] = out
+		})
 	}
+	wg.Wait()
+	all := slices.Concat(found...)
+	found = nil
 	slices.SortFunc(all, func(a, b entry) int {
 		if c := cmp.Compare(a.h, b.h); c != 0 {
 			return c

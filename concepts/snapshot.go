@@ -264,9 +264,9 @@ func (s *Service) indexID(ctx context.Context) (string, error) {
 	return ix.IndexID(ctx)
 }
 
-// loadSnapshot reads the names snapshot (Service.NamesFile) and, when it
-// is whole and of this index, makes it the base of the names cache (when
-// there is none yet) and returns it; nil otherwise.
+// loadSnapshot reads the names snapshot (Service.NamesFile) and returns
+// its names when it is whole and of this index; nil otherwise. names calls
+// it, holding s.mu, when nothing is cached yet.
 func (s *Service) loadSnapshot(ctx context.Context) *matcher {
 	id, err := s.indexID(ctx)
 	if err != nil || id == "" {
@@ -280,12 +280,6 @@ func (s *Service) loadSnapshot(ctx context.Context) *matcher {
 	if err != nil || h.indexID != id {
 		return nil
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.cache != nil {
-		return nil
-	}
-	s.cache = &nameView{version: snapshotVersion, base: m}
 	return m
 }
 

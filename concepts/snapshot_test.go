@@ -61,6 +61,14 @@ func TestNamesSnapshot(t *testing.T) {
 		}
 	}
 	check("current snapshot", true)
+	// A find_concepts before the warm-up reads the snapshot too (the
+	// first call of a server started a moment ago).
+	first := concepts.New(a.Vault, a.DB.Concepts(), a.Indexer)
+	first.NamesFile = file
+	find(first, "grad chk")
+	if !first.NamesFromSnapshot() {
+		t.Error("a find_concepts before the warm-up read every name from the index, not the snapshot")
+	}
 
 	write(t, a, "New 1", "[[Gradient Checkpointing]] [[Kubernetes]]")
 	check("concepts added since", true)
