@@ -222,10 +222,10 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 	// process creates and indexes meanwhile is then new to both (and found
 	// indexed when written), never "indexed but not walked", which would
 	// delete it. The transaction's first read fixes its snapshot; the
-	// states are then read beside the walk (each is a third of a no-op
-	// sync).
+	// states are then read, and indexed by path, beside the walk.
 	type loaded struct {
 		states sqlite.NoteStateSet
+		index  *noteStates
 		stale  bool
 		err    error
 	}
@@ -243,6 +243,9 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 			l.states, err = ix.DB.NoteStates(tx)
 			return err
 		})
+		if l.err == nil {
+			l.index = newNoteStates(l.states.List) // beside the walk too
+		}
 		taken()
 		load <- l
 	}()
@@ -278,7 +281,7 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 		ix.afterWalk()
 	}
 
-	states := newNoteStates(l.states.List)
+	states := l.index
 	for i, st := range states.list {
 		if underAny(st.Path, unreadable) {
 			states.mark[i] = walked // not walked, not deleted: kept as indexed

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"unsafe"
 )
 
 // NoteStateSet is the state of every note of one snapshot of the index,
@@ -59,7 +60,7 @@ func (db *DB) NoteStates(tx *sql.Tx) (NoteStateSet, error) {
 func readSnapshot(ctx context.Context, tx *sql.Tx, n int) (set NoteStateSet, ok bool, err error) {
 	var (
 		pos, schema int64
-		data        sql.RawBytes
+		data        []byte // Scan's copy, which decodeStates keeps
 		list        []NoteState
 	)
 	cur, err := schemaVersion(ctx, tx)
@@ -284,8 +285,9 @@ func isLowerHex(s string) bool {
 }
 
 // decodeStates decodes a snapshot record; ok is false when data is not
-// one. The paths and hashes are cut from two strings (a copy of data, and
-// the hashes spelled out), not allocated one by one.
+// one. The paths and hashes are cut from two strings (data itself, and
+// the hashes spelled out), not allocated one by one: data must not change
+// after the call.
 func decodeStates(data []byte) (list []NoteState, ok bool) {
 	rest, ok := bytes.CutPrefix(data, []byte(statesMagic))
 	if !ok {
@@ -296,7 +298,8 @@ func decodeStates(data []byte) (list []NoteState, ok bool) {
 	if k <= 0 || count > uint64(len(rest))/9 {
 		return nil, false
 	}
-	s := string(rest[k:])
+	rest = rest[k:]
+	s := unsafe.String(unsafe.SliceData(rest), len(rest))
 	list = make([]NoteState, count)
 	const spelled = len(hashPrefix) + 2*rawHashLen
 	hashes := make([]byte, 0, int(count)*spelled)

@@ -69,12 +69,16 @@ func (r *Reader) read(rel string) ([]byte, fs.FileInfo, bool) {
 		return nil, nil, false
 	}
 	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, nil, false
+	}
 	info := &statInfo{name: baseName(rel)}
-	if err := unix.Fstat(fd, &info.st); err != nil || !info.Mode().IsRegular() {
+	if info.set(&st); !info.Mode().IsRegular() {
 		return nil, nil, false
 	}
 	// Read to the end: the file may have grown since the stat.
-	data := make([]byte, 0, info.st.Size+1)
+	data := make([]byte, 0, info.size+1)
 	for {
 		if len(data) == cap(data) {
 			data = append(data, 0)[:len(data)]

@@ -138,7 +138,8 @@ func lineDiff(got, want string) string {
 // TestParseDirents: the kernel's folder records are read as os.ReadDir
 // reads them — "." and "..", deleted records (inode 0) and entries gone
 // before their lstat skipped, an entry of unknown type (file systems
-// without d_type) lstat'ed for it.
+// without d_type) lstat'ed for it — and a truncated record or a name
+// without its NUL byte is an error.
 func TestParseDirents(t *testing.T) {
 	dir := t.TempDir()
 	treetest.Write(t, dir, "unknown.md", "x")
@@ -183,5 +184,10 @@ func TestParseDirents(t *testing.T) {
 	}
 	if _, err := parseDirents(fd, dir, string(b[:len(b)-3]), nil); err == nil {
 		t.Error("a truncated record was read")
+	}
+	unterminated := record(12, unix.DT_REG, "12345")[:24] // reclen 24: the name fills it, no NUL
+	binary.NativeEndian.PutUint16(unterminated[16:], 24)
+	if _, err := parseDirents(fd, dir, string(unterminated), nil); err == nil {
+		t.Error("a name without its NUL byte was read")
 	}
 }
