@@ -75,8 +75,8 @@ type ConceptContextIndex interface {
 // abbreviations notes spell out ("Transport Layer Security (TLS)").
 type NoteTextIndex interface {
 	// NotesWriting calls fn with the row id and body of the notes whose
-	// text has each of phrases (its words in order) and a parenthesis, at
-	// most limit notes a phrase.
+	// text has each of phrases (its words in order) and a parenthesis or
+	// a link's bar, at most limit notes a phrase.
 	NotesWriting(ctx context.Context, phrases []string, limit int, fn func(id int64, body string)) error
 }
 

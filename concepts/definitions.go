@@ -70,9 +70,10 @@ type definition struct {
 
 // definitionsIn returns the definitions written in a note's body: a long
 // form followed by the short form in parentheses, or a short form followed
-// by the long form in parentheses, either side a link or plain text.
+// by the long form in parentheses, either side a link or plain text, and
+// a link to the long form shown as the short form.
 func definitionsIn(body string) []definition {
-	var out []definition
+	out := displayedShortForms(body)
 	for i := 0; i < len(body); i++ {
 		if body[i] != '(' {
 			continue
@@ -117,6 +118,35 @@ func definitionsIn(body string) []definition {
 		}
 	}
 	return out
+}
+
+// displayedShortForms are the links written with a short form as their
+// text ("[[Transport Layer Security|TLS]]"): the writer shows the
+// abbreviation and links what it stands for.
+func displayedShortForms(body string) []definition {
+	var out []definition
+	for rest := body; ; {
+		k := strings.Index(rest, "[[")
+		if k < 0 {
+			return out
+		}
+		rest = rest[k+2:]
+		e := strings.Index(rest, "]]")
+		if e < 0 {
+			return out
+		}
+		t := rest[:e]
+		if bar := strings.IndexByte(t, '|'); bar >= 0 && !strings.Contains(t, "\n") {
+			target, text := strings.TrimSpace(t[:bar]), strings.TrimSpace(t[bar+1:])
+			if hash := strings.IndexByte(target, '#'); hash >= 0 {
+				target = strings.TrimSpace(target[:hash])
+			}
+			if target != "" && shortForm(text) && !shortForm(target) {
+				out = append(out, definition{short: text, long: []string{target}})
+			}
+		}
+		rest = rest[e+2:]
+	}
 }
 
 // lastClause is the text of a line after its last stop (a sentence end,
@@ -230,7 +260,7 @@ func definedPairs(ctx context.Context, nt noema.NoteTextIndex, x *dupIndex, phra
 			s := shorts[0]
 			for _, l := range d.long {
 				n := analyseName(l)
-				if n.folded == "" || shortForm(l) || len(n.all) < 2 && utf8.RuneCountInString(l) < utf8.RuneCountInString(d.short)+3 {
+				if n.folded == "" || shortForm(l) || len(n.all) < 2 && utf8.RuneCountInString(l) < utf8.RuneCountInString(d.short)+3 || containsShort(n, d.short) {
 					continue
 				}
 				longs := x.folded[n.folded]
@@ -252,6 +282,23 @@ func definedPairs(ctx context.Context, nt noema.NoteTextIndex, x *dupIndex, phra
 		}
 	})
 	return out, err
+}
+
+// containsShort reports whether a long form has the short form among its
+// words (its letters, digits left out): "NFL Draft (NFL)", "HTML 4.01
+// (HTML5)" name something more specific, not what the short form stands
+// for.
+func containsShort(long nameInfo, short string) bool {
+	letters := strings.ToLower(strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) {
+			return r
+		}
+		return -1
+	}, short))
+	if utf8.RuneCountInString(letters) < 2 {
+		return false
+	}
+	return slices.ContainsFunc(long.all, func(w string) bool { return strings.Trim(w, "0123456789") == letters })
 }
 
 // shortFormPhrases are the names of the concepts among cons (all for nil)

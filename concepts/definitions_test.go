@@ -13,7 +13,7 @@ func TestDefinitionsIn(t *testing.T) {
 	}{
 		{"We use Transport Layer Security (TLS) for this.", "TLS", []string{"We use Transport Layer Security", "use Transport Layer Security", "Transport Layer Security", "Layer Security", "Security"}},
 		{"- [[Transport Layer Security]] (TLS)\n", "TLS", []string{"Transport Layer Security"}},
-		{"the [[Secret Intelligence Service|SIS]] ([[MI6]])", "MI6", []string{"Secret Intelligence Service"}},
+		{"the [[Secret Intelligence Service|the service]] ([[MI6]])", "MI6", []string{"Secret Intelligence Service"}},
 		{"[[TLS]] (Transport Layer Security, formerly SSL) is", "TLS", []string{"Transport Layer Security"}},
 		{"Then, **P&L** (profit and loss) fell.", "P&L", []string{"profit and loss"}},
 		{"as in the U.S. Army (USA) today", "USA", []string{"as in the U.S. Army", "in the U.S. Army", "the U.S. Army", "U.S. Army", "Army"}},
@@ -21,6 +21,9 @@ func TestDefinitionsIn(t *testing.T) {
 		{"a note (TLS) spans\nlines (", "TLS", []string{"a note", "note"}},
 		{"It ends. Mt. Fuji (MF) is", "MF", []string{"Mt. Fuji", "Fuji"}},
 		{"(TLS)", "", nil},
+		{"see [[Transport Layer Security|TLS]] here", "TLS", []string{"Transport Layer Security"}},
+		{"see [[Transport Layer Security#Handshake|TLS]]", "TLS", []string{"Transport Layer Security"}},
+		{"see [[TLS|Transport Layer Security]]", "", nil},
 		{"nothing here", "", nil},
 	} {
 		got := definitionsIn(tc.body)
@@ -91,6 +94,20 @@ func TestNumberShapes(t *testing.T) {
 			}
 		case j.verdict != tc.verdict || !slices.Contains(j.evidence, tc.ev):
 			t.Errorf("%s / %s: %+v, want %s %s", tc.a, tc.b, j, tc.verdict, tc.ev)
+		}
+	}
+}
+
+func TestContainsShort(t *testing.T) {
+	for _, tc := range []struct {
+		long, short string
+		want        bool
+	}{
+		{"NFL Draft", "NFL", true}, {"HTML 4.01", "HTML5", true}, {"ETH Zurich", "ETH", true}, {"MySQL Workbench", "MySQL", true},
+		{"Transport Layer Security", "TLS", false}, {"Secret Intelligence Service", "MI6", false}, {"Formula One", "F1", false},
+	} {
+		if got := containsShort(analyseName(tc.long), tc.short); got != tc.want {
+			t.Errorf("containsShort(%q, %q) = %v, want %v", tc.long, tc.short, got, tc.want)
 		}
 	}
 }

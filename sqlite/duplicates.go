@@ -180,9 +180,9 @@ func (ci *ConceptIndex) ConceptContexts(ctx context.Context, ids []string, maxLi
 
 // NotesWriting calls fn with the row id and body of the notes whose text
 // has each phrase of phrases (full-text match of its words, in order) and
-// a parenthesis, at most limit notes a phrase: where a note may spell an
-// abbreviation out ("Transport Layer Security (TLS)"). A phrase with no
-// word is skipped.
+// a parenthesis or a link's bar, at most limit notes a phrase: where a
+// note may spell an abbreviation out ("Transport Layer Security (TLS)",
+// "[[Transport Layer Security|TLS]]"). A phrase with no word is skipped.
 func (ci *ConceptIndex) NotesWriting(ctx context.Context, phrases []string, limit int, fn func(id int64, body string)) error {
 	for _, ph := range phrases {
 		ws := strings.FieldsFunc(ph, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
@@ -191,7 +191,7 @@ func (ci *ConceptIndex) NotesWriting(ctx context.Context, phrases []string, limi
 		}
 		match := `body : "` + strings.Join(ws, " ") + `"`
 		err := eachPair(ctx, ci.db.rd(), `SELECT c.id, c.c1 FROM notes_fts f JOIN notes_fts_content c ON c.id = f.rowid
-			WHERE notes_fts MATCH ? AND instr(c.c1, '(') > 0 LIMIT ?`, []any{match, limit}, fn)
+			WHERE notes_fts MATCH ? AND (instr(c.c1, '(') > 0 OR instr(c.c1, '|') > 0) LIMIT ?`, []any{match, limit}, fn)
 		if err != nil {
 			return fmt.Errorf("read notes writing %q: %w", ph, err)
 		}
