@@ -1925,6 +1925,10 @@ func qualifiedBy(short, long *nameInfo) bool {
 			// Amazon; "Nvidia Corporation" is Nvidia.
 		case k > 0 && weakQualifiers[w] && (len(short.content) >= 2 || short.upper && lowerIn(long.text, w)):
 		case leadingQualifiers[w] && k == 0 && short.upper:
+		case nationalities[w] && k == 0 && coinedName(short):
+			// "German Bundesliga", "Italian Serie A": the country of a
+			// name that is no English word ("German measles" is not
+			// measles, "French Revolution" not a revolution).
 		default:
 			return false
 		}

@@ -592,3 +592,30 @@ func initialOf(w string) string {
 	}
 	return string([]rune(w)[:1])
 }
+
+// nationalities are adjectives of countries and peoples that may come
+// before the name of a thing of that country ("German Bundesliga").
+var nationalities = map[string]bool{
+	"american": true, "british": true, "english": true, "scottish": true, "welsh": true, "irish": true,
+	"german": true, "french": true, "italian": true, "spanish": true, "portuguese": true, "dutch": true,
+	"belgian": true, "swiss": true, "austrian": true, "swedish": true, "norwegian": true, "danish": true,
+	"finnish": true, "icelandic": true, "polish": true, "czech": true, "slovak": true, "hungarian": true,
+	"romanian": true, "bulgarian": true, "greek": true, "turkish": true, "russian": true, "ukrainian": true,
+	"chinese": true, "japanese": true, "korean": true, "indian": true, "pakistani": true, "thai": true,
+	"vietnamese": true, "indonesian": true, "australian": true, "canadian": true, "mexican": true,
+	"brazilian": true, "argentine": true, "argentinian": true, "chilean": true, "colombian": true,
+	"peruvian": true, "egyptian": true, "nigerian": true, "kenyan": true, "israeli": true, "iranian": true,
+	"saudi": true, "scandinavian": true, "european": true,
+}
+
+// coinedName reports whether a name is one capitalised word that is no
+// English word, no country and no acronym: a coined or proper name
+// ("Bundesliga", "Heathrow"), which a nationality before describes
+// rather than narrows.
+func coinedName(n *nameInfo) bool {
+	if len(n.content) != 1 || !initialUpper(n.text) || n.acro || digitAcronym(n.text) {
+		return false
+	}
+	w := n.content[0]
+	return len([]rune(w)) >= 3 && !countries[w] && !englishWords().has(w)
+}
