@@ -38,3 +38,19 @@ func (s *Service) NamesFromSnapshot() bool {
 	defer s.mu.Unlock()
 	return s.cache != nil && s.cache.base.version == snapshotVersion
 }
+
+// FindIndexFromSnapshot reports whether the find index of the names
+// cached in full came from the names snapshot.
+func (s *Service) FindIndexFromSnapshot() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cache != nil && s.cache.base.findLoaded
+}
+
+// SetCodeID makes the names snapshot see the build running as id and
+// returns a function restoring it.
+func SetCodeID(id string) (restore func()) {
+	old := codeID
+	codeID = func() string { return id }
+	return func() { codeID = old }
+}

@@ -38,6 +38,9 @@ type matcher struct {
 	// rev and deleted are the names revision and deletion count the
 	// names were read at (sqlite's concept_rev).
 	rev, deleted int64
+	// findLoaded is set when the find index came with the names from
+	// the names snapshot.
+	findLoaded bool
 
 	mu     sync.Mutex
 	byProc map[string]*fuzzy.Choices
@@ -300,7 +303,9 @@ func (s *Service) Warm(ctx context.Context, choicesReady func()) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if v.base.version != snapshotVersion { // read in full from the index: keep it for the next start
+	// Names read in full from the index, or a find index built anew: keep
+	// them for the next start.
+	if v.base.version != snapshotVersion || secondChannel && !v.base.findLoaded {
 		id, err := s.indexID(ctx)
 		if err != nil || id == "" {
 			return err

@@ -3,7 +3,6 @@ package concepts
 import (
 	"cmp"
 	"context"
-	"hash/maphash"
 	"runtime"
 	"slices"
 	"strings"
@@ -20,7 +19,6 @@ import (
 // on its first call, find_concepts never does. A hash only nominates: a
 // concept is a hit once one of its names, analysed again, has the key.
 type findIndex struct {
-	seed maphash.Seed
 	keys []uint64 // sorted; ties by concept
 	cons []int32  // cons[i] has a name whose key hashes to keys[i]
 }
@@ -101,6 +99,19 @@ func (m *matcher) names(g int) []string {
 	return append([]string{m.labels[g]}, m.aliases[g]...)
 }
 
+// findHash is the 64-bit FNV-1a hash of a find key: fixed across
+// processes, so that the index can be kept in the names snapshot. A hash
+// only nominates (a nominated concept's names are analysed again), so
+// collisions cost time, never a wrong answer.
+func findHash(key string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(key); i++ {
+		h ^= uint64(key[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
 // findIndexPart is the least number of concepts worth a goroutine of
 // their own when the find index is built.
 const findIndexPart = 1 << 14
@@ -110,7 +121,7 @@ func buildFindIndex(m *matcher) *findIndex {
 		h uint64
 		c int32
 	}
-	x := &findIndex{seed: maphash.MakeSeed()}
+	x := &findIndex{}
 	// The names are analysed in parts side by side (at a million concepts
 	// a part is seconds of CPU, and the first find_concepts of a server
 	// waits for the index up to FindIndexWait); the sort makes the result
@@ -124,7 +135,7 @@ func buildFindIndex(m *matcher) *findIndex {
 			for g := len(m.ids) * w / parts; g < len(m.ids)*(w+1)/parts; g++ {
 				for _, t := range m.names(g) {
 					n := analyseName(t)
-					findKeys(&n, func(k string) { out = append(out, entry{maphash.String(x.seed, k), int32(g)}) })
+					findKeys(&n, func(k string) { out = append(out, entry{findHash(k), int32(g)}) })
 				}
 			}
 			found[w] = out
@@ -150,7 +161,7 @@ func buildFindIndex(m *matcher) *findIndex {
 // lookup returns the concepts (ascending) with a name whose find key is
 // key.
 func (x *findIndex) lookup(m *matcher, key string, has func(g int32, key string) bool) []int32 {
-	h := maphash.String(x.seed, key)
+	h := findHash(key)
 	i, _ := slices.BinarySearch(x.keys, h)
 	var out []int32
 	for ; i < len(x.keys) && x.keys[i] == h; i++ {

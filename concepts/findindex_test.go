@@ -2,7 +2,6 @@ package concepts
 
 import (
 	"fmt"
-	"hash/maphash"
 	"slices"
 	"strings"
 	"testing"
@@ -104,7 +103,7 @@ func TestFindIndexRejectsHashCollisions(t *testing.T) {
 	dx := buildDupIndex(m)
 	for _, q := range []string{m.labels[10], m.labels[200] + " server", "zzqx unknown words"} {
 		fx := buildFindIndex(m)
-		h := maphash.String(fx.seed, keyFolded+analyseName(q).folded)
+		h := findHash(keyFolded + analyseName(q).folded)
 		for i := range fx.keys {
 			fx.keys[i] = h
 		}

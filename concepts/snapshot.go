@@ -10,7 +10,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/noema-mem/noema"
@@ -30,6 +32,10 @@ import (
 //     index and laid over it, exactly as over names loaded in full
 //     (Service.names); a deletion since, an index behind the snapshot, or
 //     more changes than a delta holds make a full read;
+//   - the second channel's index (findindex.go) is kept too, for the build
+//     of noema that made it only (codeID: the analysis of names may change
+//     from one build to the next); another build reads the names and builds
+//     the index anew;
 //   - a CRC-32C over the whole file rejects a truncated or damaged one;
 //   - it is written to a temporary file renamed over the old one, so a
 //     process killed while writing leaves the old snapshot or none.
@@ -38,12 +44,14 @@ import (
 // to reading the names from the index.
 //
 // Layout (integers as unsigned varints unless said): the magic, the index
-// id (length, bytes), the revision and deletion count, the number of
-// concepts, of aliases and of string bytes, then every string (each
-// concept's id, label and aliases) in one block, then each concept's
-// lengths (id, label, alias count, each alias), then the CRC-32C
-// (Castagnoli, 4 bytes little-endian) of everything before it.
-const snapshotMagic = "noema concept names v1\n"
+// id and the code id (each its length, then its bytes), the revision and
+// deletion count, the number of concepts, of aliases and of string bytes,
+// then every string (each concept's id, label and aliases) in one block,
+// then each concept's lengths (id, label, alias count, each alias), then
+// the number of find index entries and the entries (8-byte keys, then
+// 4-byte concepts, little-endian; none without a code id), then the
+// CRC-32C (Castagnoli, 4 bytes little-endian) of everything before it.
+const snapshotMagic = "noema concept names v2\n"
 
 // castagnoli is the CRC-32C table (hardware-accelerated on amd64 and arm64).
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -51,14 +59,27 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // snapshotHeader is what a snapshot says it holds.
 type snapshotHeader struct {
 	indexID      string
+	codeID       string
 	rev, deleted int64
 	concepts     int
 	aliases      int
 	strBytes     int
 }
 
-// encodeNames returns the snapshot of m's names read from the index id.
-func encodeNames(m *matcher, indexID string) []byte {
+// encodeNames returns the snapshot of m's names read from the index id,
+// with m's find index when it is built and codeID is not "".
+func encodeNames(m *matcher, indexID, codeID string) []byte {
+	var x *findIndex
+	if codeID != "" {
+		select {
+		case <-m.findDone():
+			x = m.find.x
+		default:
+		}
+	}
+	if x == nil {
+		codeID = ""
+	}
 	nAliases, strBytes := 0, 0
 	for g := range m.ids {
 		strBytes += len(m.ids[g]) + len(m.labels[g])
@@ -71,6 +92,8 @@ func encodeNames(m *matcher, indexID string) []byte {
 	b = append(b, snapshotMagic...)
 	b = binary.AppendUvarint(b, uint64(len(indexID)))
 	b = append(b, indexID...)
+	b = binary.AppendUvarint(b, uint64(len(codeID)))
+	b = append(b, codeID...)
 	b = binary.AppendUvarint(b, uint64(m.rev))
 	b = binary.AppendUvarint(b, uint64(m.deleted))
 	b = binary.AppendUvarint(b, uint64(len(m.ids)))
@@ -89,6 +112,17 @@ func encodeNames(m *matcher, indexID string) []byte {
 		b = binary.AppendUvarint(b, uint64(len(m.aliases[g])))
 		for _, a := range m.aliases[g] {
 			b = binary.AppendUvarint(b, uint64(len(a)))
+		}
+	}
+	if x == nil {
+		b = binary.AppendUvarint(b, 0)
+	} else {
+		b = binary.AppendUvarint(b, uint64(len(x.keys)))
+		for _, k := range x.keys {
+			b = binary.LittleEndian.AppendUint64(b, k)
+		}
+		for _, c := range x.cons {
+			b = binary.LittleEndian.AppendUint32(b, uint32(c))
 		}
 	}
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
@@ -139,6 +173,7 @@ func (r *snapshotReader) header() snapshotHeader {
 	r.b = r.b[len(snapshotMagic):]
 	var h snapshotHeader
 	h.indexID = string(r.bytes(r.uint(1 << 10)))
+	h.codeID = string(r.bytes(r.uint(1 << 10)))
 	h.rev = int64(r.uint(math.MaxInt64))
 	h.deleted = int64(r.uint(math.MaxInt64))
 	// Each concept takes at least three length bytes, an alias one: the
@@ -152,8 +187,9 @@ func (r *snapshotReader) header() snapshotHeader {
 // decodeNames returns the names a snapshot holds, as a matcher at the
 // snapshot's revision (its version set to none, so that its first use
 // compares it with the index), and its header; errSnapshot when the data
-// is not a whole, valid snapshot.
-func decodeNames(data []byte) (*matcher, snapshotHeader, error) {
+// is not a whole, valid snapshot. The find index comes with the names when
+// the snapshot's code id is codeID (not "").
+func decodeNames(data []byte, codeID string) (*matcher, snapshotHeader, error) {
 	if len(data) < len(snapshotMagic)+4 {
 		return nil, snapshotHeader{}, errSnapshot
 	}
@@ -192,10 +228,27 @@ func decodeNames(data []byte) (*matcher, snapshotHeader, error) {
 			return nil, h, r.err
 		}
 	}
-	if at != len(blob) || len(r.b) != 0 || len(arena) != h.aliases {
+	nkeys := r.uint(uint64(len(r.b) / 12))
+	keys, cons := r.bytes(8*nkeys), r.bytes(4*nkeys)
+	if r.err != nil || at != len(blob) || len(r.b) != 0 || len(arena) != h.aliases || nkeys > 0 && h.codeID == "" {
 		return nil, h, fmt.Errorf("%w: lengths do not add up", errSnapshot)
 	}
 	m.index()
+	if codeID != "" && h.codeID == codeID {
+		x := &findIndex{keys: make([]uint64, nkeys), cons: make([]int32, nkeys)}
+		for i := range x.keys {
+			x.keys[i] = binary.LittleEndian.Uint64(keys[8*i:])
+			x.cons[i] = int32(binary.LittleEndian.Uint32(cons[4*i:]))
+			if x.cons[i] < 0 || int(x.cons[i]) >= len(m.ids) || i > 0 && x.keys[i] < x.keys[i-1] {
+				return nil, h, fmt.Errorf("%w: find index out of order", errSnapshot)
+			}
+		}
+		m.find.once.Do(func() {
+			m.find.x = x
+			close(m.findDone())
+		})
+		m.findLoaded = true
+	}
 	return m, h, nil
 }
 
@@ -251,6 +304,28 @@ func writeSnapshotFile(path string, data []byte) error {
 	return err
 }
 
+// codeID names the build of noema running, for the find index kept in the
+// names snapshot: the main module's version (a pseudo-version names the
+// commit, "+dirty" a modified tree) with the executable's size and
+// modification time, so that another build — even of the same commit —
+// has another. "" when the executable cannot be found: then no
+// find index is kept. A variable so that tests can name another build.
+var codeID = sync.OnceValue(func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return ""
+	}
+	version := ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		version = bi.Main.Version
+	}
+	return fmt.Sprintf("%s %d %d", version, fi.Size(), fi.ModTime().UnixNano())
+})
+
 // indexID returns the identity of the index the service reads, "" when
 // it offers none (then no snapshot is read or written).
 func (s *Service) indexID(ctx context.Context) (string, error) {
@@ -276,7 +351,7 @@ func (s *Service) loadSnapshot(ctx context.Context) *matcher {
 	if err != nil {
 		return nil
 	}
-	m, h, err := decodeNames(data)
+	m, h, err := decodeNames(data, codeID())
 	if err != nil || h.indexID != id {
 		return nil
 	}
@@ -285,16 +360,16 @@ func (s *Service) loadSnapshot(ctx context.Context) *matcher {
 
 // saveSnapshot writes m's names as the snapshot of the index id.
 func (s *Service) saveSnapshot(m *matcher, id string) error {
-	if err := writeSnapshotFile(s.NamesFile, encodeNames(m, id)); err != nil {
+	if err := writeSnapshotFile(s.NamesFile, encodeNames(m, id, codeID())); err != nil {
 		return fmt.Errorf("save the concept names snapshot: %w", err)
 	}
 	return nil
 }
 
 // SaveNames brings the names snapshot (Service.NamesFile) up to date with
-// the index: nothing when it already holds the index's names revision,
-// else every name read from the index (or the names cached in full at that
-// revision) written anew. `noema sync` runs it, so that the next server
+// the index: nothing when it already holds the index's names revision for
+// this build, else every name read from the index (or the names cached in
+// full at that revision) and their find index written anew. `noema sync` runs it, so that the next server
 // starts from the snapshot.
 func (s *Service) SaveNames(ctx context.Context) error {
 	id, err := s.indexID(ctx)
@@ -305,7 +380,8 @@ func (s *Service) SaveNames(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if h, err := readSnapshotHeader(s.NamesFile); err == nil && h.indexID == id && h.rev == at && h.deleted == deleted {
+	code := codeID()
+	if h, err := readSnapshotHeader(s.NamesFile); err == nil && h.indexID == id && h.codeID == code && h.rev == at && h.deleted == deleted {
 		return nil
 	}
 	s.mu.Lock()
@@ -318,6 +394,9 @@ func (s *Service) SaveNames(ctx context.Context) error {
 		if m, err = s.loadNames(ctx, ""); err != nil {
 			return err
 		}
+	}
+	if code != "" && secondChannel {
+		m.findIndex()
 	}
 	return s.saveSnapshot(m, id)
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"syscall"
 	"testing"
@@ -49,16 +50,29 @@ func TestSnapshotRoundTripAndDamage(t *testing.T) {
 	for _, n := range []int{0, 1, 200} {
 		m := snapshotMatcher(n, 7)
 		m.index()
-		data := encodeNames(m, "index-A")
-		got, h, err := decodeNames(data)
+		if n%2 == 0 { // with a find index, and without
+			m.findIndex()
+		}
+		data := encodeNames(m, "index-A", "build-1")
+		got, h, err := decodeNames(data, "build-1")
 		if err != nil {
 			t.Fatalf("%d concepts: %v", n, err)
 		}
 		if h.indexID != "index-A" || !sameNames(got, m) {
 			t.Fatalf("%d concepts: read back %+v (%q), want %+v", n, got, h.indexID, m)
 		}
+		if n%2 == 0 {
+			if !got.findLoaded || !reflect.DeepEqual(got.findIndex(), m.findIndex()) {
+				t.Fatalf("%d concepts: the find index did not read back the same", n)
+			}
+			if other, _, err := decodeNames(data, "build-2"); err != nil || other.findLoaded {
+				t.Fatalf("%d concepts: another build took the find index (%v)", n, err)
+			}
+		} else if got.findLoaded {
+			t.Fatalf("%d concepts: a find index read from a snapshot that has none", n)
+		}
 		for cut := range len(data) {
-			if _, _, err := decodeNames(data[:cut]); err == nil {
+			if _, _, err := decodeNames(data[:cut], "build-1"); err == nil {
 				t.Fatalf("%d concepts: the first %d of %d bytes were read as a snapshot", n, cut, len(data))
 			}
 		}
@@ -66,7 +80,7 @@ func TestSnapshotRoundTripAndDamage(t *testing.T) {
 			for bit := range 8 {
 				d := append([]byte(nil), data...)
 				d[i] ^= 1 << bit
-				if _, _, err := decodeNames(d); err == nil {
+				if _, _, err := decodeNames(d, "build-1"); err == nil {
 					t.Fatalf("%d concepts: bit %d of byte %d changed was read as a snapshot", n, bit, i)
 				}
 			}
@@ -78,15 +92,19 @@ func TestSnapshotRoundTripAndDamage(t *testing.T) {
 // allocate beyond its size, and that what it accepts reads back the same
 // once written again.
 func FuzzDecodeNames(f *testing.F) {
-	f.Add(encodeNames(snapshotMatcher(3, 2), "id"))
+	withIndex := snapshotMatcher(3, 2)
+	withIndex.index()
+	withIndex.findIndex()
+	f.Add(encodeNames(snapshotMatcher(3, 2), "id", "build"))
+	f.Add(encodeNames(withIndex, "id", "build"))
 	f.Add([]byte(snapshotMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, h, err := decodeNames(data)
+		m, h, err := decodeNames(data, "build")
 		if err != nil {
 			return
 		}
-		again, h2, err := decodeNames(encodeNames(m, h.indexID))
-		if err != nil || h2.indexID != h.indexID || !sameNames(again, m) {
+		again, h2, err := decodeNames(encodeNames(m, h.indexID, h.codeID), "build")
+		if err != nil || h2.indexID != h.indexID || !sameNames(again, m) || again.findLoaded != m.findLoaded {
 			t.Fatalf("accepted %q, which does not read back the same once written (%v)", data, err)
 		}
 	})
@@ -107,7 +125,7 @@ func TestSnapshotWriteKilled(t *testing.T) {
 			if i%2 == 1 {
 				m = b
 			}
-			if err := writeSnapshotFile(path, encodeNames(m, "id")); err != nil {
+			if err := writeSnapshotFile(path, encodeNames(m, "id", "")); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -138,7 +156,7 @@ func TestSnapshotWriteKilled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m, _, err := decodeNames(data)
+		m, _, err := decodeNames(data, "")
 		if err != nil {
 			t.Fatalf("round %d: the snapshot left by a killed writer is not whole: %v", round, err)
 		}
@@ -153,7 +171,8 @@ func TestSnapshotWriteKilled(t *testing.T) {
 	t.Logf("what the killed writers left (revision: rounds; 0 none): %v", seen)
 }
 
-// BenchmarkDecodeNames reads the snapshot of a million label concepts (a
+// BenchmarkDecodeNames reads the snapshot of a million label concepts, with
+// their find index (a
 // server's start at issue 21's scale reads this instead of the registry).
 func BenchmarkDecodeNames(b *testing.B) {
 	m := &matcher{}
@@ -162,11 +181,13 @@ func BenchmarkDecodeNames(b *testing.B) {
 		m.labels = append(m.labels, l)
 		m.aliases = append(m.aliases, []string{})
 	}
-	data := encodeNames(m, "id")
+	m.index()
+	m.findIndex()
+	data := encodeNames(m, "id", "build")
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, _, err := decodeNames(data); err != nil {
+		if _, _, err := decodeNames(data, "build"); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -41,17 +41,18 @@ func TestNamesSnapshot(t *testing.T) {
 		}
 		return fmt.Sprintf("%+v", *res)
 	}
-	// start is a server's start: a new service over the same index,
-	// warmed; fromSnap is whether it must have used the snapshot.
-	check := func(step string, fromSnap bool) {
+	// check is a server's start: a new service over the same index,
+	// warmed; fromSnap and findFromSnap are whether it must have read its
+	// names and their find index from the snapshot.
+	check := func(step string, fromSnap, findFromSnap bool) {
 		t.Helper()
 		s := concepts.New(a.Vault, a.DB.Concepts(), a.Indexer)
 		s.NamesFile = file
 		if err := s.Warm(ctx, nil); err != nil {
 			t.Fatalf("%s: Warm: %v", step, err)
 		}
-		if s.NamesFromSnapshot() != fromSnap {
-			t.Errorf("%s: names read from the snapshot = %v, want %v", step, s.NamesFromSnapshot(), fromSnap)
+		if s.NamesFromSnapshot() != fromSnap || s.FindIndexFromSnapshot() != findFromSnap {
+			t.Errorf("%s: names read from the snapshot = %v, their find index = %v, want %v and %v", step, s.NamesFromSnapshot(), s.FindIndexFromSnapshot(), fromSnap, findFromSnap)
 		}
 		fresh := concepts.New(a.Vault, a.DB.Concepts(), a.Indexer)
 		for _, q := range queries {
@@ -60,7 +61,7 @@ func TestNamesSnapshot(t *testing.T) {
 			}
 		}
 	}
-	check("current snapshot", true)
+	check("current snapshot", true, true)
 	// A find_concepts before the warm-up reads the snapshot too (the
 	// first call of a server started a moment ago).
 	first := concepts.New(a.Vault, a.DB.Concepts(), a.Indexer)
@@ -71,33 +72,33 @@ func TestNamesSnapshot(t *testing.T) {
 	}
 
 	write(t, a, "New 1", "[[Gradient Checkpointing]] [[Kubernetes]]")
-	check("concepts added since", true)
+	check("concepts added since", true, true)
 	if _, err := a.Concepts.Update(ctx, concepts.UpdateInput{Concept: "Topic ab", AddAliases: []string{"k8s"}}); err != nil {
 		t.Fatal(err)
 	}
-	check("an alias added since", true)
+	check("an alias added since", true, true)
 	if _, err := a.Concepts.Update(ctx, concepts.UpdateInput{Concept: "Topic za", Label: "Configuration Zone"}); err != nil {
 		t.Fatal(err)
 	}
-	check("a concept renamed since", true)
+	check("a concept renamed since", true, true)
 	if _, err := a.Notes.Delete(ctx, "New 1", true); err != nil {
 		t.Fatal(err)
 	}
 	// A deletion reads every name again, and that start writes the
 	// snapshot anew: the next start reads it.
-	check("a concept deleted since", false)
-	check("the snapshot the last start wrote", true)
+	check("a concept deleted since", false, false)
+	check("the snapshot the last start wrote", true, true)
 
 	damage := func(step string, data []byte) {
 		t.Helper()
 		if err := os.WriteFile(file, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		check(step, false)
+		check(step, false, false)
 		if _, err := os.ReadFile(file); err != nil {
 			t.Fatalf("%s: no snapshot written again: %v", step, err)
 		}
-		check(step+", then the snapshot written again", true)
+		check(step+", then the snapshot written again", true, true)
 	}
 	cur, err := os.ReadFile(file)
 	if err != nil {
@@ -124,6 +125,22 @@ func TestNamesSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	damage("another index's snapshot", other)
+
+	// Another build of noema reads the names but builds the find index
+	// anew (its analysis of names may differ), and writes it for itself.
+	restore := concepts.SetCodeID("another build")
+	s := concepts.New(a.Vault, a.DB.Concepts(), a.Indexer)
+	s.NamesFile = file
+	if err := s.Warm(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !s.NamesFromSnapshot() || s.FindIndexFromSnapshot() {
+		t.Errorf("another build: names from the snapshot = %v (want true), find index = %v (want false)", s.NamesFromSnapshot(), s.FindIndexFromSnapshot())
+	}
+	check("another build, once it wrote the snapshot", true, true)
+	restore()
+	check("this build again", true, false)
+	check("this build again, once it wrote the snapshot", true, true)
 
 	// SaveNames leaves a current snapshot alone.
 	before, err := os.Stat(file)
