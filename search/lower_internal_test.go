@@ -2,7 +2,9 @@ package search
 
 import (
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestASCIILower checks the eight-bytes-at-a-time asciiLower against the
@@ -40,6 +42,35 @@ func TestASCIILower(t *testing.T) {
 	for _, s := range []string{"", "abc", "Kubernetes ÄÖÜ Straße ΣΑΣ 東京 ZZZZZZZZZZ @[`{", "ALL CAPS TEXT OF SOME LENGTH"} {
 		if got, want := asciiLower(s), ref(s); got != want {
 			t.Errorf("asciiLower(%q) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+// TestClean checks the one-pass clean against strings.Fields joined by
+// spaces (what it replaced), on random bytes (white space of every kind,
+// multi-byte runes, invalid UTF-8) and on text.
+func TestClean(t *testing.T) {
+	ref := func(s string) string {
+		s = strings.Join(strings.Fields(s), " ")
+		if utf8.RuneCountInString(s) > 3*SnippetChars {
+			s = string([]rune(s)[:3*SnippetChars]) + Ellipsis
+		}
+		return s
+	}
+	pieces := []string{" ", "\t", "\n", "\r", "\v", "\f", "\u00a0", "\u0085", "\u2003", "\u3000", "a", "Z", "é", "東", "\xff", "\xe2\x80", "«", "…"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(40) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		if s := b.String(); clean(s) != ref(s) {
+			t.Fatalf("clean(%q) = %q, want %q", s, clean(s), ref(s))
+		}
+	}
+	for _, s := range []string{"", "   ", "a", " a  b\n\nc ", strings.Repeat("word ", 200), strings.Repeat("東", 600)} {
+		if got, want := clean(s), ref(s); got != want {
+			t.Errorf("clean(%q) = %q, want %q", s, got, want)
 		}
 	}
 }

@@ -66,6 +66,29 @@ type parsed struct {
 	words []string
 	// truncated reports that terms were dropped past MaxTerms.
 	truncated bool
+	// needles are the terms as occurrences looks for them (needle), and
+	// scratch the buffer it lowers a text into: a parsed query is used by
+	// one search, on one goroutine.
+	needles [][]byte
+	scratch []byte
+}
+
+// needle is what occurrences looks for of term i: its text with ASCII
+// capitals lowered, a word cut to its stem; nil for none.
+func (p *parsed) needle(i int) []byte {
+	if p.needles == nil {
+		p.needles = make([][]byte, len(p.terms))
+		for j, t := range p.terms {
+			n := asciiLower(t.text)
+			if !t.cjk {
+				n = stem(n)
+			}
+			if n != "" {
+				p.needles[j] = []byte(n)
+			}
+		}
+	}
+	return p.needles[i]
 }
 
 // empty reports whether the query has nothing to search for.

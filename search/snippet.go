@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"math/bits"
@@ -71,14 +72,47 @@ func (s *Service) snippets(ctx context.Context, page []*candidate, p *parsed) er
 }
 
 // clean folds runs of white space into one space and caps the length.
+// It is strings.Join(strings.Fields(s), " ") in one pass (it cleans every
+// snippet of a page).
 func clean(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
+	var b strings.Builder
+	b.Grow(len(s))
+	gap := false
+	for i := 0; i < len(s); {
+		size := 1
+		if c := s[i]; c < utf8.RuneSelf {
+			if asciiSpace(c) {
+				gap, i = true, i+1
+				continue
+			}
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			if unicode.IsSpace(r) {
+				gap, i = true, i+size
+				continue
+			}
+		}
+		if gap && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		gap = false
+		b.WriteString(s[i : i+size])
+		i += size
+	}
+	s = b.String()
 	const hardMax = 3 * SnippetChars
 	if utf8.RuneCountInString(s) > hardMax {
 		rs := []rune(s)
 		s = string(rs[:hardMax]) + Ellipsis
 	}
 	return s
+}
+
+// asciiSpace reports whether c is white space as strings.Fields sees an
+// ASCII byte.
+func asciiSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
 // window returns about SnippetChars characters of body starting near byte
@@ -151,22 +185,23 @@ type occurrence struct{ a, b, term int }
 // occurrences finds the query's terms in text: a word term at the start of
 // a word that begins with its stem (the whole word is the occurrence), a
 // CJK run anywhere. Matching ignores ASCII case. At most 1,000 are found.
+// It lowers text into p's scratch buffer (parsed.lowered): the passage
+// lift runs it on every body it reads, and a copy per body was most of a
+// rare-word search's garbage.
 func occurrences(text string, p *parsed) []occurrence {
 	if p == nil || p.empty() || text == "" {
 		return nil
 	}
-	lower := asciiLower(text)
+	p.scratch = lowerInto(p.scratch, text)
+	lower := p.scratch
 	var out []occurrence
 	for ti, t := range p.terms {
-		needle := asciiLower(t.text)
-		if !t.cjk {
-			needle = stem(needle)
-		}
-		if needle == "" {
+		needle := p.needle(ti)
+		if len(needle) == 0 {
 			continue
 		}
 		for from := 0; from < len(lower) && len(out) < 1000; {
-			i := strings.Index(lower[from:], needle)
+			i := bytes.Index(lower[from:], needle)
 			if i < 0 {
 				break
 			}
@@ -177,7 +212,8 @@ func occurrences(text string, p *parsed) []occurrence {
 				from = b
 				continue
 			}
-			if a > 0 && isWordRuneBefore(lower, a) {
+			// Lowering keeps every byte's class: text tells as well.
+			if a > 0 && isWordRuneBefore(text, a) {
 				from = b
 				continue
 			}
@@ -197,8 +233,6 @@ func occurrences(text string, p *parsed) []occurrence {
 }
 
 // asciiLower lower-cases ASCII letters only, so byte offsets stay valid.
-// It works eight bytes at a time (the snippets and the passage lift lower
-// every body they read: a byte loop was most of their cost).
 func asciiLower(s string) string {
 	i := 0
 	for i < len(s) && !('A' <= s[i] && s[i] <= 'Z') {
@@ -207,7 +241,16 @@ func asciiLower(s string) string {
 	if i == len(s) {
 		return s
 	}
-	b := []byte(s)
+	return string(lowerInto(nil, s))
+}
+
+// lowerInto is s with its ASCII capitals lower-cased, in dst's storage
+// (grown when it is too small). It works eight bytes at a time (the
+// snippets and the passage lift lower every body they read: a byte loop
+// was most of their cost).
+func lowerInto(dst []byte, s string) []byte {
+	b := append(dst[:0], s...)
+	i := 0
 	for ; i+8 <= len(b); i += 8 {
 		binary.LittleEndian.PutUint64(b[i:], lower8(binary.LittleEndian.Uint64(b[i:])))
 	}
@@ -216,7 +259,7 @@ func asciiLower(s string) string {
 			b[i] += 'a' - 'A'
 		}
 	}
-	return string(b)
+	return b
 }
 
 // lower8 lower-cases the ASCII capitals among the eight bytes of x,
