@@ -20,9 +20,11 @@ var errKilled = errors.New("killed at a commit point")
 // its commits in turn — what a SIGKILL at that moment leaves, since a sync
 // keeps nothing durable outside its transactions — and checks that the next
 // sync gives exactly the index a clean reindex gives, the notes' text
-// included. A cold sync in bulk indexes the text beside the writer and
-// copies it in at its end (sqlite.TextLoad): a kill before the copy leaves
-// notes without text, which opening the index marks for the next sync.
+// and the schema included. A cold sync in bulk indexes the text beside the
+// writer and copies it in at its end, and creates some indexes only then
+// (sqlite.TextLoad): a kill before that leaves notes without text and
+// indexes missing, which opening the index marks for the next sync and
+// creates.
 func TestKillAtEveryCommitPoint(t *testing.T) {
 	scenarios := []struct {
 		name string
@@ -89,9 +91,16 @@ func TestKillAtEveryCommitPoint(t *testing.T) {
 	}
 }
 
-// textDump renders every note's full-text row (none: NULL), by path.
+// textDump renders every note's full-text row (none: NULL), by path, and
+// checks that the schema is a new index's (a cold load in bulk drops
+// indexes and creates them again).
 func textDump(t *testing.T, ix *indexer.Indexer) string {
 	t.Helper()
+	const schema = `SELECT type, name, sql FROM sqlite_schema ORDER BY type, name`
+	fresh := noematest.OpenIndex(t)
+	if got, want := noematest.Rows(t, ix.DB.Read(), schema), noematest.Rows(t, fresh.Read(), schema); got != want {
+		t.Fatalf("the schema is not a new index's:\n%s", firstDiff(got, want))
+	}
 	return noematest.Rows(t, ix.DB.Read(), `SELECT n.path, f.title, f.body, f.cjk FROM notes n
 		LEFT JOIN notes_fts f ON f.rowid = n.id ORDER BY n.path`)
 }

@@ -133,6 +133,14 @@ func tableDigests(t *testing.T, db *sql.DB, versions bool) string {
 					return nil
 				}
 			}
+			if table == "note_state_snapshot" && n == "schema_version" {
+				// SQLite's schema cookie counts the schema's changes, and a
+				// cold load in bulk drops and creates indexes (sqlite.TextLoad):
+				// what holds is that the snapshot was saved under the schema
+				// as it is.
+				cols = append(cols, `"schema_version" = (SELECT schema_version FROM pragma_schema_version)`)
+				return nil
+			}
 			cols = append(cols, `"`+n+`"`)
 			return nil
 		})

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -36,6 +37,10 @@ import (
 // row for re-derivation (Rederive) and clears the mark, so the next sync
 // reads those notes again: the kill loses the load's text, never leaves
 // notes believed indexed without it (recoverTextLoad).
+//
+// The same mark covers the indexes a cold load creates only at its end
+// (deferredIndexes): the first mark drops them, Finish's transaction
+// creates them again, and so does the recovery.
 
 // metaTextLoad is the meta key that marks notes written by a cold load
 // whose text is not yet in the index (see TextLoad).
@@ -154,8 +159,80 @@ func (t *TextLoad) Add(rows []TextRow) {
 }
 
 // MarkTextLoad records in tx that notes are written whose text a
-// TextLoad holds (see metaTextLoad).
-func MarkTextLoad(tx *Tx) error { return SetMeta(tx, metaTextLoad, "1") }
+// TextLoad holds (see metaTextLoad). The first mark also drops the
+// indexes of deferredIndexes, keeping their definitions in
+// metaDeferredIndexes: Finish, or the recovery of a killed load, creates
+// them again.
+func MarkTextLoad(tx *Tx) error {
+	if marked, err := MetaIn(tx, metaTextLoad); err != nil || marked != "" {
+		return err
+	}
+	if err := SetMeta(tx, metaTextLoad, "1"); err != nil {
+		return err
+	}
+	var defs []string
+	for _, name := range deferredIndexes {
+		var def string
+		err := tx.QueryRow(`SELECT sql FROM sqlite_schema WHERE type = 'index' AND name = ?`, name).Scan(&def)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("read index %s: %w", name, err)
+		}
+		if _, err := tx.Exec(`DROP INDEX "` + name + `"`); err != nil {
+			return fmt.Errorf("defer index %s: %w", name, err)
+		}
+		defs = append(defs, def)
+	}
+	if len(defs) == 0 {
+		return nil
+	}
+	b, err := json.Marshal(defs)
+	if err != nil {
+		return err
+	}
+	return SetMeta(tx, metaDeferredIndexes, string(b))
+}
+
+// deferredIndexes are the indexes a cold load drops while it writes and
+// creates at its end: keyed by link key, hash, file name key and name
+// key, each note's rows land on random pages of them, and maintaining
+// them row by row cost more than building them once from sorted rows.
+// While they are missing a reader's query that would use one scans its
+// table: slower, the same answer.
+var deferredIndexes = []string{"links_key_target", "notes_hash", "notes_file_key", "note_names_key"}
+
+// metaDeferredIndexes holds, while a cold load runs, the definitions of
+// the indexes it dropped (a JSON array of CREATE INDEX statements).
+const metaDeferredIndexes = "text_load_indexes"
+
+// restoreIndexes creates the indexes a cold load dropped (see
+// MarkTextLoad) that are missing, with their definitions as they were.
+func restoreIndexes(tx *Tx) error {
+	v, err := MetaIn(tx, metaDeferredIndexes)
+	if err != nil || v == "" {
+		return err
+	}
+	var defs []string
+	if err := json.Unmarshal([]byte(v), &defs); err != nil {
+		return fmt.Errorf("read the deferred indexes: %w", err)
+	}
+	for _, def := range defs {
+		// Another loader's end may have created it already.
+		var exists bool
+		if err := tx.QueryRow(`SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE sql = ?)`, def).Scan(&exists); err != nil {
+			return fmt.Errorf("check a deferred index: %w", err)
+		}
+		if exists {
+			continue
+		}
+		if _, err := tx.Exec(def); err != nil {
+			return fmt.Errorf("create a deferred index: %w", err)
+		}
+	}
+	return DeleteMeta(tx, metaDeferredIndexes)
+}
 
 // Finish waits for the queued rows to be indexed and copies them into the
 // index in one transaction, which also clears the index's mark. When the
@@ -212,6 +289,9 @@ func (t *TextLoad) Finish(ctx context.Context) error {
 			}
 		}
 		tx.textChanged = true
+		if err := restoreIndexes(tx); err != nil {
+			return err
+		}
 		return clearTextLoad(tx)
 	})
 	_, _ = conn.ExecContext(context.WithoutCancel(ctx), `DETACH DATABASE textload`)
@@ -284,6 +364,9 @@ func (db *DB) recoverTextLoad(ctx context.Context, w *sql.DB) error {
 		if _, err := tx.Exec(`UPDATE notes SET verified_ns = ? WHERE NOT EXISTS
 			(SELECT 1 FROM notes_fts_docsize d WHERE d.id = notes.id)`, Rederive); err != nil {
 			return fmt.Errorf("mark the notes of an interrupted load: %w", err)
+		}
+		if err := restoreIndexes(tx); err != nil {
+			return err
 		}
 		return DeleteMeta(tx, metaTextLoad)
 	})

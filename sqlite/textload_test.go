@@ -48,6 +48,14 @@ func loadBatch(t *testing.T, db *sqlite.DB, tl *sqlite.TextLoad, recs ...*sqlite
 	tl.Add(texts)
 }
 
+// deferredIndexes counts the indexes a cold load creates at its end that
+// the index has.
+func deferredIndexes(t *testing.T, db *sqlite.DB) string {
+	t.Helper()
+	return noematest.Rows(t, db.Read(), `SELECT COUNT(*) FROM sqlite_schema WHERE type = 'index'
+		AND name IN ('links_key_target', 'notes_hash', 'notes_file_key', 'note_names_key')`)
+}
+
 // textLoadFiles lists the scratch files of text loads beside the index.
 func textLoadFiles(t *testing.T, dir string) []string {
 	t.Helper()
@@ -121,16 +129,20 @@ func TestTextLoadCopiesTheText(t *testing.T) {
 			if f := textLoadFiles(t, dir); len(f) != 0 {
 				t.Fatalf("scratch files left: %v", f)
 			}
+			if n := deferredIndexes(t, db); n != "[]interface {}{4}\n" {
+				t.Fatalf("deferred indexes after the load: %s", n)
+			}
 		})
 	}
 }
 
 // TestOpenRecoversAnInterruptedTextLoad: a load stopped before its text
 // was copied (its process killed) leaves notes without text and the
-// index's mark. Opening the index while the loader lives leaves both (it
-// may still finish); once it is gone, opening marks exactly the notes
-// without text for re-derivation, clears the mark and removes the dead
-// loader's scratch files.
+// index's mark, and the indexes it defers missing. Opening the index
+// while the loader lives leaves all that (it may still finish); once it is
+// gone, opening marks exactly the notes without text for re-derivation,
+// creates the indexes, clears the mark and removes the dead loader's
+// scratch files.
 func TestOpenRecoversAnInterruptedTextLoad(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -158,6 +170,9 @@ func TestOpenRecoversAnInterruptedTextLoad(t *testing.T) {
 	if !strings.HasPrefix(alive, "mark=1 ") {
 		t.Fatalf("no mark during the load: %s", alive)
 	}
+	if n := deferredIndexes(t, db); n != "[]interface {}{0}\n" {
+		t.Fatalf("deferred indexes during the load: %s", n)
+	}
 
 	again, err := sqlite.Open(ctx, path) // another process, the loader alive
 	if err != nil {
@@ -165,6 +180,9 @@ func TestOpenRecoversAnInterruptedTextLoad(t *testing.T) {
 	}
 	if got := states(again); got != alive {
 		t.Fatalf("opened during a live load:\n%s\nwant it untouched:\n%s", got, alive)
+	}
+	if n := deferredIndexes(t, again); n != "[]interface {}{0}\n" {
+		t.Fatalf("deferred indexes created during a live load: %s", n)
 	}
 	again.Close()
 
@@ -186,5 +204,8 @@ func TestOpenRecoversAnInterruptedTextLoad(t *testing.T) {
 	}
 	if f := textLoadFiles(t, dir); len(f) != 0 {
 		t.Fatalf("scratch files left: %v", f)
+	}
+	if n := deferredIndexes(t, after); n != "[]interface {}{4}\n" {
+		t.Fatalf("deferred indexes after the recovery: %s", n)
 	}
 }
