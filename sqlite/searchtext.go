@@ -136,7 +136,10 @@ func (t *textSearch) together(ctx context.Context) error {
 // their bonus. Counts older than the index (more notes than counted) fall
 // back to Together's one statement.
 func (t *textSearch) counted(ctx context.Context) error {
-	limit := max(t.q.Limit, t.q.Counted) + 1
+	// Counted + 1, not the Limit: the bodies then come without
+	// row_number() (Counted is at most the search's Depth, the 200 of the
+	// Limit, and two rare words' notes are fewer than the 50 bodies read).
+	limit := t.q.Counted + 1
 	n, version, err := t.rankJoined(ctx, t.q.Match, "0", nil, limit, true)
 	if err != nil {
 		return err
