@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/noema-mem/noema/internal/gate"
 	"io"
 	"net"
 	"net/http"
@@ -90,7 +91,8 @@ func runServe(ctx context.Context, c *CLI, v any) error {
 			c.warnf("%s", warning)
 		}
 	}
-	vaults, srv, err := c.openServer(ctx, in.Toolsets)
+	var g gate.Gate // requests in flight, which background work gives way to
+	vaults, srv, err := c.openServer(ctx, in.Toolsets, &g)
 	if err != nil {
 		return err
 	}
@@ -110,7 +112,7 @@ func runServe(ctx context.Context, c *CLI, v any) error {
 		ShutdownTimeout: ExitGrace / 2,
 	}
 	if uiMode != web.Off {
-		ui, err := web.New(web.Options{Vaults: vaults, Mode: uiMode, Version: Version(), Logger: logger})
+		ui, err := web.New(web.Options{Vaults: vaults, Mode: uiMode, Version: Version(), Logger: logger, Gate: &g})
 		if err != nil {
 			return err
 		}
@@ -126,12 +128,12 @@ func runServe(ctx context.Context, c *CLI, v any) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	startVaults(ctx, vaults) // closeVaults (deferred) stops them and waits for them
+	startVaults(ctx, vaults, &g) // closeVaults (deferred) stops them and waits for them
 	if ui, ok := opts.UI.(*web.Handler); ok {
 		// Warm reads the vaults' indexes: it ends (ctx cancelled, then
 		// waited for) before the deferred closeVaults closes them.
 		var warm sync.WaitGroup
-		warm.Go(func() { ui.Warm(ctx) })
+		warm.Go(func() { ui.Warm(gate.Background(ctx, &g)) })
 		defer func() { cancel(); warm.Wait() }()
 	}
 	// The heap kept near its live size (internal/memlimit; issue 21).
@@ -154,14 +156,15 @@ func runServe(ctx context.Context, c *CLI, v any) error {
 
 func runMCP(ctx context.Context, c *CLI, v any) error {
 	in := v.(MCPInput)
-	vaults, srv, err := c.openServer(ctx, in.Toolsets)
+	var g gate.Gate // requests in flight, which background work gives way to
+	vaults, srv, err := c.openServer(ctx, in.Toolsets, &g)
 	if err != nil {
 		return err
 	}
 	defer closeVaults(vaults)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	startVaults(ctx, vaults) // closeVaults (deferred) stops them and waits for them
+	startVaults(ctx, vaults, &g) // closeVaults (deferred) stops them and waits for them
 	go memlimit.Run(ctx, c.Getenv)
 	// The end of the input ends the session once the requests read are
 	// answered (see stdio); from then on the process has ExitGrace to wind
@@ -192,10 +195,14 @@ func (nopWriteCloser) Close() error { return nil }
 // waits for them), so without this a request waiting on a lock or on
 // SQLite's busy timeout would hold up `noema mcp` or `noema serve` after a
 // signal.
-func cancelOnStop(ctx context.Context) mcp.Middleware {
+//
+// It also counts the request as in flight on g while it runs, so that the
+// vaults' background work gives way to it (internal/gate).
+func cancelOnStop(ctx context.Context, g *gate.Gate) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(rctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			rctx, cancel := context.WithCancelCause(rctx)
+			defer g.Begin()()
+			rctx, cancel := context.WithCancelCause(gate.Request(rctx, g))
 			defer cancel(nil)
 			unhook := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
 			defer unhook()
@@ -205,8 +212,9 @@ func cancelOnStop(ctx context.Context) mcp.Middleware {
 }
 
 // openServer opens every vault the command line names and the MCP server
-// of them all.
-func (c *CLI) openServer(ctx context.Context, toolsets string) ([]tools.Vault, *mcp.Server, error) {
+// of them all; the server's requests are counted on g, which the vaults'
+// background work gives way to (startVaults).
+func (c *CLI) openServer(ctx context.Context, toolsets string, g *gate.Gate) ([]tools.Vault, *mcp.Server, error) {
 	vaults, err := c.openVaults(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -224,12 +232,14 @@ func (c *CLI) openServer(ctx context.Context, toolsets string) ([]tools.Vault, *
 		closeVaults(vaults)
 		return nil, nil, err
 	}
-	srv.AddReceivingMiddleware(cancelOnStop(ctx))
+	srv.AddReceivingMiddleware(cancelOnStop(ctx, g))
 	return vaults, srv, nil
 }
 
-// startVaults starts every vault's background work (app.App.Start).
-func startVaults(ctx context.Context, vaults []tools.Vault) {
+// startVaults starts every vault's background work (app.App.Start), which
+// gives way to the requests counted on g.
+func startVaults(ctx context.Context, vaults []tools.Vault, g *gate.Gate) {
+	ctx = gate.Background(ctx, g)
 	for _, v := range vaults {
 		v.App.Start(ctx)
 	}

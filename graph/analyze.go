@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/noema-mem/noema/internal/gate"
 	"slices"
 	"strings"
 	"sync"
@@ -360,10 +361,14 @@ func (s *snapshot) pagerank(g *Weighted, seeds []int32) []float64 {
 // partition returns the (memoized) Louvain partition with communities
 // numbered by rank (largest first; ties by highest PageRank member, then
 // lowest node number) and members ordered by PageRank.
-func (s *snapshot) partition(g *Weighted, resolution float64, seed uint64) *rankedPartition {
+//
+// When ctx is background work (internal/gate), the computation gives way
+// to requests as it goes; whoever computes it first, every caller gets the
+// same partition.
+func (s *snapshot) partition(ctx context.Context, g *Weighted, resolution float64, seed uint64) *rankedPartition {
 	key := fmt.Sprintf("louvain/%s/%v/%d", g.Kind, resolution, seed)
 	return memo(s, key, func() *rankedPartition {
-		comm, mod := Louvain(g, resolution, seed)
+		comm, mod := louvain(g, resolution, seed, func() { gate.Yield(ctx) })
 		pr := s.pagerank(g, nil)
 		return rankPartition(comm, pr, mod)
 	})
@@ -582,7 +587,7 @@ func (r *analysis) communities(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p := r.s.partition(g, r.resolution, r.seed)
+	p := r.s.partition(ctx, g, r.resolution, r.seed)
 	pr := r.s.pagerank(g, nil)
 	res.Modularity = ptr(p.modularity)
 	res.Total = ptr(len(p.members))
@@ -790,7 +795,7 @@ func (a *Analyzer) rankInBackground(ctx context.Context, s *snapshot) <-chan str
 		wait = gap - time.Since(a.rankEnded)
 	}
 	// The request's end must not cancel what the next ones use.
-	bg := context.WithoutCancel(ctx)
+	bg := gate.Detached(ctx)
 	go func() {
 		defer close(done)
 		if wait > 0 {
@@ -821,7 +826,7 @@ func (a *Analyzer) rank(ctx context.Context, s *snapshot) (*rankedGraph, error) 
 	if err != nil {
 		return nil, err
 	}
-	r := &rankedGraph{version: s.version, g: g.nodesOnly(), p: s.partition(g, 1, 1), pr: s.pagerank(g, nil)}
+	r := &rankedGraph{version: s.version, g: g.nodesOnly(), p: s.partition(ctx, g, 1, 1), pr: s.pagerank(g, nil)}
 	a.mu.Lock()
 	if a.ranked == nil || a.ranked.version != a.cur.version {
 		a.ranked = r

@@ -125,7 +125,7 @@ func (a *Analyzer) Map(ctx context.Context, in MapOptions) (*MapResult, error) {
 		}
 	}
 	key := fmt.Sprintf("map/%d/%d", limit, center)
-	v, err := s.do(key, func() (any, error) { return conceptMap(s, g, limit, center), nil })
+	v, err := s.do(key, func() (any, error) { return conceptMap(ctx, s, g, limit, center), nil })
 	if err != nil {
 		return nil, err
 	}
@@ -134,9 +134,9 @@ func (a *Analyzer) Map(ctx context.Context, in MapOptions) (*MapResult, error) {
 
 // conceptMap builds the map of g's limit concepts of highest PageRank, or
 // of center and its heaviest neighbours when center is not -1.
-func conceptMap(s *snapshot, g *Weighted, limit int, center int32) *MapResult {
+func conceptMap(ctx context.Context, s *snapshot, g *Weighted, limit int, center int32) *MapResult {
 	pr := s.pagerank(g, nil)
-	p := s.partition(g, 1, 1)
+	p := s.partition(ctx, g, 1, 1)
 	res := &MapResult{GraphNodes: g.N(), GraphEdges: g.Edges(), Communities: len(p.members), Nodes: []MapNode{}, Edges: []MapEdge{}, Warnings: []string{}}
 	if g.N() == 0 {
 		res.Warnings = append(res.Warnings, "the concept graph is empty: no concepts yet: link one from a note with [[Name]]")

@@ -39,6 +39,12 @@ const moveEpsilon = 1e-12
 // neighbouring community met first in the node's ascending neighbour
 // list). A graph without edges gives every node its own community.
 func Louvain(g *Weighted, resolution float64, seed uint64) ([]int32, float64) {
+	return louvain(g, resolution, seed, nil)
+}
+
+// louvain is Louvain calling yield (when not nil) every yieldNodes nodes
+// it looks at: background work gives way to requests there (internal/gate).
+func louvain(g *Weighted, resolution float64, seed uint64, yield func()) ([]int32, float64) {
 	n := g.N()
 	comm := make([]int32, n)
 	for i := range comm {
@@ -50,6 +56,7 @@ func Louvain(g *Weighted, resolution float64, seed uint64) ([]int32, float64) {
 	}
 	rng := splitmix.New(seed)
 	level := levelOf(g)
+	level.yield = yield
 	mod := Modularity(g, comm, resolution)
 	for {
 		inner, moved := level.oneLevel(m, resolution, &rng)
@@ -65,13 +72,16 @@ func Louvain(g *Weighted, resolution float64, seed uint64) ([]int32, float64) {
 		}
 		mod = newMod
 		level = level.aggregate(inner)
+		level.yield = yield
 	}
 	// Refinement: one more round of local moving, node by node on the
 	// graph itself, starting from the partition found. Aggregation moves
 	// whole communities; a node that ended up on the wrong side of a merge
 	// can still leave it. Every move has a positive gain, so this never
 	// lowers the modularity.
-	if refined, moved := levelOf(g).move(comm, m, resolution, &rng); moved {
+	refine := levelOf(g)
+	refine.yield = yield
+	if refined, moved := refine.move(comm, m, resolution, &rng); moved {
 		copy(comm, refined)
 	}
 	renumber(comm)
@@ -136,7 +146,13 @@ type louvainLevel struct {
 	w    []float64
 	self []float64
 	deg  []float64 // weighted degree, self-loop twice
+	// yield, when not nil, is called every yieldNodes nodes looked at.
+	yield func()
 }
+
+// yieldNodes is how many nodes local moving looks at between two calls of
+// its yield: a fraction of a millisecond.
+const yieldNodes = 1024
 
 func levelOf(g *Weighted) *louvainLevel {
 	l := &louvainLevel{off: g.Off, adj: g.Adj, w: g.W, self: g.Self, deg: make([]float64, g.N())}
@@ -188,6 +204,7 @@ func (l *louvainLevel) move(start []int32, m, resolution float64, rng *splitmix.
 	moved := false
 	passes := 0
 	m2 := 2 * m * m
+	looked := 0
 	for {
 		moves, gained := 0, 0.0
 		passes++
@@ -196,6 +213,9 @@ func (l *louvainLevel) move(start []int32, m, resolution float64, rng *splitmix.
 				continue
 			}
 			active[u] = false
+			if looked++; l.yield != nil && looked%yieldNodes == 0 {
+				l.yield()
+			}
 			touched = touched[:0]
 			lo, hi := l.off[u], l.off[u+1]
 			for x := lo; x < hi; x++ {

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"github.com/noema-mem/noema/internal/gate"
 )
 
 // querier runs a query: *sql.DB, *sql.Tx or *Tx.
@@ -19,13 +20,21 @@ func eachRow(ctx context.Context, q querier, query string, args []any, scan func
 		return err
 	}
 	defer rows.Close()
-	for rows.Next() {
+	for n := 1; rows.Next(); n++ {
 		if err := scan(rows); err != nil {
 			return err
+		}
+		if n%yieldRows == 0 {
+			gate.Yield(ctx) // background reads give way to requests
 		}
 	}
 	return rows.Err()
 }
+
+// yieldRows is how many rows a read goes through between two chances for
+// a request to take the processor from background work (gate.Yield): a
+// few hundred microseconds of reading and scanning.
+const yieldRows = 64
 
 // eachPair runs query on q and calls fn with the two columns of every row
 // (see eachRow).

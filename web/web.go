@@ -36,6 +36,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/noema-mem/noema/internal/gate"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -91,6 +92,9 @@ type Options struct {
 	// MapWarmMax is the largest vault, in concepts, whose concept map Warm
 	// lays out ahead (0: MapWarmMaxConcepts).
 	MapWarmMax int
+	// Gate counts the page's tool calls as requests in flight, which the
+	// vaults' background work gives way to (nil: not counted).
+	Gate *gate.Gate
 }
 
 // Handler serves the page, its assets and the JSON endpoints.
@@ -243,7 +247,8 @@ func (h *Handler) call(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, req.Tool, err)
 		return
 	}
-	out, err := h.run(r.Context(), req.Vault, req.Tool, req.Args)
+	defer h.opts.Gate.Begin()()
+	out, err := h.run(gate.Request(r.Context(), h.opts.Gate), req.Vault, req.Tool, req.Args)
 	if err != nil {
 		h.fail(w, req.Tool, err)
 		return
