@@ -563,11 +563,16 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states *not
 				return err
 			}
 			if exists && cur.Hash == rec.Hash && cur.File.VerifiedNS != sqlite.Rederive {
-				if err := sqlite.TouchNote(tx, rec.Path, rec.Size, rec.MtimeNS, rec.File); err != nil {
+				ok, err := sqlite.TouchNote(tx, rec)
+				if err != nil {
 					return err
 				}
-				touched = append(touched, i)
-				continue
+				if ok {
+					touched = append(touched, i)
+					continue
+				}
+				// Same content, other times (a rewrite that moved the
+				// mtime back): written whole below, as a rebuild would.
 			}
 			if !changes {
 				changes = true
@@ -606,12 +611,21 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states *not
 	if text != nil {
 		text.Add(texts)
 	}
-	for _, o := range ops {
-		*o.counted++
-	}
+	// Counted from what the transaction did: touched is unchanged, and an
+	// op the states called a touch but the transaction wrote is updated.
+	isTouched := make(map[int]bool, len(touched))
 	for _, i := range touched {
-		*ops[i].counted--
-		res.Unchanged++
+		isTouched[i] = true
+	}
+	for i, o := range ops {
+		switch {
+		case isTouched[i]:
+			res.Unchanged++
+		case o.counted == &res.Unchanged:
+			res.Updated++
+		default:
+			*o.counted++
+		}
 	}
 	return true, changes, nil
 }

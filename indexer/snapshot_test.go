@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/noema-mem/noema/indexer"
+	"github.com/noema-mem/noema/internal/noematest"
 )
 
 // TestSnapshotSyncFindsEveryChange: a sync that reads the note states
@@ -101,8 +102,10 @@ func TestSnapshotSyncFindsEveryChange(t *testing.T) {
 		change func()
 		check  func(*indexer.Result) bool
 	}{
+		// The note takes its times from the file (no front matter): a
+		// rebuild would hold the new mtime, so the sync writes it.
 		{"mtime only", func() { write("a.md", "About [[Alpha]] in a.md.\n", later) },
-			func(r *indexer.Result) bool { return !r.Changed() }},
+			func(r *indexer.Result) bool { return r.Updated == 1 }},
 		{"size, mtime put back", func() { write("b.md", "About [[Beta]] in b.md, longer.\n", old) },
 			func(r *indexer.Result) bool { return r.Updated == 1 }},
 		{"inode, mtime put back", func() {
@@ -143,5 +146,88 @@ func TestSnapshotSyncFindsEveryChange(t *testing.T) {
 	}
 	if got := indexedMentions(t, ix); got["zeta"] != 1 || got["epsilon"] != 0 || got["gamma"] != 1 || got["beta"] != 1 {
 		t.Errorf("mentions = %v", got)
+	}
+}
+
+// TestSyncTimesFollowTheFile: a file rewritten with new content, indexed
+// by another process (a server's watcher), then given its old mtime back
+// (as an editor's `touch -r` or `cp -p` does): the next sync finds the
+// content already indexed, and the note's times must still become the
+// file's, as a rebuilt index's would (the soak's checkpoint found a note
+// whose modified time was the in-between mtime).
+func TestSyncTimesFollowTheFile(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "vault")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, "d.md")
+	old := time.Now().Add(-time.Hour).Truncate(time.Second)
+	between := old.Add(30 * time.Minute)
+	write := func(content string, mtime time.Time) {
+		t.Helper()
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	times := func(ix *indexer.Indexer) (created, modified int64) {
+		t.Helper()
+		if err := ix.DB.Read().QueryRow(`SELECT created_ns, modified_ns FROM notes WHERE path = 'd.md'`).Scan(&created, &modified); err != nil {
+			t.Fatal(err)
+		}
+		return created, modified
+	}
+	write("# D\nstate: A, about [[Alpha]]\n", old)
+	ix, watcher := open(t, dir), open(t, dir)
+	if _, err := ix.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	write("# D\nstate: B, about [[Alpha]]\n", between)
+	if _, err := watcher.SyncPaths(ctx, []string{"d.md"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, m := times(ix); m != between.UnixNano() {
+		t.Fatalf("the watcher indexed modified %d, want %d", m, between.UnixNano())
+	}
+	if err := os.Chtimes(p, old, old); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ix.Sync(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Updated != 1 || res.Unchanged != 0 {
+		t.Errorf("sync after the mtime was put back = %+v; want 1 updated", res)
+	}
+	// An index built from scratch over the same file.
+	copyDir := filepath.Join(t.TempDir(), "copy")
+	if err := os.MkdirAll(copyDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(copyDir, "d.md")
+	if err := os.WriteFile(cp, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(cp, old, old); err != nil {
+		t.Fatal(err)
+	}
+	rebuilt := open(t, copyDir)
+	if _, err := rebuilt.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	const q = `SELECT 'note', path, created_ns, modified_ns FROM notes UNION ALL
+		SELECT 'concept', key, created_ns, updated_ns FROM concepts ORDER BY 1, 2`
+	if got, want := noematest.Rows(t, ix.DB.Read(), q), noematest.Rows(t, rebuilt.DB.Read(), q); got != want {
+		t.Errorf("times after the sync:\n%s\nin an index built from scratch:\n%s", got, want)
+	}
+	if _, m := times(ix); m != old.UnixNano() {
+		t.Errorf("modified %d, want the file's mtime %d", m, old.UnixNano())
 	}
 }

@@ -447,14 +447,27 @@ func RenameNote(tx *Tx, from, to string) error {
 	return nil
 }
 
-// TouchNote records the new size, mtime and file state of a file whose
-// content did not change.
-func TouchNote(tx *Tx, path string, size, mtimeNS int64, f FileState) error {
-	if _, err := tx.Exec(`UPDATE notes SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, verified_ns = ? WHERE path = ?`,
-		size, mtimeNS, f.CtimeNS, f.Inode, f.VerifiedNS, path); err != nil {
-		return fmt.Errorf("touch note %s: %w", path, err)
+// TouchNote records rec's size, mtime and file state on the row of a note
+// whose content did not change, and reports whether it did: it changes
+// nothing, and returns false, unless the row holds rec's hash and rec's
+// created and modified times. A file rewritten with its content kept but
+// its mtime moved (an editor's `touch -r`, a restore, `cp -p`) changes the
+// times a note without them in its front matter takes from the file, and
+// a rebuilt index would hold the new times: such a note must be written
+// whole (NoteWriter.Put), which also brings its concepts' times along.
+func TouchNote(tx *Tx, rec *NoteRecord) (bool, error) {
+	r, err := tx.Exec(`UPDATE notes SET size = ?, mtime_ns = ?, ctime_ns = ?, inode = ?, verified_ns = ?
+		WHERE path = ? AND hash = ? AND created_ns = ? AND modified_ns = ?`,
+		rec.Size, rec.MtimeNS, rec.File.CtimeNS, rec.File.Inode, rec.File.VerifiedNS,
+		rec.Path, rec.Hash, nsOf(rec.Created), nsOf(rec.Modified))
+	if err != nil {
+		return false, fmt.Errorf("touch note %s: %w", rec.Path, err)
 	}
-	return nil
+	n, err := r.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("touch note %s: %w", rec.Path, err)
+	}
+	return n > 0, nil
 }
 
 // RecordAccess records an explicit read of the note at path at tx.Now.

@@ -107,7 +107,20 @@ func TestNoteStatesSnapshotFollowsEveryChange(t *testing.T) {
 		}
 	}
 	touch := func(path string, size, mtime int64, f sqlite.FileState) func(tx *sqlite.Tx) error {
-		return func(tx *sqlite.Tx) error { return sqlite.TouchNote(tx, path, size, mtime, f) }
+		return func(tx *sqlite.Tx) error {
+			var rec *sqlite.NoteRecord
+			for _, r := range recs {
+				if r.Path == path {
+					c := *r
+					rec = &c
+				}
+			}
+			rec.Size, rec.MtimeNS, rec.File = size, mtime, f
+			if ok, err := sqlite.TouchNote(tx, rec); err != nil || !ok {
+				return fmt.Errorf("touch %s: %v, %w", path, ok, err)
+			}
+			return nil
+		}
 	}
 	base := recs[1]
 	for _, c := range []struct {
