@@ -162,6 +162,9 @@ func (s *Service) FindSimilarOr(ctx context.Context, in SimilarInput, fuzzy Fuzz
 	if hasSelf {
 		filter = func(id int64) bool { return id != selfVID }
 	}
+	// Each widening scores only the candidates the last one did not.
+	var best []Similar
+	scored := map[int64]bool{}
 	for {
 		s.mu.RLock()
 		idx, model := s.idx, s.model
@@ -170,10 +173,18 @@ func (s *Service) FindSimilarOr(ctx context.Context, in SimilarInput, fuzzy Fuzz
 		if err != nil {
 			return nil, err
 		}
-		best, err := s.score(ctx, hits, now, useDecay)
+		fresh := make([]vector.Hit, 0, len(hits))
+		for _, h := range hits {
+			if !scored[h.ID] {
+				scored[h.ID] = true
+				fresh = append(fresh, h)
+			}
+		}
+		more, err := s.score(ctx, fresh, now, useDecay)
 		if err != nil {
 			return nil, err
 		}
+		best = append(best, more...)
 		sortHits(best)
 		done := len(hits) <= fetch // everything was scored
 		if !done && len(best) >= k {

@@ -122,10 +122,19 @@ func (s *SemanticIndex) ConceptNamed(ctx context.Context, id, key string) (strin
 // ConceptNotes calls fn for each of the concepts among ids with every note
 // that mentions it and with its page: the note's path, modification time
 // and latest explicit access (zero when never read).
+// ids are looked up 500 at a time: find_similar_concepts widens its
+// candidates until decay cannot change its top k, tens of thousands in a
+// vault of old notes, and one statement holds at most 32,766 variables.
 func (s *SemanticIndex) ConceptNotes(ctx context.Context, ids []string, fn func(id, path string, modified, accessed time.Time)) error {
-	if len(ids) == 0 {
-		return nil
+	for i := 0; i < len(ids); i += 500 {
+		if err := s.conceptNotes(ctx, ids[i:min(i+500, len(ids))], fn); err != nil {
+			return err
+		}
 	}
+	return nil
+}
+
+func (s *SemanticIndex) conceptNotes(ctx context.Context, ids []string, fn func(id, path string, modified, accessed time.Time)) error {
 	args := make([]any, 0, 2*len(ids))
 	for _, id := range ids {
 		args = append(args, id)

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"testing"
+	"time"
 )
 
 // TestEachEmbeddingAndEmbeddedAmong: for a few hashes (looked up in
@@ -62,5 +63,58 @@ func TestEachEmbeddingAndEmbeddedAmong(t *testing.T) {
 				t.Errorf("EmbeddedAmong misses %s", h)
 			}
 		}
+	}
+}
+
+// TestConceptLookupsTakeAnyNumberOfIDs: find_similar_concepts widens its
+// candidates until decay cannot change its top k — in a vault of old
+// notes, tens of thousands of concepts — and asks for their names and
+// notes at once; one SQLite statement holds at most 32,766 variables, so
+// ConceptNotes and ConceptNames must look them up in parts (at 100k notes
+// find_similar_concepts answered `internal: too many SQL variables`).
+func TestConceptLookupsTakeAnyNumberOfIDs(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	put(t, db, note("a.md", 1, "Go"), note("b.md", 2, "Go", "Rust"))
+	var ids []string
+	rows, err := db.Read().Query(`SELECT id FROM concepts ORDER BY key`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if len(ids) != 2 {
+		t.Fatalf("concepts %v, want go and rust", ids)
+	}
+	many := make([]string, 0, 40_002)
+	for i := range 20_000 {
+		many = append(many, fmt.Sprintf("c_missing%05d", i))
+	}
+	many = append(many, ids[0])
+	for i := range 20_000 {
+		many = append(many, fmt.Sprintf("c_absent%05d", i))
+	}
+	many = append(many, ids[1])
+	notes := map[string][]string{}
+	if err := db.Semantic().ConceptNotes(ctx, many, func(id, path string, _, _ time.Time) {
+		notes[id] = append(notes[id], path)
+	}); err != nil {
+		t.Fatalf("ConceptNotes of %d ids: %v", len(many), err)
+	}
+	if len(notes[ids[0]]) != 2 || len(notes[ids[1]]) != 1 || len(notes) != 2 {
+		t.Errorf("ConceptNotes of %d ids = %v; want go in a.md and b.md, rust in b.md", len(many), notes)
+	}
+	names := map[string]string{}
+	if err := db.Semantic().ConceptNames(ctx, many, func(id, label string, _ []string) { names[id] = label }); err != nil {
+		t.Fatalf("ConceptNames of %d ids: %v", len(many), err)
+	}
+	if names[ids[0]] != "Go" || names[ids[1]] != "Rust" || len(names) != 2 {
+		t.Errorf("ConceptNames of %d ids = %v", len(many), names)
 	}
 }
