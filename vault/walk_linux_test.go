@@ -67,8 +67,8 @@ func TestFastWalkIsWalkDir(t *testing.T) {
 	for _, rel := range []string{"a.md", "a b.md", "A.md", "a/z.md", "a/b/c.md", "ab/x.md", "a-/y.md", "é.md", "notes.txt", "x.MD", "sub/.hidden.md"} {
 		write(rel, "# "+rel+"\n")
 	}
-	// A folder large enough for the parallel stats, with a file of each size.
-	for i := range 3 * parallelStats {
+	// A folder whose stats are read in several parts, with a file of each size.
+	for i := range 3*statPart + 7 {
 		write(fmt.Sprintf("big/n%05d.md", i), strings.Repeat("x", i))
 	}
 	write(".noema/index.md", "not a note")
@@ -94,13 +94,13 @@ func TestFastWalkIsWalkDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, skip := range []string{"", "a/b/c.md", fmt.Sprintf("big/n%05d.md", parallelStats+7), "a b.md"} {
+	for _, skip := range []string{"", "a/b/c.md", fmt.Sprintf("big/n%05d.md", statPart+7), "a b.md"} {
 		want := walkRecord(t, v, v.walkDir, skip)
 		got := walkRecord(t, v, v.walk, skip)
 		if got != want {
 			t.Fatalf("skip %q: the fast walk differs from WalkDir:\n%s", skip, lineDiff(got, want))
 		}
-		if skip == "" && (!strings.Contains(got, "note big/n01535.md 1535 ") || !strings.Contains(got, "temp ")) {
+		if skip == "" && (!strings.Contains(got, fmt.Sprintf("note big/n%05d.md %d ", 3*statPart+6, 3*statPart+6)) || !strings.Contains(got, "temp ")) {
 			t.Fatalf("the walk missed notes or temporary files:\n%.2000s", got)
 		}
 	}
@@ -121,6 +121,91 @@ func TestFastWalkIsWalkDir(t *testing.T) {
 	cancel()
 	if err := v.walk(ctx, func(string, fs.FileInfo) error { return nil }, nil, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled walk: %v", err)
+	}
+}
+
+// TestWalkOfManyFoldersIsWalkDir: folders read side by side and ahead of
+// the visit still give walkDir's notes in walkDir's order — nested
+// folders, empty ones, folders of folders only, a dot-folder deep down,
+// folders larger than one read part — and a walk stopped part-way (fn's
+// SkipAll, SkipDir deep down, an error, a cancelled context) leaves no
+// folder open.
+func TestWalkOfManyFoldersIsWalkDir(t *testing.T) {
+	dir := t.TempDir()
+	n := 0
+	for a := range 7 {
+		for b := range a % 4 {
+			for c := range (a + b) % 3 {
+				rel := fmt.Sprintf("f%d/g%d/h%d", a, b, c)
+				for i := range ((a+1)*(b+1)*(c+1)*23)%(2*statPart+3) + 1 {
+					treetest.Write(t, dir, fmt.Sprintf("%s/n%d.md", rel, i), strings.Repeat("y", i%50))
+					n++
+				}
+			}
+			treetest.Write(t, dir, fmt.Sprintf("f%d/g%d.md", a, b), "beside its folder")
+		}
+		if err := os.MkdirAll(filepath.Join(dir, fmt.Sprintf("empty%d/inner", a)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	treetest.Write(t, dir, "f3/g1/.hidden/h/x.md", "not a note")
+	v, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fds := func() int {
+		ents, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skip("no /proc/self/fd")
+		}
+		return len(ents)
+	}
+	if n < 4*statPart {
+		t.Fatalf("%d notes: too few to read in parts", n)
+	}
+	before := fds()
+	for _, skip := range []string{"", "f6/g1/h0/n300.md", "f3/g1.md", "f1/g0/h0/n0.md", "f5/g0/h1/n37.md", "f3/g2/h1/n3.md"} {
+		want := walkRecord(t, v, v.walkDir, skip)
+		if skip != "" && !strings.Contains(want, "note "+skip+" ") {
+			t.Fatalf("no note %s to skip at", skip)
+		}
+		got := walkRecord(t, v, v.walk, skip)
+		if got != want {
+			t.Fatalf("skip %q: the walk differs from WalkDir:\n%s", skip, lineDiff(got, want))
+		}
+		if skip == "" && strings.Count(got, "\nnote ")+1 < n {
+			t.Fatalf("the walk found %d notes, want %d", strings.Count(got, "\nnote ")+1, n)
+		}
+	}
+	stopAt := func(i int, stop func() error) error {
+		seen := 0
+		return v.walk(context.Background(), func(string, fs.FileInfo) error {
+			if seen++; seen == i {
+				return stop()
+			}
+			return nil
+		}, nil, nil)
+	}
+	if err := stopAt(10, func() error { return fs.SkipAll }); err != nil {
+		t.Fatalf("SkipAll: %v", err)
+	}
+	boom := errors.New("boom")
+	if err := stopAt(n/2, func() error { return boom }); !errors.Is(err, boom) {
+		t.Fatalf("fn's error: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	seen := 0
+	err = v.walk(ctx, func(string, fs.FileInfo) error {
+		if seen++; seen == 5 {
+			cancel()
+		}
+		return nil
+	}, nil, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled walk: %v", err)
+	}
+	if after := fds(); after != before {
+		t.Fatalf("%d descriptors open after the walks, %d before", after, before)
 	}
 }
 
@@ -173,21 +258,47 @@ func TestParseDirents(t *testing.T) {
 	} {
 		b = append(b, record(r.ino, r.typ, r.name)...)
 	}
-	got, err := parseDirents(fd, dir, string(b), nil)
+	// Read in two calls' records, as two getdents calls give them.
+	half := 0
+	for half < len(b)/2 {
+		half += int(binary.NativeEndian.Uint16(b[half+16:]))
+	}
+	nb, got, err := parseDirents(fd, dir, "p/", b[:half], nil, nil)
+	if err == nil {
+		nb, got, err = parseDirents(fd, dir, "p/", b[half:], nb, got)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []dirent{{"a.md", 0}, {"unknown.md", 0}, {"sub", fs.ModeDir}, {"l.md", fs.ModeSymlink},
-		{"fifo", fs.ModeNamedPipe}, {"a-very-long-folder-name-of-many-bytes", fs.ModeDir}}
-	if !slices.Equal(got, want) {
-		t.Errorf("parseDirents:\n got %v\nwant %v", got, want)
+	names := string(nb)
+	type entry struct {
+		path, name string
+		typ        fs.FileMode
 	}
-	if _, err := parseDirents(fd, dir, string(b[:len(b)-3]), nil); err == nil {
+	var gotEntries []entry
+	for _, d := range got {
+		f := &folder{rel: "p", names: names}
+		if names[d.at+d.n] != 0 {
+			t.Errorf("%q: no NUL byte after the name", f.name(&d))
+		}
+		gotEntries = append(gotEntries, entry{f.path(&d), f.name(&d), d.typ})
+	}
+	want := []entry{{"p/a.md", "a.md", 0}, {"p/unknown.md", "unknown.md", 0}, {"p/sub", "sub", fs.ModeDir}, {"p/l.md", "l.md", fs.ModeSymlink},
+		{"p/fifo", "fifo", fs.ModeNamedPipe}, {"p/a-very-long-folder-name-of-many-bytes", "a-very-long-folder-name-of-many-bytes", fs.ModeDir}}
+	if !slices.Equal(gotEntries, want) {
+		t.Errorf("parseDirents:\n got %v\nwant %v", gotEntries, want)
+	}
+	// The names hold the entries' paths only: not the deleted record's,
+	// nor the one gone before its lstat.
+	if wantNames := "p/a.md\x00p/unknown.md\x00p/sub\x00p/l.md\x00p/fifo\x00p/a-very-long-folder-name-of-many-bytes\x00"; names != wantNames {
+		t.Errorf("names %q, want %q", names, wantNames)
+	}
+	if _, _, err := parseDirents(fd, dir, "", b[:len(b)-3], nil, nil); err == nil {
 		t.Error("a truncated record was read")
 	}
 	unterminated := record(12, unix.DT_REG, "12345")[:24] // reclen 24: the name fills it, no NUL
 	binary.NativeEndian.PutUint16(unterminated[16:], 24)
-	if _, err := parseDirents(fd, dir, string(unterminated), nil); err == nil {
+	if _, _, err := parseDirents(fd, dir, "", unterminated, nil, nil); err == nil {
 		t.Error("a name without its NUL byte was read")
 	}
 }
