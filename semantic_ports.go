@@ -93,3 +93,38 @@ type StoredChunk struct {
 	// vector in the [EmbeddingCache].
 	TextHash string
 }
+
+// ConceptFreshnessReader is what a [SemanticConceptIndex] may also offer so
+// that find_similar_concepts can bound every concept's decay in memory
+// instead of asking for each candidate's notes (package semantic keeps the
+// bound in step with what this reports). sqlite.SemanticIndex implements it.
+type ConceptFreshnessReader interface {
+	// ConceptFreshness reads, in one snapshot, the notes and concept
+	// mentions that changed after the change-log position since (all of
+	// them for since ≤ 0, or when the log no longer reaches back to since,
+	// or when so much changed that reading everything costs less: then
+	// full is true), and returns the position it read at.
+	//
+	// Every note read is passed to v.Note first, then every concept whose
+	// notes were read in full to v.Concept, then, when not full, every
+	// concept a changed note now links to v.Touch. A concept is read in
+	// full when full, and otherwise when it is new or relabelled, when a
+	// key moved to it, or when its page is, or (oldPages: the concepts
+	// whose page the caller last saw the note be) was, a changed note.
+	ConceptFreshness(ctx context.Context, since int64, oldPages func(note int64) []string, v FreshnessVisitor) (at int64, full bool, err error)
+}
+
+// FreshnessVisitor receives what [ConceptFreshnessReader.ConceptFreshness]
+// reads.
+type FreshnessVisitor struct {
+	// Note gives a note's path and reference time as Unix nanoseconds:
+	// the later of its modification time and its last explicit access (an
+	// upper bound of decay.Reference's). live is false for a note deleted
+	// since.
+	Note func(id int64, path string, ref int64, live bool)
+	// Concept gives every note of a concept: those linking it under any
+	// of its keys and its page (page: its row id, 0 when none).
+	Concept func(id string, notes []int64, page int64)
+	// Touch gives a concept that a changed note links now.
+	Touch func(id string, note int64)
+}

@@ -68,6 +68,8 @@ type Service struct {
 	// concepts changed since, unless one was deleted.
 	rev, deleted int64
 	complete     bool
+	// fresh bounds concepts' decay for find_similar_concepts (fresh.go).
+	fresh freshness
 }
 
 // Progress reports embedding work for status.
@@ -609,8 +611,10 @@ func (s *Service) conceptDecay(ctx context.Context, ids []string, now time.Time)
 		return out, nil
 	}
 	err := s.DB.ConceptNotes(ctx, ids, func(id, path string, modified, accessed time.Time) {
+		// A weight that underflowed to 0 still counts: the concept has
+		// notes, all very old (it once ranked as if it had none, decay 1).
 		w := s.Decay.Weight(path, decay.Reference(modified, accessed), now)
-		if w > out[id] {
+		if old, ok := out[id]; !ok || w > old {
 			out[id] = w
 		}
 	})

@@ -151,10 +151,6 @@ func (s *Service) FindSimilarOr(ctx context.Context, in SimilarInput, fuzzy Fuzz
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%d of %d concepts have no vector yet (embedding in progress or their text is empty)", p.Concepts-p.Embedded, p.Concepts))
 	}
 
-	// Score ≤ similarity (decay ≤ 1), so once the next similarity is below
-	// the k-th best score, no later concept can enter the top k.
-	now := s.Now()
-	fetch := k * 4
 	s.mu.RLock()
 	selfVID, hasSelf := s.rows[self]
 	s.mu.RUnlock()
@@ -162,41 +158,11 @@ func (s *Service) FindSimilarOr(ctx context.Context, in SimilarInput, fuzzy Fuzz
 	if hasSelf {
 		filter = func(id int64) bool { return id != selfVID }
 	}
-	// Each widening scores only the candidates the last one did not.
-	var best []Similar
-	scored := map[int64]bool{}
-	for {
-		s.mu.RLock()
-		idx, model := s.idx, s.model
-		s.mu.RUnlock()
-		hits, err := idx.SearchRows(qv, fetch+1, filter, s.rowsOf(ctx, model))
-		if err != nil {
-			return nil, err
-		}
-		fresh := make([]vector.Hit, 0, len(hits))
-		for _, h := range hits {
-			if !scored[h.ID] {
-				scored[h.ID] = true
-				fresh = append(fresh, h)
-			}
-		}
-		more, err := s.score(ctx, fresh, now, useDecay)
-		if err != nil {
-			return nil, err
-		}
-		best = append(best, more...)
-		sortHits(best)
-		done := len(hits) <= fetch // everything was scored
-		if !done && len(best) >= k {
-			kth := best[k-1].Score
-			done = float64(hits[len(hits)-1].Score) < kth
-		}
-		if done {
-			res.Results = unrelated(best[:min(k, len(best))])
-			break
-		}
-		fetch *= 4
+	best, err := s.rank(ctx, qv, k, filter, useDecay)
+	if err != nil {
+		return nil, err
 	}
+	res.Results = unrelated(best)
 	// Saturation: the top min(10, n) similarities, whenever there are at
 	// least three, all within saturationSpread.
 	if n := len(res.Results); n >= 3 {

@@ -121,25 +121,59 @@ const (
 // logged changes applied, or (prev nil, or the log not reaching back to
 // it, or changes too many to be worth applying one by one) read in full.
 func refreshMentions(ctx context.Context, tx *sql.Tx, prev *mentionGraph) (*mentionGraph, error) {
-	var lo, hi sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT (SELECT MIN(seq) FROM graph_log), (SELECT MAX(seq) FROM graph_log)`).Scan(&lo, &hi); err != nil {
-		return nil, fmt.Errorf("read graph log: %w", err)
+	since := int64(-1) // no graph: read everything
+	if prev != nil {
+		since = prev.seq
 	}
-	if prev == nil || prev.seq > hi.Int64 || (lo.Valid && prev.seq < lo.Int64-1) {
-		return readMentions(ctx, tx, hi.Int64)
+	hi, reaches, err := logReaches(ctx, tx, since)
+	if err != nil {
+		return nil, err
 	}
-	if prev.seq == hi.Int64 {
+	if !reaches {
+		return readMentions(ctx, tx, hi)
+	}
+	if prev.seq == hi {
 		return prev, nil // commits since, but none the graph follows
 	}
 	// Past this many changes, reading everything costs less than applying
 	// them; holes are cleared the same way.
 	limit := 4096 + (prev.NumNotes()+prev.NumConcepts())/4
 	if prev.holes > limit {
-		return readMentions(ctx, tx, hi.Int64)
+		return readMentions(ctx, tx, hi)
 	}
-	var ch logChanges
-	var n int
-	err := eachRow(ctx, tx, `SELECT kind, ref FROM graph_log WHERE seq > ? ORDER BY seq`, []any{prev.seq}, func(rows *sql.Rows) error {
+	ch, n, err := readLog(ctx, tx, prev.seq)
+	if err != nil {
+		return nil, err
+	}
+	if n > limit {
+		return readMentions(ctx, tx, hi)
+	}
+	g, ok, err := applyMentions(ctx, tx, prev, &ch)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return readMentions(ctx, tx, hi)
+	}
+	g.seq = hi
+	return g, nil
+}
+
+// logReaches returns the graph log's newest position and whether the log
+// still holds every change after position since (false, too, when since
+// is past its end: another index's, or one rebuilt since).
+func logReaches(ctx context.Context, tx *sql.Tx, since int64) (hi int64, reaches bool, err error) {
+	var lo, end sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT (SELECT MIN(seq) FROM graph_log), (SELECT MAX(seq) FROM graph_log)`).Scan(&lo, &end); err != nil {
+		return 0, false, fmt.Errorf("read graph log: %w", err)
+	}
+	return end.Int64, since >= 0 && since <= end.Int64 && (!lo.Valid || since >= lo.Int64-1), nil
+}
+
+// readLog reads the graph log's changes after position since, and how
+// many rows held them.
+func readLog(ctx context.Context, tx *sql.Tx, since int64) (ch logChanges, n int, err error) {
+	err = eachRow(ctx, tx, `SELECT kind, ref FROM graph_log WHERE seq > ? ORDER BY seq`, []any{since}, func(rows *sql.Rows) error {
 		var kind int
 		var ref any
 		if err := rows.Scan(&kind, &ref); err != nil {
@@ -150,20 +184,9 @@ func refreshMentions(ctx context.Context, tx *sql.Tx, prev *mentionGraph) (*ment
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read graph log: %w", err)
+		return logChanges{}, 0, fmt.Errorf("read graph log: %w", err)
 	}
-	if n > limit {
-		return readMentions(ctx, tx, hi.Int64)
-	}
-	g, ok, err := applyMentions(ctx, tx, prev, &ch)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return readMentions(ctx, tx, hi.Int64)
-	}
-	g.seq = hi.Int64
-	return g, nil
+	return ch, n, nil
 }
 
 // logChanges are the distinct graph_log refs of a refresh, by kind.
@@ -403,15 +426,8 @@ func applyMentions(ctx context.Context, tx *sql.Tx, prev *mentionGraph, ch *logC
 		notes = map[int64]bool{}
 	}
 	if len(moved) > 0 {
-		err := eachRow(ctx, tx, `SELECT DISTINCT note_id FROM links WHERE key IN (SELECT value FROM json_each(?))`,
-			[]any{jsonArg(moved)}, func(rows *sql.Rows) error {
-				var id int64
-				if err := rows.Scan(&id); err != nil {
-					return err
-				}
-				notes[id] = true
-				return nil
-			})
+		err := addRows(ctx, tx, `SELECT DISTINCT note_id FROM links WHERE key IN (SELECT value FROM json_each(?))`,
+			[]any{jsonArg(moved)}, notes)
 		if err != nil {
 			return nil, false, fmt.Errorf("read notes of moved keys: %w", err)
 		}

@@ -103,3 +103,16 @@ func anyArgs[T any](vs []T) []any {
 	}
 	return args
 }
+
+// addRows runs query on q and adds the one column of every row to set
+// (see eachRow).
+func addRows[T comparable](ctx context.Context, q querier, query string, args []any, set map[T]bool) error {
+	return eachRow(ctx, q, query, args, func(rows *sql.Rows) error {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			return err
+		}
+		set[v] = true
+		return nil
+	})
+}

@@ -59,24 +59,8 @@ func (x *Index) SearchRows(q []float32, k int, filter func(id int64) bool, rows 
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	buf := make([]float32, x.dim)
-	var bad error
-	err := rows(ids, func(id int64, v []float32) {
-		if len(v) != x.dim {
-			bad = fmt.Errorf("vector: row %d has %d dimensions, want %d", id, len(v), x.dim)
-			return
-		}
-		copy(buf, v)
-		if !Normalize(buf) {
-			return
-		}
-		t.offer(Hit{ID: id, Score: dot1(qn, buf)}, filter)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("vector: read the rows to score: %w", err)
-	}
-	if bad != nil {
-		return nil, bad
+	if err := x.scoreRows(qn, ids, rows, func(h Hit) { t.offer(h, filter) }); err != nil {
+		return nil, err
 	}
 	return t.sorted(), nil
 }
@@ -104,4 +88,111 @@ func (x *Index) candidates(qn []float32, k int, filter func(int64) bool) []int64
 		}
 	}
 	return ids
+}
+
+// Bounds returns the id of every row filter admits (nil admits all) and,
+// at the same index, an upper bound of the score [Index.SearchRows] (or
+// [Index.Search]) gives the row against q: the int8 pass's approximate
+// score plus its error bound when the index keeps int8 codes, else the
+// score itself. A caller ranking by something the score only bounds (a
+// weighted score) scores the rows that can matter with [Index.Scores]. It
+// returns nil when q has the wrong dimension or is degenerate.
+func (x *Index) Bounds(q []float32, filter func(id int64) bool) (ids []int64, upper []float32) {
+	if len(q) != x.dim || IsDegenerate(q) {
+		return nil, nil
+	}
+	qn := slices.Clone(q)
+	Normalize(qn)
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	n := len(x.ids)
+	ids, upper = make([]int64, 0, n), make([]float32, 0, n)
+	keep := func(r int, s float32) {
+		if filter == nil || filter(x.ids[r]) {
+			ids, upper = append(ids, x.ids[r]), append(upper, s)
+		}
+	}
+	dim := x.dim
+	if x.quant {
+		qi := make([]int16, dim)
+		sq := quantizeQuery(qn, qi)
+		var sums [scanBlock]int32
+		eachBlock(0, n, func(r, m int) {
+			dotsI8(qi, x.codes[r*dim:(r+m)*dim], sums[:m])
+			for j, s := range sums[:m] {
+				keep(r+j, float32(s)*sq*x.scale[r+j]+x.errBound(r+j, sq))
+			}
+		})
+		return ids, upper
+	}
+	var scores [scanBlock]float32
+	buf := make([]float32, min(scanBlock, n)*dim)
+	eachBlock(0, n, func(r, m int) {
+		rows := buf[:m*dim]
+		for j := range m {
+			copy(rows[j*dim:(j+1)*dim], x.row(r+j, rows[j*dim:(j+1)*dim]))
+		}
+		dots(qn, rows, scores[:m])
+		for j, s := range scores[:m] {
+			keep(r+j, s)
+		}
+	})
+	return ids, upper
+}
+
+// Scores returns the score against q of each of the rows ids that the
+// index holds, exactly as [Index.SearchRows] computes it: from rows when
+// the index keeps only codes, else from its own rows. Rows deleted
+// meanwhile (or that rows lacks) and degenerate rows are left out; the
+// order is ids'.
+func (x *Index) Scores(q []float32, ids []int64, rows RowSource) ([]Hit, error) {
+	if len(q) != x.dim || IsDegenerate(q) || len(ids) == 0 {
+		return nil, nil
+	}
+	qn := slices.Clone(q)
+	Normalize(qn)
+	buf := make([]float32, x.dim)
+	if !x.codesOnly {
+		x.mu.RLock()
+		defer x.mu.RUnlock()
+		out := make([]Hit, 0, len(ids))
+		for _, id := range ids {
+			if r, ok := x.rows[id]; ok {
+				out = append(out, Hit{ID: id, Score: dot1(qn, x.row(r, buf))})
+			}
+		}
+		return out, nil
+	}
+	got := make(map[int64]float32, len(ids))
+	if err := x.scoreRows(qn, ids, rows, func(h Hit) { got[h.ID] = h.Score }); err != nil {
+		return nil, err
+	}
+	out := make([]Hit, 0, len(got))
+	for _, id := range ids {
+		if s, ok := got[id]; ok {
+			out = append(out, Hit{ID: id, Score: s})
+		}
+	}
+	return out, nil
+}
+
+// scoreRows scores against qn (normalized) the exact vectors rows gives
+// of ids, normalized, and passes each to fn; degenerate ones are left out.
+func (x *Index) scoreRows(qn []float32, ids []int64, rows RowSource, fn func(Hit)) error {
+	buf := make([]float32, x.dim)
+	var bad error
+	err := rows(ids, func(id int64, v []float32) {
+		if len(v) != x.dim {
+			bad = fmt.Errorf("vector: row %d has %d dimensions, want %d", id, len(v), x.dim)
+			return
+		}
+		copy(buf, v)
+		if Normalize(buf) {
+			fn(Hit{ID: id, Score: dot1(qn, buf)})
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("vector: read the rows to score: %w", err)
+	}
+	return bad
 }

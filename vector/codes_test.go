@@ -99,3 +99,67 @@ func TestCodesSearchIsExact(t *testing.T) {
 		t.Error("Get on a codes index returned a row")
 	}
 }
+
+// TestBoundsBoundScores checks, for every kind of index (float32 rows,
+// halves, codes only; below and above the size of the two-pass search),
+// that Bounds bounds every row's score from above, that Scores gives
+// the very score bits Search (SearchRows) gives, and that both honour
+// the filter and deleted rows.
+func TestBoundsBoundScores(t *testing.T) {
+	const dim = 384
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{300, 3000} {
+		vecs := clustered(r, n, dim, 4, 0.35)
+		for name, mk := range map[string]func(int) *Index{"float": New, "half": NewHalf, "codes": NewCodes} {
+			x := mk(dim)
+			stored := map[int64][]float32{}
+			for i, v := range vecs {
+				if err := x.Set(int64(i+1), v); err != nil {
+					t.Fatal(err)
+				}
+				stored[int64(i+1)] = v
+			}
+			x.Delete(7)
+			delete(stored, 7)
+			rows := func(ids []int64, fn func(int64, []float32)) error {
+				for _, id := range ids {
+					if v, ok := stored[id]; ok {
+						fn(id, v)
+					}
+				}
+				return nil
+			}
+			filter := func(id int64) bool { return id%5 != 0 }
+			q := vecs[r.IntN(n)]
+			ids, upper := x.Bounds(q, filter)
+			if len(ids) != len(upper) || len(ids) != n-1-n/5 {
+				t.Fatalf("%s n=%d: %d ids, %d bounds, want %d", name, n, len(ids), len(upper), n-1-n/5)
+			}
+			want, err := x.SearchRows(q, n, filter, rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := x.Scores(q, append(slices.Clone(ids), 7), rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			score := map[int64]float32{}
+			for _, h := range got {
+				score[h.ID] = h.Score
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%s n=%d: Scores gave %d rows, Search %d", name, n, len(got), len(want))
+			}
+			for _, h := range want {
+				if score[h.ID] != h.Score {
+					t.Fatalf("%s n=%d: row %d scores %v, Search %v", name, n, h.ID, score[h.ID], h.Score)
+				}
+			}
+			for i, id := range ids {
+				if upper[i] < score[id] {
+					t.Fatalf("%s n=%d: row %d bound %v below its score %v", name, n, id, upper[i], score[id])
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,214 @@
+package semantic
+
+import (
+	"context"
+	"math"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/decay"
+)
+
+// find_similar_concepts ranks by similarity × decay, a concept's decay
+// being the largest weight of the notes that mention it. Both decay curves
+// fall with over = now − ref − grace(path), so that weight is the curve at
+// now − E, E being the latest ref + grace over the concept's notes. The
+// service keeps an upper bound of E for every concept (freshness), in step
+// with the index through the graph log, and so bounds every candidate's
+// score without a query; only the few candidates whose bound can still
+// reach the k-th best score are weighed exactly, by their notes, as
+// before (docs/embeddings.md, "Decay without a scan").
+
+// dayNS is a day in nanoseconds (decay measures age in 24-hour days).
+const dayNS = 24 * float64(time.Hour)
+
+// boundSlackDays is taken off every bound's age so that the rounding of
+// E (float64 nanoseconds, ≈ 256 ns at today's dates) and of the age in
+// days can only raise a bound; boundSlack covers the last bits of the
+// curves' own rounding.
+const (
+	boundSlackDays = 1e-6
+	boundSlack     = 1 + 1e-9
+)
+
+// freshness is the service's bound of each concept's E, as Unix
+// nanoseconds (float64): absent means no notes (weight 1), +Inf a note
+// with no known time. It holds the E of every note, so that a concept
+// read again (a key moved to it, its page changed) costs its note ids.
+// Bounds only ever need to be at least the truth: a note that loses a
+// link, or whose time moves back, leaves its concepts' bounds as they
+// were until the next full read.
+type freshness struct {
+	mu     sync.Mutex
+	at     int64 // graph log position the bounds hold at; 0: never read
+	note   map[int64]float64
+	latest map[string]float64
+	pages  map[int64][]string // note -> concepts whose page it is
+	pageOf map[string]int64
+	ver    int64 // counts changes to latest
+	// byVID caches latest by vector id, for index generation gen and
+	// freshness version ver.
+	byVID        []float64
+	vidGen, vidV int64
+}
+
+// latestByVID brings the bounds in step with the index and returns them
+// by vector id (+Inf where no bound is known) as of index generation
+// gen. The slice is the service's: callers must not modify it.
+func (s *Service) latestByVID(ctx context.Context, r noema.ConceptFreshnessReader) (latest []float64, gen int64, err error) {
+	f := &s.fresh
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := s.freshen(ctx, r); err != nil {
+		return nil, 0, err
+	}
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if f.byVID != nil && f.vidGen == s.gen && f.vidV == f.ver {
+		return f.byVID, s.gen, nil
+	}
+	out := make([]float64, len(s.byVID))
+	for vid, e := range s.byVID {
+		out[vid] = math.Inf(1)
+		if e.id == "" {
+			continue
+		}
+		if v, ok := f.latest[e.id]; ok {
+			out[vid] = v
+		}
+	}
+	f.byVID, f.vidGen, f.vidV = out, s.gen, f.ver
+	return out, s.gen, nil
+}
+
+// freshen applies what changed in the index since the bounds were read
+// (everything, the first time). The caller holds s.fresh.mu.
+func (s *Service) freshen(ctx context.Context, r noema.ConceptFreshnessReader) error {
+	f := &s.fresh
+	type conceptE struct {
+		id   string
+		e    float64
+		has  bool
+		page int64
+	}
+	notes := map[int64]float64{}
+	gone := map[int64]bool{}
+	var concepts []conceptE
+	touched := map[string]float64{}
+	noteE := func(id int64) (float64, bool) {
+		if e, ok := notes[id]; ok {
+			return e, true
+		}
+		if gone[id] {
+			return 0, false
+		}
+		e, ok := f.note[id]
+		return e, ok
+	}
+	at, full, err := r.ConceptFreshness(ctx, f.at, func(note int64) []string { return f.pages[note] }, noema.FreshnessVisitor{
+		Note: func(id int64, path string, ref int64, live bool) {
+			if !live {
+				gone[id] = true
+				return
+			}
+			notes[id] = float64(ref) + s.Decay.Grace(path)*dayNS
+		},
+		Concept: func(id string, ns []int64, page int64) {
+			c := conceptE{id: id, e: math.Inf(-1), page: page}
+			for _, n := range ns {
+				e, ok := noteE(n)
+				if !ok {
+					e = math.Inf(1) // not known: no bound
+				}
+				c.e, c.has = max(c.e, e), true
+			}
+			concepts = append(concepts, c)
+		},
+		Touch: func(id string, note int64) {
+			e, ok := noteE(note)
+			if !ok {
+				e = math.Inf(1)
+			}
+			if old, seen := touched[id]; !seen || e > old {
+				touched[id] = e
+			}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if full {
+		f.note, f.latest = notes, make(map[string]float64, len(concepts))
+		f.pages, f.pageOf = map[int64][]string{}, map[string]int64{}
+	} else if len(notes)+len(gone)+len(concepts)+len(touched) == 0 {
+		f.at = at
+		return nil
+	}
+	if !full {
+		for id, e := range notes {
+			f.note[id] = e
+		}
+		for id := range gone {
+			delete(f.note, id)
+		}
+	}
+	for _, c := range concepts {
+		if old := f.pageOf[c.id]; old != 0 {
+			f.pages[old] = slices.DeleteFunc(f.pages[old], func(id string) bool { return id == c.id })
+			if len(f.pages[old]) == 0 {
+				delete(f.pages, old)
+			}
+			delete(f.pageOf, c.id)
+		}
+		if c.page != 0 {
+			f.pageOf[c.id] = c.page
+			f.pages[c.page] = append(f.pages[c.page], c.id)
+		}
+		if c.has {
+			f.latest[c.id] = c.e
+		} else {
+			delete(f.latest, c.id)
+		}
+	}
+	for id, e := range touched {
+		if old, ok := f.latest[id]; !ok || e > old {
+			f.latest[id] = e
+		}
+	}
+	f.at = at
+	f.ver++
+	return nil
+}
+
+// weightBound returns an upper bound of the decay weight, at now, of a
+// concept whose notes' latest ref + grace is at most e (Unix ns): the
+// curve at an age a little below now − e, so that no rounding can put it
+// under the weight decay.Config.Weight computes. maxGrace is the longest
+// grace in days (an age past what time.Duration holds saturates there).
+func (s *Service) weightBound(e float64, now int64, maxGrace float64) float64 {
+	if s.Decay.Disabled || math.IsInf(e, 1) {
+		return 1
+	}
+	over := min((float64(now)-e)/dayNS, float64(math.MaxInt64)/dayNS-maxGrace) - boundSlackDays
+	if !(over > 0) {
+		return 1
+	}
+	var w float64
+	if s.Decay.Func == decay.Power {
+		w = 1 / math.Sqrt(over+1)
+	} else {
+		w = math.Exp2(-over / s.Decay.HalfLifeDays)
+	}
+	return min(1, w*boundSlack)
+}
+
+// maxGrace returns the longest grace period of the decay configuration.
+func (s *Service) maxGrace() float64 {
+	g := s.Decay.GraceDays
+	for _, d := range s.Decay.FolderGrace {
+		g = max(g, d)
+	}
+	return g
+}

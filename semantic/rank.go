@@ -1,0 +1,185 @@
+package semantic
+
+import (
+	"cmp"
+	"context"
+	"slices"
+
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/vector"
+)
+
+// candidate is a concept that may be among the best k: its vector id, an
+// upper bound of its score (key) and its similarity (sim: an upper bound
+// until scored, then exact), and the bound of its decay weight.
+type candidate struct {
+	vid    int64
+	key    float64
+	sim    float32
+	weight float64
+	scored bool
+}
+
+// firstBatch is how many candidates rank scores first, beyond k; each
+// further round takes four times as many.
+const firstBatch = 8
+
+// rank returns the best k concepts by score = similarity × decay (ties:
+// similarity, label, id) of those filter admits, exactly as scoring every
+// concept would rank them, scoring few. Every concept's score is bounded
+// without a query: the vector index bounds its similarity (its int8
+// pass), the freshness bounds its decay (fresh.go; 1 when the index
+// cannot tell or decay is off). Rounds then take the candidates with the
+// best bounds: their exact similarity first (their vectors), then, for
+// those that can still enter the top k, their decay (their notes), until
+// no bound left can beat the k-th best score.
+func (s *Service) rank(ctx context.Context, qv []float32, k int, filter func(int64) bool, useDecay bool) ([]Similar, error) {
+	now := s.Now()
+	var latest []float64
+	var latestGen int64
+	if r, ok := s.DB.(noema.ConceptFreshnessReader); ok && useDecay && !s.Decay.Disabled {
+		var err error
+		if latest, latestGen, err = s.latestByVID(ctx, r); err != nil {
+			return nil, err
+		}
+	}
+	s.mu.RLock()
+	idx, model := s.idx, s.model
+	if s.gen != latestGen {
+		latest = nil // vector ids renumbered meanwhile: bound decay by 1
+	}
+	s.mu.RUnlock()
+	ids, upper := idx.Bounds(qv, filter)
+	pool := make([]candidate, len(ids))
+	nowNS, maxGrace := now.UnixNano(), s.maxGrace()
+	for i, vid := range ids {
+		w := 1.0
+		if vid >= 0 && vid < int64(len(latest)) {
+			w = s.weightBound(latest[vid], nowNS, maxGrace)
+		}
+		pool[i] = candidate{vid: vid, sim: upper[i], weight: w, key: scoreBound(upper[i], w)}
+	}
+	ids, upper = nil, nil
+	var best []Similar
+	rows := s.rowsOf(ctx, model)
+	for batch := k + firstBatch; ; batch *= 4 {
+		if len(best) >= k {
+			kth := best[k-1]
+			pool = slices.DeleteFunc(pool, func(c candidate) bool { return !mayBeat(c, kth) })
+		}
+		if len(pool) == 0 {
+			break
+		}
+		sel := takeBest(pool, batch)
+		// Their exact similarity, then a tighter bound.
+		var vids []int64
+		at := make(map[int64]int, len(sel))
+		for i, c := range sel {
+			if !c.scored {
+				vids = append(vids, c.vid)
+				at[c.vid] = i
+			}
+		}
+		hits, err := idx.Scores(qv, vids, rows)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hits {
+			c := &sel[at[h.ID]]
+			c.sim, c.scored, c.key = h.Score, true, scoreBound(h.Score, c.weight)
+		}
+		// The rest of this round's unscored are gone (deleted meanwhile);
+		// the scored that can still enter are weighed by their notes.
+		var weigh []vector.Hit
+		for _, c := range sel {
+			if c.scored && (len(best) < k || mayBeat(c, best[k-1])) {
+				weigh = append(weigh, vector.Hit{ID: c.vid, Score: c.sim})
+			}
+		}
+		more, err := s.score(ctx, weigh, now, useDecay)
+		if err != nil {
+			return nil, err
+		}
+		best = append(best, more...)
+		sortHits(best)
+		pool = pool[len(sel):]
+	}
+	return best[:min(k, len(best))], nil
+}
+
+// scoreBound bounds the score of a concept whose similarity is at most
+// sim and decay at most w: a similarity below 0 gives a score of at most
+// 0 whatever the decay.
+func scoreBound(sim float32, w float64) float64 {
+	if sim <= 0 {
+		return 0
+	}
+	return float64(sim) * w
+}
+
+// mayBeat reports whether candidate c can rank before kth (by score, then
+// similarity; equal bounds may still win on label or id).
+func mayBeat(c candidate, kth Similar) bool {
+	return c.key > kth.Score || (c.key == kth.Score && float64(c.sim) >= kth.Similarity)
+}
+
+// betterCandidate orders candidates by key, then similarity, then vector id.
+func betterCandidate(a, b candidate) int {
+	return cmp.Or(cmp.Compare(b.key, a.key), cmp.Compare(b.sim, a.sim), cmp.Compare(a.vid, b.vid))
+}
+
+// takeBest moves the best n candidates of pool (by betterCandidate) to
+// its front and returns them: a full sort when pool is small, else a
+// bounded selection.
+func takeBest(pool []candidate, n int) []candidate {
+	if n >= len(pool) {
+		return pool
+	}
+	if len(pool) <= 8*n {
+		slices.SortFunc(pool, betterCandidate)
+		return pool[:n]
+	}
+	// Quickselect on a copy of keys would allocate; partition in place
+	// around the n-th best found by a bounded heap of indices.
+	h := make([]int, 0, n) // min-heap (worst at the root) of pool indices
+	worse := func(i, j int) bool { return betterCandidate(pool[h[i]], pool[h[j]]) > 0 }
+	down := func(i int) {
+		for {
+			w := i
+			if l := 2*i + 1; l < len(h) && worse(l, w) {
+				w = l
+			}
+			if r := 2*i + 2; r < len(h) && worse(r, w) {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for i := range pool {
+		if len(h) < n {
+			h = append(h, i)
+			for j := len(h) - 1; j > 0; {
+				p := (j - 1) / 2
+				if !worse(j, p) {
+					break
+				}
+				h[j], h[p] = h[p], h[j]
+				j = p
+			}
+			continue
+		}
+		if betterCandidate(pool[i], pool[h[0]]) < 0 {
+			h[0] = i
+			down(0)
+		}
+	}
+	slices.Sort(h)
+	for j, i := range h {
+		pool[j], pool[i] = pool[i], pool[j]
+	}
+	return pool[:n]
+}
