@@ -25,6 +25,7 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/config"
+	"github.com/noema-mem/noema/internal/notepath"
 	"github.com/noema-mem/noema/sqlite"
 	"github.com/noema-mem/noema/vault"
 )
@@ -138,6 +139,9 @@ func (r *Result) Changed() bool { return r.Added+r.Updated+r.Removed+r.Renamed >
 type fileEntry struct {
 	rel  string
 	info fs.FileInfo
+	// state is the index of the note's state in the sync's states, -1
+	// when the note has none (a new file).
+	state int32
 }
 
 type parsed struct {
@@ -222,10 +226,9 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 	// process creates and indexes meanwhile is then new to both (and found
 	// indexed when written), never "indexed but not walked", which would
 	// delete it. The transaction's first read fixes its snapshot; the
-	// states are then read, and indexed by path, beside the walk.
+	// states are then read beside the walk.
 	type loaded struct {
 		states sqlite.NoteStateSet
-		index  *noteStates
 		stale  bool
 		err    error
 	}
@@ -243,17 +246,18 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 			l.states, err = ix.DB.NoteStates(tx)
 			return err
 		})
-		if l.err == nil {
-			l.index = newNoteStates(l.states.List) // beside the walk too
-		}
 		taken()
 		load <- l
 	}()
 	<-snapshot
 	var entries []fileEntry
+	inOrder := true         // the walk gave the paths in notepath.Compare's order
 	var unreadable []string // folders skipped, their notes kept as indexed
 	removed, cleanErr, err := ix.Vault.WalkCleaningTemps(ctx, StaleTempAge, func(rel string, info fs.FileInfo) error {
-		entries = append(entries, fileEntry{rel, info})
+		if inOrder && len(entries) > 0 {
+			inOrder = notepath.Compare(entries[len(entries)-1].rel, rel) < 0
+		}
+		entries = append(entries, fileEntry{rel, info, -1})
 		return nil
 	}, func(rel string, err error) {
 		unreadable = append(unreadable, rel)
@@ -281,18 +285,20 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 		ix.afterWalk()
 	}
 
-	states := l.index
-	for i, st := range states.list {
-		if underAny(st.Path, unreadable) {
-			states.mark[i] = walked // not walked, not deleted: kept as indexed
+	states := newNoteStates(&l.states)
+	if len(unreadable) > 0 {
+		for i := range states.set.Len() {
+			if underAny(states.set.Path(i), unreadable) {
+				states.mark[i] = walked // not walked, not deleted: kept as indexed
+			}
 		}
 	}
+	states.match(entries, inOrder)
 	var todo []fileEntry
 	for _, e := range entries {
-		i, ok := states.byPath[e.rel]
-		if ok {
+		if i := int(e.state); i >= 0 {
 			states.mark[i] = walked
-			if st := &states.list[i]; unchanged(st.Size, st.MtimeNS, st.File, e.info) {
+			if size, mtime, file := states.set.Stat(i); unchanged(size, mtime, file, e.info) {
 				res.Unchanged++
 				continue
 			}
@@ -311,7 +317,7 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 			return nil, err
 		}
 		defer done()
-		if len(states.list) == 0 {
+		if states.set.Len() == 0 {
 			if text, err = ix.DB.StartTextLoad(ctx); err != nil {
 				ix.Logger.Warn("cannot index the text beside the writer; the writer indexes it", "err", err)
 				text = nil
@@ -325,8 +331,9 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 	}
 	// Deleted paths, by hash, for rename detection.
 	deletedByHash := make(map[string][]string)
-	for i, st := range states.list {
-		if states.mark[i] == notWalked {
+	for i, m := range states.mark {
+		if m == notWalked {
+			st := states.set.State(i)
 			deletedByHash[st.Hash] = append(deletedByHash[st.Hash], st.Path)
 		}
 	}
@@ -395,9 +402,9 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 	for _, paths := range deletedByHash {
 		deleted = append(deleted, paths...)
 	}
-	for i, st := range states.list {
-		if states.mark[i] == gone {
-			deleted = append(deleted, st.Path) // disappeared mid-sync
+	for i, m := range states.mark {
+		if m == gone {
+			deleted = append(deleted, states.set.Path(i)) // disappeared mid-sync
 		}
 	}
 	sort.Strings(deleted)
@@ -447,9 +454,8 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 // noteStates are the note states a sync read, with what its walk found of
 // each.
 type noteStates struct {
-	list   []sqlite.NoteState
-	byPath map[string]int32 // index in list
-	mark   []walkMark       // by index in list
+	set  *sqlite.NoteStateSet // in notepath.Compare's order of their paths
+	mark []walkMark           // by index in set
 }
 
 // walkMark is what a sync's walk found of an indexed note.
@@ -461,21 +467,38 @@ const (
 	gone                      // walked, then gone before it was read
 )
 
-func newNoteStates(list []sqlite.NoteState) *noteStates {
-	s := &noteStates{list: list, byPath: make(map[string]int32, len(list)), mark: make([]walkMark, len(list))}
-	for i := range list {
-		s.byPath[list[i].Path] = int32(i)
-	}
-	return s
+func newNoteStates(set *sqlite.NoteStateSet) *noteStates {
+	return &noteStates{set: set, mark: make([]walkMark, set.Len())}
 }
 
-// get returns the state read for path, and whether there is one.
-func (s *noteStates) get(path string) (sqlite.NoteState, bool) {
-	i, ok := s.byPath[path]
-	if !ok {
-		return sqlite.NoteState{}, false
+// match sets each entry's state: the index of the state of its path, or
+// -1. Entries in notepath.Compare's order (inOrder; a walk gives them so)
+// are merged with the states, which are in that order too; others are
+// looked up by path.
+func (s *noteStates) match(entries []fileEntry, inOrder bool) {
+	if !inOrder {
+		byPath := make(map[string]int32, s.set.Len())
+		for i := range s.set.Len() {
+			byPath[s.set.Path(i)] = int32(i)
+		}
+		for k := range entries {
+			if i, ok := byPath[entries[k].rel]; ok {
+				entries[k].state = i
+			}
+		}
+		return
 	}
-	return s.list[i], true
+	i, n := 0, s.set.Len()
+	for k := range entries {
+		e := &entries[k]
+		for i < n && notepath.Compare(s.set.Path(i), e.rel) < 0 {
+			i++
+		}
+		if i < n && s.set.Path(i) == e.rel {
+			e.state = int32(i)
+			i++
+		}
+	}
 }
 
 // writeChunk classifies parsed files (added, updated, renamed, unchanged,
@@ -497,7 +520,7 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states *not
 		case p.gone:
 			res.Skipped++
 			res.Warnings = append(res.Warnings, Warning{p.entry.rel, noema.ENOTFOUND, "file disappeared during sync"})
-			if i, ok := states.byPath[p.entry.rel]; ok {
+			if i := p.entry.state; i >= 0 {
 				states.mark[i] = gone
 			}
 			continue
@@ -506,7 +529,11 @@ func (ix *Indexer) writeChunk(ctx context.Context, results []parsed, states *not
 			res.Warnings = append(res.Warnings, *p.warn)
 			continue
 		}
-		st, exists := states.get(p.entry.rel)
+		var st sqlite.NoteState
+		exists := p.entry.state >= 0
+		if exists {
+			st = states.set.State(int(p.entry.state))
+		}
 		switch {
 		case exists && st.Hash == p.rec.Hash && st.File.VerifiedNS != sqlite.Rederive:
 			ops = append(ops, op{p: p, counted: &res.Unchanged}) // touch only

@@ -102,7 +102,7 @@ func (db *DB) AllNoteStates(ctx context.Context) (list []NoteState, err error) {
 			return err
 		}
 		set, err := readAllStates(ctx, tx, n)
-		list = set.List
+		list = set.All()
 		return err
 	})
 	return list, err

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/noema-mem/noema/internal/notepath"
 	"github.com/noema-mem/noema/sqlite"
 )
 
@@ -89,8 +90,14 @@ func TestNoteStatesSnapshotFollowsEveryChange(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := sortedStates(set.List), sortedStates(want); got != want {
+		if got, want := sortedStates(set.All()), sortedStates(want); got != want {
 			t.Fatalf("%s: states differ from the rows:\n got %s\nwant %s", name, got, want)
+		}
+		// In the walk's order, which a sync merges its walk with.
+		for i := 1; i < set.Len(); i++ {
+			if notepath.Compare(set.Path(i-1), set.Path(i)) >= 0 {
+				t.Fatalf("%s: %q before %q, out of the walk's order", name, set.Path(i-1), set.Path(i))
+			}
 		}
 		if set.FromSnapshot() != fromSnapshot {
 			t.Errorf("%s: read from the snapshot = %v, want %v", name, set.FromSnapshot(), fromSnapshot)
@@ -133,6 +140,8 @@ func TestNoteStatesSnapshotFollowsEveryChange(t *testing.T) {
 		{"inode", touch(recs[4].Path, recs[4].Size, recs[4].MtimeNS, sqlite.FileState{CtimeNS: recs[4].File.CtimeNS, Inode: 1, VerifiedNS: recs[4].File.VerifiedNS})},
 		{"read time", touch(recs[5].Path, recs[5].Size, recs[5].MtimeNS, sqlite.FileState{CtimeNS: recs[5].File.CtimeNS, Inode: recs[5].File.Inode, VerifiedNS: 3})},
 		{"added", func(tx *sqlite.Tx) error { _, err := sqlite.PutNote(tx, stateNote("new.md", 77, true)); return err }},
+		// Before the folder n/ in byte order, after it in the walk's.
+		{"added beside a folder", func(tx *sqlite.Tx) error { _, err := sqlite.PutNote(tx, stateNote("n b.md", 78, true)); return err }},
 		{"deleted", func(tx *sqlite.Tx) error { return sqlite.DeleteNote(tx, recs[6].Path) }},
 		{"renamed", func(tx *sqlite.Tx) error { return sqlite.RenameNote(tx, recs[7].Path, "moved/x.md") }},
 		{"re-derived", func(tx *sqlite.Tx) error {

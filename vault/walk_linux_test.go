@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/noema-mem/noema/internal/notepath"
 	"github.com/noema-mem/noema/internal/treetest"
 	"golang.org/x/sys/unix"
 )
@@ -100,6 +101,7 @@ func TestFastWalkIsWalkDir(t *testing.T) {
 		if got != want {
 			t.Fatalf("skip %q: the fast walk differs from WalkDir:\n%s", skip, lineDiff(got, want))
 		}
+		checkWalkOrder(t, v)
 		if skip == "" && (!strings.Contains(got, fmt.Sprintf("note big/n%05d.md %d ", 3*statPart+6, 3*statPart+6)) || !strings.Contains(got, "temp ")) {
 			t.Fatalf("the walk missed notes or temporary files:\n%.2000s", got)
 		}
@@ -173,6 +175,7 @@ func TestWalkOfManyFoldersIsWalkDir(t *testing.T) {
 		if got != want {
 			t.Fatalf("skip %q: the walk differs from WalkDir:\n%s", skip, lineDiff(got, want))
 		}
+		checkWalkOrder(t, v)
 		if skip == "" && strings.Count(got, "\nnote ")+1 < n {
 			t.Fatalf("the walk found %d notes, want %d", strings.Count(got, "\nnote ")+1, n)
 		}
@@ -206,6 +209,24 @@ func TestWalkOfManyFoldersIsWalkDir(t *testing.T) {
 	}
 	if after := fds(); after != before {
 		t.Fatalf("%d descriptors open after the walks, %d before", after, before)
+	}
+}
+
+// checkWalkOrder fails unless the walk gives the notes of v in
+// notepath.Compare's order, which sync merges the walk with the indexed
+// notes in.
+func checkWalkOrder(t *testing.T, v *Vault) {
+	t.Helper()
+	prev := ""
+	err := v.walk(context.Background(), func(rel string, _ fs.FileInfo) error {
+		if prev != "" && notepath.Compare(prev, rel) >= 0 {
+			return fmt.Errorf("the walk gave %s after %s, out of notepath.Compare's order", rel, prev)
+		}
+		prev = rel
+		return nil
+	}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -5,6 +5,7 @@
 package notepath
 
 import (
+	"cmp"
 	"runtime"
 	"strings"
 	"unicode/utf8"
@@ -102,3 +103,26 @@ func WindowsReserved(name string) bool {
 }
 
 func asciiLetter(c byte) bool { return ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') }
+
+// Compare orders vault paths ("a/b.md") as a walk of the vault visits
+// them: folder by folder, each folder's entries by name in byte order,
+// a folder's notes where its name sorts. It is byte order with the
+// separator '/' below every other byte: "a/z.md" < "a b.md" < "a.md",
+// because the folder "a" sorts before the names "a b.md" and "a.md".
+// It returns -1, 0 or +1.
+func Compare(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	switch {
+	case i == n:
+		return cmp.Compare(len(a), len(b))
+	case a[i] == '/':
+		return -1
+	case b[i] == '/':
+		return 1
+	}
+	return cmp.Compare(a[i], b[i])
+}

@@ -1,6 +1,8 @@
 package notepath
 
 import (
+	"cmp"
+	"slices"
 	"testing"
 
 	"github.com/noema-mem/noema"
@@ -35,5 +37,29 @@ func TestNote(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("Note(%q) = %q, %v; want %q", tc.in, got, err, tc.want)
 		}
+	}
+}
+
+// TestCompareIsTheWalkOrder: Compare sorts paths as a walk that lists
+// each folder's entries by name and descends into a folder where its name
+// sorts — the order sync merges the walk with the indexed notes in.
+func TestCompareIsTheWalkOrder(t *testing.T) {
+	// In the walk's order: each folder's names sorted, "a" (a folder)
+	// before "a b.md", "a-", "a.md", "ab" (its name is a prefix of theirs).
+	walk := []string{"A.md", "a/b/c.md", "a/z.md", "a b.md", "a-/y.md", "a.md", "ab/x.md", "ab/y/z.md", "b.md", "é.md", "é/x.md"}
+	// "é.md" and "é/x.md": the folder "é" sorts before the name "é.md".
+	walk[len(walk)-2], walk[len(walk)-1] = "é/x.md", "é.md"
+	for i, a := range walk {
+		for j, b := range walk {
+			if got, want := Compare(a, b), cmp.Compare(i, j); got != want {
+				t.Errorf("Compare(%q, %q) = %d, want %d", a, b, got, want)
+			}
+		}
+	}
+	shuffled := slices.Clone(walk)
+	slices.Reverse(shuffled)
+	slices.SortFunc(shuffled, Compare)
+	if !slices.Equal(shuffled, walk) {
+		t.Errorf("sorted: %q, want %q", shuffled, walk)
 	}
 }
