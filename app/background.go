@@ -135,6 +135,9 @@ func (a *App) index(ctx context.Context) {
 		if err := a.Semantic.Refresh(ctx); err != nil && ctx.Err() == nil {
 			a.Logger.Warn("embedding concepts", "err", err)
 		}
+		if err := a.Semantic.RefreshDecay(ctx); err != nil && ctx.Err() == nil {
+			a.Logger.Warn("reading concepts' freshness", "err", err)
+		}
 		if err := a.Semantic.RefreshChunks(ctx); err != nil && ctx.Err() == nil {
 			a.Logger.Warn("embedding note chunks", "err", err)
 		}

@@ -212,3 +212,16 @@ func (s *Service) maxGrace() float64 {
 	}
 	return g
 }
+
+// RefreshDecay brings the decay bounds of find_similar_concepts in step
+// with the index, reading them in full the first time, so that a server
+// does it in the background rather than in its first answer. It does
+// nothing when decay is off or the index cannot report freshness.
+func (s *Service) RefreshDecay(ctx context.Context) error {
+	r, ok := s.DB.(noema.ConceptFreshnessReader)
+	if !ok || s.Decay.Disabled {
+		return nil
+	}
+	_, _, err := s.latestByVID(ctx, r)
+	return err
+}

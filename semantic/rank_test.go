@@ -85,6 +85,11 @@ func TestFindSimilarMatchesAScanOfEveryConcept(t *testing.T) {
 		for name, cfg := range configs {
 			s := semantic.New(a.DB.Semantic(), a.Semantic.Embedder, cfg, nil)
 			s.Now = clock
+			if name == "power" { // bounds read ahead, as a server does
+				if err := s.RefreshDecay(ctx); err != nil {
+					t.Fatal(err)
+				}
+			}
 			services[name] = s
 		}
 		check := func(stage string) {
