@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"time"
@@ -197,16 +198,28 @@ func (nopWriteCloser) Close() error { return nil }
 // signal.
 //
 // It also counts the request as in flight on g while it runs, so that the
-// vaults' background work gives way to it (internal/gate).
+// vaults' background work gives way to it (internal/gate), and labels its
+// goroutines (and those they start) with the MCP method and the tool
+// called, so that a CPU profile (NOEMA_PPROF) tells one tool's time from
+// the background's: go tool pprof -tagfocus tool=find_concepts.
 func cancelOnStop(ctx context.Context, g *gate.Gate) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(rctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		return func(rctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
 			defer g.Begin()()
 			rctx, cancel := context.WithCancelCause(gate.Request(rctx, g))
 			defer cancel(nil)
 			unhook := context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
 			defer unhook()
-			return next(rctx, method, req)
+			labels := []string{"mcp", method}
+			if req != nil {
+				if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok && p != nil {
+					labels = append(labels, "tool", p.Name)
+				}
+			}
+			pprof.Do(rctx, pprof.Labels(labels...), func(rctx context.Context) {
+				res, err = next(rctx, method, req)
+			})
+			return res, err
 		}
 	}
 }
