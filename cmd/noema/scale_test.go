@@ -39,6 +39,7 @@ var (
 	scalePprofCPU   = flag.Int("scale-pprof-cpu", 10, "BenchmarkScale with -scale-pprof: seconds of the CPU profile taken from the first find_concepts round")
 	scalePprof      = flag.String("scale-pprof", "", "BenchmarkScale: save the server's heap profiles (after the first answer, after the first search, at the end) and a CPU profile of the find_concepts rounds into this folder (the server's NOEMA_PPROF)")
 	scaleFindWait   = flag.Duration("scale-find-wait", 0, "BenchmarkScale: wait this long after the first search before the find_concepts rounds (their cost once the start's background work has ended, against their cost beside it)")
+	scaleStderr     = flag.String("scale-stderr", "", "BenchmarkScale: write the server's standard error after its first line to this file (with GODEBUG=gctrace=1 in the environment: its collections)")
 	scalePprofStart = flag.Bool("scale-pprof-start", false, "BenchmarkScale with -scale-pprof: take the CPU profile from the server's start (its first answer and what it starts beside) instead of from the find_concepts rounds")
 )
 
@@ -491,7 +492,16 @@ func startServe(b *testing.B, vault string, global ...string) (string, int, serv
 	for sc.Scan() {
 		line := sc.Text()
 		if i := strings.Index(line, " over MCP at "); i >= 0 {
-			go io.Copy(io.Discard, errs)
+			var rest io.Writer = io.Discard
+			if *scaleStderr != "" {
+				f, err := os.Create(*scaleStderr)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { f.Close() })
+				rest = f
+			}
+			go io.Copy(rest, errs)
 			url, _, _ := strings.Cut(line[i+len(" over MCP at "):], " ")
 			return url, cmd.Process.Pid, prof
 		}
