@@ -39,6 +39,7 @@ var (
 	scalePprofCPU   = flag.Int("scale-pprof-cpu", 10, "BenchmarkScale with -scale-pprof: seconds of the CPU profile taken from the first find_concepts round")
 	scalePprof      = flag.String("scale-pprof", "", "BenchmarkScale: save the server's heap profiles (after the first answer, after the first search, at the end) and a CPU profile of the find_concepts rounds into this folder (the server's NOEMA_PPROF)")
 	scaleFindWait   = flag.Duration("scale-find-wait", 0, "BenchmarkScale: wait this long after the first search before the find_concepts rounds (their cost once the start's background work has ended, against their cost beside it)")
+	scaleTrace      = flag.Duration("scale-trace", 0, "BenchmarkScale with -scale-pprof: also save an execution trace of the server of this long from the first find_concepts round (trace-find.out; go tool trace -pprof=sched shows how long goroutines waited for a processor)")
 	scaleStderr     = flag.String("scale-stderr", "", "BenchmarkScale: write the server's standard error after its first line to this file (with GODEBUG=gctrace=1 in the environment: its collections)")
 	scalePprofStart = flag.Bool("scale-pprof-start", false, "BenchmarkScale with -scale-pprof: take the CPU profile from the server's start (its first answer and what it starts beside) instead of from the find_concepts rounds")
 )
@@ -313,6 +314,7 @@ func runScale(b *testing.B, mode scaleMode) map[string]string {
 	if !*scalePprofStart {
 		stopCPU = prof.cpu(b, "find")
 	}
+	stopTrace := prof.trace(b, "find", *scaleTrace)
 	// The server's CPU over the rounds counts its background work too (at
 	// a million concepts the start's warm-ups are still running): with
 	// -scale-pprof, the profile's tool=find_concepts label tells them apart.
@@ -322,6 +324,7 @@ func runScale(b *testing.B, mode scaleMode) map[string]string {
 	}
 	findCPU := (procCPU(pid) - cpu0) * 1000 / 50
 	stopCPU()
+	stopTrace()
 	cells["find"] = fmt.Sprintf("%.1f ms (server %.0f CPU ms a call)", msOf(p50(find)), findCPU)
 	b.ReportMetric(msOf(p50(find)), "find-p50-ms")
 	b.ReportMetric(findCPU, "find-server-cpu-ms")
@@ -440,6 +443,20 @@ func (p serverProfiles) cpu(b *testing.B, name string) func() {
 	go func() {
 		defer close(done)
 		p.save(b, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", p.addr, *scalePprofCPU), "cpu-"+name+".pprof")
+	}()
+	return func() { <-done }
+}
+
+// trace starts an execution trace of the server of d, saved as
+// trace-NAME.out (nothing when d is 0); the returned function waits for it.
+func (p serverProfiles) trace(b *testing.B, name string, d time.Duration) func() {
+	if p.addr == "" || d <= 0 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.save(b, fmt.Sprintf("http://%s/debug/pprof/trace?seconds=%g", p.addr, d.Seconds()), "trace-"+name+".out")
 	}()
 	return func() { <-done }
 }
