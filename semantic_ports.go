@@ -112,16 +112,19 @@ type ConceptFreshnessReader interface {
 	// key moved to it, or when its page is, or (oldPages: the concepts
 	// whose page the caller last saw the note be) was, a changed note.
 	ConceptFreshness(ctx context.Context, since int64, oldPages func(note int64) []string, v FreshnessVisitor) (at int64, full bool, err error)
+	// ConceptNoteIDs calls fn for each concept among ids that exists with
+	// the row ids of the notes that mention it and of its page (the notes
+	// ConceptNotes reads, without reading them).
+	ConceptNoteIDs(ctx context.Context, ids []string, fn func(id string, notes []int64)) error
 }
 
 // FreshnessVisitor receives what [ConceptFreshnessReader.ConceptFreshness]
 // reads.
 type FreshnessVisitor struct {
-	// Note gives a note's path and reference time as Unix nanoseconds:
-	// the later of its modification time and its last explicit access (an
-	// upper bound of decay.Reference's). live is false for a note deleted
-	// since.
-	Note func(id int64, path string, ref int64, live bool)
+	// Note gives a note's path, modification time and last explicit
+	// access as Unix nanoseconds (0: never read), as ConceptNotes gives
+	// them. live is false for a note deleted since.
+	Note func(id int64, path string, modified, accessed int64, live bool)
 	// Concept gives every note of a concept: those linking it under any
 	// of its keys and its page (page: its row id, 0 when none).
 	Concept func(id string, notes []int64, page int64)

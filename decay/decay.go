@@ -134,8 +134,17 @@ func (c Config) Weight(path string, ref, now time.Time) float64 {
 	if c.Disabled || ref.IsZero() {
 		return 1
 	}
+	return c.WeightGrace(c.Grace(path), ref, now)
+}
+
+// WeightGrace is [Config.Weight] of a note whose grace period, in days,
+// is grace (c.Grace of its path): the same arithmetic, for a caller that
+// keeps notes' graces rather than their paths.
+func (c Config) WeightGrace(grace float64, ref, now time.Time) float64 {
+	if c.Disabled || ref.IsZero() {
+		return 1
+	}
 	age := now.Sub(ref).Hours() / 24
-	grace := c.Grace(path)
 	if age <= grace {
 		return 1
 	}

@@ -49,7 +49,11 @@ func (s *Service) SimilarByScan(ctx context.Context, in SimilarInput) ([]Similar
 	if err != nil {
 		return nil, err
 	}
-	all, err := s.score(ctx, hits, s.Now(), useDecay)
+	var decayOf decayFunc
+	if useDecay {
+		decayOf = s.conceptDecay // every concept's notes' rows
+	}
+	all, err := s.score(ctx, hits, s.Now(), decayOf)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package semantic
 
 import (
 	"context"
+	"maps"
 	"math"
 	"slices"
 	"sync"
@@ -43,7 +44,7 @@ const (
 type freshness struct {
 	mu     sync.Mutex
 	at     int64 // graph log position the bounds hold at; 0: never read
-	note   map[int64]float64
+	note   map[int64]noteFacts
 	latest map[string]float64
 	pages  map[int64][]string // note -> concepts whose page it is
 	pageOf map[string]int64
@@ -52,6 +53,30 @@ type freshness struct {
 	// freshness version ver.
 	byVID        []float64
 	vidGen, vidV int64
+}
+
+// noteFacts are what a note's decay weight is computed from: its
+// modification time and last access (Unix ns, 0: never read), as
+// ConceptNotes gives them, and its path's grace in days.
+type noteFacts struct {
+	modified, accessed int64
+	grace              float64
+}
+
+// latest bounds the note's ref + grace (Unix ns) from above: the later of
+// its times (never below decay.Reference's) plus its grace.
+func (n noteFacts) latest() float64 {
+	return float64(max(n.modified, n.accessed)) + n.grace*dayNS
+}
+
+// weight is the note's decay weight at now, as decay.Config.Weight gives
+// it from ConceptNotes' values: the same arithmetic on the same inputs.
+func (n noteFacts) weight(c decay.Config, now time.Time) float64 {
+	var accessed time.Time
+	if n.accessed != 0 {
+		accessed = time.Unix(0, n.accessed)
+	}
+	return c.WeightGrace(n.grace, decay.Reference(time.Unix(0, n.modified), accessed), now)
 }
 
 // latestByVID brings the bounds in step with the index and returns them
@@ -93,27 +118,27 @@ func (s *Service) freshen(ctx context.Context, r noema.ConceptFreshnessReader) e
 		has  bool
 		page int64
 	}
-	notes := map[int64]float64{}
+	notes := map[int64]noteFacts{}
 	gone := map[int64]bool{}
 	var concepts []conceptE
 	touched := map[string]float64{}
 	noteE := func(id int64) (float64, bool) {
-		if e, ok := notes[id]; ok {
-			return e, true
+		if n, ok := notes[id]; ok {
+			return n.latest(), true
 		}
 		if gone[id] {
 			return 0, false
 		}
-		e, ok := f.note[id]
-		return e, ok
+		n, ok := f.note[id]
+		return n.latest(), ok
 	}
 	at, full, err := r.ConceptFreshness(ctx, f.at, func(note int64) []string { return f.pages[note] }, noema.FreshnessVisitor{
-		Note: func(id int64, path string, ref int64, live bool) {
+		Note: func(id int64, path string, mod, acc int64, live bool) {
 			if !live {
 				gone[id] = true
 				return
 			}
-			notes[id] = float64(ref) + s.Decay.Grace(path)*dayNS
+			notes[id] = noteFacts{modified: mod, accessed: acc, grace: s.Decay.Grace(path)}
 		},
 		Concept: func(id string, ns []int64, page int64) {
 			c := conceptE{id: id, e: math.Inf(-1), page: page}
@@ -224,4 +249,47 @@ func (s *Service) RefreshDecay(ctx context.Context) error {
 	}
 	_, _, err := s.latestByVID(ctx, r)
 	return err
+}
+
+// exactDecay returns each of the concepts ids' decay weight at now, as
+// conceptDecay computes it from their notes' rows, from the note ids the
+// index gives and the notes' times the bounds keep (read in step with the
+// index just before, by latestByVID); a concept with a note the bounds do
+// not know yet (written meanwhile) is weighed from its notes' rows.
+func (s *Service) exactDecay(ctx context.Context, r noema.ConceptFreshnessReader, ids []string, now time.Time) (map[string]float64, error) {
+	out := make(map[string]float64, len(ids))
+	var unknown []string
+	f := &s.fresh
+	f.mu.Lock()
+	err := r.ConceptNoteIDs(ctx, ids, func(id string, notes []int64) {
+		w, has := 0.0, false
+		for _, n := range notes {
+			facts, ok := f.note[n]
+			if !ok {
+				unknown = append(unknown, id)
+				return
+			}
+			w, has = max(w, facts.weight(s.Decay, now)), true
+		}
+		if has {
+			out[id] = w
+		}
+	})
+	f.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	if len(unknown) > 0 {
+		more, err := s.conceptDecay(ctx, unknown, now)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(out, more)
+	}
+	for _, id := range ids {
+		if _, ok := out[id]; !ok {
+			out[id] = 1 // no notes: nothing says it is stale
+		}
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"time"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/vector"
@@ -37,10 +38,17 @@ func (s *Service) rank(ctx context.Context, qv []float32, k int, filter func(int
 	now := s.Now()
 	var latest []float64
 	var latestGen int64
+	var decayOf decayFunc
+	if useDecay {
+		decayOf = s.conceptDecay
+	}
 	if r, ok := s.DB.(noema.ConceptFreshnessReader); ok && useDecay && !s.Decay.Disabled {
 		var err error
 		if latest, latestGen, err = s.latestByVID(ctx, r); err != nil {
 			return nil, err
+		}
+		decayOf = func(ctx context.Context, ids []string, now time.Time) (map[string]float64, error) {
+			return s.exactDecay(ctx, r, ids, now)
 		}
 	}
 	s.mu.RLock()
@@ -96,7 +104,7 @@ func (s *Service) rank(ctx context.Context, qv []float32, k int, filter func(int
 				weigh = append(weigh, vector.Hit{ID: c.vid, Score: c.sim})
 			}
 		}
-		more, err := s.score(ctx, weigh, now, useDecay)
+		more, err := s.score(ctx, weigh, now, decayOf)
 		if err != nil {
 			return nil, err
 		}

@@ -222,7 +222,9 @@ func unrelated(rs []Similar) []Similar {
 	})
 }
 
-func (s *Service) score(ctx context.Context, hits []vector.Hit, now time.Time, useDecay bool) ([]Similar, error) {
+// score returns the hits as results, weighed by decayOf (nil: decay
+// off, every weight 1).
+func (s *Service) score(ctx context.Context, hits []vector.Hit, now time.Time, decayOf decayFunc) ([]Similar, error) {
 	ids := make([]string, 0, len(hits))
 	s.mu.RLock()
 	for _, h := range hits {
@@ -234,8 +236,8 @@ func (s *Service) score(ctx context.Context, hits []vector.Hit, now time.Time, u
 		return nil, err
 	}
 	weights := map[string]float64{}
-	if useDecay {
-		if weights, err = s.conceptDecay(ctx, ids, now); err != nil {
+	if decayOf != nil {
+		if weights, err = decayOf(ctx, ids, now); err != nil {
 			return nil, err
 		}
 	}
@@ -243,7 +245,7 @@ func (s *Service) score(ctx context.Context, hits []vector.Hit, now time.Time, u
 	for i, h := range hits {
 		d := details[ids[i]]
 		w := 1.0
-		if useDecay {
+		if decayOf != nil {
 			w = weights[ids[i]]
 		}
 		sim := float64(h.Score)
@@ -251,6 +253,9 @@ func (s *Service) score(ctx context.Context, hits []vector.Hit, now time.Time, u
 	}
 	return out, nil
 }
+
+// decayFunc returns concepts' decay weights at now.
+type decayFunc func(ctx context.Context, ids []string, now time.Time) (map[string]float64, error)
 
 type detail struct {
 	label   string

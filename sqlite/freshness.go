@@ -31,7 +31,7 @@ const (
 	freshnessSome = `SELECT k.concept_id, group_concat(l.note_id)
 		FROM concept_keys k CROSS JOIN links l ON l.key = k.key
 		WHERE k.concept_id IN (SELECT value FROM json_each(?)) GROUP BY k.concept_id`
-	freshnessNotes = `SELECT n.id, n.path, max(n.modified_ns, COALESCE(a.accessed_ns, 0))
+	freshnessNotes = `SELECT n.id, n.path, n.modified_ns, COALESCE(a.accessed_ns, 0)
 		FROM notes n LEFT JOIN access a ON a.path = n.path`
 )
 
@@ -85,12 +85,12 @@ func freshnessAllRows(ctx context.Context, tx *sql.Tx, v noema.FreshnessVisitor)
 
 func freshnessNoteRows(ctx context.Context, tx *sql.Tx, query string, args []any, v noema.FreshnessVisitor) error {
 	err := eachRow(ctx, tx, query, args, func(rows *sql.Rows) error {
-		var id, ref int64
+		var id, mod, acc int64
 		var path string
-		if err := rows.Scan(&id, &path, &ref); err != nil {
+		if err := rows.Scan(&id, &path, &mod, &acc); err != nil {
 			return err
 		}
-		v.Note(id, path, ref, true)
+		v.Note(id, path, mod, acc, true)
 		return nil
 	})
 	if err != nil {
@@ -157,9 +157,9 @@ func freshnessChanges(ctx context.Context, tx *sql.Tx, since int64, oldPages fun
 	arg := []any{intsArg(ids)}
 	live := map[int64]bool{}
 	err = freshnessNoteRows(ctx, tx, freshnessNotes+` WHERE n.id IN (SELECT value FROM json_each(?))`, arg, noema.FreshnessVisitor{
-		Note: func(id int64, path string, ref int64, _ bool) {
+		Note: func(id int64, path string, mod, acc int64, _ bool) {
 			live[id] = true
-			v.Note(id, path, ref, true)
+			v.Note(id, path, mod, acc, true)
 		},
 	})
 	if err != nil {
@@ -167,7 +167,7 @@ func freshnessChanges(ctx context.Context, tx *sql.Tx, since int64, oldPages fun
 	}
 	for _, id := range ids {
 		if !live[id] {
-			v.Note(id, "", 0, false)
+			v.Note(id, "", 0, 0, false)
 		}
 	}
 
@@ -200,23 +200,14 @@ func freshnessChanges(ctx context.Context, tx *sql.Tx, since int64, oldPages fun
 		}
 	}
 	if len(whole) > 0 {
-		cs := []any{jsonArg(slices.Sorted(maps.Keys(whole)))}
-		pages := map[string]int64{}
-		err := eachPair(ctx, tx, `SELECT id, COALESCE(page_note_id, 0) FROM concepts WHERE id IN (SELECT value FROM json_each(?))`, cs,
-			func(id string, page int64) { pages[id] = page })
+		exist, err := conceptNotesOf(ctx, tx, slices.Sorted(maps.Keys(whole)), v.Concept)
 		if err != nil {
-			return false, fmt.Errorf("read concept pages: %w", err)
-		}
-		for id := range whole {
-			if _, exists := pages[id]; !exists {
-				delete(whole, id) // deleted: nothing to bound
-			}
-		}
-		if err := freshnessConceptRows(ctx, tx, freshnessSome, cs, pages, v); err != nil {
 			return false, err
 		}
-		for _, id := range slices.Sorted(maps.Keys(pages)) { // nothing links them
-			v.Concept(id, nonZero(pages[id]), pages[id])
+		for id := range whole {
+			if !exist[id] {
+				delete(whole, id) // deleted: nothing to bound
+			}
 		}
 	}
 
@@ -251,4 +242,45 @@ func nonZero(id int64) []int64 {
 		return nil
 	}
 	return []int64{id}
+}
+
+// ConceptNoteIDs calls fn for each concept among ids that exists with the
+// row ids of the notes linking it and of its page: the notes
+// ConceptNotes reads, from the links' covering index alone (weighing a
+// hub concept by its notes' rows read each of them, 75k at 100k notes).
+func (s *SemanticIndex) ConceptNoteIDs(ctx context.Context, ids []string, fn func(id string, notes []int64)) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	err := s.db.ReadTx(ctx, func(tx *sql.Tx) error {
+		_, err := conceptNotesOf(ctx, tx, ids, func(id string, notes []int64, _ int64) { fn(id, notes) })
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("read concepts' notes: %w", err)
+	}
+	return nil
+}
+
+// conceptNotesOf calls fn for each of the concepts ids that exists with
+// the notes linking it and its page, and returns which exist.
+func conceptNotesOf(ctx context.Context, tx *sql.Tx, ids []string, fn func(id string, notes []int64, page int64)) (map[string]bool, error) {
+	cs := []any{jsonArg(ids)}
+	pages := map[string]int64{}
+	err := eachPair(ctx, tx, `SELECT id, COALESCE(page_note_id, 0) FROM concepts WHERE id IN (SELECT value FROM json_each(?))`, cs,
+		func(id string, page int64) { pages[id] = page })
+	if err != nil {
+		return nil, fmt.Errorf("read concept pages: %w", err)
+	}
+	exist := make(map[string]bool, len(pages))
+	for id := range pages {
+		exist[id] = true
+	}
+	if err := freshnessConceptRows(ctx, tx, freshnessSome, cs, pages, noema.FreshnessVisitor{Concept: fn}); err != nil {
+		return nil, err
+	}
+	for _, id := range slices.Sorted(maps.Keys(pages)) { // nothing links them
+		fn(id, nonZero(pages[id]), pages[id])
+	}
+	return exist, nil
 }
