@@ -233,6 +233,7 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 		err    error
 	}
 	snapshot, load := make(chan struct{}), make(chan loaded, 1)
+	notes := 0 // how many notes the index holds, set before snapshot is closed
 	go func() {
 		var l loaded
 		var once sync.Once
@@ -242,15 +243,20 @@ func (ix *Indexer) sync(ctx context.Context, progress Progress) (*Result, error)
 			if l.stale, err = sqlite.HasMeta(tx, metaStale); err != nil {
 				return err
 			}
+			if notes, err = sqlite.CountNotes(tx); err != nil {
+				return err
+			}
 			taken()
-			l.states, err = ix.DB.NoteStates(tx)
+			l.states, err = ix.DB.NoteStates(tx, notes)
 			return err
 		})
 		taken()
 		load <- l
 	}()
 	<-snapshot
-	var entries []fileEntry
+	// As many entries as notes indexed, and some: 100,000 appended one by
+	// one were 20 MB of copies.
+	entries := make([]fileEntry, 0, notes+notes/16+16)
 	inOrder := true         // the walk gave the paths in notepath.Compare's order
 	var unreadable []string // folders skipped, their notes kept as indexed
 	removed, cleanErr, err := ix.Vault.WalkCleaningTemps(ctx, StaleTempAge, func(rel string, info fs.FileInfo) error {
@@ -491,12 +497,15 @@ func (s *noteStates) match(entries []fileEntry, inOrder bool) {
 	i, n := 0, s.set.Len()
 	for k := range entries {
 		e := &entries[k]
-		for i < n && notepath.Compare(s.set.Path(i), e.rel) < 0 {
-			i++
-		}
-		if i < n && s.set.Path(i) == e.rel {
-			e.state = int32(i)
-			i++
+		for ; i < n; i++ {
+			// Equal, the common case, is the cheap comparison.
+			if p := s.set.Path(i); p == e.rel {
+				e.state = int32(i)
+				i++
+				break
+			} else if notepath.Compare(p, e.rel) > 0 {
+				break
+			}
 		}
 	}
 }

@@ -35,7 +35,11 @@ func TestMatchMergesInTheWalksOrder(t *testing.T) {
 	}
 	var set sqlite.NoteStateSet
 	if err := db.ReadTx(ctx, func(tx *sql.Tx) error {
-		set, err = db.NoteStates(tx)
+		n, err := sqlite.CountNotes(tx)
+		if err != nil {
+			return err
+		}
+		set, err = db.NoteStates(tx, n)
 		return err
 	}); err != nil {
 		t.Fatal(err)

@@ -162,17 +162,23 @@ const snapshotLag = 2048
 // under another schema or record version, the log no longer reaches back
 // to it, or too many notes changed since, and then from every note row.
 // Both give the same states (TestNoteStatesSnapshotFollowsEveryChange).
-func (db *DB) NoteStates(tx *sql.Tx) (NoteStateSet, error) {
+// n is the number of notes in tx's snapshot (CountNotes).
+func (db *DB) NoteStates(tx *sql.Tx, n int) (NoteStateSet, error) {
 	ctx := context.Background()
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM notes`).Scan(&n); err != nil {
-		return NoteStateSet{}, fmt.Errorf("count note states: %w", err)
-	}
 	set, ok, err := readSnapshot(ctx, tx, n)
 	if err != nil || ok {
 		return set, err
 	}
 	return readAllStates(ctx, tx, n)
+}
+
+// CountNotes returns the number of notes in tx's snapshot of the index.
+func CountNotes(tx *sql.Tx) (int, error) {
+	var n int
+	if err := tx.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM notes`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count notes: %w", err)
+	}
+	return n, nil
 }
 
 // readSnapshot reads the saved snapshot and follows the change log from
@@ -367,9 +373,9 @@ func SaveNoteStates(tx *Tx, set *NoteStateSet) error {
 		return err
 	}
 	if !ok {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM notes`).Scan(&n); err != nil {
-			return fmt.Errorf("count note states: %w", err)
+		n, err := CountNotes(tx.Tx)
+		if err != nil {
+			return err
 		}
 		if now, err = readAllStates(ctx, tx.Tx, n); err != nil {
 			return err

@@ -18,8 +18,11 @@ func readStates(t *testing.T, db *sqlite.DB) sqlite.NoteStateSet {
 	t.Helper()
 	var set sqlite.NoteStateSet
 	if err := db.ReadTx(context.Background(), func(tx *sql.Tx) error {
-		var err error
-		set, err = db.NoteStates(tx)
+		n, err := sqlite.CountNotes(tx)
+		if err != nil {
+			return err
+		}
+		set, err = db.NoteStates(tx, n)
 		return err
 	}); err != nil {
 		t.Fatal(err)

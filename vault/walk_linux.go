@@ -129,7 +129,7 @@ func (w *walker) newFolder(rel, abs string) *folder {
 // stack: the parts of the folder just listed come first, then its first
 // subfolder — roughly the visit's order.
 func (w *walker) read() {
-	var sc dirScratch
+	var buf []byte // readDir's, reused
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for {
@@ -145,7 +145,7 @@ func (w *walker) read() {
 		w.mu.Unlock()
 		var more []readTask
 		if t.lo < 0 {
-			more = w.list(t.f, &sc, skip)
+			more = w.list(t.f, &buf, skip)
 		} else {
 			if !skip {
 				t.f.stat(t.lo, t.hi)
@@ -164,7 +164,7 @@ func (w *walker) read() {
 // list lists f and returns the tasks it leaves: its subfolders' listings
 // (the first last, to be taken first) and the stats of its notes past the
 // first part, which it stats itself.
-func (w *walker) list(f *folder, sc *dirScratch, skip bool) []readTask {
+func (w *walker) list(f *folder, buf *[]byte, skip bool) []readTask {
 	if skip {
 		f.err = w.ctx.Err()
 		if f.err == nil {
@@ -177,7 +177,7 @@ func (w *walker) list(f *folder, sc *dirScratch, skip bool) []readTask {
 	if f.rel != "" {
 		prefix = f.rel + "/"
 	}
-	f.names, f.ents, f.fd, f.err = readDir(f.abs, prefix, sc)
+	f.names, f.ents, f.fd, f.err = readDir(f.abs, prefix, buf)
 	if f.err != nil {
 		if f.fd >= 0 {
 			unix.Close(f.fd)
@@ -354,20 +354,13 @@ func (e lazyEntry) Info() (fs.FileInfo, error) { return os.Lstat(e.p) }
 // into.
 const direntBuf = 64 << 10
 
-// dirScratch is a reader's memory for readDir, reused from folder to
-// folder: only a folder's own names and entries are allocated for it.
-type dirScratch struct {
-	buf   []byte   // the kernel's records, one getdents call's
-	names []byte   // the folder's names, as they are read
-	ents  []dirent // the folder's entries, as they are read
-}
-
 // readDir opens the folder at abs without following a link and lists its
 // entries in name order: what os.ReadDir gives, without an allocation per
 // entry. Each entry's vault path (prefix, then its name) is in names,
-// followed by a NUL byte. The caller closes fd when it is not -1; the
+// followed by a NUL byte. The kernel's records are read into *buf, kept
+// for the next folder. The caller closes fd when it is not -1; the
 // entries' stats are taken relative to it.
-func readDir(abs, prefix string, sc *dirScratch) (names string, entries []dirent, fd int, err error) {
+func readDir(abs, prefix string, buf *[]byte) (names string, entries []dirent, fd int, err error) {
 	for {
 		fd, err = unix.Open(abs, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != unix.EINTR {
@@ -377,12 +370,21 @@ func readDir(abs, prefix string, sc *dirScratch) (names string, entries []dirent
 	if err != nil {
 		return "", nil, -1, &fs.PathError{Op: "open", Path: abs, Err: err}
 	}
-	if sc.buf == nil {
-		sc.buf = make([]byte, direntBuf)
+	if *buf == nil {
+		*buf = make([]byte, direntBuf)
 	}
-	sc.names, sc.ents = sc.names[:0], sc.ents[:0]
+	// The folder's size (its records' on most file systems) sizes its
+	// names and entries: a folder of many notes grows neither. A wrong
+	// guess costs an allocation.
+	var st unix.Stat_t
+	var guess int64
+	if unix.Fstat(fd, &st) == nil {
+		guess = min(max(st.Size, 0), 64<<20)
+	}
+	b := make([]byte, 0, guess+guess/24*int64(len(prefix)+1))
+	ents := make([]dirent, 0, guess/24)
 	for {
-		n, err := unix.Getdents(fd, sc.buf)
+		n, err := unix.Getdents(fd, *buf)
 		if err == unix.EINTR {
 			continue
 		}
@@ -392,16 +394,17 @@ func readDir(abs, prefix string, sc *dirScratch) (names string, entries []dirent
 		if n <= 0 {
 			break
 		}
-		if sc.names, sc.ents, err = parseDirents(fd, abs, prefix, sc.buf[:n], sc.names, sc.ents); err != nil {
+		if b, ents, err = parseDirents(fd, abs, prefix, (*buf)[:n], b, ents); err != nil {
 			return "", nil, fd, err
 		}
 	}
-	names = string(sc.names)
-	entries = slices.Clone(sc.ents)
-	slices.SortFunc(entries, func(a, b dirent) int {
+	if len(b) > 0 {
+		names = unsafe.String(&b[0], len(b)) // b is not written again
+	}
+	slices.SortFunc(ents, func(a, b dirent) int {
 		return strings.Compare(names[a.at:a.at+a.n], names[b.at:b.at+b.n])
 	})
-	return names, entries, fd, nil
+	return names, ents, fd, nil
 }
 
 // parseDirents appends to entries the linux_dirent64 records in b (one

@@ -113,6 +113,9 @@ func asciiLetter(c byte) bool { return ('a' <= c && c <= 'z') || ('A' <= c && c 
 func Compare(a, b string) int {
 	n := min(len(a), len(b))
 	i := 0
+	for i+8 <= n && a[i:i+8] == b[i:i+8] { // paths share long prefixes
+		i += 8
+	}
 	for i < n && a[i] == b[i] {
 		i++
 	}

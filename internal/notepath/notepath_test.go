@@ -63,3 +63,14 @@ func TestCompareIsTheWalkOrder(t *testing.T) {
 		t.Errorf("sorted: %q, want %q", shuffled, walk)
 	}
 }
+
+// BenchmarkCompare: two paths of one folder, as a sync's merge compares
+// them.
+func BenchmarkCompare(b *testing.B) {
+	x, y := "Projects and plans/Quarterly review of the roadmap.md", "Projects and plans/Quarterly review of the budget.md"
+	for b.Loop() {
+		if Compare(x, y) <= 0 {
+			b.Fatal("order")
+		}
+	}
+}
