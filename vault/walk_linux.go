@@ -2,6 +2,7 @@ package vault
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -333,6 +334,11 @@ func (w *walker) visit(f *folder) error {
 // file). It holds no pointer: a folder of 100,000 entries is one
 // allocation the collector does not scan.
 type dirent struct {
+	// key is the name's first eight bytes, big-endian, zeros after a
+	// shorter name (a name holds no NUL byte): keys that differ order
+	// their names as their bytes do, and the sort compares the names
+	// only where they are equal.
+	key   uint64
 	at, n uint32
 	typ   fs.FileMode
 }
@@ -402,6 +408,9 @@ func readDir(abs, prefix string, buf *[]byte) (names string, entries []dirent, f
 		names = unsafe.String(&b[0], len(b)) // b is not written again
 	}
 	slices.SortFunc(ents, func(a, b dirent) int {
+		if a.key != b.key {
+			return cmp.Compare(a.key, b.key)
+		}
 		return strings.Compare(names[a.at:a.at+a.n], names[b.at:b.at+b.n])
 	})
 	return names, ents, fd, nil
@@ -464,7 +473,9 @@ func parseDirents(fd int, abs, prefix string, b, names []byte, entries []dirent)
 		at := len(names)
 		names = append(names, name...)
 		names = append(names, 0)
-		entries = append(entries, dirent{at: uint32(at), n: uint32(len(name)), typ: typ})
+		var k [8]byte
+		copy(k[:], name)
+		entries = append(entries, dirent{key: binary.BigEndian.Uint64(k[:]), at: uint32(at), n: uint32(len(name)), typ: typ})
 	}
 	return names, entries, nil
 }

@@ -65,6 +65,12 @@ func TestFastWalkIsWalkDir(t *testing.T) {
 	}
 	// Names whose order differs between comparing names and comparing
 	// whole paths ("a" < "a b.md" < "a.md", "a/" first).
+	// Names whose first eight bytes are equal, or one's eight bytes the
+	// other whole: the sort's keys tie, or end early.
+	for _, rel := range []string{"long shared prefix 10.md", "long shared prefix 2.md", "long shared prefix.md", "long sha.md",
+		"long sha/x.md", "long shared/y.md", "12345678", "12345678.md", "1234567.md"} {
+		write(rel, "# "+rel+"\n")
+	}
 	for _, rel := range []string{"a.md", "a b.md", "A.md", "a/z.md", "a/b/c.md", "ab/x.md", "a-/y.md", "é.md", "notes.txt", "x.MD", "sub/.hidden.md"} {
 		write(rel, "# "+rel+"\n")
 	}
