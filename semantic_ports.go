@@ -101,7 +101,7 @@ type StoredChunk struct {
 type ConceptFreshnessReader interface {
 	// ConceptFreshness reads, in one snapshot, the notes and concept
 	// mentions that changed after the change-log position since (all of
-	// them for since ≤ 0, or when the log no longer reaches back to since,
+	// them for since < 0, or when the log no longer reaches back to since,
 	// or when so much changed that reading everything costs less: then
 	// full is true), and returns the position it read at.
 	//

@@ -43,7 +43,8 @@ const (
 // were until the next full read.
 type freshness struct {
 	mu     sync.Mutex
-	at     int64 // graph log position the bounds hold at; 0: never read
+	read   bool  // the bounds were read
+	at     int64 // graph log position the bounds hold at
 	note   map[int64]noteFacts
 	latest map[string]float64
 	pages  map[int64][]string // note -> concepts whose page it is
@@ -132,7 +133,11 @@ func (s *Service) freshen(ctx context.Context, r noema.ConceptFreshnessReader) e
 		n, ok := f.note[id]
 		return n.latest(), ok
 	}
-	at, full, err := r.ConceptFreshness(ctx, f.at, func(note int64) []string { return f.pages[note] }, noema.FreshnessVisitor{
+	since := int64(-1) // never read: everything
+	if f.read {
+		since = f.at
+	}
+	at, full, err := r.ConceptFreshness(ctx, since, func(note int64) []string { return f.pages[note] }, noema.FreshnessVisitor{
 		Note: func(id int64, path string, mod, acc int64, live bool) {
 			if !live {
 				gone[id] = true
@@ -168,7 +173,7 @@ func (s *Service) freshen(ctx context.Context, r noema.ConceptFreshnessReader) e
 		f.note, f.latest = notes, make(map[string]float64, len(concepts))
 		f.pages, f.pageOf = map[int64][]string{}, map[string]int64{}
 	} else if len(notes)+len(gone)+len(concepts)+len(touched) == 0 {
-		f.at = at
+		f.at, f.read = at, true
 		return nil
 	}
 	if !full {
@@ -202,7 +207,7 @@ func (s *Service) freshen(ctx context.Context, r noema.ConceptFreshnessReader) e
 			f.latest[id] = e
 		}
 	}
-	f.at = at
+	f.at, f.read = at, true
 	f.ver++
 	return nil
 }

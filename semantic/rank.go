@@ -57,23 +57,77 @@ func (s *Service) rank(ctx context.Context, qv []float32, k int, filter func(int
 		latest = nil // vector ids renumbered meanwhile: bound decay by 1
 	}
 	s.mu.RUnlock()
+	rows := s.rowsOf(ctx, model)
+	// First, as without decay: the best 4k by similarity, weighed. When
+	// the next similarity is below the k-th best score (decay ≤ 1), no
+	// other concept can enter: the common case of fresh notes, at the cost
+	// it always had.
+	fetch := 4 * k
+	hits, err := idx.SearchRows(qv, fetch+1, filter, rows)
+	if err != nil {
+		return nil, err
+	}
+	best, err := s.score(ctx, hits, now, decayOf)
+	if err != nil {
+		return nil, err
+	}
+	sortHits(best)
+	if len(hits) <= fetch || (len(best) >= k && float64(hits[len(hits)-1].Score) < best[k-1].Score) {
+		return best[:min(k, len(best))], nil
+	}
+	scored := make(map[int64]bool, len(hits))
+	for _, h := range hits {
+		scored[h.ID] = true
+	}
 	ids, upper := idx.Bounds(qv, filter)
-	pool := make([]candidate, len(ids))
 	nowNS, maxGrace := now.UnixNano(), s.maxGrace()
+	var weights []float64 // by row; nil: all 1
+	keys := make([]float64, len(ids))
+	if latest != nil {
+		weights = make([]float64, len(ids))
+	}
 	for i, vid := range ids {
 		w := 1.0
-		if vid >= 0 && vid < int64(len(latest)) {
-			w = s.weightBound(latest[vid], nowNS, maxGrace)
+		if weights != nil {
+			if vid >= 0 && vid < int64(len(latest)) {
+				w = s.weightBound(latest[vid], nowNS, maxGrace)
+			}
+			weights[i] = w
 		}
-		pool[i] = candidate{vid: vid, sim: upper[i], weight: w, key: scoreBound(upper[i], w)}
+		keys[i] = scoreBound(upper[i], w)
 	}
-	ids, upper = nil, nil
-	var best []Similar
-	rows := s.rowsOf(ctx, model)
+	candidateAt := func(i int) candidate {
+		w := 1.0
+		if weights != nil {
+			w = weights[i]
+		}
+		return candidate{vid: ids[i], sim: upper[i], weight: w, key: keys[i]}
+	}
+	// The rest join the pool once the k-th best score rules most out.
+	taken := make([]bool, len(ids))
+	for i, vid := range ids {
+		taken[i] = scored[vid]
+	}
+	var pool []candidate
+	rest := true
 	for batch := k + firstBatch; ; batch *= 4 {
 		if len(best) >= k {
 			kth := best[k-1]
 			pool = slices.DeleteFunc(pool, func(c candidate) bool { return !mayBeat(c, kth) })
+		}
+		if rest {
+			for i := range ids {
+				if taken[i] {
+					continue
+				}
+				if len(best) >= k && keys[i] < best[k-1].Score {
+					continue // the common case of mayBeat, without a candidate
+				}
+				if c := candidateAt(i); len(best) < k || mayBeat(c, best[k-1]) {
+					pool = append(pool, c)
+				}
+			}
+			rest = false
 		}
 		if len(pool) == 0 {
 			break
@@ -137,20 +191,29 @@ func betterCandidate(a, b candidate) int {
 }
 
 // takeBest moves the best n candidates of pool (by betterCandidate) to
-// its front and returns them: a full sort when pool is small, else a
-// bounded selection.
+// its front and returns them.
 func takeBest(pool []candidate, n int) []candidate {
 	if n >= len(pool) {
 		return pool
 	}
-	if len(pool) <= 8*n {
-		slices.SortFunc(pool, betterCandidate)
-		return pool[:n]
+	for j, i := range topN(len(pool), n, func(a, b int) int { return betterCandidate(pool[a], pool[b]) }) {
+		pool[j], pool[i] = pool[i], pool[j] // i ≥ j: ascending, distinct
 	}
-	// Quickselect on a copy of keys would allocate; partition in place
-	// around the n-th best found by a bounded heap of indices.
-	h := make([]int, 0, n) // min-heap (worst at the root) of pool indices
-	worse := func(i, j int) bool { return betterCandidate(pool[h[i]], pool[h[j]]) > 0 }
+	return pool[:n]
+}
+
+// topN returns the indices, ascending, of the best n of [0, size) by
+// compare (negative: the first is better), by a bounded heap.
+func topN(size, n int, compare func(i, j int) int) []int {
+	if n >= size {
+		out := make([]int, size)
+		for i := range out {
+			out[i] = i
+		}
+		return out
+	}
+	h := make([]int, 0, n) // heap with the worst kept index at the root
+	worse := func(a, b int) bool { return compare(h[a], h[b]) > 0 }
 	down := func(i int) {
 		for {
 			w := i
@@ -167,7 +230,7 @@ func takeBest(pool []candidate, n int) []candidate {
 			i = w
 		}
 	}
-	for i := range pool {
+	for i := range size {
 		if len(h) < n {
 			h = append(h, i)
 			for j := len(h) - 1; j > 0; {
@@ -180,14 +243,11 @@ func takeBest(pool []candidate, n int) []candidate {
 			}
 			continue
 		}
-		if betterCandidate(pool[i], pool[h[0]]) < 0 {
+		if compare(i, h[0]) < 0 {
 			h[0] = i
 			down(0)
 		}
 	}
 	slices.Sort(h)
-	for j, i := range h {
-		pool[j], pool[i] = pool[i], pool[j]
-	}
-	return pool[:n]
+	return h
 }

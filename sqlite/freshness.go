@@ -44,7 +44,7 @@ func (s *SemanticIndex) ConceptFreshness(ctx context.Context, since int64, oldPa
 		if at, reaches, err = logReaches(ctx, tx, since); err != nil {
 			return err
 		}
-		full = since <= 0 || !reaches
+		full = since < 0 || !reaches
 		if !full && since == at {
 			return nil
 		}

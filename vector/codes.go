@@ -2,7 +2,9 @@ package vector
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
 )
 
 // An index made by [NewCodes] keeps no float rows at all: only each row's
@@ -106,38 +108,61 @@ func (x *Index) Bounds(q []float32, filter func(id int64) bool) (ids []int64, up
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	n := len(x.ids)
-	ids, upper = make([]int64, 0, n), make([]float32, 0, n)
-	keep := func(r int, s float32) {
-		if filter == nil || filter(x.ids[r]) {
-			ids, upper = append(ids, x.ids[r]), append(upper, s)
-		}
+	upper = make([]float32, n)
+	workers := 1
+	if n >= parallelMinRows {
+		workers = max(1, min(maxWorkers, runtime.GOMAXPROCS(0)))
 	}
 	dim := x.dim
 	if x.quant {
 		qi := make([]int16, dim)
 		sq := quantizeQuery(qn, qi)
-		var sums [scanBlock]int32
-		eachBlock(0, n, func(r, m int) {
-			dotsI8(qi, x.codes[r*dim:(r+m)*dim], sums[:m])
-			for j, s := range sums[:m] {
-				keep(r+j, float32(s)*sq*x.scale[r+j]+x.errBound(r+j, sq))
-			}
+		inParts(n, workers, func(lo, hi int) {
+			var sums [scanBlock]int32
+			eachBlock(lo, hi, func(r, m int) {
+				dotsI8(qi, x.codes[r*dim:(r+m)*dim], sums[:m])
+				for j, s := range sums[:m] {
+					upper[r+j] = float32(s)*sq*x.scale[r+j] + x.errBound(r+j, sq)
+				}
+			})
 		})
-		return ids, upper
+	} else {
+		inParts(n, workers, func(lo, hi int) {
+			buf := make([]float32, min(scanBlock, hi-lo)*dim)
+			eachBlock(lo, hi, func(r, m int) {
+				rows := buf[:m*dim]
+				for j := range m {
+					copy(rows[j*dim:(j+1)*dim], x.row(r+j, rows[j*dim:(j+1)*dim]))
+				}
+				dots(qn, rows, upper[r:r+m])
+			})
+		})
 	}
-	var scores [scanBlock]float32
-	buf := make([]float32, min(scanBlock, n)*dim)
-	eachBlock(0, n, func(r, m int) {
-		rows := buf[:m*dim]
-		for j := range m {
-			copy(rows[j*dim:(j+1)*dim], x.row(r+j, rows[j*dim:(j+1)*dim]))
+	ids = slices.Clone(x.ids)
+	if filter != nil {
+		kept := 0
+		for r, id := range ids {
+			if filter(id) {
+				ids[kept], upper[kept] = id, upper[r]
+				kept++
+			}
 		}
-		dots(qn, rows, scores[:m])
-		for j, s := range scores[:m] {
-			keep(r+j, s)
-		}
-	})
+		ids, upper = ids[:kept], upper[:kept]
+	}
 	return ids, upper
+}
+
+// inParts runs fn over [0, n) split across workers goroutines.
+func inParts(n, workers int, fn func(lo, hi int)) {
+	if workers <= 1 {
+		fn(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { fn(n*w/workers, n*(w+1)/workers) })
+	}
+	wg.Wait()
 }
 
 // Scores returns the score against q of each of the rows ids that the
