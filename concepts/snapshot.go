@@ -134,8 +134,12 @@ var errSnapshot = errors.New("not a valid concept names snapshot")
 // snapshotReader reads a snapshot's fields, failing once on the first
 // field that does not fit.
 type snapshotReader struct {
-	b   []byte
-	err error
+	b []byte
+	// beyond is how many bytes of the file follow b unread: a header read
+	// from the file's first bytes (readSnapshotHeader) bounds its counts
+	// by the whole file, not by the bytes it read.
+	beyond int
+	err    error
 }
 
 func (r *snapshotReader) uint(max uint64) int {
@@ -178,9 +182,9 @@ func (r *snapshotReader) header() snapshotHeader {
 	h.deleted = int64(r.uint(math.MaxInt64))
 	// Each concept takes at least three length bytes, an alias one: the
 	// counts are bounded by the file's size before anything is allocated.
-	h.concepts = r.uint(uint64(len(r.b) / 3))
-	h.aliases = r.uint(uint64(len(r.b)))
-	h.strBytes = r.uint(uint64(len(r.b)))
+	h.concepts = r.uint(uint64((len(r.b) + r.beyond) / 3))
+	h.aliases = r.uint(uint64(len(r.b) + r.beyond))
+	h.strBytes = r.uint(uint64(len(r.b) + r.beyond))
 	return h
 }
 
@@ -263,12 +267,16 @@ func readSnapshotHeader(path string) (snapshotHeader, error) {
 		return snapshotHeader{}, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return snapshotHeader{}, err
+	}
 	buf := make([]byte, 2048)
 	n, err := io.ReadFull(f, buf)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return snapshotHeader{}, err
 	}
-	r := &snapshotReader{b: buf[:n]}
+	r := &snapshotReader{b: buf[:n], beyond: max(0, int(fi.Size())-n)}
 	h := r.header()
 	return h, r.err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/noema-mem/noema/app"
@@ -152,5 +153,51 @@ func TestNamesSnapshot(t *testing.T) {
 	}
 	if after, err := os.Stat(file); err != nil || !after.ModTime().Equal(before.ModTime()) {
 		t.Errorf("SaveNames rewrote a current snapshot (%v)", err)
+	}
+}
+
+// TestNamesSnapshotKeptWhenCurrent: SaveNames leaves a current snapshot
+// as it is, however many concepts it holds. Its header was read from the
+// file's first 2 KB with the counts bounded by those bytes, so above ~680
+// concepts it never read, and every sync reloaded every name, rebuilt the
+// find index and wrote the file again (a quarter of a no-op sync at 25k
+// concepts).
+func TestNamesSnapshotKeptWhenCurrent(t *testing.T) {
+	ctx := context.Background()
+	a := noematest.App(t)
+	for n := range 3 {
+		var b strings.Builder
+		for i := range 500 {
+			fmt.Fprintf(&b, "[[Concept %d-%d]] ", n, i)
+		}
+		write(t, a, fmt.Sprintf("Many %d", n), b.String())
+	}
+	file := filepath.Join(a.Vault.Root, app.IndexDir, app.NamesFile)
+	if err := a.Concepts.SaveNames(ctx); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.Stat(file)
+	if err != nil {
+		t.Fatalf("SaveNames wrote no snapshot: %v", err)
+	}
+	if before.Size() <= 2048 {
+		t.Fatalf("the snapshot of 1,500 concepts is %d bytes; the test needs one past the header's first read", before.Size())
+	}
+	if err := a.Concepts.SaveNames(ctx); err != nil {
+		t.Fatal(err)
+	}
+	after, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) || !after.ModTime().Equal(before.ModTime()) {
+		t.Error("SaveNames wrote a current snapshot of 1,500 concepts again")
+	}
+	write(t, a, "One more", "[[Concept new]]")
+	if err := a.Concepts.SaveNames(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := os.Stat(file); err != nil || os.SameFile(after, again) {
+		t.Errorf("SaveNames kept a snapshot a new concept made stale (%v)", err)
 	}
 }
