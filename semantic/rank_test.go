@@ -133,6 +133,13 @@ func TestFindSimilarMatchesAScanOfEveryConcept(t *testing.T) {
 		check("read")
 		moveSome(t, a, rng)
 		check("moved and deleted")
+		// A fresh page for a concept only old notes linked, and a page
+		// rewritten old.
+		noematest.WriteNote(t, a, notes.WriteInput{Title: labels[10], Folder: "concepts",
+			Content: "---\nmodified: " + now.Format("2006-01-02") + "\n---\nNow a page.\n"})
+		noematest.WriteNote(t, a, notes.WriteInput{Title: labels[0], Folder: "concepts", Overwrite: true,
+			Content: "---\nmodified: 2019-01-01\n---\nAn old page.\n"})
+		check("pages written")
 	}
 }
 
