@@ -148,11 +148,28 @@ func (c Config) WeightGrace(grace float64, ref, now time.Time) float64 {
 	if age <= grace {
 		return 1
 	}
-	over := age - grace
+	return c.Curve(age - grace)
+}
+
+// Curve returns the weight of a note over days past its grace period
+// (over > 0): the configured curve alone, with no grace or disabled check.
+// Bounds of the weight (find_similar_concepts' decay bounds) take it from
+// here so that they follow the same arithmetic as [Config.WeightGrace].
+func (c Config) Curve(over float64) float64 {
 	if c.Func == Power {
 		return 1 / math.Sqrt(over+1)
 	}
 	return math.Exp2(-over / c.HalfLifeDays)
+}
+
+// MaxGrace returns the longest grace period, in days, of any path: the
+// default grace or a folder's, whichever is longer.
+func (c Config) MaxGrace() float64 {
+	g := c.GraceDays
+	for _, d := range c.FolderGrace {
+		g = max(g, d)
+	}
+	return g
 }
 
 // Reference returns a note's reference time: the later of its modification

@@ -225,22 +225,7 @@ func (s *Service) weightBound(e float64, now int64, maxGrace float64) float64 {
 	if !(over > 0) {
 		return 1
 	}
-	var w float64
-	if s.Decay.Func == decay.Power {
-		w = 1 / math.Sqrt(over+1)
-	} else {
-		w = math.Exp2(-over / s.Decay.HalfLifeDays)
-	}
-	return min(1, w*boundSlack)
-}
-
-// maxGrace returns the longest grace period of the decay configuration.
-func (s *Service) maxGrace() float64 {
-	g := s.Decay.GraceDays
-	for _, d := range s.Decay.FolderGrace {
-		g = max(g, d)
-	}
-	return g
+	return min(1, s.Decay.Curve(over)*boundSlack)
 }
 
 // RefreshDecay brings the decay bounds of find_similar_concepts in step

@@ -80,7 +80,7 @@ func (s *Service) rank(ctx context.Context, qv []float32, k int, filter func(int
 		scored[h.ID] = true
 	}
 	ids, upper := idx.Bounds(qv, filter)
-	nowNS, maxGrace := now.UnixNano(), s.maxGrace()
+	nowNS, maxGrace := now.UnixNano(), s.Decay.MaxGrace()
 	var weights []float64 // by row; nil: all 1
 	keys := make([]float64, len(ids))
 	if latest != nil {
