@@ -302,7 +302,10 @@ type dupIndex struct {
 	// words or more: an acronym among words ("LRU cache") meets the
 	// name that spells it out.
 	runs map[string][]int32
-	lsh  *lshCache
+	// lex are the names by their folded keys with a short form of the
+	// lexicon written out (lexicon.go): "Sgt." meets "sergeant".
+	lex map[string][]int32
+	lsh *lshCache
 }
 
 // buildDupIndex indexes every name of m's concepts under the keys of the
@@ -328,6 +331,7 @@ func buildDupIndex(m *matcher) *dupIndex {
 		variant:      map[string][]int32{},
 		oneWord:      map[string][]int32{},
 		runs:         map[string][]int32{},
+		lex:          map[string][]int32{},
 		lsh:          &lshCache{},
 	}
 	for i := range m.ids {
@@ -392,6 +396,9 @@ func (x *dupIndex) addSpellingKeys(n *nameInfo, c int32) {
 	}
 	if n.variant != "" {
 		addKey(x.variant, n.variant, c)
+	}
+	for _, k := range n.lex {
+		addKey(x.lex, k.key, c)
 	}
 	if k := numberFolded(n); k != "" && k != n.variant {
 		addKey(x.variant, k, c) // "Formula One" meets "Formula 1"
@@ -629,6 +636,7 @@ func (x *dupIndex) gather(cs *candidates) {
 	x.gatherAcronyms(cs)
 	x.gatherSpellings(cs)
 	x.gatherSubNames(cs)
+	x.gatherLexicon(cs)
 	x.gatherWild(cs)
 	x.gatherTwoClipped(cs)
 	x.gatherClipped(cs)
@@ -837,6 +845,37 @@ func (x *dupIndex) gatherSubNames(cs *candidates) {
 			for _, k := range subKeys(n.content) {
 				for _, b := range x.folded[k] {
 					cs.add(cs.only, b, chToken)
+				}
+			}
+		}
+	}
+}
+
+// gatherLexicon pairs a name with a short form of the lexicon and the
+// names that write it out ("Sgt." / "sergeant").
+func (x *dupIndex) gatherLexicon(cs *candidates) {
+	if cs.only < 0 {
+		for k, l := range x.lex {
+			if f := x.folded[k]; len(f) > 0 && len(l) <= bucketCap && len(f) <= bucketCap {
+				for _, a := range f {
+					for _, b := range l {
+						cs.add(a, b, chAbbrev)
+					}
+				}
+			}
+		}
+		return
+	}
+	for _, n := range x.names[cs.only] {
+		if l := x.lex[n.folded]; len(l) <= bucketCap {
+			for _, b := range l {
+				cs.add(cs.only, b, chAbbrev)
+			}
+		}
+		for _, k := range n.lex {
+			if f := x.folded[k.key]; len(f) <= bucketCap {
+				for _, b := range f {
+					cs.add(cs.only, b, chAbbrev)
 				}
 			}
 		}
@@ -1285,6 +1324,32 @@ func compareNames(a, b *nameInfo, vocab map[string][]int32) judgement {
 	if j.byExactness(a, b) || j.bySpelling(a, b, vocab) {
 		return j
 	}
+	lexOK, lexWeak := lexiconMatch(a, b)
+	if lexOK && !lexWeak {
+		// A standard short form written out: "Sgt." / "sergeant",
+		// "Pt. Reyes" / "Point Reyes".
+		j.byLexicon(false)
+		return j
+	}
+	if j.byForms(a, b, vocab); lexOK && j.verdict == "" {
+		// An ambiguous one ("bio", "doc") that no other rule
+		// accepts: with context only.
+		j.veto = ""
+		j.byLexicon(true)
+	}
+	return j
+}
+
+// byLexicon makes j a review on a standard short form of the lexicon.
+func (j *judgement) byLexicon(weak bool) {
+	j.score, j.verdict = 0.85, VerdictReview
+	j.evidence = append(j.evidence, "abbreviation", "standard_abbreviation")
+	j.weak = weak
+}
+
+// byForms decides the pairs of a name and a shorter or otherwise worded
+// form of it: acronyms, qualifiers, derived words and abbreviations.
+func (j *judgement) byForms(a, b *nameInfo, vocab map[string][]int32) {
 	short, long := a, b
 	if len(short.content) > len(long.content) {
 		short, long = long, short
@@ -1293,16 +1358,15 @@ func compareNames(a, b *nameInfo, vocab map[string][]int32) judgement {
 		short, long = long, short // "tuberculosis" / "TB"
 	}
 	if j.byShortForm(short, long) || j.byNarrowing(short, long) {
-		return j
+		return
 	}
 	if x, y, ok := derived(a.content, b.content); ok {
 		j.veto = fmt.Sprintf("derived_word: %q and %q are different words", x, y)
-		return j
+		return
 	}
 	if len(a.content) == len(b.content) {
 		j.byWords(a, b, vocab)
 	}
-	return j
 }
 
 // byExactness decides the pairs told apart by a name that must stay exact
@@ -1381,6 +1445,23 @@ func (j *judgement) bySpelling(a, b *nameInfo, vocab map[string][]int32) bool {
 			// capitalised name and a common noun the qualifier
 			// explains, as a typo keeps its case.
 			return true
+		}
+		q := a
+		if q.qualBase == "" || q.qualBase != b.folded {
+			q = b
+		}
+		if q.qualParen {
+			switch kind := parenQualifier(q); kind {
+			case qualOther:
+				// "Vivaldi (browser)", "Bauhaus (band)", "STD (C++)": a
+				// thing named after the bare name, not it.
+				j.veto = fmt.Sprintf("qualified_other_thing: %q names another thing of that name", q.text)
+				return true
+			case qualUnknown:
+				// Which of the things of that name the bare one is:
+				// the context says.
+				j.weak = true
+			}
 		}
 		j.score, j.verdict = 0.8, VerdictReview
 		j.evidence = append(j.evidence, "qualifier")
@@ -1845,7 +1926,9 @@ func shortens(x, y string, single bool, a, b *nameInfo, vocab map[string][]int32
 		a, b = b, a
 	}
 	rx, ry := []rune(x), []rune(y)
-	if len(rx) < 2 || len(ry) < len(rx)+2 || rx[0] != ry[0] || a.acro {
+	if len(rx) < 2 || len(ry) < len(rx)+2 || rx[0] != ry[0] || a.acro || lexiconOther(x, y) {
+		// A short form of the lexicon is a clip of its own long forms
+		// only ("chem" / "chemtrail").
 		return false, false
 	}
 	if single && (len(rx) < 3 || len(ry) < 6 || 2*len(rx) > len(ry)+1 || len(b.parts) > 1 || a.upper != b.upper) {

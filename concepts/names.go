@@ -376,6 +376,13 @@ type nameInfo struct {
 	// comma or in parentheses ("Munich" of "Munich, Germany", "Mercury"
 	// of "Mercury (planet)"); "" when there is none.
 	qualBase string
+	// qual are the content words of the qualifier ("planet" of "Mercury
+	// (planet)"); qualParen whether it is in parentheses.
+	qual      []string
+	qualParen bool
+	// lex are the folded keys of the name with a short form of the
+	// lexicon written out ("sergeant" of "Sgt.", lexicon.go).
+	lex []lexKey
 	// acro marks a one-word name written as an acronym ("CI", "IoT");
 	// acroWord is its letters in lower case, a plural s dropped ("APIs").
 	acro     bool
@@ -424,6 +431,8 @@ func analyseName(text string) nameInfo {
 	if i := strings.IndexAny(text, ",("); i > 0 && strings.TrimSpace(text[i+1:]) != "" && !dottedInitials(text[i+1:]) {
 		if b := analyseBase(text[:i]); b != "" && len(n.content) > 1 {
 			n.qualBase = b
+			n.qual = contentWords(strings.TrimSuffix(strings.TrimSpace(text[i+1:]), ")"))
+			n.qualParen = text[i] == '('
 		}
 	}
 	n.acro = acronymText(text)
@@ -445,6 +454,11 @@ func analyseName(text string) nameInfo {
 	n.numbers = numbersOf(text)
 	n.variant = variantKey(&n, text)
 	n.acroAt = acronymTokens(text, n.all)
+	for _, k := range lexiconKeys(n.content) {
+		if k.key != n.folded {
+			n.lex = append(n.lex, k)
+		}
+	}
 	return n
 }
 

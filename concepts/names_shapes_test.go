@@ -137,14 +137,21 @@ func TestCompareNamesStricter(t *testing.T) {
 func TestNewChannelsFindShapes(t *testing.T) {
 	names := []string{"SQL injection", "SQL injection attack", "dev server", "development server", "mgmt", "management",
 		"k8s", "Kubernetes", "CI", "Continuous Integration", "env var", "environment variable"}
-	// Crowd every word: 40 other names use each.
-	var crowd []string
-	for _, w := range []string{"sql", "injection", "server", "development", "continuous", "integration", "environment", "variable"} {
+	checkCandidates(t, names, []string{"sql", "injection", "server", "development", "continuous", "integration", "environment", "variable"}, ^uint16(0), false)
+}
+
+// checkCandidates indexes names (pairs: 0 and 1, 2 and 3, …) among 40
+// other names using each word of crowd, and checks that each pair is a
+// candidate on a channel of ch, for the whole vault and for its first
+// name alone (both: and for its second).
+func checkCandidates(t *testing.T, names, crowd []string, ch uint16, both bool) {
+	t.Helper()
+	all := slices.Clone(names)
+	for _, w := range crowd {
 		for i := 0; i < 40; i++ {
-			crowd = append(crowd, w+" thing"+string(rune('a'+i%26))+string(rune('a'+i/26)))
+			all = append(all, w+" thing"+string(rune('a'+i%26))+string(rune('a'+i/26)))
 		}
 	}
-	all := append(slices.Clone(names), crowd...)
 	m := &matcher{ids: make([]string, len(all)), labels: all, aliases: make([][]string, len(all))}
 	for i := range all {
 		m.ids[i] = string(rune('A' + i))
@@ -153,15 +160,19 @@ func TestNewChannelsFindShapes(t *testing.T) {
 	cs := &candidates{pairs: map[uint64]uint16{}, only: -1}
 	x.gather(cs)
 	for i := 0; i < len(names); i += 2 {
-		if cs.pairs[pairKey(int32(i), int32(i+1))] == 0 {
+		if cs.pairs[pairKey(int32(i), int32(i+1))]&ch == 0 {
 			t.Errorf("%q / %q not a candidate", names[i], names[i+1])
 		}
-	}
-	for i := 0; i < len(names); i += 2 {
-		one := &candidates{pairs: map[uint64]uint16{}, only: int32(i)}
-		x.gather(one)
-		if one.pairs[pairKey(int32(i), int32(i+1))] == 0 {
-			t.Errorf("%q / %q not a candidate of %q alone", names[i], names[i+1], names[i])
+		onlys := []int32{int32(i)}
+		if both {
+			onlys = append(onlys, int32(i+1))
+		}
+		for _, only := range onlys {
+			one := &candidates{pairs: map[uint64]uint16{}, only: only}
+			x.gather(one)
+			if one.pairs[pairKey(int32(i), int32(i+1))]&ch == 0 {
+				t.Errorf("%q / %q not a candidate of %q alone", names[i], names[i+1], all[only])
+			}
 		}
 	}
 }

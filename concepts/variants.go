@@ -619,3 +619,67 @@ func coinedName(n *nameInfo) bool {
 	w := n.content[0]
 	return len([]rune(w)) >= 3 && !countries[w] && !englishWords().has(w)
 }
+
+// Kinds of qualifier in parentheses (parenQualifier).
+const (
+	qualUnknown = iota
+	qualClass   // what the name is: "Mercury (planet)", "Ruby (programming language)"
+	qualOther   // another thing of that name: "Bauhaus (band)", "Spectre (film)"
+)
+
+// classQualifiers name the kind of thing a name is when the name is
+// also a word or another thing's name: the bare name, in a vault that
+// writes about that kind of thing, is it.
+var classQualifiers = map[string]bool{
+	"planet": true, "dwarf planet": true, "moon": true, "star": true, "constellation": true,
+	"asteroid": true, "comet": true, "galaxy": true, "programming language": true, "language": true,
+	"software": true, "operating system": true, "database": true, "framework": true, "library": true,
+	"protocol": true, "algorithm": true, "element": true, "chemical element": true, "mineral": true,
+	"genus": true, "plant": true,
+}
+
+// otherQualifiers are the qualifiers of works, people, organisations and
+// products named after something else (Wikipedia's common
+// disambiguators): "X (band)" is a band called X, not X.
+var otherQualifiers = map[string]bool{
+	"band": true, "film": true, "movie": true, "song": true, "album": true, "single": true, "ep": true,
+	"novel": true, "book": true, "play": true, "musical": true, "opera": true, "poem": true,
+	"painting": true, "sculpture": true, "magazine": true, "journal": true, "newspaper": true,
+	"comic": true, "comics": true, "manga": true, "anime": true, "tv series": true, "series": true,
+	"tv": true, "tv show": true, "show": true, "tv program": true, "tv programme": true,
+	"episode": true, "video game": true, "game": true, "franchise": true, "character": true,
+	"singer": true, "rapper": true, "musician": true, "actor": true, "actress": true, "artist": true,
+	"composer": true, "writer": true, "author": true, "poet": true, "footballer": true,
+	"wrestler": true, "politician": true, "surname": true, "name": true, "given name": true,
+	"horse": true, "racehorse": true, "dog": true, "ship": true, "yacht": true, "locomotive": true,
+	"train": true, "rail": true, "brand": true, "company": true, "restaurant": true, "hotel": true,
+	"club": true, "team": true, "charity": true, "organization": true, "organisation": true,
+	"tv network": true, "network": true, "channel": true, "tv channel": true, "radio station": true,
+	"website": true, "browser": true, "web browser": true, "app": true, "gang": true, "mythology": true,
+	"deity": true, "god": true, "goddess": true, "unit": true, "hat": true, "dance": true,
+	"cocktail": true, "typeface": true, "font": true, "record label": true, "label": true,
+	"publisher": true, "podcast": true, "sitcom": true, "soundtrack": true, "opera house": true,
+	"board game": true, "card game": true, "toy": true, "mascot": true,
+}
+
+// parenQualifier says what q's parenthesised qualifier makes of it: its
+// class, another thing named like it (a work, a person, an
+// organisation; or a proper name, "STD (C++)", "Ent (Tolkien)": that
+// name's world), or unknown.
+func parenQualifier(q *nameInfo) int {
+	k := strings.Join(q.qual, " ")
+	switch {
+	case classQualifiers[k]:
+		return qualClass
+	case otherQualifiers[k]:
+		return qualOther
+	}
+	if i := strings.LastIndexByte(q.text, '('); i >= 0 {
+		inner := strings.TrimSuffix(strings.TrimSpace(q.text[i+1:]), ")")
+		if inner != "" && (unicode.IsUpper([]rune(inner)[0]) || strings.ContainsAny(inner, "+#")) && len(strings.Fields(inner)) == 1 &&
+			!countries[strings.ToLower(stripAccents(inner))] {
+			return qualOther
+		}
+	}
+	return qualUnknown
+}

@@ -1,0 +1,166 @@
+package concepts
+
+import (
+	_ "embed"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// abbreviationsText is the shipped lexicon of standard English short
+// forms (abbreviations.txt): titles and ranks, US states, Canadian
+// provinces and Australian states, months and days, units, Latin
+// abbreviations and common clipped words, each with its long forms.
+// It is general knowledge of English, written for noema, not taken from
+// any labelled set.
+//
+//go:embed abbreviations.txt
+var abbreviationsText string
+
+// lexEntry is one short form's long forms, each as content words.
+// ambiguous marks a short form that is also a word or another common
+// abbreviation ("sun", "mass", "PA"): alone, it is its long form only
+// with context.
+type lexEntry struct {
+	long      [][]string
+	ambiguous bool
+}
+
+// lexicon is the shipped short forms by their content words joined by a
+// space ("fl oz", "sgt"), read once.
+var lexicon = sync.OnceValue(func() map[string]*lexEntry {
+	m := map[string]*lexEntry{}
+	for _, line := range strings.Split(abbreviationsText, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		ambiguous := strings.HasPrefix(line, "~")
+		short, longs, ok := strings.Cut(strings.TrimPrefix(line, "~"), "=")
+		if !ok {
+			continue
+		}
+		sw := contentWords(short)
+		if len(sw) == 0 || len(sw) > 2 {
+			continue
+		}
+		k := strings.Join(sw, " ")
+		e := m[k]
+		if e == nil {
+			e = &lexEntry{}
+			m[k] = e
+		}
+		// A short form of one or two letters alone is as often an
+		// acronym of something else ("PA", "MS", "kg" aside).
+		e.ambiguous = e.ambiguous || ambiguous || len(sw) == 1 && len([]rune(sw[0])) <= 2
+		for _, l := range strings.Split(longs, ";") {
+			if lw := contentWords(l); len(lw) > 0 && !slices.ContainsFunc(e.long, func(x []string) bool { return slices.Equal(x, lw) }) {
+				e.long = append(e.long, lw)
+			}
+		}
+	}
+	for _, e := range m {
+		// A short form of several things ("bio": biology, biography;
+		// "doc": document, documentation) is the one the context picks;
+		// two spellings of one ("millimetre", "millimeter") are one.
+		first := americanWords(e.long[0])
+		e.ambiguous = e.ambiguous || slices.ContainsFunc(e.long[1:], func(l []string) bool { return americanWords(l) != first })
+	}
+	return m
+})
+
+// americanWords is ws in American spelling, joined by a space.
+func americanWords(ws []string) string {
+	out := make([]string, len(ws))
+	for i, w := range ws {
+		out[i] = americanWord(w, true)
+	}
+	return strings.Join(out, " ")
+}
+
+// contentWords are text's words as analyseName folds them (lower case,
+// accents stripped, singular), function words left out.
+func contentWords(text string) []string {
+	var out []string
+	for _, w := range words(text) {
+		if w = singular(w); !functionWords[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// lexKey is a name's folded key with one of its short forms written out
+// ("sergeant" of "Sgt.", "fluid ounce" of "fl oz"); weak when the short
+// form is the whole name and ambiguous.
+type lexKey struct {
+	key  string
+	weak bool
+}
+
+// lexiconKeys are the folded keys of content with one short form of the
+// lexicon (a word, or two words in order) replaced by each of its long
+// forms.
+func lexiconKeys(content []string) []lexKey {
+	lex := lexicon()
+	var out []lexKey
+	for i := range content {
+		for l := 1; l <= 2 && i+l <= len(content); l++ {
+			e := lex[strings.Join(content[i:i+l], " ")]
+			if e == nil {
+				continue
+			}
+			for _, long := range e.long {
+				ws := make([]string, 0, len(content)-l+len(long))
+				ws = append(append(append(ws, content[:i]...), long...), content[i+l:]...)
+				slices.Sort(ws)
+				out = append(out, lexKey{strings.Join(slices.Compact(ws), " "), e.ambiguous && l == len(content)})
+			}
+		}
+	}
+	return out
+}
+
+// lexiconMatch reports whether one name is the other with a short form of
+// the lexicon written out ("Sgt." / "sergeant", "Pt. Reyes" / "Point
+// Reyes", "fl oz" / "fluid ounce"), and whether that needs context: an
+// ambiguous short form alone, or a one-word name capitalised against one
+// that is not ("Crocs" / "crocodile": a brand, as a clip keeps its case;
+// "Sgt." / "sergeant" is written so), or a short clip without a dot
+// ("doc" / "document", as the clip rule has it).
+func lexiconMatch(a, b *nameInfo) (ok, weak bool) {
+	weak = true
+	for _, x := range [2][2]*nameInfo{{a, b}, {b, a}} {
+		for _, k := range x[0].lex {
+			if k.key == x[1].folded {
+				w := k.weak || len(x[0].content) == 1 && !strings.HasSuffix(x[0].text, ".") &&
+					(initialUpper(x[0].text) != initialUpper(x[1].text) || shortClip(x[0].content[0], x[1].content))
+				ok, weak = true, weak && w
+			}
+		}
+	}
+	return ok, ok && weak
+}
+
+// shortClip reports whether the one word w, written without a dot, is
+// the start of long's one word and short enough to be a word of its own
+// (under 4 letters, of a word under 9, or over half of it: "doc",
+// "func", "env"), as the clip rule has it (shortens).
+func shortClip(w string, long []string) bool {
+	if len(long) != 1 || !strings.HasPrefix(long[0], w) {
+		return false
+	}
+	rx, ry := len([]rune(w)), len([]rune(long[0]))
+	return rx < 4 || ry < 9 || 2*rx > ry
+}
+
+// lexiconOther reports whether the word short is a short form of the
+// lexicon whose long forms do not include the word long: "chem" is
+// chemistry, not a clip of chemtrail.
+func lexiconOther(short, long string) bool {
+	e := lexicon()[short]
+	if e == nil {
+		return false
+	}
+	return !slices.ContainsFunc(e.long, func(l []string) bool { return len(l) == 1 && l[0] == long })
+}

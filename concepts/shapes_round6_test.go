@@ -1,0 +1,94 @@
+package concepts
+
+import (
+	"slices"
+	"testing"
+)
+
+// The name shapes of round 6 (docs/duplicates.md): the lexicon of
+// standard short forms, and what a parenthesised qualifier makes of a
+// name.
+
+func TestLexiconShapes(t *testing.T) {
+	for _, tc := range []struct {
+		a, b    string
+		verdict string // "" no verdict
+		weak    bool
+	}{
+		{"Sgt.", "sergeant", VerdictReview, false},
+		{"Capt.", "captain", VerdictReview, false},
+		{"Pt. Reyes", "Point Reyes", VerdictReview, false},
+		{"Gt. Britain", "Great Britain", VerdictReview, false},
+		{"fl oz", "fluid ounce", VerdictReview, false},
+		{"qty", "quantity", VerdictReview, false},
+		{"xfer", "transfer", VerdictReview, false},
+		{"uke", "ukulele", VerdictReview, false},
+		{"Ariz.", "Arizona", VerdictReview, false},
+		{"poli sci", "political science", VerdictReview, false},
+		{"lats", "latissimus dorsi", VerdictReview, false},
+		// A short form of several things, or one that is a word: with
+		// context only.
+		{"bio", "biography", VerdictReview, true},
+		{"doc", "documentation", VerdictReview, true},
+		{"TX", "Texas", VerdictReview, true},
+		{"Crocs", "crocodile", VerdictReview, true},
+		// A short form of the lexicon is no clip of another word.
+		{"chem", "chemtrail", "", false},
+		{"econ", "econometrics", "", false},
+		{"Prof.", "Profiling", "", false},
+		{"rhino", "rhinovirus", "", false},
+		{"demo", "democracy", "", false},
+	} {
+		a, b := analyseName(tc.a), analyseName(tc.b)
+		for _, ab := range [][2]*nameInfo{{&a, &b}, {&b, &a}} {
+			j := compareNames(ab[0], ab[1], nil)
+			if j.verdict != tc.verdict || tc.verdict != "" && (j.weak != tc.weak || !slices.Contains(j.evidence, "abbreviation")) {
+				t.Errorf("%s / %s: verdict %q weak %v evidence %v; want %q weak %v", ab[0].text, ab[1].text, j.verdict, j.weak, j.evidence, tc.verdict, tc.weak)
+			}
+		}
+	}
+}
+
+func TestParenQualifier(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want string // "review", "weak" (review with context only), "veto"
+	}{
+		{"Mercury", "Mercury (planet)", "review"},
+		{"Ruby", "Ruby (programming language)", "review"},
+		{"Blender", "Blender (software)", "review"},
+		{"Bauhaus", "Bauhaus (band)", "veto"},
+		{"Vivaldi", "Vivaldi (web browser)", "veto"},
+		{"Spectre", "Spectre (film)", "veto"},
+		{"STD", "STD (C++)", "veto"},
+		{"ENT", "Ent (Tolkien)", "veto"},
+		{"Georgia", "Georgia (country)", "weak"},
+		{"Córdoba", "Córdoba (Spain)", "weak"},
+		{"VOC", "VOC (voice of the customer)", "weak"},
+		// A comma qualifier is unchanged.
+		{"Munich", "Munich, Germany", "review"},
+	} {
+		a, b := analyseName(tc.a), analyseName(tc.b)
+		j := compareNames(&a, &b, nil)
+		got := "none"
+		switch {
+		case j.veto != "" && j.verdict == "":
+			got = "veto"
+		case j.verdict == VerdictReview && j.weak:
+			got = "weak"
+		case j.verdict == VerdictReview:
+			got = "review"
+		}
+		if got != tc.want {
+			t.Errorf("%s / %s: %s (%+v), want %s", tc.a, tc.b, got, j, tc.want)
+		}
+	}
+}
+
+// TestLexiconCandidates: the lexicon's channel pairs a short form with
+// its long form however common their words, for the whole vault and for
+// one concept.
+func TestLexiconCandidates(t *testing.T) {
+	names := []string{"Sgt.", "sergeant", "Pt. Reyes", "Point Reyes", "fl oz", "fluid ounce", "uke", "ukulele"}
+	checkCandidates(t, names, []string{"point", "reyes", "fluid", "ounce"}, chAbbrev, true)
+}
