@@ -79,6 +79,21 @@ type TextQuery struct {
 	// needs them for the passage lift and the snippets, and reading them
 	// there saves a statement. Hits without theirs have HasBody false.
 	Bodies int
+	// Versions, when not nil, asks for the index's text version
+	// (SearchTextVersion) and the concept registry's (SearchConceptsVersion)
+	// to be read in the ranking statement, the hits' own snapshot, and
+	// stored there: a search then needs no statement of its own for them.
+	// Versions.Read reports whether they were (only where one statement
+	// ranks and finds a note).
+	Versions *IndexVersions
+}
+
+// IndexVersions are the index's text version and the concept registry's
+// version as one statement read them (see TextQuery.Versions).
+type IndexVersions struct {
+	Text     int64
+	Concepts string
+	Read     bool
 }
 
 // TextHit is one note matching a TextQuery.

@@ -103,13 +103,18 @@ func (a *arena) at(i int) string { return a.s[a.off[i]:a.off[i+1]] }
 
 func (a *arena) len() int { return max(0, len(a.off)-1) }
 
-// namesFor returns the registry's names at the current version. With
-// wait false it returns nil instead of waiting while another call builds
-// them.
-func (s *Service) namesFor(ctx context.Context, wait bool) (*conceptNames, error) {
-	version, err := s.DB.SearchConceptsVersion(ctx)
-	if err != nil {
-		return nil, err
+// namesFor returns the registry's names at the current version (tv's,
+// when the search's ranking read it; tv may be nil). With wait false it
+// returns nil instead of waiting while another call builds them.
+func (s *Service) namesFor(ctx context.Context, wait bool, tv *textVersion) (*conceptNames, error) {
+	var version string
+	if tv != nil && tv.conceptsRead {
+		version = tv.concepts
+	} else {
+		var err error
+		if version, err = s.DB.SearchConceptsVersion(ctx); err != nil {
+			return nil, err
+		}
 	}
 	c := &s.names
 	if !wait && c.building.Load() {
@@ -356,7 +361,7 @@ func (s *Service) liftConcepts(ctx context.Context, tv *textVersion, raw string,
 	if len(words) == 0 {
 		return false, "", nil
 	}
-	names, err := s.namesFor(ctx, false)
+	names, err := s.namesFor(ctx, false, tv)
 	if err != nil {
 		return false, "", err
 	}

@@ -74,3 +74,34 @@ func TestClean(t *testing.T) {
 		}
 	}
 }
+
+// TestBestPassageShortcuts checks bestPassage's two shortcuts (one term;
+// passages of one line) against the line table they skip, on random
+// bodies of words, line breaks and blank lines with random occurrences.
+func TestBestPassageShortcuts(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	pieces := []string{"word ", "other ", "\n", "\n\n", "\n  \n", " \t", "é "}
+	for range 20000 {
+		var b strings.Builder
+		for range 1 + rng.IntN(30) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		body := b.String()
+		terms := 1 + rng.IntN(4)
+		idf := make([]float64, terms)
+		for i := range idf {
+			idf[i] = rng.Float64()
+		}
+		var occ []occurrence
+		for a := 0; a < len(body); a++ {
+			if !asciiSpace(body[a]) && rng.IntN(6) == 0 { // a term is never white space
+				occ = append(occ, occurrence{a, a + 1, rng.IntN(terms)})
+			}
+		}
+		for lines := 1; lines <= 3; lines++ {
+			if got, want := bestPassage(body, occ, idf, lines), passageByLines(body, occ, idf, lines); got != want {
+				t.Fatalf("bestPassage(%q, %v, %v, %d) = %v, want %v", body, occ, idf, lines, got, want)
+			}
+		}
+	}
+}

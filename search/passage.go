@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"math"
+	"math/bits"
 	"sort"
 	"strings"
 
@@ -120,10 +121,45 @@ func (s *Service) termIDF(ctx context.Context, tv *textVersion, p *parsed) ([]fl
 // bestPassage returns the largest IDF share of the query's terms that any
 // run of lines consecutive non-empty lines of body holds, occ being the
 // terms' occurrences in body.
+//
+// Two cases skip the line table (each gives what it would): occurrences
+// of one term only (rare words seldom meet: every window holding one holds
+// that term alone), and passages of one line (two occurrences share a line
+// when no line break lies between them; a line holding one is not empty).
 func bestPassage(body string, occ []occurrence, idf []float64, lines int) float64 {
 	if len(occ) == 0 {
 		return 0
 	}
+	var terms uint64
+	for _, o := range occ {
+		terms |= 1 << o.term
+	}
+	if bits.OnesCount64(terms) == 1 {
+		return max(0, idf[occ[0].term])
+	}
+	if lines == 1 {
+		best := 0.0
+		for i := 0; i < len(occ); {
+			var seen uint64
+			share := 0.0
+			j := i
+			for ; j < len(occ) && (j == i || strings.IndexByte(body[occ[j-1].a:occ[j].a], '\n') < 0); j++ {
+				if t := occ[j].term; seen&(1<<t) == 0 {
+					seen |= 1 << t
+					share += idf[t]
+				}
+			}
+			best = max(best, share)
+			i = j
+		}
+		return best
+	}
+	return passageByLines(body, occ, idf, lines)
+}
+
+// passageByLines is bestPassage through a table of the non-empty lines'
+// starts, for any number of lines.
+func passageByLines(body string, occ []occurrence, idf []float64, lines int) float64 {
 	// Line number of every occurrence.
 	var starts []int // byte offset of each non-empty line
 	for off := 0; off < len(body); {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -358,7 +359,7 @@ func TestTextPlansRankAsBefore(t *testing.T) {
 // countingIndex counts the index reads a search makes.
 type countingIndex struct {
 	noema.SearchIndex
-	versions, bodies atomic.Int64
+	versions, concepts, bodies atomic.Int64
 }
 
 func (c *countingIndex) SearchTextVersion(ctx context.Context) (int64, error) {
@@ -366,16 +367,25 @@ func (c *countingIndex) SearchTextVersion(ctx context.Context) (int64, error) {
 	return c.SearchIndex.SearchTextVersion(ctx)
 }
 
+func (c *countingIndex) SearchConceptsVersion(ctx context.Context) (string, error) {
+	c.concepts.Add(1)
+	return c.SearchIndex.SearchConceptsVersion(ctx)
+}
+
 func (c *countingIndex) SearchBodies(ctx context.Context, ids []int64) (map[int64]string, error) {
 	c.bodies.Add(1)
 	return c.SearchIndex.SearchBodies(ctx, ids)
 }
 
-// TestSearchReadsOnce checks that one search reads the index's text
-// version once, however many times it counts terms (the plan, the passage
-// lift's IDF, the concept typo check), and no bodies apart: the ranking
-// statement brings the best notes' (TextQuery.Bodies), which the passage
-// lift and the snippets share.
+// TestSearchReadsOnce checks that a search reads the index's text
+// version at most once, however many times it counts terms (the plan, the
+// passage lift's IDF, the concept typo check), and once its terms' counts
+// are cached not at all: the ranking statement reads it, and the concept
+// registry's version (TextQuery.Versions), confirming the counts; and no
+// bodies apart: the ranking statement brings the best notes'
+// (TextQuery.Bodies), which the passage lift and the snippets share. After
+// a write the cached counts are stale: the search reads the version and
+// answers as a new service does.
 func TestSearchReadsOnce(t *testing.T) {
 	e := newEnv(t)
 	e.note("", "Kubernetes memory", "", nil, "Set the memory limit of each pod.\nKubernetes kills a pod over its memory limit.")
@@ -384,18 +394,40 @@ func TestSearchReadsOnce(t *testing.T) {
 	idx := &countingIndex{SearchIndex: e.a.DB.Search()}
 	svc := search.New(idx, nil, decay.DefaultConfig())
 	off := false
-	for _, mode := range []string{search.ModeFulltext, search.ModeHybrid} {
+	steps := []struct {
+		mode               string
+		write              bool
+		versions, concepts int64
+	}{
+		{search.ModeFulltext, false, 1, 0}, // counts the terms
+		{search.ModeHybrid, false, 0, 0},   // counted already
+		{search.ModeHybrid, true, 1, 0},    // stale counts: ranks again
+		{search.ModeHybrid, false, 0, 0},
+	}
+	for i, st := range steps {
+		if st.write {
+			e.note("", "More pods", "", nil, "Each pod has a memory limit and a pod may hold many containers.")
+		}
 		idx.versions.Store(0)
+		idx.concepts.Store(0)
 		idx.bodies.Store(0)
-		r, err := svc.Search(context.Background(), search.Input{Query: "pod memory limitt", Mode: mode, Decay: &off})
+		in := search.Input{Query: "pod memory limitt", Mode: st.mode, Decay: &off}
+		r, err := svc.Search(context.Background(), in)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(r.Hits) < 2 {
-			t.Fatalf("%s: %d hits, want at least 2", mode, len(r.Hits))
+			t.Fatalf("step %d, %s: %d hits, want at least 2", i, st.mode, len(r.Hits))
 		}
-		if v, b := idx.versions.Load(), idx.bodies.Load(); v != 1 || b != 0 {
-			t.Errorf("%s: read the text version %d times and bodies %d times apart from the ranking, want 1 and 0", mode, v, b)
+		if v, c, b := idx.versions.Load(), idx.concepts.Load(), idx.bodies.Load(); v != st.versions || c != st.concepts || b != 0 {
+			t.Errorf("step %d, %s: read the text version %d times, the concepts' %d and bodies %d times apart from the ranking, want %d, %d and 0", i, st.mode, v, c, b, st.versions, st.concepts)
+		}
+		fresh, err := search.New(e.a.DB.Search(), nil, decay.DefaultConfig()).Search(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(r.Hits, fresh.Hits) || r.Total != fresh.Total {
+			t.Errorf("step %d, %s: %+v, a new service %+v", i, st.mode, r.Hits, fresh.Hits)
 		}
 	}
 }

@@ -476,21 +476,14 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 		semRan = true
 		wg.Go(func() { sem, semWarn, semErr = s.semantic(ctx, raw, f, workers, Depth, mode == ModeSemantic) })
 	}
-	tv := &textVersion{} // read once, by the first term count
+	// The versions are read once: by the first term count, or by the
+	// ranking statement.
+	tv := &textVersion{}
 	var text []noema.TextHit
 	var bodies map[int64]readBody // read by the passage lift
 	var textErr error
 	if mode != ModeSemantic && !p.empty() {
-		var plan textPlan
-		if plan, textErr = s.fulltextMatch(ctx, tv, p, f); textErr == nil {
-			text, textErr = s.DB.SearchText(ctx, noema.TextQuery{
-				Match: plan.match, Bonus: p.bonus(), All: p.all(),
-				EveryFirst: plan.everyFirst, Together: plan.together, BonusHoldsAll: p.bonusHoldsAll(),
-				Counted: plan.counted, Version: plan.version,
-				Weights: [3]float64{s.Tuning.TitleWeight, 1, 1}, Filter: f, Limit: Depth,
-				Bodies: s.liftBodies(p),
-			})
-		}
+		text, textErr = s.rankText(ctx, tv, p, f)
 		if textErr == nil {
 			text, bodies, textErr = s.liftPassages(ctx, tv, p, text)
 		}
@@ -676,6 +669,57 @@ func (c *candidate) textScore(boost float64) float64 {
 	return x
 }
 
+// rankText ranks p's full text (Depth notes), reading the text and
+// concept-registry versions in the ranking statement where it can (into
+// tv). When the plan was chosen from term counts cached at a version not
+// read yet (tv.guess), the version the ranking read confirms them; when it
+// read none, one more statement does; counts of an older version make it
+// rank again from fresh ones, so the answer is always that of counts of
+// the version ranked.
+func (s *Service) rankText(ctx context.Context, tv *textVersion, p *parsed, f noema.SearchFilter) ([]noema.TextHit, error) {
+	if !tv.read {
+		tv.mayGuess = true
+	}
+	defer func() { tv.mayGuess = false }() // later counts read the version
+	for {
+		plan, err := s.fulltextMatch(ctx, tv, p, f)
+		if err != nil {
+			return nil, err
+		}
+		var vs noema.IndexVersions
+		text, err := s.DB.SearchText(ctx, noema.TextQuery{
+			Match: plan.match, Bonus: p.bonus(), All: p.all(),
+			EveryFirst: plan.everyFirst, Together: plan.together, BonusHoldsAll: p.bonusHoldsAll(),
+			Counted: plan.counted, Version: plan.version,
+			Weights: [3]float64{s.Tuning.TitleWeight, 1, 1}, Filter: f, Limit: Depth,
+			Bodies: s.liftBodies(p), Versions: &vs,
+		})
+		if err != nil {
+			return nil, err
+		}
+		if vs.Read {
+			tv.concepts, tv.conceptsRead = vs.Concepts, true
+			if !tv.read {
+				tv.v, tv.read = vs.Text, true
+			}
+		}
+		if !tv.guess {
+			return text, nil
+		}
+		v := vs.Text
+		if !vs.Read {
+			if v, err = s.DB.SearchTextVersion(ctx); err != nil {
+				return nil, err
+			}
+		}
+		if v == tv.v {
+			tv.guess = false
+			return text, nil
+		}
+		*tv = textVersion{} // ranked with stale counts: again, reading the version
+	}
+}
+
 // textPlan is how a full-text query is sent to the index: its MATCH
 // expression and the TextQuery flags that choose how SearchText ranks it
 // (each gives the same answer; they differ in cost).
@@ -710,6 +754,9 @@ type textPlan struct {
 // index's).
 func (s *Service) fulltextMatch(ctx context.Context, tv *textVersion, p *parsed, f noema.SearchFilter) (textPlan, error) {
 	plan := textPlan{match: p.match()}
+	if tv == nil {
+		tv = &textVersion{}
+	}
 	// Under a filter the counts would have to be the filtered notes'.
 	if len(p.terms) < 2 || !skipCommonTerms || !f.IsZero() {
 		return plan, nil
@@ -736,6 +783,10 @@ func (s *Service) fulltextMatch(ctx context.Context, tv *textVersion, p *parsed,
 		}
 	}
 	if len(skip) > 0 && rare >= Depth {
+		if tv.guess { // several statements: read the version first
+			*tv = textVersion{}
+			return s.fulltextMatch(ctx, tv, p, f)
+		}
 		plan.match = p.matchSkipping(skip)
 		return plan, nil
 	}
@@ -768,6 +819,12 @@ func (s *Service) fulltextMatch(ctx context.Context, tv *textVersion, p *parsed,
 		// word's time).
 		plan.counted, plan.version = some, tv.v
 	}
+	if tv.guess && !plan.together {
+		// Counts not confirmed yet choose a plan of several statements,
+		// which read no version: read it first, as before.
+		*tv = textVersion{}
+		return s.fulltextMatch(ctx, tv, p, f)
+	}
 	return plan, nil
 }
 
@@ -782,6 +839,26 @@ func (s *Service) termDocs(ctx context.Context, tv *textVersion, exprs []string)
 	if tv == nil {
 		tv = &textVersion{}
 	}
+	c := &s.terms
+	if !tv.read && tv.mayGuess {
+		// Every count cached: take the version they were counted at for
+		// the index's; the ranking statement will tell (rankText).
+		c.mu.Lock()
+		docs = make([]int, len(exprs))
+		hit := c.docs != nil && c.total >= 0
+		for i, e := range exprs {
+			if !hit {
+				break
+			}
+			docs[i], hit = c.docs[e]
+		}
+		version, total := c.version, c.total
+		c.mu.Unlock()
+		if hit {
+			tv.v, tv.read, tv.guess = version, true, true
+			return docs, total, nil
+		}
+	}
 	if !tv.read {
 		if tv.v, err = s.DB.SearchTextVersion(ctx); err != nil {
 			return nil, 0, err
@@ -789,7 +866,6 @@ func (s *Service) termDocs(ctx context.Context, tv *textVersion, exprs []string)
 		tv.read = true
 	}
 	version := tv.v
-	c := &s.terms
 	c.mu.Lock()
 	if c.docs == nil || c.version != version || len(c.docs) > maxCachedTerms {
 		c.docs, c.version, c.total = map[string]int{}, version, -1
@@ -830,10 +906,21 @@ func (s *Service) termDocs(ctx context.Context, tv *textVersion, exprs []string)
 	return docs, total, nil
 }
 
-// textVersion is the index's text version as one search read it.
+// textVersion is the index's text version as one search read it (v,
+// when read), and the concept registry's (concepts, when conceptsRead:
+// the ranking statement reads both, noema.TextQuery.Versions).
+//
+// With mayGuess, termDocs may take the version the cached term counts
+// were counted at for the index's without reading it (read and guess
+// set); rankText then confirms it, or ranks again.
 type textVersion struct {
-	v    int64
-	read bool
+	v        int64
+	read     bool
+	mayGuess bool
+	guess    bool
+
+	concepts     string
+	conceptsRead bool
 }
 
 // maxCachedTerms bounds the term counts termDocs keeps; past it the cache

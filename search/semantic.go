@@ -227,7 +227,7 @@ func (s *Service) Warming() (load func(ctx context.Context) error) {
 	}
 	return func(ctx context.Context) error {
 		defer s.chunks.warming.Store(false)
-		if _, err := s.namesFor(ctx, true); err != nil {
+		if _, err := s.namesFor(ctx, true, nil); err != nil {
 			return err
 		}
 		if s.Embedder == nil {

@@ -77,27 +77,28 @@ func (s *Service) snippets(ctx context.Context, page []*candidate, p *parsed) er
 func clean(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	gap := false
-	for i := 0; i < len(s); {
-		size := 1
-		if c := s[i]; c < utf8.RuneSelf {
-			if asciiSpace(c) {
-				gap, i = true, i+1
-				continue
-			}
-		} else {
-			var r rune
-			r, size = utf8.DecodeRuneInString(s[i:])
-			if unicode.IsSpace(r) {
-				gap, i = true, i+size
-				continue
+	word := -1 // start of the run of non-space runes being read
+	for i := 0; i <= len(s); {
+		space, size := true, 1 // the end of s ends a run as a space does
+		if i < len(s) {
+			if c := s[i]; c < utf8.RuneSelf {
+				space = asciiSpace(c)
+			} else {
+				var r rune
+				r, size = utf8.DecodeRuneInString(s[i:])
+				space = unicode.IsSpace(r)
 			}
 		}
-		if gap && b.Len() > 0 {
-			b.WriteByte(' ')
+		switch {
+		case !space && word < 0:
+			word = i
+		case space && word >= 0:
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(s[word:i])
+			word = -1
 		}
-		gap = false
-		b.WriteString(s[i : i+size])
 		i += size
 	}
 	s = b.String()
@@ -228,8 +229,21 @@ func occurrences(text string, p *parsed) []occurrence {
 			from = b
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].a < out[j].a })
+	if !strictlyByStart(out) { // one term's are: found left to right
+		sort.Slice(out, func(i, j int) bool { return out[i].a < out[j].a })
+	}
 	return out
+}
+
+// strictlyByStart reports whether occ is sorted by start, no two equal
+// (any sort by start then leaves it as it is).
+func strictlyByStart(occ []occurrence) bool {
+	for i := 1; i < len(occ); i++ {
+		if occ[i].a <= occ[i-1].a {
+			return false
+		}
+	}
+	return true
 }
 
 // asciiLower lower-cases ASCII letters only, so byte offsets stay valid.

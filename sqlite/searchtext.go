@@ -47,6 +47,9 @@ func (s *SearchIndex) SearchText(ctx context.Context, q noema.TextQuery) ([]noem
 	if (q.Match == "" && q.Bonus == "") || q.Limit <= 0 {
 		return nil, nil
 	}
+	if q.Versions != nil {
+		*q.Versions = noema.IndexVersions{}
+	}
 	t := &textSearch{idx: s, q: q, byID: map[int64]*textRank{}}
 	if !q.Filter.IsZero() {
 		where, args := searchWhere(q.Filter)
@@ -170,6 +173,9 @@ func (t *textSearch) counted(ctx context.Context) error {
 // version there (the statement's snapshot's). It returns how many notes
 // it found.
 //
+// With q.Versions it reads the index's text version and the concept
+// registry's there too (a statement apart took as long as the join).
+//
 // With q.Bodies, the best q.Bodies notes' bodies come along: every note's
 // when limit is at most q.Bodies, else those numbered up to q.Bodies in
 // the ranking's order by row_number() (which costs a sort). Bodies are
@@ -193,20 +199,24 @@ func (t *textSearch) rankJoined(ctx context.Context, expr, every string, everyAr
 		body, bodyOn = "b.c1", `
 		LEFT JOIN notes_fts_content b ON b.id = r.rowid AND r.rn <= `+strconv.Itoa(b)
 	}
-	versionSQL, versionOn := "0", ""
-	if version {
-		versionSQL, versionOn = "COALESCE(v.text_version, -1)", `
-		LEFT JOIN search_state v ON v.id = 1`
+	versions := t.q.Versions
+	versionSQL, versionFrom := "0, ''", ""
+	if version || versions != nil {
+		// One row, read once: the outer loop of the join.
+		versionSQL, versionFrom = "v.t, v.c", `(SELECT
+			COALESCE((SELECT text_version FROM search_state WHERE id = 1), -1) AS t,
+			COALESCE((SELECT value FROM meta WHERE key = '`+ConceptsVersionKey+`'), '') AS c) v CROSS JOIN `
 	}
-	err = eachRow(ctx, t.idx.db.rd(), `SELECT r.rowid, r.score, r.every, `+body+`, `+versionSQL+`, `+searchNoteColumns+` FROM (`+ranked+`) r
-		JOIN notes n ON n.id = r.rowid LEFT JOIN access a ON a.path = n.path`+bodyOn+versionOn, args, func(r *sql.Rows) error {
+	var concepts string
+	err = eachRow(ctx, t.idx.db.rd(), `SELECT r.rowid, r.score, r.every, `+body+`, `+versionSQL+`, `+searchNoteColumns+` FROM `+versionFrom+`(`+ranked+`) r
+		JOIN notes n ON n.id = r.rowid LEFT JOIN access a ON a.path = n.path`+bodyOn, args, func(r *sql.Rows) error {
 		var id int64
 		var score float64
 		var all bool
 		var n noema.SearchNote
 		var mod, acc int64
 		var b sql.NullString
-		if err := r.Scan(&id, &score, &all, &b, &textVersion, &n.ID, &n.Path, &n.Title, &mod, &acc); err != nil {
+		if err := r.Scan(&id, &score, &all, &b, &textVersion, &concepts, &n.ID, &n.Path, &n.Title, &mod, &acc); err != nil {
 			return err
 		}
 		n.Modified, n.Accessed = noteTimes(mod, acc)
@@ -216,6 +226,9 @@ func (t *textSearch) rankJoined(ctx context.Context, expr, every string, everyAr
 		found++
 		return nil
 	})
+	if versions != nil {
+		*versions = noema.IndexVersions{Text: textVersion, Concepts: concepts, Read: err == nil && found > 0}
+	}
 	return found, textVersion, err
 }
 

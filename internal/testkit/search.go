@@ -173,6 +173,9 @@ func (s *Search) SearchText(ctx context.Context, q noema.TextQuery) ([]noema.Tex
 	for i := range hits[:min(len(hits), q.Bodies)] {
 		hits[i].Body, hits[i].HasBody = s.notes[hits[i].ID].body, true
 	}
+	if q.Versions != nil {
+		*q.Versions = noema.IndexVersions{Text: s.text, Concepts: fmt.Sprint(s.names), Read: len(hits) > 0}
+	}
 	return hits, ctx.Err()
 }
 
