@@ -1450,6 +1450,17 @@ func (j *judgement) bySpelling(a, b *nameInfo, vocab map[string][]int32) bool {
 		if q.qualBase == "" || q.qualBase != b.folded {
 			q = b
 		}
+		switch placeQualifier(q.qualBase, q.qual) {
+		case placeOther:
+			// "Manchester, New Hampshire", "Paris, Texas": the bare
+			// name is a better-known place elsewhere.
+			j.veto = fmt.Sprintf("qualified_other_place: %q is another place than the one its bare name is", q.text)
+			return true
+		case placeSame:
+			j.score, j.verdict = 0.8, VerdictReview
+			j.evidence = append(j.evidence, "qualifier", "place_region")
+			return true
+		}
 		if q.qualParen {
 			switch kind := parenQualifier(q); kind {
 			case qualOther:
@@ -1500,6 +1511,10 @@ func (j *judgement) byShortForm(short, long *nameInfo) bool {
 	}
 	if countryPlace(short, long) {
 		j.veto = fmt.Sprintf("country_and_place: %q is a place named after the country %q", long.text, short.text)
+		return true
+	}
+	if cityPlace(short, long) {
+		j.veto = fmt.Sprintf("city_and_place: %q is another place than the city %q", long.text, short.text)
 		return true
 	}
 	return false

@@ -13,9 +13,10 @@ import (
 // TestDuplicatesContext: the concepts linked beside two names decide what
 // spelling alone cannot. "PM" has two expansions in the vault, both
 // written about some of the same things; the one with more in common is
-// proposed, the other is not. "Paris,
-// Texas" is written about other things than "Paris": no group, and a
-// do_not_merge saying why.
+// proposed, the other is not. "Arcadia,
+// California" is written about other things than "Arcadia": no group, and
+// a do_not_merge saying why. "Paris, Texas" is told from "Paris" by its
+// name alone: the gazetteer puts Paris in France (round 6).
 func TestDuplicatesContext(t *testing.T) {
 	ctx := context.Background()
 	a := noematest.App(t)
@@ -27,6 +28,8 @@ func TestDuplicatesContext(t *testing.T) {
 	write(t, a, "Politics 2", "The [[prime minister]] set a [[roadmap]] for each [[stakeholder]].")
 	write(t, a, "Travel", "[[Paris]]: the [[Louvre]], the [[Seine]], [[Montmartre]] and [[France]]'s food.")
 	write(t, a, "Road trip", "[[Paris, Texas]] is in [[Lamar County]], near [[Oklahoma]]; the [[Texas]] heat.")
+	write(t, a, "Myths", "[[Arcadia]]: the [[Peloponnese]], [[Pan]], the [[shepherds]] of [[Greece]].")
+	write(t, a, "Suburbs", "[[Arcadia, California]] is in [[Los Angeles County]], near [[Pasadena]]; the [[Santa Anita Park]] races.")
 	write(t, a, "Deploy", "Each [[env]] has its [[secrets]], its [[config file]] and a [[staging]] copy.")
 	write(t, a, "Setup", "A new [[environment]] needs [[secrets]] and a [[config file]]; [[staging]] first.")
 	write(t, a, "Mail", "An [[envelope]], a [[stamp]], the [[post office]].")
@@ -59,15 +62,21 @@ func TestDuplicatesContext(t *testing.T) {
 		t.Errorf("env | environment evidence %v; want shared_context", g.Pairs[0].Evidence)
 	}
 	for k := range grouped {
-		if strings.Contains(k, "prime minister") || strings.Contains(k, "Paris") || strings.Contains(k, "envelope") {
+		if strings.Contains(k, "prime minister") || strings.Contains(k, "Paris") || strings.Contains(k, "Arcadia") || strings.Contains(k, "envelope") {
 			t.Errorf("group %q: two concepts linked beside different things", k)
 		}
 	}
 	if !slices.ContainsFunc(res.DoNotMerge, func(d concepts.DoNotMerge) bool {
 		pair := d.A.Label + "|" + d.B.Label
-		return (pair == "Paris|Paris, Texas" || pair == "Paris, Texas|Paris") && strings.HasPrefix(d.Reason, "distinct_contexts")
+		return (pair == "Arcadia|Arcadia, California" || pair == "Arcadia, California|Arcadia") && strings.HasPrefix(d.Reason, "distinct_contexts")
 	}) {
-		t.Errorf("no do_not_merge Paris / Paris, Texas (distinct_contexts): %+v", res.DoNotMerge)
+		t.Errorf("no do_not_merge Arcadia / Arcadia, California (distinct_contexts): %+v", res.DoNotMerge)
+	}
+	if !slices.ContainsFunc(res.DoNotMerge, func(d concepts.DoNotMerge) bool {
+		pair := d.A.Label + "|" + d.B.Label
+		return (pair == "Paris|Paris, Texas" || pair == "Paris, Texas|Paris") && strings.HasPrefix(d.Reason, "qualified_other_place")
+	}) {
+		t.Errorf("no do_not_merge Paris / Paris, Texas (qualified_other_place): %+v", res.DoNotMerge)
 	}
 
 	// One concept's group finds the same.
@@ -81,9 +90,10 @@ func TestDuplicatesContext(t *testing.T) {
 
 	// Alone in notes of their own, PM is an acronym of two concepts and
 	// left alone, env a three-letter clip (as often a word of its own);
-	// Paris, Texas is a qualifier worth a review.
+	// Arcadia, California is a qualifier worth a review, Paris, Texas
+	// another place.
 	b := noematest.App(t)
-	for _, n := range []string{"PM", "project manager", "prime minister", "Paris", "Paris, Texas", "env", "environment"} {
+	for _, n := range []string{"PM", "project manager", "prime minister", "Paris", "Paris, Texas", "Arcadia", "Arcadia, California", "env", "environment"} {
 		write(t, b, "about "+n, "[["+n+"]]")
 	}
 	res, err = b.Concepts.Duplicates(ctx, concepts.DuplicatesInput{}, b.Semantic)
@@ -99,7 +109,7 @@ func TestDuplicatesContext(t *testing.T) {
 		slices.Sort(names)
 		got = append(got, strings.Join(names, " | "))
 	}
-	if !slices.Equal(got, []string{"Paris | Paris, Texas"}) {
-		t.Errorf("without context: groups %v; want only Paris | Paris, Texas", got)
+	if !slices.Equal(got, []string{"Arcadia | Arcadia, California"}) {
+		t.Errorf("without context: groups %v; want only Arcadia | Arcadia, California", got)
 	}
 }

@@ -6,8 +6,8 @@ import (
 )
 
 // The name shapes of round 6 (docs/duplicates.md): the lexicon of
-// standard short forms, and what a parenthesised qualifier makes of a
-// name.
+// standard short forms, what a parenthesised qualifier makes of a name,
+// and the gazetteer's places.
 
 func TestLexiconShapes(t *testing.T) {
 	for _, tc := range []struct {
@@ -49,7 +49,7 @@ func TestLexiconShapes(t *testing.T) {
 	}
 }
 
-func TestParenQualifier(t *testing.T) {
+func TestQualifiers(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string
 		want string // "review", "weak" (review with context only), "veto"
@@ -63,10 +63,17 @@ func TestParenQualifier(t *testing.T) {
 		{"STD", "STD (C++)", "veto"},
 		{"ENT", "Ent (Tolkien)", "veto"},
 		{"Georgia", "Georgia (country)", "weak"},
-		{"Córdoba", "Córdoba (Spain)", "weak"},
 		{"VOC", "VOC (voice of the customer)", "weak"},
-		// A comma qualifier is unchanged.
+		// A place's region: the gazetteer's, another or unknown.
+		{"Córdoba", "Córdoba (Spain)", "review"},
 		{"Munich", "Munich, Germany", "review"},
+		{"Austin", "Austin, TX", "review"},
+		{"Arcadia", "Arcadia, California", "review"},
+		{"Manchester", "Manchester, New Hampshire", "veto"},
+		{"Paris", "Paris, Texas", "veto"},
+		{"London", "London, Ontario", "veto"},
+		{"Winnipeg", "Lake Winnipeg", "veto"},
+		{"Tbilisi", "Tbilisi Sea", "veto"},
 	} {
 		a, b := analyseName(tc.a), analyseName(tc.b)
 		j := compareNames(&a, &b, nil)

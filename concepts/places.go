@@ -1,0 +1,129 @@
+package concepts
+
+import (
+	_ "embed"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// placesText is the shipped list of well-known cities by the regions
+// they are in (places.txt): general knowledge of geography, written for
+// noema, not taken from any labelled set.
+//
+//go:embed places.txt
+var placesText string
+
+// gazetteer is placesText read: each city's regions (its region and the
+// country's names, "texas", "united state", "usa"…) by the city's folded
+// key, and every region name it knows, each as its content words joined
+// by a space.
+type gazetteer struct {
+	city   map[string][]string
+	region map[string]bool
+}
+
+// regionAliases are the other names of the country of a region prefix.
+var regionAliases = map[string][]string{
+	"us": {"united states", "united states of america", "usa", "us", "america"},
+	"uk": {"united kingdom", "uk", "britain", "great britain"},
+	"ca": {"canada"},
+	"au": {"australia"},
+}
+
+// places is the gazetteer, read once.
+var places = sync.OnceValue(func() *gazetteer {
+	g := &gazetteer{city: map[string][]string{}, region: map[string]bool{}}
+	for c := range countries {
+		g.region[c] = true
+	}
+	for _, line := range strings.Split(placesText, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		reg, cities, ok := strings.Cut(line, "=")
+		if !ok {
+			continue
+		}
+		prefix, name, ok := strings.Cut(strings.TrimSpace(reg), ":")
+		names := []string{prefix}
+		if ok {
+			names = append([]string{name}, regionAliases[prefix]...)
+		}
+		var keys []string
+		for _, n := range names {
+			k := strings.Join(contentWords(n), " ")
+			keys = append(keys, k)
+			g.region[k] = true
+		}
+		for _, c := range strings.Split(cities, ",") {
+			ws := contentWords(c)
+			if len(ws) == 0 {
+				continue
+			}
+			slices.Sort(ws)
+			k := strings.Join(slices.Compact(ws), " ")
+			for _, r := range keys {
+				if !slices.Contains(g.city[k], r) {
+					g.city[k] = append(g.city[k], r)
+				}
+			}
+		}
+	}
+	return g
+})
+
+// Place qualifiers (placeQualifier).
+const (
+	placeUnknown = iota
+	placeSame    // "Munich, Germany": the bare name's region
+	placeOther   // "Manchester, New Hampshire": another place of that name
+)
+
+// placeQualifier says what the qualifier words q make of the place whose
+// folded key is base: the region the gazetteer puts it in, another
+// region it knows, or unknown (a city or a region it does not list).
+// A state written short ("TX", "Calif.") is its long form.
+func placeQualifier(base string, q []string) int {
+	g := places()
+	regs, ok := g.city[base]
+	if !ok || len(q) == 0 {
+		return placeUnknown
+	}
+	ks := []string{strings.Join(q, " ")}
+	if e := lexicon()[ks[0]]; e != nil {
+		for _, l := range e.long {
+			ks = append(ks, strings.Join(l, " "))
+		}
+	}
+	known := false
+	for _, k := range ks {
+		if slices.Contains(regs, k) {
+			return placeSame
+		}
+		known = known || g.region[k]
+	}
+	if known {
+		return placeOther
+	}
+	return placeUnknown
+}
+
+// cityPlace reports whether long is the city short with a geographic word
+// ("Lake Winnipeg", "Tbilisi Sea"): a lake, river or sea named like the
+// city, or the city named after it, is another place.
+func cityPlace(short, long *nameInfo) bool {
+	if _, ok := places().city[short.folded]; !ok || len(long.content) <= len(short.content) {
+		return false
+	}
+	rest := slices.Clone(long.content)
+	for _, w := range short.content {
+		i := slices.Index(rest, w)
+		if i < 0 {
+			return false
+		}
+		rest = slices.Delete(rest, i, i+1)
+	}
+	return len(rest) == 1 && geographicWords[rest[0]]
+}
