@@ -1357,7 +1357,7 @@ func (j *judgement) byForms(a, b *nameInfo, vocab map[string][]int32) {
 	if len(short.content) == len(long.content) && !short.acro && long.acro {
 		short, long = long, short // "tuberculosis" / "TB"
 	}
-	if j.byShortForm(short, long) || j.byNarrowing(short, long) {
+	if j.byShortForm(short, long, vocab) || j.byNarrowing(short, long) {
 		return
 	}
 	if x, y, ok := derived(a.content, b.content); ok {
@@ -1483,7 +1483,7 @@ func (j *judgement) bySpelling(a, b *nameInfo, vocab map[string][]int32) bool {
 
 // byShortForm decides the pairs of a name and its short form: an acronym,
 // a surname, a country and a place named after it.
-func (j *judgement) byShortForm(short, long *nameInfo) bool {
+func (j *judgement) byShortForm(short, long *nameInfo, vocab map[string][]int32) bool {
 	if ok, inner := acronymOf(short, long); ok {
 		j.score, j.verdict = 0.8, VerdictReview
 		j.evidence = append(j.evidence, "acronym")
@@ -1504,9 +1504,10 @@ func (j *judgement) byShortForm(short, long *nameInfo) bool {
 		// place or team of that name is told apart by its context.
 		j.score, j.verdict = 0.8, VerdictReview
 		j.evidence = append(j.evidence, "person_name")
-		// A surname alone is as often a place or a company ("Ford",
-		// "Jordan", "Jackson"): with context only.
-		j.weak = true
+		// A surname alone is as often a word, a place or a company
+		// ("Ford", "Jordan", "Jackson"), or another person's ("Freud",
+		// "Anna Freud"): with context only, unless it is none of these.
+		j.weak = !soleSurname(short, vocab)
 		return true
 	}
 	if countryPlace(short, long) {
@@ -2216,7 +2217,10 @@ func judgeNames(a, b *dupConcept, ch uint16) nameJudgements {
 			if j.weak && j.verdict != "" && !supported() {
 				j.verdict = ""
 			}
-			if ch&chSeveralQualified != 0 && slices.Contains(j.evidence, "qualifier") && !supported() {
+			if ch&chSeveralQualified != 0 && slices.Contains(j.evidence, "qualifier") && !slices.Contains(j.evidence, "place_region") && !supported() {
+				// The gazetteer settles which of the qualified forms
+				// the bare name is ("Salzburg, Austria", not
+				// "Salzburg (state)"); else the context.
 				j.verdict = ""
 			}
 			nj.fuzzy = math.Max(nj.fuzzy, j.fuzzy)
@@ -2721,7 +2725,10 @@ func (s *Service) judgedDuplicates(ctx context.Context, target *noema.Concept, s
 	for i, c := range all {
 		ids[i] = c.ID
 		pos[c.ID] = i
-		cons[i] = dupConcept{id: c.ID, label: c.Label}
+		// No vault words: the rules that ask how many names use a word
+		// (a typo's, a clip's, a surname's) take it as used by these
+		// alone, so a merge accepts what analyze_duplicates proposes.
+		cons[i] = dupConcept{id: c.ID, label: c.Label, vocab: map[string][]int32{}}
 		for _, n := range append([]string{c.Label}, c.Aliases...) {
 			cons[i].names = append(cons[i].names, analyseName(n))
 		}

@@ -373,7 +373,7 @@ func TestStringDuplicates(t *testing.T) {
 				}
 			})
 			slices.Sort(miss)
-			t.Logf("missed pairs: %v", miss)
+			t.Logf("missed pairs: %q", miss)
 			// Floors at 1,000 (the default) and 5,000 distractors, with
 			// and without context, at what the rules reach
 			// (docs/duplicates.md): the target (precision 0.97,

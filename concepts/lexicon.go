@@ -17,13 +17,15 @@ import (
 //go:embed abbreviations.txt
 var abbreviationsText string
 
-// lexEntry is one short form's long forms, each as content words.
-// ambiguous marks a short form that is also a word or another common
-// abbreviation ("sun", "mass", "PA"): alone, it is its long form only
-// with context.
+// lexEntry is one short form's long forms, each as content words. word
+// marks a short form that is also a word or another common abbreviation
+// ("sun", "mass", "PA"; any of one or two letters), several one with
+// long forms of several things ("bio": biology, biography): alone, either
+// is its long form only with context — but a short form written with its
+// dot ("Col.", "Pa.") is no word.
 type lexEntry struct {
-	long      [][]string
-	ambiguous bool
+	long          [][]string
+	word, several bool
 }
 
 // lexicon is the shipped short forms by their content words joined by a
@@ -52,7 +54,7 @@ var lexicon = sync.OnceValue(func() map[string]*lexEntry {
 		}
 		// A short form of one or two letters alone is as often an
 		// acronym of something else ("PA", "MS", "kg" aside).
-		e.ambiguous = e.ambiguous || ambiguous || len(sw) == 1 && len([]rune(sw[0])) <= 2
+		e.word = e.word || ambiguous || len(sw) == 1 && len([]rune(sw[0])) <= 2
 		for _, l := range strings.Split(longs, ";") {
 			if lw := contentWords(l); len(lw) > 0 && !slices.ContainsFunc(e.long, func(x []string) bool { return slices.Equal(x, lw) }) {
 				e.long = append(e.long, lw)
@@ -64,7 +66,7 @@ var lexicon = sync.OnceValue(func() map[string]*lexEntry {
 		// "doc": document, documentation) is the one the context picks;
 		// two spellings of one ("millimetre", "millimeter") are one.
 		first := americanWords(e.long[0])
-		e.ambiguous = e.ambiguous || slices.ContainsFunc(e.long[1:], func(l []string) bool { return americanWords(l) != first })
+		e.several = slices.ContainsFunc(e.long[1:], func(l []string) bool { return americanWords(l) != first })
 	}
 	return m
 })
@@ -92,16 +94,17 @@ func contentWords(text string) []string {
 
 // lexKey is a name's folded key with one of its short forms written out
 // ("sergeant" of "Sgt.", "fluid ounce" of "fl oz"); weak when the short
-// form is the whole name and ambiguous.
+// form is the whole name and ambiguous (lexEntry).
 type lexKey struct {
 	key  string
 	weak bool
 }
 
-// lexiconKeys are the folded keys of content with one short form of the
-// lexicon (a word, or two words in order) replaced by each of its long
-// forms.
-func lexiconKeys(content []string) []lexKey {
+// lexiconKeys are the folded keys of content (the words of text) with one
+// short form of the lexicon (a word, or two words in order) replaced by
+// each of its long forms.
+func lexiconKeys(text string, content []string) []lexKey {
+	dotted := strings.HasSuffix(strings.TrimSpace(text), ".")
 	lex := lexicon()
 	var out []lexKey
 	for i := range content {
@@ -114,7 +117,8 @@ func lexiconKeys(content []string) []lexKey {
 				ws := make([]string, 0, len(content)-l+len(long))
 				ws = append(append(append(ws, content[:i]...), long...), content[i+l:]...)
 				slices.Sort(ws)
-				out = append(out, lexKey{strings.Join(slices.Compact(ws), " "), e.ambiguous && l == len(content)})
+				weak := l == len(content) && (e.several || e.word && !dotted)
+				out = append(out, lexKey{strings.Join(slices.Compact(ws), " "), weak})
 			}
 		}
 	}

@@ -197,3 +197,33 @@ func TestSurvivorIsNotTheTypo(t *testing.T) {
 		t.Errorf("survivor %q, want the right spelling: %+v", g.Target.Label, g.Members)
 	}
 }
+
+// TestNewShapesVerdictMatchesMerge: round 6's evidence (a sole surname,
+// a standard short form, a place's region), backed by notes that link
+// both names, makes analyze_duplicates say merge, and merge_concepts
+// accepts each such group as proposed, without force.
+func TestNewShapesVerdictMatchesMerge(t *testing.T) {
+	ctx := context.Background()
+	pairs := [][2]string{{"Wittgenstein", "Ludwig Wittgenstein"}, {"Sgt.", "sergeant"}, {"Salzburg", "Salzburg, Austria"}}
+	files := map[string]string{}
+	for i, p := range pairs {
+		for k := range 2 {
+			files[string(rune('a'+i))+string(rune('0'+k))+".md"] = "[[" + p[0] + "]] and [[" + p[1] + "]]\n"
+		}
+	}
+	a := noematest.AppWith(t, files)
+	res, err := a.Concepts.Duplicates(ctx, concepts.DuplicatesInput{}, a.Semantic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pairs {
+		g := groupOf(t, res, p[0])
+		if g.Verdict != concepts.VerdictMerge || len(g.Members) != 2 {
+			t.Errorf("%s / %s: %s %+v, want a merge of the two", p[0], p[1], g.Verdict, g.Pairs)
+			continue
+		}
+		if _, err := a.Concepts.Merge(ctx, concepts.MergeInput{Sources: g.Merge.Sources, Target: g.Merge.Target, DryRun: no()}); err != nil {
+			t.Errorf("%s / %s: merge_concepts refuses analyze_duplicates' merge: %v", p[0], p[1], err)
+		}
+	}
+}

@@ -454,7 +454,7 @@ func analyseName(text string) nameInfo {
 	n.numbers = numbersOf(text)
 	n.variant = variantKey(&n, text)
 	n.acroAt = acronymTokens(text, n.all)
-	for _, k := range lexiconKeys(n.content) {
+	for _, k := range lexiconKeys(text, n.content) {
 		if k.key != n.folded {
 			n.lex = append(n.lex, k)
 		}

@@ -99,3 +99,30 @@ func TestLexiconCandidates(t *testing.T) {
 	names := []string{"Sgt.", "sergeant", "Pt. Reyes", "Point Reyes", "fl oz", "fluid ounce", "uke", "ukulele"}
 	checkCandidates(t, names, []string{"point", "reyes", "fluid", "ounce"}, chAbbrev, true)
 }
+
+// TestSoleSurname: a surname alone is the person's without context only
+// when nothing else can be meant by it: no word, country, city or vendor,
+// and no other name in the vault uses it.
+func TestSoleSurname(t *testing.T) {
+	for _, tc := range []struct {
+		short, long string
+		users       int // concepts whose names use the surname
+		weak        bool
+	}{
+		{"Wittgenstein", "Ludwig Wittgenstein", 2, false},
+		{"Freud", "Sigmund Freud", 3, true},     // Anna Freud too
+		{"Jackson", "Michael Jackson", 2, true}, // a city
+		{"Ford", "Henry Ford", 2, true},         // a word
+		{"Jordan", "Michael Jordan", 2, true},   // a country
+	} {
+		a, b := analyseName(tc.short), analyseName(tc.long)
+		vocab := map[string][]int32{a.content[0]: make([]int32, tc.users)}
+		j := compareNames(&a, &b, vocab)
+		if j.verdict != VerdictReview || !slices.Contains(j.evidence, "person_name") || j.weak != tc.weak {
+			t.Errorf("%s / %s: %+v, want person_name weak %v", tc.short, tc.long, j, tc.weak)
+		}
+		if j := compareNames(&a, &b, nil); !j.weak {
+			t.Errorf("%s / %s without the vault's words: %+v, want weak", tc.short, tc.long, j)
+		}
+	}
+}

@@ -152,6 +152,24 @@ func personName(short, long *nameInfo) bool {
 	return !nameParticles[long.all[0]]
 }
 
+// soleSurname reports whether short, a surname, can only be that
+// person's: one word that is no English word, country, city of the
+// gazetteer or vendor, used by no concept's name in the vault but the
+// two compared (vocab: the vault's words by the concepts using them; nil:
+// unknown, so no; merge_concepts, which judges a few concepts, gives an
+// empty one: it accepts what analyze_duplicates proposes).
+func soleSurname(short *nameInfo, vocab map[string][]int32) bool {
+	if vocab == nil || len(short.content) != 1 || short.acro {
+		return false
+	}
+	w := short.content[0]
+	if countries[w] || leadingQualifiers[w] || englishWords().has(w) || len(vocab[w]) > 2 {
+		return false
+	}
+	_, city := places().city[w]
+	return !city
+}
+
 // capitalisedName reports whether every word of text that is not a name
 // particle starts with an upper-case letter, and the text has no digits.
 func capitalisedName(text string) bool {
