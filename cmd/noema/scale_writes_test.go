@@ -25,6 +25,8 @@ var scaleWrites = flag.String("scale-writes", "", "run BenchmarkScaleWrites at t
 // rather than the hour a 100k BenchmarkScale takes:
 //
 //	go test -run '^$' -bench ScaleWrites -benchtime 1x ./cmd/noema/ -scale-writes=100k -scale-bin OLD
+//
+// -scale-pprof DIR saves a CPU profile of the server from the first write.
 func BenchmarkScaleWrites(b *testing.B) {
 	if *scaleWrites == "" {
 		b.Skip("run with -scale-writes=10k|30k|100k")
@@ -39,7 +41,7 @@ func BenchmarkScaleWrites(b *testing.B) {
 	syncedCopy(b, *scaleWrites, src, vault)
 	ctx := context.Background()
 	start := time.Now()
-	url, _, _ := startServe(b, vault)
+	url, _, prof := startServe(b, vault)
 	var cs *mcp.ClientSession
 	for {
 		var err error
@@ -68,7 +70,12 @@ func BenchmarkScaleWrites(b *testing.B) {
 	call("find_concepts", map[string]any{"query": sv.Queries[0], "limit": 20})
 	b.Logf("serve: start to first answer %.2f s", time.Since(start).Seconds())
 	first := call("build_context", map[string]any{"concept": sv.Others[1]})
+	// With -scale-pprof, a CPU profile of -scale-pprof-cpu seconds from the
+	// first write (cpu-writes.pprof): with -scale-ops large enough, of the
+	// write_note rounds and what they start in the background.
+	stopCPU := prof.cpu(b, "writes")
 	writes, edits, contexts := writeRounds(sv, *scaleOps, call)
+	stopCPU()
 	ms := func(d []time.Duration) string {
 		s := slices.Clone(d)
 		slices.Sort(s)
