@@ -35,6 +35,12 @@ const IndexDir = ".noema"
 // read at a server's start.
 const NamesFile = "concept-names.snap"
 
+// VectorsFile is the file in IndexDir that keeps the note chunks' vectors
+// between processes (search.Service.VectorsFile): a cache of the index,
+// written after a process read them from it, ignored when it is not of
+// the index, the model or the build reading it.
+const VectorsFile = "chunk-vectors.snap"
+
 // Options configures Open.
 type Options struct {
 	// Config is the loaded configuration; nil loads it from the vault's
@@ -192,6 +198,7 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 	a.Graph = graph.NewAnalyzer(db.Graph())
 	a.Recall.Community = a.Graph.RecentConceptCommunity
 	a.Search.Time = db.Time()
+	a.Search.VectorsFile = filepath.Join(v.Root, IndexDir, VectorsFile)
 	a.Recall.Time = db.Time()
 	return a, nil
 }

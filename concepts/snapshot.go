@@ -9,14 +9,11 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
-	"runtime/debug"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/fuzzy"
+	"github.com/noema-mem/noema/internal/cachefile"
 )
 
 // The names snapshot keeps find_concepts' names — every concept's id,
@@ -281,58 +278,18 @@ func readSnapshotHeader(path string) (snapshotHeader, error) {
 	return h, r.err
 }
 
-// writeSnapshotFile writes data to path atomically: into a temporary file
-// of the same folder, renamed over path. No fsync: a file the system lost
-// part of fails its checksum and is read from the index instead.
-// Temporary files older than an hour (a process killed while writing) are
-// removed.
+// writeSnapshotFile writes data to path atomically (cachefile.Write).
 func writeSnapshotFile(path string, data []byte) error {
-	dir, base := filepath.Split(path)
-	if old, err := filepath.Glob(filepath.Join(dir, base+".*.tmp")); err == nil {
-		for _, o := range old {
-			if fi, err := os.Stat(o); err == nil && time.Since(fi.ModTime()) > time.Hour {
-				os.Remove(o)
-			}
-		}
-	}
-	f, err := os.CreateTemp(dir, base+".*.tmp")
-	if err != nil {
+	return cachefile.Write(path, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
-	return err
+	})
 }
 
-// codeID names the build of noema running, for the find index kept in the
-// names snapshot: the main module's version (a pseudo-version names the
-// commit, "+dirty" a modified tree) with the executable's size and
-// modification time, so that another build — even of the same commit —
-// has another. "" when the executable cannot be found: then no
-// find index is kept. A variable so that tests can name another build.
-var codeID = sync.OnceValue(func() string {
-	exe, err := os.Executable()
-	if err != nil {
-		return ""
-	}
-	fi, err := os.Stat(exe)
-	if err != nil {
-		return ""
-	}
-	version := ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		version = bi.Main.Version
-	}
-	return fmt.Sprintf("%s %d %d", version, fi.Size(), fi.ModTime().UnixNano())
-})
+// codeID names the build of noema running (cachefile.BuildID), for the find
+// index kept in the names snapshot. A variable so that tests can name
+// another build.
+var codeID = cachefile.BuildID
 
 // indexID returns the identity of the index the service reads, "" when
 // it offers none (then no snapshot is read or written).

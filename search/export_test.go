@@ -54,3 +54,7 @@ func SetTextPlans(mode string) string {
 // SetNamesBuilding marks the concept names as being built by another call
 // (a server's warm-up) or not.
 func SetNamesBuilding(s *Service, on bool) { s.names.building.Store(on) }
+
+// SetSnapshotMinChunks sets the fewest chunks worth a chunk vectors
+// snapshot for s.
+func SetSnapshotMinChunks(s *Service, n int) { s.snapshotMin = n }

@@ -219,6 +219,14 @@ type Service struct {
 	// Tuning weighs the ranking; New sets DefaultTuning.
 	Tuning Tuning
 
+	// VectorsFile is the file that keeps the note chunks' vectors between
+	// processes (snapshot.go): a cache of the index, written after a
+	// process read many of them from it; "" keeps none.
+	VectorsFile string
+	// snapshotMin is the fewest chunks worth a snapshot; 0 is
+	// snapshotMinChunks (tests lower it).
+	snapshotMin int
+
 	chunks chunkCache
 	terms  termCache
 	names  conceptNames

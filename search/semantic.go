@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"sync"
@@ -39,6 +40,13 @@ type chunkCache struct {
 	hashes  map[int64]string // note id -> chunked hash loaded
 	counts  map[int64]int    // note id -> chunks in idx
 	spans   map[int64]noema.ChunkVector
+	// triedSnapshot is set once the first load has looked for a snapshot
+	// (snapshot.go); fromIndex counts the notes read from the index since
+	// (or since the load began without one); saveDue asks SaveVectors to
+	// write one.
+	triedSnapshot bool
+	fromIndex     int
+	saveDue       atomic.Bool
 	// warming is set while Warm loads the vectors: a search that need
 	// not wait for them (hybrid) answers without them meanwhile.
 	warming atomic.Bool
@@ -77,6 +85,9 @@ func (s *Service) semantic(ctx context.Context, raw string, f noema.SearchFilter
 	if err := s.refreshChunks(ctx); err != nil {
 		return nil, nil, err
 	}
+	// The first load of a process that did not warm (a command) keeps
+	// what it read for the next; a failure to write it fails nothing.
+	_ = s.SaveVectors(ctx)
 	var allowed map[int64]bool
 	if !f.IsZero() {
 		if allowed, err = s.DB.SearchFilterIDs(ctx, f); err != nil {
@@ -141,7 +152,18 @@ func (s *Service) refreshChunks(ctx context.Context) error {
 	}
 	if c.model != model || c.idx == nil {
 		c.idx, c.hashes, c.counts, c.spans = nil, make(map[int64]string, len(states)), make(map[int64]int, len(states)), map[int64]noema.ChunkVector{}
+		c.fromIndex = 0
+		if !c.triedSnapshot {
+			// The first load starts from the snapshot when there is one of
+			// this index, model and build; what changed since is read
+			// below as by any refresh.
+			c.triedSnapshot = true
+			if snap := s.loadChunkSnapshot(ctx, model); snap != nil {
+				c.idx, c.hashes, c.counts, c.spans = snap.idx, snap.hashes, snap.counts, snap.spans
+			}
+		}
 	}
+	first := !c.loaded
 	drop := func(note int64) {
 		for i := range c.counts[note] {
 			id := chunkID(note, i)
@@ -204,6 +226,10 @@ func (s *Service) refreshChunks(ctx context.Context) error {
 		return noema.WrapError(setErr, noema.EINTERNAL, "load note vectors: %v", setErr)
 	}
 	c.version, c.model, c.loaded = version, model, true
+	c.fromIndex += len(load)
+	if first && s.VectorsFile != "" && c.idx != nil && c.idx.Len() >= cmp.Or(s.snapshotMin, snapshotMinChunks) && c.fromIndex > len(c.hashes)/20 {
+		c.saveDue.Store(true)
+	}
 	return nil
 }
 
@@ -233,6 +259,11 @@ func (s *Service) Warming() (load func(ctx context.Context) error) {
 		if s.Embedder == nil {
 			return nil
 		}
-		return s.refreshChunks(ctx)
+		if err := s.refreshChunks(ctx); err != nil {
+			return err
+		}
+		// Loaded: searches use the vectors while they are written.
+		s.chunks.warming.Store(false)
+		return s.SaveVectors(ctx)
 	}
 }

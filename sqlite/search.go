@@ -26,7 +26,16 @@ import (
 // with [DB.Search].
 type SearchIndex struct{ db *DB }
 
-var _ noema.SearchIndex = (*SearchIndex)(nil)
+var (
+	_ noema.SearchIndex   = (*SearchIndex)(nil)
+	_ noema.IndexIdentity = (*SearchIndex)(nil)
+)
+
+// IndexID returns the index's identity (see [ConceptIndex.IndexID]), which
+// the search's chunk vectors kept in a file beside the index carry.
+func (s *SearchIndex) IndexID(ctx context.Context) (string, error) {
+	return s.db.Concepts().IndexID(ctx)
+}
 
 // Search returns the index's search adapter.
 func (db *DB) Search() *SearchIndex { return &SearchIndex{db: db} }
