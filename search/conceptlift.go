@@ -194,8 +194,10 @@ func eachDeletion(seed maphash.Seed, s string, fn func(h uint64)) {
 // words alone names nothing. An exact key scores 1, a key one edit or one
 // adjacent swap away (both at least minFuzzyRunes runes) fuzzyQuality, and
 // only when typo(run) says the run is misspelt (a run of real words,
-// "basic" for "basil", names nothing).
-func (c *conceptNames) match(words []string, typo func([]string) bool) []conceptMatch {
+// "basic" for "basil", names nothing). When spelt(run) already knows that
+// it is not (every word in some note, by counts at hand), the keys one typo
+// away are not looked up.
+func (c *conceptNames) match(words []string, typo, spelt func([]string) bool) []conceptMatch {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	used := make([]bool, len(words))
@@ -216,7 +218,7 @@ func (c *conceptNames) match(words []string, typo func([]string) bool) []concept
 			if key == "" {
 				continue
 			}
-			id, q := c.lookup(key)
+			id, q := c.lookup(key, !spelt(words[i:i+n]))
 			if id == "" || q < 1 && !typo(words[i:i+n]) {
 				continue
 			}
@@ -236,9 +238,10 @@ func (c *conceptNames) match(words []string, typo func([]string) bool) []concept
 	return out
 }
 
-// lookup returns the concept key names exactly (quality 1) or one typo
-// away (fuzzyQuality, the first such key in registry order); "" for none.
-func (c *conceptNames) lookup(key string) (string, float64) {
+// lookup returns the concept key names exactly (quality 1) or, with
+// fuzzy, one typo away (fuzzyQuality, the first such key in registry
+// order); "" for none.
+func (c *conceptNames) lookup(key string, fuzzy bool) (string, float64) {
 	h := maphash.String(c.seed, key)
 	found := -1
 	for j, _ := slices.BinarySearchFunc(c.exact, h, func(e keyHash, h uint64) int { return cmp.Compare(e.h, h) }); j < len(c.exact) && c.exact[j].h == h; j++ {
@@ -249,7 +252,7 @@ func (c *conceptNames) lookup(key string) (string, float64) {
 	if found >= 0 {
 		return c.ids.at(found), 1
 	}
-	if utf8.RuneCountInString(key) < minFuzzyRunes {
+	if !fuzzy || utf8.RuneCountInString(key) < minFuzzyRunes {
 		return "", 0
 	}
 	eachDeletion(c.seed, key, func(h uint64) {
@@ -371,16 +374,17 @@ func (s *Service) liftConcepts(ctx context.Context, tv *textVersion, raw string,
 	var typoErr error
 	matches := names.match(words, func(run []string) bool {
 		// Misspelt: some word of the run is in no note.
-		exprs := make([]string, len(run))
-		for i, w := range run {
-			exprs[i] = term{text: w}.expr()
-		}
-		docs, _, err := s.termDocs(ctx, tv, exprs)
+		docs, _, err := s.termDocs(ctx, tv, termExprs(run))
 		if err != nil {
 			typoErr = err
 			return false
 		}
 		return slices.Contains(docs, 0)
+	}, func(run []string) bool {
+		// Every word in some note by the counts cached at the version
+		// the search read: no typo, and no statement to tell.
+		docs, ok := s.cachedDocs(tv, termExprs(run))
+		return ok && !slices.Contains(docs, 0)
 	})
 	if typoErr != nil {
 		return false, "", typoErr
@@ -399,4 +403,14 @@ func (s *Service) liftConcepts(ctx context.Context, tv *textVersion, raw string,
 		}
 	}
 	return len(matches) > 0, "", nil
+}
+
+// termExprs are the full-text expressions of words, as the typo check
+// counts them.
+func termExprs(words []string) []string {
+	exprs := make([]string, len(words))
+	for i, w := range words {
+		exprs[i] = term{text: w}.expr()
+	}
+	return exprs
 }

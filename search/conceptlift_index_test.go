@@ -137,7 +137,7 @@ func TestConceptNamesAgreeWithMaps(t *testing.T) {
 	fuzzy := 0
 	for i, k := range keys {
 		for _, q := range variants(&r, k) {
-			gotID, gotQ := c.lookup(q)
+			gotID, gotQ := c.lookup(q, true)
 			wantID, wantQ := m.lookup(q)
 			if gotID != wantID || gotQ != wantQ {
 				t.Fatalf("key %d %q, query %q: %q %v, want %q %v", i, k, q, gotID, gotQ, wantID, wantQ)

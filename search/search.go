@@ -914,6 +914,28 @@ func (s *Service) termDocs(ctx context.Context, tv *textVersion, exprs []string)
 	return docs, total, nil
 }
 
+// cachedDocs returns the cached counts of exprs when every one is cached
+// at the version tv read (not guessed); ok is false otherwise. It reads
+// nothing from the index.
+func (s *Service) cachedDocs(tv *textVersion, exprs []string) (docs []int, ok bool) {
+	if tv == nil || !tv.read || tv.guess {
+		return nil, false
+	}
+	c := &s.terms
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.docs == nil || c.version != tv.v {
+		return nil, false
+	}
+	docs = make([]int, len(exprs))
+	for i, e := range exprs {
+		if docs[i], ok = c.docs[e]; !ok {
+			return nil, false
+		}
+	}
+	return docs, true
+}
+
 // textVersion is the index's text version as one search read it (v,
 // when read), and the concept registry's (concepts, when conceptsRead:
 // the ranking statement reads both, noema.TextQuery.Versions).
