@@ -1529,6 +1529,15 @@ func (j *judgement) byNarrowing(short, long *nameInfo) bool {
 		j.evidence = append(j.evidence, "qualifier_word")
 		return true
 	}
+	if categoryNoun(short, long) {
+		// "Changi Airport", "measles virus", "dwarf planet Ceres": a
+		// name and what it is, or another thing of that name ("Kyoto
+		// Protocol" is not) — the context says.
+		j.score, j.verdict = 0.8, VerdictReview
+		j.evidence = append(j.evidence, "category_noun")
+		j.weak = true
+		return true
+	}
 	if len(short.content) < len(long.content) {
 		switch {
 		case hasPrefix(long.content, short.content) && allGeneric(long.content[len(short.content):]) &&

@@ -52,7 +52,8 @@ var corporateSuffixes = map[string]bool{
 	"corporation": true, "corp": true, "inc": true, "ltd": true, "llc": true, "company": true,
 	"plc": true, "gmbh": true, "co": true, "group": true, "holding": true, "limited": true,
 	"incorporated": true, "ag": true, "sa": true, "nv": true, "bv": true, "spa": true, "pty": true,
-	"kk": true, "oyj": true, "asa": true, "llp": true,
+	"kk": true, "oyj": true, "asa": true, "llp": true, "ab": true, "se": true, "oy": true, "sas": true,
+	"srl": true, "sarl": true, "bhd": true, "kgaa": true,
 }
 
 // Extra words that do not change what a name names: "SQL injection
@@ -68,6 +69,7 @@ var (
 		"galaxy": true, "corporation": true, "corp": true, "inc": true, "ltd": true, "llc": true,
 		"company": true, "incorporated": true, "ag": true, "sa": true, "nv": true, "bv": true, "spa": true,
 		"plc": true, "gmbh": true, "pty": true, "kk": true, "oyj": true, "asa": true, "llp": true,
+		"ab": true, "se": true, "oy": true, "sas": true, "srl": true, "sarl": true, "bhd": true, "kgaa": true,
 	}
 	weakQualifiers = map[string]bool{
 		"database": true, "db": true, "model": true, "theory": true, "computer": true,
@@ -79,6 +81,29 @@ var (
 		"apache": true, "microsoft": true, "google": true, "apple": true, "amazon": true, "aws": true,
 		"ibm": true, "oracle": true, "adobe": true, "mozilla": true, "meta": true, "facebook": true,
 		"nvidia": true, "jetbrains": true, "mount": true, "mt": true, "sir": true, "lake": true,
+		// Other well-known makers before their products ("Toyota
+		// Prius", "Sony Walkman"): general knowledge, not a labelled
+		// set's names.
+		"samsung": true, "sony": true, "lenovo": true, "dell": true, "hp": true, "intel": true, "amd": true,
+		"cisco": true, "sap": true, "salesforce": true, "toyota": true, "honda": true, "nissan": true,
+		"ford": true, "bmw": true, "volkswagen": true, "vw": true, "audi": true, "porsche": true,
+		"mercedes": true, "tesla": true, "spacex": true, "nasa": true, "boeing": true, "airbus": true,
+		"nintendo": true, "sega": true, "netflix": true, "spotify": true, "github": true, "gitlab": true,
+		"atlassian": true, "hashicorp": true, "redhat": true, "docker": true,
+		"cloudflare": true, "azure": true, "gcp": true, "alibaba": true, "huawei": true, "xiaomi": true,
+		"lg": true, "panasonic": true, "philips": true, "siemens": true, "bosch": true, "nikon": true,
+		"kodak": true, "xerox": true, "logitech": true, "garmin": true, "dyson": true,
+		"ikea": true, "lego": true, "disney": true, "pixar": true, "nokia": true, "motorola": true,
+		"ericsson": true, "yahoo": true, "twitter": true, "linkedin": true,
+		"dropbox": true, "shopify": true, "stripe": true, "paypal": true, "mastercard": true,
+		"irobot": true, "gibson": true, "fender": true, "yamaha": true, "casio": true, "seiko": true,
+		"rolex": true, "nike": true, "adidas": true, "uber": true, "lyft": true, "airbnb": true,
+		"openai": true, "anthropic": true, "deepmind": true, "hubspot": true, "twilio": true, "datadog": true,
+		"snowflake": true, "databricks": true, "vmware": true, "citrix": true, "autodesk": true,
+		"blizzard": true, "ubisoft": true, "hyundai": true,
+		"kia": true, "mazda": true, "subaru": true, "volvo": true, "fiat": true, "ferrari": true,
+		"renault": true, "peugeot": true, "chevrolet": true, "chevy": true, "jeep": true, "dodge": true,
+		"harley": true, "ducati": true, "kawasaki": true, "suzuki": true, "yamaha motor": true,
 	}
 )
 
@@ -550,9 +575,10 @@ func numbersOf(s string) []string {
 	if len(cur) > 0 {
 		out = append(out, string(cur))
 	}
-	for i, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+	for i, w := range strings.FieldsFunc(strings.ToLower(joinInitials(s)), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 		// A numeral follows a name ("World War II", "Type I"); a first
-		// word is a letter ("X-ray", "X Window System").
+		// word is a letter ("X-ray", "X Window System"); dotted
+		// initials are one word ("Heineken N.V.", not a fifth).
 		if romanNumerals[w] && i > 0 {
 			out = append(out, w)
 		}

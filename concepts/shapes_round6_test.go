@@ -126,3 +126,36 @@ func TestSoleSurname(t *testing.T) {
 		}
 	}
 }
+
+// TestMakersAndCategories: a maker before its product, a company's
+// suffix (dotted initials are no roman numeral), and a name with what it
+// is — the last with context only.
+func TestMakersAndCategories(t *testing.T) {
+	for _, tc := range []struct {
+		a, b, evidence string
+		weak           bool
+	}{
+		{"Prius", "Toyota Prius", "qualifier_word", false},
+		{"Walkman", "Sony Walkman", "qualifier_word", false},
+		{"Heineken", "Heineken N.V.", "qualifier_word", false},
+		{"Ericsson", "Ericsson AB", "qualifier_word", false},
+		{"Changi", "Changi Airport", "category_noun", true},
+		{"measles", "measles virus", "category_noun", true},
+		{"Ceres", "dwarf planet Ceres", "category_noun", true},
+		{"graph", "graph database", "", false},
+		{"Salzburg", "Salzburg Festival", "", false},
+		{"mtg", "MtG arena", "", false},
+	} {
+		a, b := analyseName(tc.a), analyseName(tc.b)
+		j := compareNames(&a, &b, nil)
+		if tc.evidence == "" {
+			if j.verdict != "" {
+				t.Errorf("%s / %s: %+v, want no verdict", tc.a, tc.b, j)
+			}
+			continue
+		}
+		if j.verdict != VerdictReview || !slices.Contains(j.evidence, tc.evidence) || j.weak != tc.weak {
+			t.Errorf("%s / %s: %+v, want %s weak %v", tc.a, tc.b, j, tc.evidence, tc.weak)
+		}
+	}
+}

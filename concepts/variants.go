@@ -701,3 +701,65 @@ func parenQualifier(q *nameInfo) int {
 	}
 	return qualUnknown
 }
+
+// categoryNouns say what kind of thing a name is, after it ("Changi
+// Airport", "measles virus", "Jurassic period"); leadingCategories before
+// it ("dwarf planet Ceres", "supercontinent Pangaea"). General knowledge
+// of English, not a labelled set's words.
+var (
+	categoryNouns = map[string]bool{
+		"virus": true, "fever": true, "infection": true, "period": true, "epoch": true, "era": true,
+		"national park": true, "park": true, "garden": true, "botanical garden": true, "airport": true,
+		"international airport": true, "space station": true, "station": true, "rover": true, "probe": true,
+		"spacecraft": true, "space probe": true, "telescope": true, "space telescope": true,
+		"observatory": true, "festival": true, "music festival": true, "museum": true, "gallery": true,
+		"art gallery": true, "volcano": true, "strait": true, "cave": true, "caves": true, "delta": true,
+		"canyon": true, "falls": true, "glacier": true, "reef": true, "peninsula": true, "archipelago": true,
+		"style": true, "movement": true, "art movement": true, "championship": true, "tournament": true,
+		"index": true, "stock index": true, "stock market": true, "stock exchange": true, "dynasty": true,
+		"empire": true, "cathedral": true, "palace": true, "castle": true, "temple": true, "abbey": true,
+		"bridge": true, "tower": true, "stadium": true, "arena": true, "bug": true, "vulnerability": true,
+		"worm": true, "malware": true, "exploit": true, "headache": true, "flask": true, "audio editor": true,
+		"editor": true, "browser": true, "web browser": true, "api platform": true, "api": true,
+		"text editor": true, "ide": true, "compiler": true, "interpreter": true, "database": true,
+	}
+	// lowerCategories may follow a word written in lower case.
+	lowerCategories = map[string]bool{
+		"virus": true, "fever": true, "infection": true, "period": true, "epoch": true, "era": true,
+	}
+	leadingCategories = map[string]bool{
+		"dwarf planet": true, "planet": true, "moon": true, "asteroid": true, "comet": true,
+		"supercontinent": true, "continent": true, "volcano": true, "mount": true, "lake": true,
+		"river": true, "desert": true, "composer": true, "painter": true, "philosopher": true,
+		"poet": true, "novelist": true, "physicist": true, "chemist": true, "mathematician": true,
+	}
+)
+
+// categoryNoun reports whether long is short, a name of one word, with
+// what it is before or after it (categoryNouns, leadingCategories). The
+// name is a proper one (capitalised) or no English word ("dengue"), and
+// no short form of the lexicon; a word in lower case takes only a
+// disease's or an age's noun ("measles virus", but not "graph
+// database"); a city of the gazetteer is no such name ("Salzburg
+// Festival", "Osaka Castle" are things in the city), nor is a country.
+func categoryNoun(short, long *nameInfo) bool {
+	if len(short.content) != 1 || len(long.content) < 2 || len(long.content) > 3 || short.acro || countries[short.content[0]] {
+		return false
+	}
+	w := short.content[0]
+	if _, city := places().city[short.folded]; city || lexicon()[w] != nil {
+		return false
+	}
+	if !initialUpper(short.text) && englishWords().has(w) {
+		n := len(long.content)
+		return long.content[0] == w && n == 2 && lowerCategories[long.content[1]]
+	}
+	n := len(long.content)
+	switch {
+	case long.content[n-1] != short.content[0] && long.content[0] == short.content[0]:
+		return categoryNouns[strings.Join(long.content[1:], " ")]
+	case long.content[n-1] == short.content[0]:
+		return leadingCategories[strings.Join(long.content[:n-1], " ")]
+	}
+	return false
+}
