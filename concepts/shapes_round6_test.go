@@ -159,3 +159,23 @@ func TestMakersAndCategories(t *testing.T) {
 		}
 	}
 }
+
+// TestSlavicNames: transliterations of one Slavic surname are one name;
+// a surname and its feminine form are not.
+func TestSlavicNames(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		one  bool
+	}{
+		{"Tchaikovsky", "Chaikovsky", true}, {"Stravinsky", "Strawinsky", true},
+		{"Rachmaninoff", "Rachmaninov", true}, {"Shostakovich", "Shostakovitch", true},
+		{"Gorbachev", "Gorbachov", true}, {"Dostoevsky", "Dostoyevsky", true},
+		{"Ivanov", "Ivanova", false}, {"cello", "chello", false},
+	} {
+		a, b := analyseName(tc.a), analyseName(tc.b)
+		j := compareNames(&a, &b, nil)
+		if got := j.verdict == VerdictMerge && slices.Contains(j.evidence, "spelling_variant"); got != tc.one {
+			t.Errorf("%s / %s: %+v, want one name %v", tc.a, tc.b, j, tc.one)
+		}
+	}
+}

@@ -97,6 +97,9 @@ func variantKey(n *nameInfo, text string) string {
 	ws := make([]string, len(n.content))
 	for i, w := range n.content {
 		ws[i] = americanWord(w, plain)
+		if !plain {
+			ws[i] = slavicWord(ws[i])
+		}
 		changed = changed || ws[i] != w
 	}
 	if !changed {
@@ -104,6 +107,48 @@ func variantKey(n *nameInfo, text string) string {
 	}
 	slices.Sort(ws)
 	return strings.Join(slices.Compact(ws), " ")
+}
+
+// slavicWord writes a Russian or other Slavic surname of a capitalised
+// name in one transliteration ("Tchaikovsky", "Strawinsky",
+// "Rachmaninoff", "Shostakovitch", "Dostoyevsky", "Gorbachov",
+// "Kandinskij" as "chaikovsky", "stravinsky", "rachmaninov",
+// "shostakovich", "dostoevsky", "gorbachev", "kandinsky"): the
+// transliterations of one name differ in these letters. Other words are
+// returned as they are.
+func slavicWord(w string) string {
+	if len(w) < 6 || !isLetters(w) {
+		return w
+	}
+	for _, s := range [][2]string{{"skij", "sky"}, {"skiy", "sky"}, {"ski", "sky"}, {"itch", "ich"}, {"ieff", "iev"}, {"eff", "ev"}, {"off", "ov"}, {"ow", "ov"}} {
+		if strings.HasSuffix(w, s[0]) {
+			w = w[:len(w)-len(s[0])] + s[1]
+			break
+		}
+	}
+	slavic := false
+	for _, suf := range []string{"sky", "ov", "ev", "ich", "enko", "ova", "eva"} {
+		slavic = slavic || strings.HasSuffix(w, suf)
+	}
+	if !slavic {
+		return w
+	}
+	w = strings.ReplaceAll(w, "tch", "ch")
+	w = strings.ReplaceAll(w, "w", "v")
+	w = strings.ReplaceAll(w, "ou", "u")
+	for _, s := range []string{"chov", "shov", "zhov"} {
+		if strings.HasSuffix(w, s) {
+			w = w[:len(w)-2] + "ev" // Gorbachov, Khrushchov
+		}
+	}
+	var b strings.Builder
+	for i := 0; i < len(w); i++ {
+		if w[i] == 'y' && i > 0 && i+1 < len(w) && strings.IndexByte("aeiou", w[i-1]) >= 0 && strings.IndexByte("aeiou", w[i+1]) >= 0 {
+			continue // Dostoyevsky
+		}
+		b.WriteByte(w[i])
+	}
+	return b.String()
 }
 
 // spellingVariant reports whether a and b are one name in British and
