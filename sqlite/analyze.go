@@ -44,6 +44,7 @@ func (g *GraphIndex) GraphVersion(ctx context.Context) (string, error) {
 // link row.
 func (g *GraphIndex) ConceptLinks(ctx context.Context) (*noema.ConceptLinks, error) {
 	var l *noema.ConceptLinks
+	defer g.db.firstMentions()()
 	err := g.db.ReadTx(ctx, func(tx *sql.Tx) error {
 		m, err := refreshMentions(ctx, tx, g.db.mentions.Load())
 		if err != nil {

@@ -107,3 +107,13 @@ func (db *DB) AllNoteStates(ctx context.Context) (list []NoteState, err error) {
 	})
 	return list, err
 }
+
+// KeptStatements is how many statements the write pool keeps prepared,
+// and whether it keeps query.
+func (db *DB) KeptStatements(query string) (int, bool) {
+	c := &db.pools.Load().writeStmts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.stmts[query]
+	return len(c.stmts), ok
+}

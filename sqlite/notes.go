@@ -227,7 +227,7 @@ func NewNoteWriter(tx *Tx) (*NoteWriter, error) {
 		{&w.validity, `INSERT INTO note_validity (note_id, valid_from_ns, valid_until_ns) VALUES (?, ?, ?)`},
 		{&w.state, `SELECT ` + noteStateColumns + ` FROM notes WHERE path = ?`},
 	} {
-		st, err := tx.Tx.PrepareContext(tx.ctx, p.q)
+		st, err := tx.PrepareContext(tx.ctx, p.q)
 		if err != nil {
 			w.Close()
 			return nil, fmt.Errorf("prepare note writer: %w", err)

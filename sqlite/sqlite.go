@@ -52,8 +52,10 @@ type DB struct {
 	Now func() time.Time
 	// access queues note accesses the write lock kept waiting (access.go).
 	access accessLog
-	// mentions is the newest mention graph read (mentiongraph.go).
-	mentions atomic.Pointer[mentionGraph]
+	// mentions is the newest mention graph read (mentiongraph.go);
+	// mentionsFirst is held while the first is read (firstMentions).
+	mentions      atomic.Pointer[mentionGraph]
+	mentionsFirst sync.Mutex
 	// chunkCheck is, by model, where NotesToChunk left off.
 	chunkMu    sync.Mutex
 	chunkCheck map[string]chunkCheck
@@ -68,6 +70,8 @@ type pools struct {
 	// stmts are read statements prepared once on the read pool, by SQL
 	// (see prepared).
 	stmts sync.Map
+	// writeStmts are the write pool's statements kept prepared (Tx).
+	writeStmts stmtCache
 }
 
 func (db *DB) rd() *sql.DB { return db.pools.Load().read }
@@ -109,6 +113,7 @@ func (p *pools) close(checkpoint bool) error {
 		errs = append(errs, st.(*sql.Stmt).Close())
 		return true
 	})
+	errs = append(errs, p.writeStmts.close())
 	if p.read != nil {
 		errs = append(errs, p.read.Close())
 	}
@@ -284,7 +289,8 @@ func applied(ctx context.Context, w *sql.DB, names []string) bool {
 }
 
 // Tx is a write transaction. Helpers that take a *Tx can be combined inside
-// one [DB.Write] call.
+// one [DB.Write] call. Its statements and single-row queries run prepared
+// once per connection (stmtCache) when the transaction is [DB.Write]'s.
 type Tx struct {
 	*sql.Tx
 	ctx context.Context
@@ -293,11 +299,73 @@ type Tx struct {
 	// textChanged records that the transaction wrote notes_fts: the
 	// commit then moves search_state.text_version.
 	textChanged bool
+	// cache holds the pool's prepared statements (nil: none kept); bound
+	// are those bound to this transaction, by SQL; missed are the
+	// statements run without one, offered to the cache once the
+	// transaction ends.
+	cache  *stmtCache
+	bound  map[string]*sql.Stmt
+	missed []string
+}
+
+// stmt returns query's prepared statement bound to the transaction, or nil
+// when the cache has none (then query is offered to it afterwards).
+func (tx *Tx) stmt(query string) *sql.Stmt {
+	if tx.cache == nil {
+		return nil
+	}
+	if st, ok := tx.bound[query]; ok {
+		return st
+	}
+	parent := tx.cache.get(query)
+	if parent == nil {
+		tx.missed = append(tx.missed, query)
+		return nil
+	}
+	st := tx.Tx.StmtContext(tx.ctx, parent)
+	if tx.bound == nil {
+		tx.bound = map[string]*sql.Stmt{}
+	}
+	tx.bound[query] = st
+	return st
+}
+
+// ExecContext runs a statement in the transaction, prepared once when the
+// pool keeps its statements.
+func (tx *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	if st := tx.stmt(query); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return tx.Tx.ExecContext(ctx, query, args...)
+}
+
+// QueryRowContext runs a single-row query in the transaction, prepared
+// once when the pool keeps its statements. (Queries of many rows are not:
+// SQLite runs a prepared statement once at a time, and a caller may run
+// the same query again while it reads the rows of the first.)
+func (tx *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st := tx.stmt(query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return tx.Tx.QueryRowContext(ctx, query, args...)
+}
+
+// PrepareContext returns query's statement bound to the transaction: the
+// pool's prepared one when it keeps it, else prepared now. The caller
+// closes it.
+func (tx *Tx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
+	if tx.cache != nil {
+		if parent := tx.cache.get(query); parent != nil {
+			return tx.Tx.StmtContext(ctx, parent), nil
+		}
+		tx.missed = append(tx.missed, query)
+	}
+	return tx.Tx.PrepareContext(ctx, query)
 }
 
 // Exec runs a statement in the transaction with its context.
 func (tx *Tx) Exec(query string, args ...any) (sql.Result, error) {
-	return tx.Tx.ExecContext(tx.ctx, query, args...)
+	return tx.ExecContext(tx.ctx, query, args...)
 }
 
 // Query runs a query in the transaction with its context.
@@ -307,7 +375,7 @@ func (tx *Tx) Query(query string, args ...any) (*sql.Rows, error) {
 
 // QueryRow runs a single-row query in the transaction with its context.
 func (tx *Tx) QueryRow(query string, args ...any) *sql.Row {
-	return tx.Tx.QueryRowContext(tx.ctx, query, args...)
+	return tx.QueryRowContext(tx.ctx, query, args...)
 }
 
 // Context returns the transaction's context.
@@ -318,14 +386,21 @@ func (tx *Tx) Context() context.Context { return tx.ctx }
 // heavy multi-process contention), the whole transaction is retried with
 // back-off, so fn must have no side effects outside the transaction.
 func (db *DB) Write(ctx context.Context, fn func(tx *Tx) error) error {
-	return db.writeOn(ctx, db.wr(), fn)
+	p := db.pools.Load()
+	return db.writeCached(ctx, p.write, &p.writeStmts, fn)
 }
 
-// writeOn is Write on the write pool w.
+// writeOn is Write on the write pool w, its statements prepared anew.
 func (db *DB) writeOn(ctx context.Context, w *sql.DB, fn func(tx *Tx) error) error {
+	return db.writeCached(ctx, w, nil, fn)
+}
+
+// writeCached is Write on the write pool w, whose prepared statements
+// cache keeps (nil: none).
+func (db *DB) writeCached(ctx context.Context, w *sql.DB, cache *stmtCache, fn func(tx *Tx) error) error {
 	backoff := 20 * time.Millisecond
 	for attempt := 0; ; attempt++ {
-		err := db.writeOnce(ctx, w, fn)
+		err := db.writeOnce(ctx, w, cache, fn)
 		if IsFull(err) {
 			return noema.WrapError(err, noema.ENOSPACE, "no space left on the device for the index %s; the vault's files are the truth, and the next sync with room to spare brings it up to date", db.path)
 		}
@@ -341,19 +416,29 @@ func (db *DB) writeOn(ctx context.Context, w *sql.DB, fn func(tx *Tx) error) err
 	}
 }
 
-func (db *DB) writeOnce(ctx context.Context, w *sql.DB, fn func(tx *Tx) error) error {
+func (db *DB) writeOnce(ctx context.Context, w *sql.DB, cache *stmtCache, fn func(tx *Tx) error) error {
 	stx, err := w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	return db.run(ctx, stx, fn)
+	tx := &Tx{Tx: stx, ctx: ctx, Now: db.Now(), cache: cache}
+	err = db.runTx(tx, fn)
+	// The connection is back in the pool: prepare what the cache now
+	// takes of what ran unprepared.
+	cache.offer(ctx, w, tx.missed)
+	return err
 }
 
-// run runs fn in the begun transaction stx and commits it, or rolls it
-// back when fn fails.
+// run runs tx's function in the begun transaction and commits it, or
+// rolls it back when fn fails.
 func (db *DB) run(ctx context.Context, stx *sql.Tx, fn func(tx *Tx) error) error {
+	return db.runTx(&Tx{Tx: stx, ctx: ctx, Now: db.Now()}, fn)
+}
+
+// runTx runs fn in tx and commits it, or rolls it back when fn fails.
+func (db *DB) runTx(tx *Tx, fn func(tx *Tx) error) error {
+	stx := tx.Tx
 	defer stx.Rollback()
-	tx := &Tx{Tx: stx, ctx: ctx, Now: db.Now()}
 	if err := fn(tx); err != nil {
 		return err
 	}
