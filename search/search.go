@@ -851,18 +851,7 @@ func (s *Service) termDocs(ctx context.Context, tv *textVersion, exprs []string)
 	if !tv.read && tv.mayGuess {
 		// Every count cached: take the version they were counted at for
 		// the index's; the ranking statement will tell (rankText).
-		c.mu.Lock()
-		docs = make([]int, len(exprs))
-		hit := c.docs != nil && c.total >= 0
-		for i, e := range exprs {
-			if !hit {
-				break
-			}
-			docs[i], hit = c.docs[e]
-		}
-		version, total := c.version, c.total
-		c.mu.Unlock()
-		if hit {
+		if docs, total, version, ok := c.cached(exprs); ok {
 			tv.v, tv.read, tv.guess = version, true, true
 			return docs, total, nil
 		}
@@ -921,19 +910,25 @@ func (s *Service) cachedDocs(tv *textVersion, exprs []string) (docs []int, ok bo
 	if tv == nil || !tv.read || tv.guess {
 		return nil, false
 	}
-	c := &s.terms
+	docs, _, version, ok := s.terms.cached(exprs)
+	return docs, ok && version == tv.v
+}
+
+// cached returns the counts of exprs and of the notes, and the version
+// they were counted at, when every one is cached (ok).
+func (c *termCache) cached(exprs []string) (docs []int, total int, version int64, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.docs == nil || c.version != tv.v {
-		return nil, false
+	if c.docs == nil || c.total < 0 {
+		return nil, 0, 0, false
 	}
 	docs = make([]int, len(exprs))
 	for i, e := range exprs {
 		if docs[i], ok = c.docs[e]; !ok {
-			return nil, false
+			return nil, 0, 0, false
 		}
 	}
-	return docs, true
+	return docs, c.total, c.version, true
 }
 
 // textVersion is the index's text version as one search read it (v,
