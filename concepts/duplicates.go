@@ -1392,6 +1392,12 @@ func (j *judgement) byExactness(a, b *nameInfo) bool {
 		j.veto = "version_number: the numbers differ (" + numberDiff(a.numbers, b.numbers) + ")"
 		return true
 	}
+	if x, y, ok := letterVariant(a, b); ok {
+		// "hepatitis A" / "hepatitis B", "Plan A" / "Plan B": letters
+		// that number things.
+		j.veto = fmt.Sprintf("version_letter: the letters differ (%s / %s)", x, y)
+		return true
+	}
 	if dottedWord(a.text) != dottedWord(b.text) && a.compact == b.compact {
 		// "Mass." is Massachusetts, not mass.
 		j.veto = fmt.Sprintf("abbreviation_not_word: %q is an abbreviation, %q a word", a.text, b.text)
@@ -1541,7 +1547,10 @@ func (j *judgement) byNarrowing(short, long *nameInfo) bool {
 	if len(short.content) < len(long.content) {
 		switch {
 		case hasPrefix(long.content, short.content) && allGeneric(long.content[len(short.content):]) &&
-			(short.upper || !slices.ContainsFunc(long.content[len(short.content):], func(w string) bool { return productHeads[w] })):
+			(short.upper || !slices.ContainsFunc(long.content[len(short.content):], func(w string) bool { return productHeads[w] })) &&
+			!isCity(short):
+			// A city's "project" or "protocol" is no software of that
+			// name ("Manhattan Project", "Montreal Protocol").
 			j.score, j.verdict = 0.9, VerdictMerge
 			j.evidence = append(j.evidence, "generic_head_word")
 			return true

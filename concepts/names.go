@@ -126,7 +126,8 @@ var derivationSuffixes = map[string]bool{
 	"ism": true, "ize": true, "ise": true, "ous": true, "ful": true, "less": true, "able": true,
 	"ible": true, "ation": true, "ization": true, "isation": true, "ions": true, "ion": true,
 	"ive": true, "ship": true, "hood": true, "dom": true, "ward": true, "wards": true, "ian": true,
-	"ery": true, "ence": true, "ance": true, "ant": true, "ent": true, "y": true,
+	"ery": true, "ence": true, "ance": true, "ant": true, "ent": true, "y": true, "ianism": true,
+	"ite": true, "ean": true, "esque": true,
 }
 
 // antonyms are word pairs that make two otherwise equal names opposites.

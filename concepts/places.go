@@ -114,7 +114,7 @@ func placeQualifier(base string, q []string) int {
 // ("Lake Winnipeg", "Tbilisi Sea"): a lake, river or sea named like the
 // city, or the city named after it, is another place.
 func cityPlace(short, long *nameInfo) bool {
-	if _, ok := places().city[short.folded]; !ok || len(long.content) <= len(short.content) {
+	if !isCity(short) || len(long.content) <= len(short.content) {
 		return false
 	}
 	rest := slices.Clone(long.content)
@@ -126,4 +126,27 @@ func cityPlace(short, long *nameInfo) bool {
 		rest = slices.Delete(rest, i, i+1)
 	}
 	return len(rest) == 1 && geographicWords[rest[0]]
+}
+
+// isCity reports whether n is the name of a city of the gazetteer.
+func isCity(n *nameInfo) bool {
+	_, ok := places().city[n.folded]
+	return ok
+}
+
+// letterVariant reports whether a and b are one name of two words or more
+// but for one word that is a single letter in each ("hepatitis A" /
+// "hepatitis B"), and those letters.
+func letterVariant(a, b *nameInfo) (x, y string, ok bool) {
+	if len(a.all) < 2 || len(a.all) != len(b.all) {
+		return "", "", false
+	}
+	diff := 0
+	for i := range a.all {
+		if a.all[i] != b.all[i] {
+			diff++
+			x, y = a.all[i], b.all[i]
+		}
+	}
+	return x, y, diff == 1 && len(x) == 1 && len(y) == 1 && isLetters(x) && isLetters(y)
 }

@@ -143,6 +143,9 @@ func TestMakersAndCategories(t *testing.T) {
 		{"measles", "measles virus", "category_noun", true},
 		{"Ceres", "dwarf planet Ceres", "category_noun", true},
 		{"graph", "graph database", "", false},
+		{"Manhattan", "Manhattan Project", "", false},
+		{"hepatitis A", "hepatitis B", "", false},
+		{"Kant", "Kantianism", "", false},
 		{"Salzburg", "Salzburg Festival", "", false},
 		{"mtg", "MtG arena", "", false},
 	} {

@@ -211,8 +211,7 @@ func soleSurname(short *nameInfo, vocab map[string][]int32) bool {
 	if countries[w] || leadingQualifiers[w] || englishWords().has(w) || len(vocab[w]) > 2 {
 		return false
 	}
-	_, city := places().city[w]
-	return !city
+	return !isCity(short)
 }
 
 // capitalisedName reports whether every word of text that is not a name
@@ -792,7 +791,7 @@ func categoryNoun(short, long *nameInfo) bool {
 		return false
 	}
 	w := short.content[0]
-	if _, city := places().city[short.folded]; city || lexicon()[w] != nil {
+	if isCity(short) || lexicon()[w] != nil {
 		return false
 	}
 	if !initialUpper(short.text) && englishWords().has(w) {
