@@ -361,5 +361,8 @@ func (s *Service) SaveVectors(ctx context.Context) error {
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	return cachefile.Write(s.VectorsFile, func(w io.Writer) error { return writeChunks(w, c, id, cachefile.BuildID()) })
+	if err := cachefile.Write(s.VectorsFile, func(w io.Writer) error { return writeChunks(w, c, id, cachefile.BuildID()) }); err != nil {
+		return fmt.Errorf("keep the chunk vectors in %s: %w", s.VectorsFile, err)
+	}
+	return nil
 }
