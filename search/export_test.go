@@ -58,3 +58,21 @@ func SetNamesBuilding(s *Service, on bool) { s.names.building.Store(on) }
 // SetSnapshotMinChunks sets the fewest chunks worth a chunk vectors
 // snapshot for s.
 func SetSnapshotMinChunks(s *Service, n int) { s.snapshotMin = n }
+
+// SetBuild names the build s reads and writes chunk vectors snapshots as.
+func SetBuild(s *Service, build string) { s.build = build }
+
+// PerturbVectors moves every loaded chunk vector of s a little, as a build
+// with other arithmetic would store them, and makes a snapshot due.
+func PerturbVectors(s *Service) {
+	c := &s.chunks
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id := range c.spans {
+		if v, ok := c.idx.Get(id); ok {
+			v[0] += 0.01
+			c.idx.Set(id, v)
+		}
+	}
+	c.saveDue.Store(true)
+}

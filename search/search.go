@@ -224,8 +224,11 @@ type Service struct {
 	// process read many of them from it; "" keeps none.
 	VectorsFile string
 	// snapshotMin is the fewest chunks worth a snapshot; 0 is
-	// snapshotMinChunks (tests lower it).
+	// snapshotMinChunks (tests lower it). build names the build that
+	// reads and writes snapshots; "" is the running one (tests name
+	// others).
 	snapshotMin int
+	build       string
 
 	chunks chunkCache
 	terms  termCache

@@ -158,7 +158,7 @@ func (s *Service) refreshChunks(ctx context.Context) error {
 			// this index, model and build; what changed since is read
 			// below as by any refresh.
 			c.triedSnapshot = true
-			if snap := s.loadChunkSnapshot(ctx, model); snap != nil {
+			if snap := s.loadChunkSnapshot(ctx, model, states); snap != nil {
 				c.idx, c.hashes, c.counts, c.spans = snap.idx, snap.hashes, snap.counts, snap.spans
 			}
 		}

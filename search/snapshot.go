@@ -303,7 +303,7 @@ func (c *countingReader) ReadByte() (byte, error) {
 // indexID is the identity of the index s reads, "" when there is no
 // snapshot file or the index cannot name itself (then none is kept).
 func (s *Service) indexID(ctx context.Context) (string, error) {
-	if s.VectorsFile == "" || cachefile.BuildID() == "" {
+	if s.VectorsFile == "" || s.buildID() == "" {
 		return "", nil
 	}
 	ix, ok := s.DB.(noema.IndexIdentity)
@@ -315,7 +315,16 @@ func (s *Service) indexID(ctx context.Context) (string, error) {
 
 // loadChunkSnapshot returns the snapshot of the chunk vectors of model for
 // this index and build, or nil when there is none usable.
-func (s *Service) loadChunkSnapshot(ctx context.Context, model string) *chunkSnapshot {
+// A snapshot another build wrote (an upgrade; a developer's rebuild) is
+// used only when a sample of its rows is what this build's Set makes of the
+// same vectors read from the index, bit for bit: up to snapshotSample notes
+// spread over the snapshot, unchanged since (same chunked hash), every
+// chunk of each compared (vector.SameRow). A build whose arithmetic
+// differs (half precision, int8 codes, normalisation) differs on any such
+// sample, and its snapshot is read as absent.
+const snapshotSample = 64
+
+func (s *Service) loadChunkSnapshot(ctx context.Context, model string, states map[int64]string) *chunkSnapshot {
 	id, err := s.indexID(ctx)
 	if err != nil || id == "" {
 		return nil
@@ -324,10 +333,57 @@ func (s *Service) loadChunkSnapshot(ctx context.Context, model string) *chunkSna
 	if err != nil {
 		return nil // none, or damaged: read from the index (and written anew)
 	}
-	if snap.indexID != id || snap.build != cachefile.BuildID() || snap.model != model {
+	if snap.indexID != id || snap.model != model {
+		return nil
+	}
+	if snap.build != s.buildID() && !s.sameArithmetic(ctx, snap, states) {
 		return nil
 	}
 	return snap
+}
+
+// buildID is the build that reads and writes snapshots: the running one,
+// or the one a test names.
+func (s *Service) buildID() string {
+	if s.build != "" {
+		return s.build
+	}
+	return cachefile.BuildID()
+}
+
+// sameArithmetic reports whether this build stores a sample of snap's
+// unchanged notes' vectors, read from the index, exactly as snap holds them
+// (see snapshotSample).
+func (s *Service) sameArithmetic(ctx context.Context, snap *chunkSnapshot, states map[int64]string) bool {
+	if snap.idx == nil {
+		return true // no vectors: nothing this build would store differently
+	}
+	var notes []int64
+	for id, h := range snap.hashes {
+		if snap.counts[id] > 0 && states[id] == h {
+			notes = append(notes, id)
+		}
+	}
+	if len(notes) == 0 {
+		return false
+	}
+	slices.Sort(notes)
+	step := max(1, len(notes)/snapshotSample)
+	var sample []int64
+	for i := 0; i < len(notes) && len(sample) < snapshotSample; i += step {
+		sample = append(sample, notes[i])
+	}
+	fresh := vector.NewLike(snap.idx)
+	compared, same := 0, true
+	err := s.DB.SearchChunkVectors(ctx, snap.model, sample, func(cv noema.ChunkVector) {
+		id := chunkID(cv.NoteID, cv.Idx)
+		if !same || fresh.Set(id, cv.Vec) != nil {
+			return
+		}
+		compared++
+		same = vector.SameRow(fresh, snap.idx, id)
+	})
+	return err == nil && same && compared > 0
 }
 
 // KeepVectors loads the note chunks' vectors (from the snapshot and the
@@ -361,7 +417,7 @@ func (s *Service) SaveVectors(ctx context.Context) error {
 	}
 	c.mu.RLock()
 	defer c.mu.RUnlock()
-	if err := cachefile.Write(s.VectorsFile, func(w io.Writer) error { return writeChunks(w, c, id, cachefile.BuildID()) }); err != nil {
+	if err := cachefile.Write(s.VectorsFile, func(w io.Writer) error { return writeChunks(w, c, id, s.buildID()) }); err != nil {
 		return fmt.Errorf("keep the chunk vectors in %s: %w", s.VectorsFile, err)
 	}
 	return nil

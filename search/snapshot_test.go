@@ -66,6 +66,7 @@ func TestVectorsSnapshotIsTheIndex(t *testing.T) {
 		svc := search.New(idx, e.svc.Embedder, e.svc.Decay)
 		svc.Now, svc.VectorsFile = e.svc.Now, file
 		search.SetSnapshotMinChunks(svc, 10)
+		search.SetBuild(svc, "build A")
 		return svc, idx
 	}
 	queries := []string{"database index", "purring cats", "go channels", "revolution", "bread starter", "satellite orbit", "part 2"}
@@ -177,4 +178,38 @@ func TestVectorsSnapshotIsTheIndex(t *testing.T) {
 		t.Fatalf("a snapshot cut short: %d notes read from the index, want all 61", n)
 	}
 	same("cut short", short)
+
+	// Another build whose arithmetic is this one's (an upgrade that
+	// changed nothing in it): its sample matches, the snapshot is used.
+	upgraded, idx := open()
+	search.SetBuild(upgraded, "build B")
+	if err := upgraded.Warm(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := idx.read(); n != 61 {
+		t.Fatalf("another build of the same arithmetic read %d notes from the index, want its sample only (all 61 of them here)", n)
+	}
+	same("another build", upgraded)
+
+	// A snapshot whose rows are not what Set makes of the index's vectors,
+	// as another build's arithmetic would write it: that build ("A") trusts
+	// its own file, another ("B") finds its sample differ and reads
+	// everything from the index.
+	perturbed, _ := open()
+	if err := perturbed.Warm(ctx); err != nil {
+		t.Fatal(err)
+	}
+	search.PerturbVectors(perturbed)
+	if err := perturbed.SaveVectors(ctx); err != nil {
+		t.Fatal(err)
+	}
+	other, idx := open()
+	search.SetBuild(other, "build B")
+	if err := other.Warm(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := idx.read(); n != 61+61 {
+		t.Fatalf("a snapshot of other arithmetic: %d notes read from the index, want its sample (all 61) and then all 61", n)
+	}
+	same("other arithmetic", other)
 }

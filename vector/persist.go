@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 )
 
 // An index can be written to a stream and read back as it was — the same
@@ -243,4 +244,60 @@ func eofIsUnexpected(err error) error {
 		return io.ErrUnexpectedEOF
 	}
 	return err
+}
+
+// SameRow reports whether a and b store id's vector the same way, bit for
+// bit: the same kind of index and dimension, the same row (float32 or
+// half) and, when they have them, the same int8 codes and bounds. A
+// process that reads an index another build wrote compares a sample of its
+// rows with rows it Sets itself from the same vectors: any change in the
+// arithmetic of Set shows there.
+func SameRow(a, b *Index, id int64) bool {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if a.dim != b.dim || a.kind() != b.kind() || a.quant != b.quant {
+		return false
+	}
+	ra, okA := a.rows[id]
+	rb, okB := b.rows[id]
+	if !okA || !okB {
+		return false
+	}
+	d := a.dim
+	switch a.kind() {
+	case kindFloat:
+		for i := range d {
+			if math.Float32bits(a.slab[ra*d+i]) != math.Float32bits(b.slab[rb*d+i]) {
+				return false
+			}
+		}
+	case kindHalf:
+		if !slices.Equal(a.hslab[ra*d:(ra+1)*d], b.hslab[rb*d:(rb+1)*d]) {
+			return false
+		}
+	}
+	if a.quant {
+		if !slices.Equal(a.codes[ra*d:(ra+1)*d], b.codes[rb*d:(rb+1)*d]) {
+			return false
+		}
+		for _, f := range [][2][]float32{{a.scale, b.scale}, {a.qerr, b.qerr}, {a.ql1, b.ql1}} {
+			if math.Float32bits(f[0][ra]) != math.Float32bits(f[1][rb]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// NewLike returns an empty index of x's kind and dimension.
+func NewLike(x *Index) *Index {
+	switch x.kind() {
+	case kindCodes:
+		return NewCodes(x.dim)
+	case kindHalf:
+		return NewHalf(x.dim)
+	}
+	return New(x.dim)
 }

@@ -43,6 +43,22 @@ func TestReadIndexIsTheIndexWritten(t *testing.T) {
 				if !reflect.DeepEqual(normalizeEmpty(x), normalizeEmpty(y)) {
 					t.Fatalf("%s dim %d n %d: the index read differs from the one written", k.name, dim, n)
 				}
+				for _, id := range x.ids {
+					if !SameRow(x, y, id) {
+						t.Fatalf("%s dim %d n %d: row %d read back is not the same row", k.name, dim, n, id)
+					}
+				}
+				if len(x.ids) > 1 { // a row Set from another (random) vector is another row
+					z, err := ReadIndex(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+					if err != nil {
+						t.Fatal(err)
+					}
+					id := x.ids[0]
+					z.Set(id, randomUnit(7, 1, dim))
+					if SameRow(x, z, id) {
+						t.Fatalf("%s dim %d n %d: row %d set from another vector is still the same row", k.name, dim, n, id)
+					}
+				}
 				q := randomUnit(99, 1, dim)
 				if x.CodesOnly() {
 					continue // SearchRows needs the caller's rows; the fields compared above are all it reads
