@@ -25,9 +25,11 @@ import (
 // never the truth:
 //
 //   - it names the index it was read from (noema.IndexIdentity), the
-//     embedding model and the build of noema that wrote it (buildid: the
-//     half-precision rows and int8 codes are this build's arithmetic); a
-//     snapshot of another index, model or build is ignored;
+//     embedding model and the build of noema that wrote it (cachefile:
+//     the half-precision rows and int8 codes are that build's arithmetic);
+//     a snapshot of another index or model is ignored, one of another
+//     build unless a sample of its rows is what this build stores
+//     (sameArithmetic);
 //   - it holds, for each note, the chunked hash its vectors were read at;
 //     the load then compares them with the index's chunk states exactly as
 //     a refresh does, and reads from the index only the notes that changed
