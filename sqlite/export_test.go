@@ -117,3 +117,12 @@ func (db *DB) KeptStatements(query string) (int, bool) {
 	_, ok := c.stmts[query]
 	return len(c.stmts), ok
 }
+
+// KeptReads is how many statements the read pool keeps prepared through
+// rdKept.
+func (db *DB) KeptReads() int {
+	c := &db.pools.Load().readStmts
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.stmts)
+}

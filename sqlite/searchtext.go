@@ -208,7 +208,7 @@ func (t *textSearch) rankJoined(ctx context.Context, expr, every string, everyAr
 			COALESCE((SELECT value FROM meta WHERE key = '`+ConceptsVersionKey+`'), '') AS c) v CROSS JOIN `
 	}
 	var concepts string
-	err = eachRow(ctx, t.idx.db.rd(), `SELECT r.rowid, r.score, r.every, `+body+`, `+versionSQL+`, `+searchNoteColumns+` FROM `+versionFrom+`(`+ranked+`) r
+	err = eachRow(ctx, t.idx.db.rdKept(), `SELECT r.rowid, r.score, r.every, `+body+`, `+versionSQL+`, `+searchNoteColumns+` FROM `+versionFrom+`(`+ranked+`) r
 		JOIN notes n ON n.id = r.rowid LEFT JOIN access a ON a.path = n.path`+bodyOn, args, func(r *sql.Rows) error {
 		var id int64
 		var score float64
@@ -269,7 +269,7 @@ func (t *textSearch) rankArgs(expr string, everyArgs, tailArgs []any) []any {
 // rankAs is rank with the SQL of the every-term flag given (every, with
 // its arguments everyArgs).
 func (t *textSearch) rankAs(ctx context.Context, expr, every string, everyArgs []any, tail string, tailArgs []any, add func(id int64, score float64, every bool)) error {
-	return eachRow(ctx, t.idx.db.rd(), t.rankSQL(every, tail), t.rankArgs(expr, everyArgs, tailArgs), func(r *sql.Rows) error {
+	return eachRow(ctx, t.idx.db.rdKept(), t.rankSQL(every, tail), t.rankArgs(expr, everyArgs, tailArgs), func(r *sql.Rows) error {
 		var id int64
 		var score float64
 		var all bool

@@ -70,8 +70,9 @@ type pools struct {
 	// stmts are read statements prepared once on the read pool, by SQL
 	// (see prepared).
 	stmts sync.Map
-	// writeStmts are the write pool's statements kept prepared (Tx).
-	writeStmts stmtCache
+	// writeStmts are the write pool's statements kept prepared (Tx);
+	// readStmts the read pool's, for the queries that go through rdKept.
+	writeStmts, readStmts stmtCache
 }
 
 func (db *DB) rd() *sql.DB { return db.pools.Load().read }
@@ -105,6 +106,35 @@ func (q prepared) QueryContext(ctx context.Context, query string, args ...any) (
 }
 func (db *DB) wr() *sql.DB { return db.pools.Load().write }
 
+// rdKept is the read pool with the statements run more than once kept
+// prepared (stmtCache, bounded), for queries whose SQL is built per call
+// from a few shapes — the full-text ranking statements: parsing and
+// planning them was a tenth of a rare-word search.
+func (db *DB) rdKept() querier {
+	p := db.pools.Load()
+	return keptReads{pool: p.read, cache: &p.readStmts}
+}
+
+// keptReads runs queries on pool through cache's statements.
+type keptReads struct {
+	pool  *sql.DB
+	cache *stmtCache
+}
+
+// QueryContext runs query's kept statement with args, preparing it the
+// second time it is seen; else runs it unprepared.
+func (k keptReads) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st := k.cache.get(query)
+	if st == nil {
+		k.cache.offer(ctx, k.pool, []string{query})
+		st = k.cache.get(query)
+	}
+	if st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return k.pool.QueryContext(ctx, query, args...)
+}
+
 // close closes both pools (each waits for its queries in flight),
 // checkpointing the WAL first when checkpoint is set.
 func (p *pools) close(checkpoint bool) error {
@@ -113,7 +143,7 @@ func (p *pools) close(checkpoint bool) error {
 		errs = append(errs, st.(*sql.Stmt).Close())
 		return true
 	})
-	errs = append(errs, p.writeStmts.close())
+	errs = append(errs, p.writeStmts.close(), p.readStmts.close())
 	if p.read != nil {
 		errs = append(errs, p.read.Close())
 	}

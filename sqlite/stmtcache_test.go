@@ -3,9 +3,14 @@ package sqlite_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/app"
+	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/sqlite"
 )
 
@@ -112,5 +117,38 @@ func TestWritesKeepTheirStatements(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTextRankingKeepsItsStatements: the full-text ranking statements run
+// prepared from their second run on, with the same hits as the first.
+func TestTextRankingKeepsItsStatements(t *testing.T) {
+	ctx := context.Background()
+	a, m := noematest.SyncedApp(t, corpus.Options{Seed: 7, Notes: 200}, app.Options{})
+	var words []string
+	for _, c := range m.Concepts[:3] { // the most linked: in many notes' text
+		for _, w := range strings.Fields(c.Label) {
+			words = append(words, `"`+strings.ReplaceAll(w, `"`, `""`)+`"`)
+		}
+	}
+	q := noema.TextQuery{Match: strings.Join(words, " OR "), Weights: [3]float64{1, 1, 1}, Limit: 10}
+	first, err := a.DB.Search().SearchText(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first) == 0 {
+		t.Fatal("no hits to compare")
+	}
+	for range 3 {
+		again, err := a.DB.Search().SearchText(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(first, again) {
+			t.Fatalf("prepared: %v, first: %v", again, first)
+		}
+	}
+	if n := a.DB.KeptReads(); n == 0 {
+		t.Fatal("the ranking statements run three times were not kept prepared")
 	}
 }
