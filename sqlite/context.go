@@ -48,7 +48,7 @@ func (db *DB) noteBodies(ctx context.Context, ids []int64) (map[int64]string, er
 	if len(ids) == 0 {
 		return map[int64]string{}, nil
 	}
-	out, err := queryMap[int64, string](ctx, db.rdPrepared(), `SELECT id, c1 FROM notes_fts_content WHERE id IN (SELECT value FROM json_each(?))`, intsArg(ids))
+	out, err := queryMap[int64, string](ctx, db.rdKept(), `SELECT id, c1 FROM notes_fts_content WHERE id IN (SELECT value FROM json_each(?))`, intsArg(ids))
 	if err != nil {
 		return nil, fmt.Errorf("read note bodies: %w", err)
 	}

@@ -12,7 +12,7 @@ import (
 // each with how many notes link it counted up to 2 (noema.NoteConcept).
 func (ci *ConceptIndex) NoteConcepts(ctx context.Context, path string) ([]noema.NoteConcept, error) {
 	var out []noema.NoteConcept
-	err := eachRow(ctx, ci.db.rdPrepared(), `SELECT c.id, c.label, c.page_note_id IS NOT NULL,
+	err := eachRow(ctx, ci.db.rdKept(), `SELECT c.id, c.label, c.page_note_id IS NOT NULL,
 			(SELECT COUNT(*) FROM (SELECT DISTINCT l2.note_id FROM concept_keys k2 JOIN links l2 ON l2.key = k2.key
 				WHERE k2.concept_id = c.id LIMIT 2))
 		FROM notes n JOIN links l ON l.note_id = n.id JOIN concept_keys k ON k.key = l.key JOIN concepts c ON c.id = k.concept_id

@@ -123,7 +123,7 @@ func (ni *NoteIndex) NotesNamed(ctx context.Context, key string, keyOf func(stri
 		return nil, nil
 	}
 	var out []string
-	err := eachRow(ctx, ni.db.rdPrepared(), `SELECT n.path, n.title FROM note_names nn JOIN notes n ON n.id = nn.note_id WHERE nn.key = ?`,
+	err := eachRow(ctx, ni.db.rdKept(), `SELECT n.path, n.title FROM note_names nn JOIN notes n ON n.id = nn.note_id WHERE nn.key = ?`,
 		[]any{key}, func(rows *sql.Rows) error {
 			var p, t string
 			if err := rows.Scan(&p, &t); err != nil {

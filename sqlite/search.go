@@ -105,7 +105,7 @@ func (s *SearchIndex) SearchTermDocs(ctx context.Context, exprs []string) (docs 
 func (s *SearchIndex) SearchTextVersion(ctx context.Context) (int64, error) {
 	var v int64
 	found := false
-	err := eachRow(ctx, s.db.rdPrepared(), `SELECT text_version FROM search_state WHERE id = 1`, nil, func(r *sql.Rows) error {
+	err := eachRow(ctx, s.db.rdKept(), `SELECT text_version FROM search_state WHERE id = 1`, nil, func(r *sql.Rows) error {
 		found = true
 		return r.Scan(&v)
 	})
@@ -272,11 +272,7 @@ func (s *SearchIndex) SearchConcept(ctx context.Context, key string) (c noema.Se
 func (s *SearchIndex) SearchConceptNotes(ctx context.Context, conceptID string, f noema.SearchFilter) ([]noema.SearchNote, error) {
 	where, args := searchWhere(f)
 	args = append([]any{conceptID, conceptID}, args...)
-	var q querier = s.db.rd()
-	if f.IsZero() {
-		q = s.db.rdPrepared() // one fixed statement
-	}
-	out, err := collect(ctx, q, `SELECT `+searchNoteColumns+` FROM notes n
+	out, err := collect(ctx, s.db.rdKept(), `SELECT `+searchNoteColumns+` FROM notes n
 		LEFT JOIN access a ON a.path = n.path
 		WHERE (n.id IN (SELECT l.note_id FROM concept_keys k JOIN links l ON l.key = k.key WHERE k.concept_id = ?)
 			OR n.id = (SELECT page_note_id FROM concepts WHERE id = ?))

@@ -67,9 +67,6 @@ type pools struct {
 	read, write *sql.DB
 	file        os.FileInfo // the file they opened
 	dsn         string      // the data source both open, without the write pool's _txlock
-	// stmts are read statements prepared once on the read pool, by SQL
-	// (see prepared).
-	stmts sync.Map
 	// writeStmts are the write pool's statements kept prepared (Tx);
 	// readStmts the read pool's, for the queries that go through rdKept.
 	writeStmts, readStmts stmtCache
@@ -77,39 +74,13 @@ type pools struct {
 
 func (db *DB) rd() *sql.DB { return db.pools.Load().read }
 
-// rdPrepared is the read pool with each query prepared once and kept
-// (per connection, by database/sql): for the small statements a search
-// makes on every call (versions, bodies, a concept's notes), parsing and
-// planning were as long as running them. Only queries whose SQL is one of
-// a few fixed strings may go through it: every distinct string is kept
-// until the pools close.
-func (db *DB) rdPrepared() querier { return prepared{db.pools.Load()} }
-
-// prepared runs queries on the read pool of p through statements
-// prepared once.
-type prepared struct{ p *pools }
-
-// QueryContext runs query's kept statement with args.
-func (q prepared) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	st, ok := q.p.stmts.Load(query)
-	if !ok {
-		fresh, err := q.p.read.PrepareContext(ctx, query)
-		if err != nil {
-			return nil, err
-		}
-		var loaded bool
-		if st, loaded = q.p.stmts.LoadOrStore(query, fresh); loaded {
-			fresh.Close()
-		}
-	}
-	return st.(*sql.Stmt).QueryContext(ctx, args...)
-}
 func (db *DB) wr() *sql.DB { return db.pools.Load().write }
 
 // rdKept is the read pool with the statements run more than once kept
-// prepared (stmtCache, bounded), for queries whose SQL is built per call
-// from a few shapes — the full-text ranking statements: parsing and
-// planning them was a tenth of a rare-word search.
+// prepared (stmtCache, bounded), for the queries a search or a write makes
+// on every call (versions, bodies, a note's concepts, the full-text
+// ranking statements built from a few shapes): parsing and planning them
+// were as long as running them.
 func (db *DB) rdKept() querier {
 	p := db.pools.Load()
 	return keptReads{pool: p.read, cache: &p.readStmts}
@@ -139,10 +110,6 @@ func (k keptReads) QueryContext(ctx context.Context, query string, args ...any) 
 // checkpointing the WAL first when checkpoint is set.
 func (p *pools) close(checkpoint bool) error {
 	var errs []error
-	p.stmts.Range(func(_, st any) bool {
-		errs = append(errs, st.(*sql.Stmt).Close())
-		return true
-	})
 	errs = append(errs, p.writeStmts.close(), p.readStmts.close())
 	if p.read != nil {
 		errs = append(errs, p.read.Close())
@@ -593,7 +560,7 @@ func (db *DB) BulkLoad(ctx context.Context) (done func(), err error) {
 // GetMeta reads a value from the meta table ("" when absent).
 func (db *DB) GetMeta(ctx context.Context, key string) (string, error) {
 	var v string
-	err := eachRow(ctx, db.rdPrepared(), `SELECT value FROM meta WHERE key = ?`, []any{key}, func(r *sql.Rows) error { return r.Scan(&v) })
+	err := eachRow(ctx, db.rdKept(), `SELECT value FROM meta WHERE key = ?`, []any{key}, func(r *sql.Rows) error { return r.Scan(&v) })
 	if err != nil {
 		return "", fmt.Errorf("read meta %s: %w", key, err)
 	}
