@@ -61,12 +61,17 @@ func TestVectorsSnapshotIsTheIndex(t *testing.T) {
 	}
 	e.embed()
 	file := filepath.Join(t.TempDir(), "chunk-vectors.snap")
-	open := func() (*search.Service, *countedVectors) {
+	// warm starts a process of build that warms up (reading the snapshot
+	// if it may) and returns it with the index it reads through.
+	warm := func(build string) (*search.Service, *countedVectors) {
 		idx := &countedVectors{SearchIndex: e.a.DB.Search()}
 		svc := search.New(idx, e.svc.Embedder, e.svc.Decay)
 		svc.Now, svc.VectorsFile = e.svc.Now, file
 		search.SetSnapshotMinChunks(svc, 10)
-		search.SetBuild(svc, "build A")
+		search.SetBuild(svc, build)
+		if err := svc.Warm(ctx); err != nil {
+			t.Fatal(err)
+		}
 		return svc, idx
 	}
 	queries := []string{"database index", "purring cats", "go channels", "revolution", "bread starter", "satellite orbit", "part 2"}
@@ -92,10 +97,7 @@ func TestVectorsSnapshotIsTheIndex(t *testing.T) {
 	}
 
 	// No snapshot yet: the warm-up reads every note and writes one.
-	first, idx := open()
-	if err := first.Warm(ctx); err != nil {
-		t.Fatal(err)
-	}
+	first, idx := warm("build A")
 	if n := idx.read(); n != 60 {
 		t.Fatalf("the first load read %d notes from the index, want 60", n)
 	}
@@ -107,10 +109,7 @@ func TestVectorsSnapshotIsTheIndex(t *testing.T) {
 	// Another process, nothing changed: nothing read from the index, and
 	// nothing written (the snapshot is current).
 	before, _ := os.Stat(file)
-	second, idx := open()
-	if err := second.Warm(ctx); err != nil {
-		t.Fatal(err)
-	}
+	second, idx := warm("build A")
 	if n := idx.read(); n != 0 {
 		t.Fatalf("a start from a current snapshot read %d notes from the index, want 0", n)
 	}
@@ -134,10 +133,7 @@ func TestVectorsSnapshotIsTheIndex(t *testing.T) {
 		}
 	}
 	e.embed()
-	third, idx := open()
-	if err := third.Warm(ctx); err != nil {
-		t.Fatal(err)
-	}
+	third, idx := warm("build A")
 	if n := idx.read(); n != 5 {
 		t.Fatalf("a start from a stale snapshot read %d notes from the index, want the 5 added or rewritten", n)
 	}
@@ -154,10 +150,7 @@ func TestVectorsSnapshotIsTheIndex(t *testing.T) {
 		if err := os.WriteFile(file, bad, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		damaged, idx := open()
-		if err := damaged.Warm(ctx); err != nil {
-			t.Fatal(err)
-		}
+		damaged, idx := warm("build A")
 		if n := idx.read(); n != 61 {
 			t.Fatalf("byte %d damaged: %d notes read from the index, want all 61", at, n)
 		}
@@ -170,10 +163,7 @@ func TestVectorsSnapshotIsTheIndex(t *testing.T) {
 	if err := os.WriteFile(file, data[:len(data)/2], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	short, idx := open()
-	if err := short.Warm(ctx); err != nil {
-		t.Fatal(err)
-	}
+	short, idx := warm("build A")
 	if n := idx.read(); n != 61 {
 		t.Fatalf("a snapshot cut short: %d notes read from the index, want all 61", n)
 	}
@@ -181,11 +171,7 @@ func TestVectorsSnapshotIsTheIndex(t *testing.T) {
 
 	// Another build whose arithmetic is this one's (an upgrade that
 	// changed nothing in it): its sample matches, the snapshot is used.
-	upgraded, idx := open()
-	search.SetBuild(upgraded, "build B")
-	if err := upgraded.Warm(ctx); err != nil {
-		t.Fatal(err)
-	}
+	upgraded, idx := warm("build B")
 	if n := idx.read(); n != 61 {
 		t.Fatalf("another build of the same arithmetic read %d notes from the index, want its sample only (all 61 of them here)", n)
 	}
@@ -195,19 +181,12 @@ func TestVectorsSnapshotIsTheIndex(t *testing.T) {
 	// as another build's arithmetic would write it: that build ("A") trusts
 	// its own file, another ("B") finds its sample differ and reads
 	// everything from the index.
-	perturbed, _ := open()
-	if err := perturbed.Warm(ctx); err != nil {
-		t.Fatal(err)
-	}
+	perturbed, _ := warm("build A")
 	search.PerturbVectors(perturbed)
 	if err := perturbed.SaveVectors(ctx); err != nil {
 		t.Fatal(err)
 	}
-	other, idx := open()
-	search.SetBuild(other, "build B")
-	if err := other.Warm(ctx); err != nil {
-		t.Fatal(err)
-	}
+	other, idx := warm("build B")
 	if n := idx.read(); n != 61+61 {
 		t.Fatalf("a snapshot of other arithmetic: %d notes read from the index, want its sample (all 61) and then all 61", n)
 	}
