@@ -764,10 +764,23 @@ type textPlan struct {
 // Searches with a filter keep the default plan (the counts are the whole
 // index's).
 func (s *Service) fulltextMatch(ctx context.Context, tv *textVersion, p *parsed, f noema.SearchFilter) (textPlan, error) {
-	plan := textPlan{match: p.match()}
 	if tv == nil {
 		tv = &textVersion{}
 	}
+	plan, err := s.planText(ctx, tv, p, f)
+	if err == nil && tv.guess && !plan.together {
+		// Counts not confirmed yet chose a plan of several statements,
+		// which read no version: read it first, as before, and plan again.
+		*tv = textVersion{}
+		return s.planText(ctx, tv, p, f)
+	}
+	return plan, err
+}
+
+// planText is fulltextMatch's plan from the term counts, read or cached
+// (tv.guess: cached at a version not confirmed yet).
+func (s *Service) planText(ctx context.Context, tv *textVersion, p *parsed, f noema.SearchFilter) (textPlan, error) {
+	plan := textPlan{match: p.match()}
 	// Under a filter the counts would have to be the filtered notes'.
 	if len(p.terms) < 2 || !skipCommonTerms || !f.IsZero() {
 		return plan, nil
@@ -794,10 +807,6 @@ func (s *Service) fulltextMatch(ctx context.Context, tv *textVersion, p *parsed,
 		}
 	}
 	if len(skip) > 0 && rare >= Depth {
-		if tv.guess { // several statements: read the version first
-			*tv = textVersion{}
-			return s.fulltextMatch(ctx, tv, p, f)
-		}
 		plan.match = p.matchSkipping(skip)
 		return plan, nil
 	}
@@ -829,12 +838,6 @@ func (s *Service) fulltextMatch(ctx context.Context, tv *textVersion, p *parsed,
 		// Together joins (at 100,000 notes those reads are most of a rare
 		// word's time).
 		plan.counted, plan.version = some, tv.v
-	}
-	if tv.guess && !plan.together {
-		// Counts not confirmed yet choose a plan of several statements,
-		// which read no version: read it first, as before.
-		*tv = textVersion{}
-		return s.fulltextMatch(ctx, tv, p, f)
 	}
 	return plan, nil
 }
