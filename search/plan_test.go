@@ -13,12 +13,14 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/app"
 	"github.com/noema-mem/noema/decay"
 	"github.com/noema-mem/noema/internal/corpus"
 	"github.com/noema-mem/noema/internal/noematest"
+	"github.com/noema-mem/noema/notes"
 	"github.com/noema-mem/noema/search"
 	"github.com/noema-mem/noema/sqlite"
 )
@@ -536,4 +538,75 @@ func TestTextMergeAndBodies(t *testing.T) {
 	if len(before) < 120/raceStride || withBodies < 1000/raceStride {
 		t.Errorf("compared %d rankings, %d bodies: too few to tell", len(before), withBodies)
 	}
+}
+
+// TestKeptRowsSearchAsJoined checks a warmed service, whose index keeps
+// the notes' rows in memory (sqlite.SearchIndex.KeepNoteRows), against one
+// reading the same index file through another handle, which joins them in
+// SQL: every query kind, the whole answer (hits, scores, decay, ranks,
+// snippets, total) alike — and again after each write between two
+// searches: a note read (its decay moves), renamed, added.
+func TestKeptRowsSearchAsJoined(t *testing.T) {
+	ctx := context.Background()
+	a, _ := noematest.SyncedApp(t, corpus.Options{Seed: 31, Notes: 300}, app.Options{})
+	other, err := sqlite.Open(ctx, a.DB.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	at := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
+	kept := search.New(a.DB.Search(), nil, decay.DefaultConfig())
+	joined := search.New(other.Search(), nil, decay.DefaultConfig())
+	kept.Now, joined.Now = func() time.Time { return at }, func() time.Time { return at }
+	if err := kept.Warm(ctx); err != nil {
+		t.Fatal(err)
+	}
+	queries := strided(planQueries(t, a.DB, 31))
+	compare := func(step string, qs []string) {
+		t.Helper()
+		for _, q := range qs {
+			in := search.Input{Query: q, Limit: 20}
+			k, err := kept.Search(ctx, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			j, err := joined.Search(ctx, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(k, j) {
+				t.Fatalf("%s, %q: rows kept\n%+v\njoined\n%+v", step, q, k, j)
+			}
+		}
+	}
+	compare("first", queries)
+	// Writes to the notes of the first hits of a few queries.
+	for i, q := range queries[:min(6, len(queries))] {
+		r, err := kept.Search(ctx, search.Input{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Hits) == 0 {
+			continue
+		}
+		path := strings.TrimPrefix(r.Hits[len(r.Hits)-1].URI, noema.URIScheme) + ".md"
+		switch i % 3 {
+		case 0:
+			a.DB.Notes().LogAccess(ctx, path)
+		case 1:
+			if err := a.DB.Write(ctx, func(tx *sqlite.Tx) error { return sqlite.RenameNote(tx, path, "renamed/"+path) }); err != nil {
+				t.Fatal(err)
+			}
+			var n int
+			if err := other.Read().QueryRowContext(ctx, `SELECT COUNT(*) FROM notes WHERE path = ?`, "renamed/"+path).Scan(&n); err != nil || n != 1 {
+				t.Fatalf("rename %s: %d notes, %v", path, n, err)
+			}
+		case 2:
+			if _, err := a.Notes.Write(ctx, notes.WriteInput{Title: "Added " + q, Content: q + "\n" + q}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		compare(fmt.Sprintf("write %d", i), []string{q})
+	}
+	compare("last", queries)
 }

@@ -234,12 +234,22 @@ func (s *Service) refreshChunks(ctx context.Context) error {
 }
 
 // Warm loads now what the first search would otherwise load: the concept
-// names the query's words are matched against, then the note chunks'
+// names the query's words are matched against, the notes' rows (when the
+// index can keep them in memory: rowKeeper), then the note chunks'
 // vectors. While it runs, a hybrid search answers without the vectors
 // rather than wait (see VectorsLoading). It is optional; a server uses
 // Warming instead.
 func (s *Service) Warm(ctx context.Context) error {
 	return s.Warming()(ctx)
+}
+
+// rowKeeper is an index that can keep every note's row (path, title,
+// dates) in memory for the searches, as sqlite.SearchIndex.KeepNoteRows
+// does: the full-text ranking then joins none of its candidates to their
+// rows in SQL. Worth it for a process that answers many searches (a
+// server: Warming), not for one search.
+type rowKeeper interface {
+	KeepNoteRows(ctx context.Context) error
 }
 
 // Warming is Warm in two steps, for a server starting: from the moment it
@@ -255,6 +265,11 @@ func (s *Service) Warming() (load func(ctx context.Context) error) {
 		defer s.chunks.warming.Store(false)
 		if _, err := s.namesFor(ctx, true, nil); err != nil {
 			return err
+		}
+		if k, ok := s.DB.(rowKeeper); ok {
+			if err := k.KeepNoteRows(ctx); err != nil {
+				return err
+			}
 		}
 		if s.Embedder == nil {
 			return nil

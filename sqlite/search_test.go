@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -310,4 +311,65 @@ func counter(t *testing.T, read func(context.Context) (int64, error)) func() int
 		}
 		return v
 	}
+}
+
+// TestKeptNoteRowsFollowWrites checks the note rows a DB keeps in memory
+// for the searches (SearchIndex.KeepNoteRows): a ranking that reads the
+// versions (and so takes the rows from memory) answers hit for hit, score
+// and row alike, as the same ranking joined in SQL, after every kind of
+// write a row follows — a note added, retitled, renamed, re-dated, read,
+// deleted — each made between two searches.
+func TestKeptNoteRowsFollowWrites(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	put(t, db, textNote("a.md", "quorum lattice"), textNote("b.md", "quorum"), textNote("c.md", "lattice and more"))
+	if err := db.Search().KeepNoteRows(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check := func(step string) {
+		t.Helper()
+		q := noema.TextQuery{Match: `"quorum" OR "lattice"`, Weights: [3]float64{4, 1, 1}, Limit: 10}
+		joined, err := db.Search().SearchText(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var vs noema.IndexVersions
+		q.Versions = &vs
+		kept, err := db.Search().SearchText(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !vs.Read || len(kept) == 0 {
+			t.Fatalf("%s: versions read %v, %d hits", step, vs.Read, len(kept))
+		}
+		if !reflect.DeepEqual(kept, joined) {
+			t.Errorf("%s: rows kept in memory\n%+v\njoined\n%+v", step, kept, joined)
+		}
+	}
+	check("first")
+	put(t, db, textNote("d.md", "quorum again"))
+	check("added")
+	a := textNote("a.md", "quorum lattice")
+	a.Title = "Retitled"
+	put(t, db, a)
+	check("retitled")
+	write := func(fn func(tx *sqlite.Tx) error) {
+		t.Helper()
+		if err := db.Write(ctx, fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(func(tx *sqlite.Tx) error { return sqlite.RenameNote(tx, "b.md", "z.md") })
+	check("renamed")
+	write(func(tx *sqlite.Tx) error {
+		_, err := tx.Exec(`UPDATE notes SET modified_ns = modified_ns + 1000 WHERE path = 'c.md'`)
+		return err
+	})
+	check("re-dated")
+	db.Notes().LogAccess(ctx, "c.md")
+	check("read")
+	write(func(tx *sqlite.Tx) error { return sqlite.RenameNote(tx, "c.md", "y.md") })
+	check("read, then renamed")
+	remove(t, db, "d.md")
+	check("deleted")
 }

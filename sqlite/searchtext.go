@@ -174,7 +174,10 @@ func (t *textSearch) counted(ctx context.Context) error {
 // it found.
 //
 // With q.Versions it reads the index's text version and the concept
-// registry's there too (a statement apart took as long as the join).
+// registry's there too (a statement apart took as long as the join); and
+// when the DB keeps the notes' rows in memory (KeepNoteRows), the graph
+// log's position instead of joining the rows: those kept, brought up to
+// that position when they are behind, are the rows the join would read.
 //
 // With q.Bodies, the best q.Bodies notes' bodies come along: every note's
 // when limit is at most q.Bodies, else those numbered up to q.Bodies in
@@ -200,32 +203,75 @@ func (t *textSearch) rankJoined(ctx context.Context, expr, every string, everyAr
 		LEFT JOIN notes_fts_content b ON b.id = r.rowid AND r.rn <= `+strconv.Itoa(b)
 	}
 	versions := t.q.Versions
+	// With the versions, the note rows kept in memory (searchrows.go)
+	// stand for the join when they are of the log position the statement
+	// reads beside them.
+	var kept *noteRows
+	if versions != nil {
+		if kept, err = t.idx.db.keptNoteRows(ctx); err != nil {
+			return 0, 0, err
+		}
+	}
 	versionSQL, versionFrom := "0, ''", ""
 	if version || versions != nil {
 		// One row, read once: the outer loop of the join.
 		versionSQL, versionFrom = "v.t, v.c", `(SELECT
 			COALESCE((SELECT text_version FROM search_state WHERE id = 1), -1) AS t,
-			COALESCE((SELECT value FROM meta WHERE key = '`+ConceptsVersionKey+`'), '') AS c) v CROSS JOIN `
+			COALESCE((SELECT value FROM meta WHERE key = '`+ConceptsVersionKey+`'), '') AS c`
+		if kept != nil {
+			versionSQL, versionFrom = versionSQL+", v.g", versionFrom+`,
+			COALESCE((SELECT MAX(seq) FROM graph_log), 0) AS g`
+		}
+		versionFrom += `) v CROSS JOIN `
 	}
 	var concepts string
-	err = eachRow(ctx, t.idx.db.rdKept(), `SELECT r.rowid, r.score, r.every, `+body+`, `+versionSQL+`, `+searchNoteColumns+` FROM `+versionFrom+`(`+ranked+`) r
-		JOIN notes n ON n.id = r.rowid LEFT JOIN access a ON a.path = n.path`+bodyOn, args, func(r *sql.Rows) error {
-		var id int64
-		var score float64
-		var all bool
-		var n noema.SearchNote
-		var mod, acc int64
-		var b sql.NullString
-		if err := r.Scan(&id, &score, &all, &b, &textVersion, &concepts, &n.ID, &n.Path, &n.Title, &mod, &acc); err != nil {
-			return err
+	var seq int64
+	if kept != nil {
+		var read []*textRank
+		err = eachRow(ctx, t.idx.db.rdKept(), `SELECT r.rowid, r.score, r.every, `+body+`, `+versionSQL+` FROM `+versionFrom+`(`+ranked+`) r`+bodyOn, args, func(r *sql.Rows) error {
+			rk := &textRank{joined: true}
+			var b sql.NullString
+			if err := r.Scan(&rk.id, &rk.score, &rk.every, &b, &textVersion, &concepts, &seq); err != nil {
+				return err
+			}
+			rk.body, rk.hasBody = b.String, b.Valid
+			read = append(read, rk)
+			return nil
+		})
+		if err == nil && len(read) > 0 && seq != kept.seq {
+			kept, err = t.idx.db.currentNoteRows(ctx, seq)
 		}
-		n.Modified, n.Accessed = noteTimes(mod, acc)
-		rk := &textRank{id: id, score: score, every: all, joined: true, note: n, body: b.String, hasBody: b.Valid}
-		t.byID[id] = rk
-		t.list = append(t.list, rk)
-		found++
-		return nil
-	})
+		for _, rk := range read {
+			if err != nil {
+				break
+			}
+			var ok bool
+			if rk.note, ok = kept.get(rk.id); ok {
+				t.byID[rk.id] = rk
+				t.list = append(t.list, rk)
+				found++
+			}
+		}
+	} else {
+		err = eachRow(ctx, t.idx.db.rdKept(), `SELECT r.rowid, r.score, r.every, `+body+`, `+versionSQL+`, `+searchNoteColumns+` FROM `+versionFrom+`(`+ranked+`) r
+		JOIN notes n ON n.id = r.rowid LEFT JOIN access a ON a.path = n.path`+bodyOn, args, func(r *sql.Rows) error {
+			var id int64
+			var score float64
+			var all bool
+			var n noema.SearchNote
+			var mod, acc int64
+			var b sql.NullString
+			if err := r.Scan(&id, &score, &all, &b, &textVersion, &concepts, &n.ID, &n.Path, &n.Title, &mod, &acc); err != nil {
+				return err
+			}
+			n.Modified, n.Accessed = noteTimes(mod, acc)
+			rk := &textRank{id: id, score: score, every: all, joined: true, note: n, body: b.String, hasBody: b.Valid}
+			t.byID[id] = rk
+			t.list = append(t.list, rk)
+			found++
+			return nil
+		})
+	}
 	if versions != nil {
 		*versions = noema.IndexVersions{Text: textVersion, Concepts: concepts, Read: err == nil && found > 0}
 	}

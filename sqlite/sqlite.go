@@ -56,6 +56,11 @@ type DB struct {
 	// mentionsFirst is held while the first is read (firstMentions).
 	mentions      atomic.Pointer[mentionGraph]
 	mentionsFirst sync.Mutex
+	// noteRows are the notes' search rows kept in memory once rowsKept
+	// (searchrows.go); rowsMu is held while they are brought up to date.
+	noteRows atomic.Pointer[noteRows]
+	rowsKept atomic.Bool
+	rowsMu   sync.Mutex
 	// chunkCheck is, by model, where NotesToChunk left off.
 	chunkMu    sync.Mutex
 	chunkCheck map[string]chunkCheck
