@@ -199,12 +199,15 @@ func TestSurvivorIsNotTheTypo(t *testing.T) {
 }
 
 // TestNewShapesVerdictMatchesMerge: round 6's evidence (a sole surname,
-// a standard short form, a place's region), backed by notes that link
-// both names, makes analyze_duplicates say merge, and merge_concepts
+// a standard short form, a place's region) and round 7's plurals, backed
+// by notes that link both names, make analyze_duplicates say merge, and merge_concepts
 // accepts each such group as proposed, without force.
 func TestNewShapesVerdictMatchesMerge(t *testing.T) {
 	ctx := context.Background()
-	pairs := [][2]string{{"Wittgenstein", "Ludwig Wittgenstein"}, {"Sgt.", "sergeant"}, {"Salzburg", "Salzburg, Austria"}}
+	pairs := [][2]string{{"Wittgenstein", "Ludwig Wittgenstein"}, {"Sgt.", "sergeant"}, {"Salzburg", "Salzburg, Austria"},
+		// Round 7: plurals the word list decides, closed-class and
+		// foreign plurals, letters NFD leaves whole.
+		{"Hoof", "Hooves"}, {"tomato", "tomatoes"}, {"Kibbutz", "Kibbutzim"}, {"beach", "beaches"}, {"Łódź", "Lodz"}}
 	files := map[string]string{}
 	for i, p := range pairs {
 		for k := range 2 {

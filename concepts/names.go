@@ -175,14 +175,23 @@ var fileExtensions = map[string]bool{
 	"ipynb": true, "docx": true, "xlsx": true, "zip": true, "tar": true, "gz": true, "webp": true,
 }
 
-// irregularPlurals fold to their singular.
+// irregularPlurals fold to their singular: the closed classes of English
+// (f -> -ves, vowel changes) and the foreign plurals whose singular no
+// rule below can tell from a word of its own (-a of -um: the rule would
+// make "tantra" "tantrum" and "magnesia" "magnesium"; -ices; Hebrew -im
+// and -ot).
 var irregularPlurals = map[string]string{
 	"indices": "index", "matrices": "matrix", "vertices": "vertex", "children": "child",
 	"people": "person", "analyses": "analysis", "criteria": "criterion", "phenomena": "phenomenon",
 	"hypotheses": "hypothesis", "theses": "thesis", "axes": "axis", "mice": "mouse", "men": "man",
 	"women": "woman", "geese": "goose", "feet": "foot", "teeth": "tooth", "appendices": "appendix",
 	"schemata": "schema", "corpora": "corpus", "leaves": "leaf", "lives": "life", "halves": "half",
-	"knives": "knife", "wolves": "wolf", "selves": "self",
+	"knives": "knife", "wolves": "wolf", "selves": "self", "lice": "louse", "oxen": "ox",
+	// f and fe -> -ves, a closed class ("calves", but "curves", "saves").
+	"calves": "calf", "hooves": "hoof", "scarves": "scarf", "wharves": "wharf", "thieves": "thief",
+	"loaves": "loaf", "sheaves": "sheaf", "elves": "elf", "shelves": "shelf", "dwarves": "dwarf",
+	"wives": "wife", "beeves": "beef", "turves": "turf", "staves": "staff", "yourselves": "yourself",
+	"themselves": "themself", "ourselves": "ourself",
 	"radii": "radius", "nuclei": "nucleus", "stimuli": "stimulus", "fungi": "fungus", "cacti": "cactus",
 	"syllabi": "syllabus", "alumni": "alumnus", "foci": "focus", "loci": "locus",
 	// Latin and Greek -a, -ae, -ices and -es plurals.
@@ -197,6 +206,20 @@ var irregularPlurals = map[string]string{
 	"helices": "helix", "simplices": "simplex", "crises": "crisis", "diagnoses": "diagnosis",
 	"prognoses": "prognosis", "syntheses": "synthesis", "parentheses": "parenthesis", "oases": "oasis",
 	"neuroses": "neurosis", "genera": "genus", "stomata": "stoma", "lemmata": "lemma",
+	"phyla": "phylum", "subphyla": "subphylum", "stadia": "stadium", "aquaria": "aquarium",
+	"terraria": "terrarium", "auditoria": "auditorium", "crematoria": "crematorium",
+	"sanatoria": "sanatorium", "moratoria": "moratorium", "compendia": "compendium",
+	"gymnasia": "gymnasium", "podia": "podium", "atria": "atrium", "septa": "septum",
+	"ultimata": "ultimatum", "continua": "continuum", "equilibria": "equilibrium",
+	"flagella": "flagellum", "cerebella": "cerebellum", "mausolea": "mausoleum", "ilia": "ilium",
+	"sera": "serum", "desiderata": "desideratum", "dicta": "dictum", "fora": "forum",
+	"candelabra": "candelabrum", "emporia": "emporium", "honoraria": "honorarium", "cilia": "cilium",
+	"epithelia": "epithelium", "mycelia": "mycelium", "sporangia": "sporangium", "momenta": "momentum",
+	"colloquia": "colloquium", "codices": "codex", "radices": "radix", "cervices": "cervix",
+	"stigmata": "stigma", "dogmata": "dogma",
+	// Hebrew -im and -ot.
+	"cherubim": "cherub", "seraphim": "seraph", "kibbutzim": "kibbutz", "moshavim": "moshav",
+	"goyim": "goy", "matzot": "matzo", "matzoth": "matzo", "mitzvot": "mitzvah", "mitzvoth": "mitzvah",
 }
 
 // keepS are words that end in s without being plurals.
@@ -216,6 +239,14 @@ var keepS = map[string]bool{
 // singular folds an English plural to its singular; other words are
 // returned as they are. Both names of a pair go through it, so a wrong
 // singular only matters when it makes two different words equal.
+// Besides the suffix rules and irregularPlurals, the shapes that are
+// plurals only of some words ask the English word list (4-20 letters):
+// -es after a word ("heroes", "beaches", "bonuses", but "canoes",
+// "caches"), -ies of a word in -ie ("movies"), -zzes ("quizzes"), and
+// the foreign -i of -us ("bacilli"), -ae of -a ("tibiae"), -eaux of -eau
+// -is of a word ("taxis"), and the compounds of -man, -mouse, -louse,
+// -foot, -tooth, -goose and the -ves of irregularPlurals ("firemen",
+// "dormice", "bookshelves") — each only when its singular is a word.
 func singular(w string) string {
 	if s, ok := irregularPlurals[w]; ok {
 		return s
@@ -223,6 +254,9 @@ func singular(w string) string {
 	n := len(w)
 	if n > 4 && strings.HasSuffix(w, "es") && keepS[w[:n-2]] {
 		return w[:n-2] // buses, viruses, statuses
+	}
+	if s, ok := pluralOfWord(w); ok {
+		return s
 	}
 	if n <= 3 || keepS[w] || !strings.HasSuffix(w, "s") || !isLetters(w) || w[n-2] == 'j' {
 		return w // "angularjs", "nextjs": not plurals
@@ -240,6 +274,53 @@ func singular(w string) string {
 		return w[:n-2]
 	}
 	return w[:n-1]
+}
+
+// compoundPlurals are the irregular plurals that end compounds
+// ("firemen", "dormice", "midwives"), with their singulars.
+var compoundPlurals = [][2]string{
+	{"men", "man"}, {"mice", "mouse"}, {"lice", "louse"}, {"feet", "foot"}, {"teeth", "tooth"},
+	{"geese", "goose"}, {"lives", "life"}, {"wives", "wife"}, {"knives", "knife"}, {"wolves", "wolf"},
+	{"shelves", "shelf"}, {"leaves", "leaf"},
+}
+
+// pluralOfWord folds the plurals whose shape is a plural only of some
+// words, by the English word list: the singular must be a word and, for
+// -es and -zzes, the regular fold ("heroe", "beache", "quizz") must not.
+func pluralOfWord(w string) (string, bool) {
+	n := len(w)
+	if n < 5 || !isLetters(w) || keepS[w] {
+		return "", false
+	}
+	l := englishWords()
+	switch {
+	case strings.HasSuffix(w, "zzes") && !l.has(w[:n-2]) && l.has(w[:n-3]):
+		return w[:n-3], true // quizzes
+	case strings.HasSuffix(w, "ies"):
+		// A word in -ie is the singular even when its -y is a word too:
+		// that is mostly a variant of it ("cookies": cookie, cooky).
+		if l.has(w[:n-1]) {
+			return w[:n-1], true // movies, zombies, brownies
+		}
+	case strings.HasSuffix(w, "es") && !strings.HasSuffix(w, "ies"):
+		if !l.has(w[:n-1]) && l.has(w[:n-2]) {
+			return w[:n-2], true // heroes, beaches, bonuses
+		}
+	case strings.HasSuffix(w, "eaux") && l.has(w[:n-1]):
+		return w[:n-1], true // plateaux
+	case strings.HasSuffix(w, "ae") && l.has(w[:n-1]):
+		return w[:n-1], true // tibiae
+	case strings.HasSuffix(w, "i") && l.has(w[:n-1]+"us"):
+		return w[:n-1] + "us", true // bacilli
+	case strings.HasSuffix(w, "is") && !strings.HasSuffix(w, "sis") && l.has(w[:n-1]):
+		return w[:n-1], true // taxis, kiwis (but "tennis", "pelvis")
+	}
+	for _, p := range compoundPlurals {
+		if stem, ok := strings.CutSuffix(w, p[0]); ok && len(stem) >= 2 && l.has(stem+p[1]) {
+			return stem + p[1], true // firemen, dormice
+		}
+	}
+	return "", false
 }
 
 func isLetters(w string) bool {
@@ -271,9 +352,23 @@ func stripAccents(s string) string {
 		if unicode.Is(unicode.Mn, r) {
 			continue
 		}
+		if t, ok := undecomposed[r]; ok {
+			b.WriteString(t)
+			continue
+		}
 		b.WriteRune(r)
 	}
 	return norm.NFC.String(b.String())
+}
+
+// undecomposed are the Latin letters that NFD leaves whole, with the
+// letters they are written as without diacritics ("Łódź" is "Lodz",
+// "Brønsted" "Bronsted", "Þingvellir" "Thingvellir"); ß is left to
+// the vault key's case folding ("ss").
+var undecomposed = map[rune]string{
+	'ł': "l", 'Ł': "L", 'ø': "o", 'Ø': "O", 'đ': "d", 'Đ': "D", 'æ': "ae", 'Æ': "Ae",
+	'œ': "oe", 'Œ': "Oe", 'þ': "th", 'Þ': "Th", 'ð': "d", 'Ð': "D", 'ı': "i", 'ħ': "h", 'Ħ': "H",
+	'ŧ': "t", 'Ŧ': "T",
 }
 
 // words splits a name into lowercase words, keeping symbol forms: a word's
