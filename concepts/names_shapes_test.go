@@ -66,6 +66,12 @@ func TestCompareNamesShapes(t *testing.T) {
 		{"CSS", "constraint satisfaction", ""},
 		{"GDB", "graph database", ""},
 		{"func", "function", ""},
+		// Round 7: acronyms a letter apart, a city and a word.
+		{"ANOVA", "ANCOVA", ""},
+		{"MANOVA", "MANCOVA", ""},
+		{"Medan", "Median", ""},
+		{"Kubernetes", "Kuberentes", "typo"},
+		{"Cincinnati", "Cincinatti", "typo"},
 	} {
 		a, b := analyseName(c.a), analyseName(c.b)
 		for _, ab := range [][2]*nameInfo{{&a, &b}, {&b, &a}} {

@@ -766,6 +766,10 @@ var (
 		"worm": true, "malware": true, "exploit": true, "headache": true, "flask": true, "audio editor": true,
 		"editor": true, "browser": true, "web browser": true, "api platform": true, "api": true,
 		"text editor": true, "ide": true, "compiler": true, "interpreter": true, "database": true,
+		// A company's group or holding: "Rakuten Group", "Tencent Holdings",
+		// but also "Lie group", "Magna Carta Holdings" (named after
+		// another thing) — the context says.
+		"group": true, "holding": true, "limited": true,
 	}
 	// lowerCategories may follow a word written in lower case.
 	lowerCategories = map[string]bool{
