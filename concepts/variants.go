@@ -28,6 +28,12 @@ var spellingWords = map[string]string{
 	"cosy": "cozy", "ploughing": "plowing", "smoulder": "smolder", "carat": "karat",
 	"arbour": "arbor", "axe": "ax", "practise": "practice", "speciality": "specialty",
 	"yoghurt": "yogurt", "cheques": "checks", "kerbs": "curbs", "tonne": "ton",
+	// Round 7 (split J): -il and -l words, compounds of the words above.
+	"instil": "instill", "distil": "distill", "fulfilment": "fulfillment", "enrolment": "enrollment",
+	"instilment": "installment", "appal": "appall", "draughtsman": "draftsman",
+	"draughtsmen": "draftsmen", "kerbside": "curbside", "kerbstone": "curbstone",
+	"manoeuvring": "maneuvering", "manoeuvred": "maneuvered", "manoeuvres": "maneuvers",
+	"manoeuvrable": "maneuverable",
 }
 
 // americanWord is w in American spelling when a systematic British
@@ -62,14 +68,20 @@ func americanWord(w string, plain bool) string {
 			return w[:n-len(s)] + "or" + s[3:]
 		}
 	}
-	for _, s := range []string{"tres", "tre", "bres", "bre"} {
-		// centre, theatre, metre, fibre, calibre; timbre is not timber.
+	for _, s := range []string{"tres", "tre", "bres", "bre", "gres", "gre", "chres", "chre"} {
+		// centre, theatre, metre, fibre, calibre, meagre, ochre; timbre
+		// is not timber, and "ogre", "acre", "massacre" keep theirs.
 		if strings.HasSuffix(w, s) && n-len(s) >= 2 && !strings.HasPrefix(w, "timbre") {
-			return w[:n-len(s)] + s[:1] + "er" + s[3:]
+			c, plural := strings.CutSuffix(s, "s")
+			w = w[:n-len(s)] + strings.TrimSuffix(c, "re") + "er"
+			if plural {
+				w += "s"
+			}
+			return w
 		}
 	}
-	for _, s := range []string{"elled", "elling", "eller", "ellers", "ellor", "alled", "alling"} {
-		// travelled, modelling, counsellor, signalled.
+	for _, s := range []string{"elled", "elling", "eller", "ellers", "ellor", "ellous", "alled", "alling"} {
+		// travelled, modelling, counsellor, marvellous, signalled.
 		if strings.HasSuffix(w, s) && n >= 8 {
 			return w[:n-len(s)+1] + s[2:]
 		}
@@ -98,7 +110,7 @@ func variantKey(n *nameInfo, text string) string {
 	for i, w := range n.content {
 		ws[i] = americanWord(w, plain)
 		if !plain {
-			ws[i] = slavicWord(ws[i])
+			ws[i] = translitWord(slavicWord(ws[i]))
 		}
 		changed = changed || ws[i] != w
 	}
@@ -145,6 +157,43 @@ func slavicWord(w string) string {
 	for i := 0; i < len(w); i++ {
 		if w[i] == 'y' && i > 0 && i+1 < len(w) && strings.IndexByte("aeiou", w[i-1]) >= 0 && strings.IndexByte("aeiou", w[i+1]) >= 0 {
 			continue // Dostoyevsky
+		}
+		b.WriteByte(w[i])
+	}
+	return b.String()
+}
+
+// translitWord writes a word of a capitalised name (5 letters or more)
+// in one transliteration of the Russian letters that English writes two
+// ways: е first as "e" ("Yevgeny" / "Evgeny", "Yekaterinburg"), ий and ей
+// last as "i" ("Dmitry" / "Dmitri", "Sergey" / "Sergei", "Nikolay"),
+// ья and ия as "ia" ("Tatyana" / "Tatiana", "Natalya"). A final -y that
+// makes an English word is kept ("Terry", "Harry" are not "Terri",
+// "Harri"), and so are words that read the same either way.
+func translitWord(w string) string {
+	n := len(w)
+	if n < 5 || !isLetters(w) {
+		return w
+	}
+	if strings.HasPrefix(w, "ye") && strings.IndexByte("aeiouy", w[2]) < 0 {
+		w = w[1:] // Yevgeny, Yekaterinburg, Yeltsin
+	}
+	n = len(w)
+	switch {
+	case strings.HasSuffix(w, "iy"), strings.HasSuffix(w, "ey") && n >= 6, strings.HasSuffix(w, "ay") && n >= 6:
+		// Dmitriy, Sergey, Nikolay ("Casey", "Bombay" are five letters).
+		w = w[:n-1] + "i"
+		if strings.HasSuffix(w, "ii") {
+			w = w[:len(w)-1]
+		}
+	case w[n-1] == 'y' && strings.IndexByte("aeiouy", w[n-2]) < 0 && !englishWords().has(w):
+		w = w[:n-1] + "i" // Dmitry, Gorky, Nizhny
+	}
+	var b strings.Builder
+	for i := 0; i < len(w); i++ {
+		if w[i] == 'y' && i > 0 && i+1 < len(w) && w[i+1] == 'a' && strings.IndexByte("aeiouy", w[i-1]) < 0 {
+			b.WriteByte('i') // Tatyana, Natalya
+			continue
 		}
 		b.WriteByte(w[i])
 	}
