@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -103,5 +104,41 @@ func TestBestPassageShortcuts(t *testing.T) {
 				t.Fatalf("bestPassage(%q, %v, %v, %d) = %v, want %v", body, occ, idf, lines, got, want)
 			}
 		}
+	}
+}
+
+// TestIndexAnchored checks indexAnchored against bytes.Index on random
+// haystacks over a small alphabet (so needles occur, overlap and nearly
+// occur), with needles cut from them and random ones, at every anchor.
+func TestIndexAnchored(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const alphabet = "aabqz é"
+	for range 20000 {
+		hay := make([]byte, rng.IntN(60))
+		for i := range hay {
+			hay[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		var needle []byte
+		if len(hay) > 0 && rng.IntN(2) == 0 {
+			a := rng.IntN(len(hay))
+			needle = hay[a : a+rng.IntN(len(hay)-a)+1]
+		} else {
+			needle = make([]byte, rng.IntN(5)+1)
+			for i := range needle {
+				needle[i] = alphabet[rng.IntN(len(alphabet))]
+			}
+		}
+		want := bytes.Index(hay, needle)
+		for anchor := range needle {
+			if got := indexAnchored(hay, needle, anchor); got != want {
+				t.Fatalf("indexAnchored(%q, %q, %d) = %d, want %d", hay, needle, anchor, got, want)
+			}
+		}
+		if got := indexAnchored(hay, needle, rarestByte(needle)); got != want {
+			t.Fatalf("indexAnchored(%q, %q, rarest) = %d, want %d", hay, needle, got, want)
+		}
+	}
+	if got := rarestByte([]byte("seize")); got != 3 {
+		t.Errorf("rarestByte(seize) = %d, want 3 (z)", got)
 	}
 }

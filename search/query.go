@@ -70,14 +70,17 @@ type parsed struct {
 	// scratch the buffer it lowers a text into: a parsed query is used by
 	// one search, on one goroutine.
 	needles [][]byte
+	anchors []int
 	scratch []byte
 }
 
 // needle is what occurrences looks for of term i: its text with ASCII
-// capitals lowered, a word cut to its stem; nil for none.
-func (p *parsed) needle(i int) []byte {
+// capitals lowered, a word cut to its stem; nil for none. anchor is the
+// position of its rarest byte in English text (indexAnchored).
+func (p *parsed) needle(i int) (needle []byte, anchor int) {
 	if p.needles == nil {
 		p.needles = make([][]byte, len(p.terms))
+		p.anchors = make([]int, len(p.terms))
 		for j, t := range p.terms {
 			n := asciiLower(t.text)
 			if !t.cjk {
@@ -85,10 +88,11 @@ func (p *parsed) needle(i int) []byte {
 			}
 			if n != "" {
 				p.needles[j] = []byte(n)
+				p.anchors[j] = rarestByte(p.needles[j])
 			}
 		}
 	}
-	return p.needles[i]
+	return p.needles[i], p.anchors[i]
 }
 
 // empty reports whether the query has nothing to search for.

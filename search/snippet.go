@@ -197,12 +197,12 @@ func occurrences(text string, p *parsed) []occurrence {
 	lower := p.scratch
 	var out []occurrence
 	for ti, t := range p.terms {
-		needle := p.needle(ti)
+		needle, anchor := p.needle(ti)
 		if len(needle) == 0 {
 			continue
 		}
 		for from := 0; from < len(lower) && len(out) < 1000; {
-			i := bytes.Index(lower[from:], needle)
+			i := indexAnchored(lower[from:], needle, anchor)
 			if i < 0 {
 				break
 			}
@@ -233,6 +233,54 @@ func occurrences(text string, p *parsed) []occurrence {
 		sort.Slice(out, func(i, j int) bool { return out[i].a < out[j].a })
 	}
 	return out
+}
+
+// indexAnchored is bytes.Index(hay, needle): the first place of needle in
+// hay, -1 for none. It finds the candidates by needle's byte at anchor,
+// its rarest (rarestByte), where bytes.Index stops at every occurrence of
+// its first byte: in the lowered bodies the passage lift scans, a common
+// letter every few bytes, and most of the lift's time.
+func indexAnchored(hay, needle []byte, anchor int) int {
+	n := len(needle)
+	if n == 0 || anchor < 0 || anchor >= n {
+		return bytes.Index(hay, needle)
+	}
+	c := needle[anchor]
+	last := len(hay) - n + anchor // the anchor's last possible place
+	for i := anchor; i <= last; i++ {
+		j := bytes.IndexByte(hay[i:last+1], c)
+		if j < 0 {
+			return -1
+		}
+		i += j
+		if bytes.Equal(hay[i-anchor:i-anchor+n], needle) {
+			return i - anchor
+		}
+	}
+	return -1
+}
+
+// rarestByte returns the position in needle of its rarest byte in
+// English text (letters by their frequency; digits, other bytes and
+// those of multi-byte runes rarer than any letter), the first of equals.
+func rarestByte(needle []byte) int {
+	const byFrequency = "etaoinshrdlcumwfgypbvkjxqz" // most frequent first
+	rank := func(c byte) int {
+		if i := strings.IndexByte(byFrequency, c); i >= 0 {
+			return len(byFrequency) - i
+		}
+		if c == ' ' {
+			return len(byFrequency) + 1 // more frequent than any letter
+		}
+		return 0
+	}
+	best := 0
+	for i := 1; i < len(needle); i++ {
+		if rank(needle[i]) < rank(needle[best]) {
+			best = i
+		}
+	}
+	return best
 }
 
 // strictlyByStart reports whether occ is sorted by start, no two equal
