@@ -91,6 +91,42 @@ func (s *Service) liftBodies(p *parsed) int {
 	return PassageDepth
 }
 
+// textBodies is how many of the best full-text hits' bodies the ranking
+// statement reads (noema.TextQuery.Bodies): the passage lift's
+// (liftBodies); for a query of one term in so few notes (by its count
+// cached, countOne) that they are at most twice the page (need), every
+// one's, which the snippets then need not read in a statement of their
+// own (at 10,000 notes, a rare word's ten bodies apart cost more than its
+// twenty in the ranking); else none. The count only chooses the cost: a
+// stale one reads more or fewer bodies, and the snippets read the page's
+// that are missing.
+func (s *Service) textBodies(p *parsed, f noema.SearchFilter, need int) int {
+	if n := s.liftBodies(p); n > 0 {
+		return n
+	}
+	if len(p.terms) == 1 && f.IsZero() {
+		if docs, _, _, ok := s.terms.cached([]string{p.terms[0].expr()}); ok && docs[0] <= 2*need {
+			return Depth
+		}
+	}
+	return 0
+}
+
+// countOne counts the notes holding the term of a one-term query, when
+// the ranking read the index's version (tv) and the count is not cached
+// yet, for textBodies to choose by the next time.
+func (s *Service) countOne(ctx context.Context, tv *textVersion, p *parsed, f noema.SearchFilter) error {
+	if len(p.terms) != 1 || !f.IsZero() || !tv.read || tv.guess || s.liftBodies(p) > 0 {
+		return nil
+	}
+	exprs := []string{p.terms[0].expr()}
+	if _, ok := s.cachedDocs(tv, exprs); ok {
+		return nil
+	}
+	_, _, err := s.termDocs(ctx, tv, exprs)
+	return err
+}
+
 // termIDF returns each query term's share of the query's IDF (BM25's
 // log(1 + (N − n + ½)/(n + ½)), n the notes holding it), summing to 1.
 // The counts stop at half of the notes (termDocs), where the IDF is

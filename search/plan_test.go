@@ -541,11 +541,13 @@ func TestTextMergeAndBodies(t *testing.T) {
 }
 
 // TestKeptRowsSearchAsJoined checks a warmed service, whose index keeps
-// the notes' rows in memory (sqlite.SearchIndex.KeepNoteRows), against one
-// reading the same index file through another handle, which joins them in
-// SQL: every query kind, the whole answer (hits, scores, decay, ranks,
-// snippets, total) alike — and again after each write between two
-// searches: a note read (its decay moves), renamed, added.
+// the notes' rows in memory (sqlite.SearchIndex.KeepNoteRows) and which
+// has counted its terms, against a new one reading the same index file
+// through another handle, which joins the rows in SQL and reads a
+// one-word query's bodies apart: every query kind, the whole answer (hits,
+// scores, decay, ranks, snippets, total) alike — and again after each
+// write between two searches: a note read (its decay moves), renamed,
+// added.
 func TestKeptRowsSearchAsJoined(t *testing.T) {
 	ctx := context.Background()
 	a, _ := noematest.SyncedApp(t, corpus.Options{Seed: 31, Notes: 300}, app.Options{})
@@ -556,8 +558,7 @@ func TestKeptRowsSearchAsJoined(t *testing.T) {
 	t.Cleanup(func() { other.Close() })
 	at := time.Date(2026, 12, 3, 12, 0, 0, 0, time.UTC)
 	kept := search.New(a.DB.Search(), nil, decay.DefaultConfig())
-	joined := search.New(other.Search(), nil, decay.DefaultConfig())
-	kept.Now, joined.Now = func() time.Time { return at }, func() time.Time { return at }
+	kept.Now = func() time.Time { return at }
 	if err := kept.Warm(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -570,6 +571,10 @@ func TestKeptRowsSearchAsJoined(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// A new service each time: no term counted yet, so a
+			// one-word query's snippets read their bodies apart.
+			joined := search.New(other.Search(), nil, decay.DefaultConfig())
+			joined.Now = kept.Now
 			j, err := joined.Search(ctx, in)
 			if err != nil {
 				t.Fatal(err)
@@ -580,6 +585,7 @@ func TestKeptRowsSearchAsJoined(t *testing.T) {
 		}
 	}
 	compare("first", queries)
+	compare("again, terms counted", queries)
 	// Writes to the notes of the first hits of a few queries.
 	for i, q := range queries[:min(6, len(queries))] {
 		r, err := kept.Search(ctx, search.Input{Query: q})

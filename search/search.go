@@ -494,7 +494,10 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 	var bodies map[int64]readBody // read by the passage lift
 	var textErr error
 	if mode != ModeSemantic && !p.empty() {
-		text, textErr = s.rankText(ctx, tv, p, f)
+		text, textErr = s.rankText(ctx, tv, p, f, need)
+		if textErr == nil && len(text) > 0 && !text[0].HasBody {
+			textErr = s.countOne(ctx, tv, p, f)
+		}
 		if textErr == nil {
 			text, bodies, textErr = s.liftPassages(ctx, tv, p, text)
 		}
@@ -687,7 +690,7 @@ func (c *candidate) textScore(boost float64) float64 {
 // read none, one more statement does; counts of an older version make it
 // rank again from fresh ones, so the answer is always that of counts of
 // the version ranked.
-func (s *Service) rankText(ctx context.Context, tv *textVersion, p *parsed, f noema.SearchFilter) ([]noema.TextHit, error) {
+func (s *Service) rankText(ctx context.Context, tv *textVersion, p *parsed, f noema.SearchFilter, need int) ([]noema.TextHit, error) {
 	if !tv.read {
 		tv.mayGuess = true
 	}
@@ -703,7 +706,7 @@ func (s *Service) rankText(ctx context.Context, tv *textVersion, p *parsed, f no
 			EveryFirst: plan.everyFirst, Together: plan.together, BonusHoldsAll: p.bonusHoldsAll(),
 			Counted: plan.counted, Version: plan.version,
 			Weights: [3]float64{s.Tuning.TitleWeight, 1, 1}, Filter: f, Limit: Depth,
-			Bodies: s.liftBodies(p), Versions: &vs,
+			Bodies: s.textBodies(p, f, need), Versions: &vs,
 		})
 		if err != nil {
 			return nil, err

@@ -270,6 +270,15 @@ func (s *SearchIndex) SearchConcept(ctx context.Context, key string) (c noema.Se
 // SearchConceptNotes returns the notes f admits that link the concept (by
 // any of its keys) or are its page, each once, in no particular order.
 func (s *SearchIndex) SearchConceptNotes(ctx context.Context, conceptID string, f noema.SearchFilter) ([]noema.SearchNote, error) {
+	if f.IsZero() {
+		kept, err := s.db.keptNoteRows(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if kept != nil {
+			return s.conceptNotesKept(ctx, conceptID)
+		}
+	}
 	where, args := searchWhere(f)
 	args = append([]any{conceptID, conceptID}, args...)
 	out, err := collect(ctx, s.db.rdKept(), `SELECT `+searchNoteColumns+` FROM notes n
@@ -279,6 +288,42 @@ func (s *SearchIndex) SearchConceptNotes(ctx context.Context, conceptID string, 
 		AND `+where, args, func(rows *sql.Rows) (noema.SearchNote, error) { return scanSearchNote(rows) })
 	if err != nil {
 		return nil, fmt.Errorf("find notes linking %s: %w", conceptID, err)
+	}
+	return out, nil
+}
+
+// conceptNotesKept is SearchConceptNotes without a filter, the notes' rows
+// taken from those the DB keeps (KeepNoteRows) at the graph log position
+// the statement reads, as the ranking statement takes them.
+func (s *SearchIndex) conceptNotesKept(ctx context.Context, conceptID string) ([]noema.SearchNote, error) {
+	var ids []int64
+	var seq int64
+	err := eachRow(ctx, s.db.rdKept(), `SELECT g.seq, x.id FROM (SELECT COALESCE((SELECT MAX(seq) FROM graph_log), 0) AS seq) g
+		CROSS JOIN (SELECT l.note_id AS id FROM concept_keys k JOIN links l ON l.key = k.key WHERE k.concept_id = ?
+			UNION SELECT page_note_id FROM concepts WHERE id = ? AND page_note_id IS NOT NULL) x ORDER BY x.id`,
+		[]any{conceptID, conceptID}, func(r *sql.Rows) error {
+			var id int64
+			if err := r.Scan(&seq, &id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+			return nil
+		})
+	if err != nil {
+		return nil, fmt.Errorf("find notes linking %s: %w", conceptID, err)
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := s.db.currentNoteRows(ctx, seq)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]noema.SearchNote, 0, len(ids))
+	for _, id := range ids {
+		if n, ok := rows.get(id); ok {
+			out = append(out, n)
+		}
 	}
 	return out, nil
 }
