@@ -73,3 +73,20 @@ func twoWords(x, y string) bool {
 	l := englishWords()
 	return l.has(x) && l.has(y)
 }
+
+// twoCompounds reports whether x and y are compounds of two English words
+// with the first in common and different second ones ("firestone" /
+// "firestore": fire and stone, fire and store), so that one is no typo
+// of the other, as twoWords has it for whole words.
+func twoCompounds(x, y string) bool {
+	l := englishWords()
+	for k := 4; k <= min(len(x), len(y))-4; k++ {
+		if x[:k] != y[:k] {
+			return false
+		}
+		if x[k:] != y[k:] && l.has(x[:k]) && l.has(x[k:]) && l.has(y[k:]) {
+			return true
+		}
+	}
+	return false
+}

@@ -1685,8 +1685,10 @@ func typo(a, b *nameInfo, vocab map[string][]int32) (int, bool) {
 				return 0, false
 			}
 			// Two English words are two words ("desert" / "dessert",
-			// "stationary" / "stationery"), whatever the vault holds.
-			if x != y && twoWords(x, y) {
+			// "stationary" / "stationery"), whatever the vault holds, and
+			// so are compounds of one word and two others ("Firestone" /
+			// "Firestore").
+			if x != y && (twoWords(x, y) || twoCompounds(x, y)) {
 				return 0, false
 			}
 		}

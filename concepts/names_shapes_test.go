@@ -70,6 +70,8 @@ func TestCompareNamesShapes(t *testing.T) {
 		{"ANOVA", "ANCOVA", ""},
 		{"MANOVA", "MANCOVA", ""},
 		{"Medan", "Median", ""},
+		{"Firestone", "Firestore", ""},
+		{"benchmarking", "benchmmarking", "typo"},
 		{"Kubernetes", "Kuberentes", "typo"},
 		{"Cincinnati", "Cincinatti", "typo"},
 	} {
