@@ -1517,7 +1517,7 @@ func (j *judgement) byShortForm(short, long *nameInfo, vocab map[string][]int32)
 		return true
 	}
 	if countryPlace(short, long) {
-		j.veto = fmt.Sprintf("country_and_place: %q is a place named after the country %q", long.text, short.text)
+		j.veto = fmt.Sprintf("country_and_place: %q is a place named after the country or region %q", long.text, short.text)
 		return true
 	}
 	if cityPlace(short, long) {

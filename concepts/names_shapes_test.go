@@ -71,6 +71,8 @@ func TestCompareNamesShapes(t *testing.T) {
 		{"MANOVA", "MANCOVA", ""},
 		{"Medan", "Median", ""},
 		{"Firestone", "Firestore", ""},
+		{"Wisconsin", "Wisconsin River", ""},
+		{"Ontario", "Lake Ontario", ""},
 		{"benchmarking", "benchmmarking", "typo"},
 		{"Kubernetes", "Kuberentes", "typo"},
 		{"Cincinnati", "Cincinatti", "typo"},

@@ -510,10 +510,16 @@ var geographicWords = map[string]bool{
 	"mount": true, "mt": true, "island": true, "city": true, "valley": true, "basin": true, "gulf": true,
 }
 
-// countryPlace reports whether long is the one-word country short with a
-// geographic word ("Congo River", "Mount Kenya").
+// countryPlace reports whether long is the one-word country short, or a
+// region of the gazetteer (a US state, a province), with a geographic word
+// ("Congo River", "Mount Kenya", "Wisconsin River", "Lake Ontario").
 func countryPlace(short, long *nameInfo) bool {
-	if len(short.content) != 1 || !countries[short.content[0]] {
+	if len(short.content) == 0 || len(short.content) >= len(long.content) {
+		return false
+	}
+	if !(len(short.content) == 1 && countries[short.content[0]]) && !places().region[strings.Join(short.content, " ")] {
+		// Round 7: a region of the gazetteer too ("Wisconsin" /
+		// "Wisconsin River", "Ontario" / "Lake Ontario").
 		return false
 	}
 	for _, w := range long.content {
