@@ -3,9 +3,13 @@ package search
 import (
 	"bytes"
 	"math/rand/v2"
+	"reflect"
+	"sort"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/noema-mem/noema/internal/cjk"
 )
 
 // TestASCIILower checks the eight-bytes-at-a-time asciiLower against the
@@ -107,38 +111,95 @@ func TestBestPassageShortcuts(t *testing.T) {
 	}
 }
 
-// TestIndexAnchored checks indexAnchored against bytes.Index on random
-// haystacks over a small alphabet (so needles occur, overlap and nearly
-// occur), with needles cut from them and random ones, at every anchor.
-func TestIndexAnchored(t *testing.T) {
+// TestIndexFold checks indexFold against bytes.Index on the lowered text
+// on random text over a small alphabet of both cases (so needles occur,
+// overlap and nearly occur), with needles cut from it and random ones, at
+// every anchor; and occurrences, which uses it, against the same search
+// over a lowered copy.
+func TestIndexFold(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	const alphabet = "aabqz é"
+	const alphabet = "aAbBqzZ é\n"
 	for range 20000 {
-		hay := make([]byte, rng.IntN(60))
-		for i := range hay {
-			hay[i] = alphabet[rng.IntN(len(alphabet))]
+		text := make([]byte, rng.IntN(60))
+		for i := range text {
+			text[i] = alphabet[rng.IntN(len(alphabet))]
 		}
+		lower := lowerInto(nil, string(text))
 		var needle []byte
-		if len(hay) > 0 && rng.IntN(2) == 0 {
-			a := rng.IntN(len(hay))
-			needle = hay[a : a+rng.IntN(len(hay)-a)+1]
+		if len(text) > 0 && rng.IntN(2) == 0 {
+			a := rng.IntN(len(text))
+			needle = lower[a : a+rng.IntN(len(text)-a)+1]
 		} else {
 			needle = make([]byte, rng.IntN(5)+1)
 			for i := range needle {
 				needle[i] = alphabet[rng.IntN(len(alphabet))]
 			}
+			needle = lowerInto(nil, string(needle))
 		}
-		want := bytes.Index(hay, needle)
+		want := bytes.Index(lower, needle)
 		for anchor := range needle {
-			if got := indexAnchored(hay, needle, anchor); got != want {
-				t.Fatalf("indexAnchored(%q, %q, %d) = %d, want %d", hay, needle, anchor, got, want)
+			if got := indexFold(string(text), needle, anchor); got != want {
+				t.Fatalf("indexFold(%q, %q, %d) = %d, want %d", text, needle, anchor, got, want)
 			}
 		}
-		if got := indexAnchored(hay, needle, rarestByte(needle)); got != want {
-			t.Fatalf("indexAnchored(%q, %q, rarest) = %d, want %d", hay, needle, got, want)
+		if got := indexFold(string(text), needle, rarestByte(needle)); got != want {
+			t.Fatalf("indexFold(%q, %q, rarest) = %d, want %d", text, needle, got, want)
 		}
 	}
 	if got := rarestByte([]byte("seize")); got != 3 {
 		t.Errorf("rarestByte(seize) = %d, want 3 (z)", got)
+	}
+	// occurrences as it was: every term searched in a lowered copy.
+	ref := func(text string, p *parsed) []occurrence {
+		lower := lowerInto(nil, text)
+		var out []occurrence
+		for ti, tm := range p.terms {
+			needle, _ := p.needle(ti)
+			if len(needle) == 0 {
+				continue
+			}
+			for from := 0; from < len(lower) && len(out) < 1000; {
+				i := bytes.Index(lower[from:], needle)
+				if i < 0 {
+					break
+				}
+				a, b := from+i, from+i+len(needle)
+				if tm.cjk {
+					out = append(out, occurrence{a, b, ti})
+					from = b
+					continue
+				}
+				if a > 0 && isWordRuneBefore(text, a) {
+					from = b
+					continue
+				}
+				for b < len(text) {
+					r, size := utf8.DecodeRuneInString(text[b:])
+					if !isWordRune(r) || cjk.Is(r) {
+						break
+					}
+					b += size
+				}
+				out = append(out, occurrence{a, b, ti})
+				from = b
+			}
+		}
+		if !strictlyByStart(out) {
+			sort.Slice(out, func(i, j int) bool { return out[i].a < out[j].a })
+		}
+		return out
+	}
+	words := []string{"Compress", "compression", "ZIP", "zipper", "東京", "Läuft", "run", "RUNNING", "a", "data"}
+	for range 3000 {
+		var b strings.Builder
+		for range rng.IntN(30) {
+			b.WriteString(words[rng.IntN(len(words))])
+			b.WriteString([]string{" ", "\n", ", ", "", "-"}[rng.IntN(5)])
+		}
+		q := words[rng.IntN(len(words))] + " " + words[rng.IntN(len(words))]
+		p := parse(q)
+		if got, want := occurrences(b.String(), p), ref(b.String(), p); !reflect.DeepEqual(got, want) && (len(got) > 0 || len(want) > 0) {
+			t.Fatalf("occurrences(%q, %q) = %v, want %v", b.String(), q, got, want)
+		}
 	}
 }

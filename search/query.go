@@ -66,17 +66,16 @@ type parsed struct {
 	words []string
 	// truncated reports that terms were dropped past MaxTerms.
 	truncated bool
-	// needles are the terms as occurrences looks for them (needle), and
-	// scratch the buffer it lowers a text into: a parsed query is used by
-	// one search, on one goroutine.
+	// needles are the terms as occurrences looks for them (needle), with
+	// their anchors: a parsed query is used by one search, on one
+	// goroutine.
 	needles [][]byte
 	anchors []int
-	scratch []byte
 }
 
 // needle is what occurrences looks for of term i: its text with ASCII
 // capitals lowered, a word cut to its stem; nil for none. anchor is the
-// position of its rarest byte in English text (indexAnchored).
+// position of its rarest byte in English text (indexFold).
 func (p *parsed) needle(i int) (needle []byte, anchor int) {
 	if p.needles == nil {
 		p.needles = make([][]byte, len(p.terms))

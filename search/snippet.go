@@ -185,24 +185,21 @@ type occurrence struct{ a, b, term int }
 
 // occurrences finds the query's terms in text: a word term at the start of
 // a word that begins with its stem (the whole word is the occurrence), a
-// CJK run anywhere. Matching ignores ASCII case. At most 1,000 are found.
-// It lowers text into p's scratch buffer (parsed.lowered): the passage
-// lift runs it on every body it reads, and a copy per body was most of a
-// rare-word search's garbage.
+// CJK run anywhere. Matching ignores ASCII case (indexFold: the passage
+// lift runs it on every body it reads, and lowering a copy of each was a
+// third of its time). At most 1,000 are found.
 func occurrences(text string, p *parsed) []occurrence {
 	if p == nil || p.empty() || text == "" {
 		return nil
 	}
-	p.scratch = lowerInto(p.scratch, text)
-	lower := p.scratch
 	var out []occurrence
 	for ti, t := range p.terms {
 		needle, anchor := p.needle(ti)
 		if len(needle) == 0 {
 			continue
 		}
-		for from := 0; from < len(lower) && len(out) < 1000; {
-			i := indexAnchored(lower[from:], needle, anchor)
+		for from := 0; from < len(text) && len(out) < 1000; {
+			i := indexFold(text[from:], needle, anchor)
 			if i < 0 {
 				break
 			}
@@ -213,7 +210,6 @@ func occurrences(text string, p *parsed) []occurrence {
 				from = b
 				continue
 			}
-			// Lowering keeps every byte's class: text tells as well.
 			if a > 0 && isWordRuneBefore(text, a) {
 				from = b
 				continue
@@ -235,29 +231,69 @@ func occurrences(text string, p *parsed) []occurrence {
 	return out
 }
 
-// indexAnchored is bytes.Index(hay, needle): the first place of needle in
-// hay, -1 for none. It finds the candidates by needle's byte at anchor,
-// its rarest (rarestByte), where bytes.Index stops at every occurrence of
-// its first byte: in the lowered bodies the passage lift scans, a common
-// letter every few bytes, and most of the lift's time.
-func indexAnchored(hay, needle []byte, anchor int) int {
+// indexFold is bytes.Index(lowered text, needle), text's ASCII capitals
+// lowered (asciiLower), needle holding none: the first place of needle in
+// text ignoring ASCII case, -1 for none. It reads text as it is, finding
+// the candidates by needle's byte at anchor, its rarest (rarestByte), in
+// either case — where bytes.Index stops at every occurrence of the first
+// byte, a common letter every few bytes of the bodies the passage lift
+// scans.
+func indexFold(text string, needle []byte, anchor int) int {
 	n := len(needle)
 	if n == 0 || anchor < 0 || anchor >= n {
-		return bytes.Index(hay, needle)
+		return bytes.Index(lowerInto(nil, text), needle)
 	}
-	c := needle[anchor]
-	last := len(hay) - n + anchor // the anchor's last possible place
+	lo, up := needle[anchor], needle[anchor]
+	if 'a' <= lo && lo <= 'z' {
+		up = lo - ('a' - 'A')
+	}
+	last := len(text) - n + anchor // the anchor's last possible place
+	nextLo, nextUp := -1, -1       // the next place of each case at or after i; -2: none
+	if up == lo {
+		nextUp = -2
+	}
 	for i := anchor; i <= last; i++ {
-		j := bytes.IndexByte(hay[i:last+1], c)
-		if j < 0 {
-			return -1
+		if nextLo != -2 && nextLo < i {
+			if nextLo = strings.IndexByte(text[i:last+1], lo); nextLo >= 0 {
+				nextLo += i
+			} else {
+				nextLo = -2
+			}
 		}
-		i += j
-		if bytes.Equal(hay[i-anchor:i-anchor+n], needle) {
+		if nextUp != -2 && nextUp < i {
+			if nextUp = strings.IndexByte(text[i:last+1], up); nextUp >= 0 {
+				nextUp += i
+			} else {
+				nextUp = -2
+			}
+		}
+		switch {
+		case nextLo == -2 && nextUp == -2:
+			return -1
+		case nextUp == -2 || (nextLo != -2 && nextLo < nextUp):
+			i = nextLo
+		default:
+			i = nextUp
+		}
+		if equalFold(text[i-anchor:i-anchor+n], needle) {
 			return i - anchor
 		}
 	}
 	return -1
+}
+
+// equalFold reports whether s with its ASCII capitals lowered is needle.
+func equalFold(s string, needle []byte) bool {
+	for k := range len(needle) {
+		c := s[k]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != needle[k] {
+			return false
+		}
+	}
+	return true
 }
 
 // rarestByte returns the position in needle of its rarest byte in
