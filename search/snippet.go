@@ -103,7 +103,7 @@ func clean(s string) string {
 	}
 	s = b.String()
 	const hardMax = 3 * SnippetChars
-	if utf8.RuneCountInString(s) > hardMax {
+	if len(s) > hardMax && utf8.RuneCountInString(s) > hardMax { // no more runes than bytes
 		rs := []rune(s)
 		s = string(rs[:hardMax]) + Ellipsis
 	}
@@ -133,8 +133,12 @@ func window(body string, at int) string {
 	end := start
 	n := 0
 	for end < len(body) && n < SnippetChars {
-		_, size := utf8.DecodeRuneInString(body[end:])
-		end += size
+		if body[end] < utf8.RuneSelf {
+			end++
+		} else {
+			_, size := utf8.DecodeRuneInString(body[end:])
+			end += size
+		}
 		n++
 	}
 	if end < len(body) {
