@@ -25,10 +25,11 @@ import (
 )
 
 var (
-	evalFlag  = flag.Bool("eval", false, "run the retrieval-quality evaluation (TestEval) over every eval set")
-	evalSweep = flag.Bool("eval.sweep", false, "with -eval, also report a sweep of the tuning weights")
-	evalSets  = flag.String("eval.sets", "", "with -eval, only these sets (comma-separated names; default all)")
-	evalModel = flag.String("eval.minilm", "", "with -eval, embed with the minilm backend from this model folder (a meaning model) instead of the builtin")
+	evalFlag   = flag.Bool("eval", false, "run the retrieval-quality evaluation (TestEval) over every eval set")
+	evalSweep  = flag.Bool("eval.sweep", false, "with -eval, also report a sweep of the tuning weights")
+	evalSets   = flag.String("eval.sets", "", "with -eval, only these sets (comma-separated names; default all)")
+	evalModel  = flag.String("eval.minilm", "", "with -eval, embed with the minilm backend from this model folder (a meaning model) instead of the builtin")
+	evalOpenAI = flag.String("eval.openai", "", "with -eval, embed with the openai backend at this base URL (a meaning model: e2e/meaning/server.mjs serves one) instead of the builtin")
 )
 
 // goDocs returns one note per standard-library package that has a package
@@ -343,12 +344,19 @@ func indexSet(t testing.TB, set evalSet) *evalRun {
 	t.Helper()
 	ctx := context.Background()
 	var e *env
-	if *evalModel != "" {
+	switch {
+	case *evalModel != "":
 		cfg := config.Default()
 		cfg.Embedder.SwitchBackend(config.BackendMiniLM)
 		cfg.Embedder.ModelDir = *evalModel
 		e = newEnvWith(t, app.Options{Config: &cfg})
-	} else {
+	case *evalOpenAI != "":
+		cfg := config.Default()
+		cfg.Embedder.SwitchBackend(config.BackendOpenAI)
+		cfg.Embedder.URL = *evalOpenAI
+		cfg.Embedder.Model = "use-lite-512"
+		e = newEnvWith(t, app.Options{Config: &cfg})
+	default:
 		e = newEnv(t)
 	}
 	root := e.a.Vault.Root
@@ -587,6 +595,18 @@ func sweep(t *testing.T, r *evalRun) {
 		svc := search.New(r.e.a.DB.Search(), r.e.svc.Embedder, r.e.svc.Decay)
 		svc.Tuning.ConceptWeight = wc
 		rows = append(rows, evalRow{r.set.name, fmt.Sprintf("hybrid concept weight %g", wc), score(r.set.questions, r.ranked(svc, search.ModeHybrid))})
+	}
+	if *evalOpenAI != "" || *evalModel != "" {
+		// A meaning model's list: its weight against its floor.
+		for _, floor := range []float64{0.5, 0.7, 0.8, 0.9} {
+			for _, ws := range []float64{0, 0.05, 0.1, 0.2, 0.3, 0.5, 1} {
+				svc := search.New(r.e.a.DB.Search(), r.e.svc.Embedder, r.e.svc.Decay)
+				svc.Tuning.SemanticWeight, svc.Tuning.SemanticFloor = ws, floor
+				rows = append(rows, evalRow{r.set.name, fmt.Sprintf("hybrid floor %g weight %g", floor, ws), score(r.set.questions, r.ranked(svc, search.ModeHybrid))})
+			}
+		}
+		logTable(t, rows)
+		return
 	}
 	for _, boost := range []float64{0, 1, 1.1, 1.5, 2} {
 		for _, ws := range []float64{0, 0.1, 0.3, 0.5} {

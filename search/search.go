@@ -155,7 +155,7 @@ type Tuning struct {
 
 // DefaultTuning is the Tuning of a new Service.
 var DefaultTuning = Tuning{
-	TitleWeight: 4, SemanticWeight: 0.5, SpellingWeight: 0, SemanticFloor: 0.7, AllTermsBoost: 1.1,
+	TitleWeight: 4, SemanticWeight: 0.1, SpellingWeight: 0, SemanticFloor: 0.7, AllTermsBoost: 1.1,
 	PassageWeight: 0.5, PassageLines: 1, ConceptWeight: 1,
 }
 
