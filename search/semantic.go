@@ -266,19 +266,20 @@ func (s *Service) Warming() (load func(ctx context.Context) error) {
 		if _, err := s.namesFor(ctx, true, nil); err != nil {
 			return err
 		}
+		// The rows kept only save work: their failure does not keep the
+		// vectors from loading (searches then join the rows in SQL).
+		var rowsErr error
 		if k, ok := s.DB.(rowKeeper); ok {
-			if err := k.KeepNoteRows(ctx); err != nil {
-				return err
-			}
+			rowsErr = k.KeepNoteRows(ctx)
 		}
 		if s.Embedder == nil {
-			return nil
+			return rowsErr
 		}
 		if err := s.refreshChunks(ctx); err != nil {
-			return err
+			return errors.Join(rowsErr, err)
 		}
 		// Loaded: searches use the vectors while they are written.
 		s.chunks.warming.Store(false)
-		return s.SaveVectors(ctx)
+		return errors.Join(rowsErr, s.SaveVectors(ctx))
 	}
 }

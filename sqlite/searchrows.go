@@ -191,9 +191,11 @@ func refreshNoteRows(ctx context.Context, tx *sql.Tx, p *pools, prev *noteRows) 
 // (search.Service.Warming); a one-off search does not: reading every row
 // costs more than joining one search's candidates.
 func (s *SearchIndex) KeepNoteRows(ctx context.Context) error {
+	if _, err := s.db.currentNoteRows(ctx, -1); err != nil {
+		return err // not kept: searches join the rows
+	}
 	s.db.rowsKept.Store(true)
-	_, err := s.db.currentNoteRows(ctx, -1)
-	return err
+	return nil
 }
 
 // keptNoteRows returns the note rows kept, nil when none are (not asked
