@@ -103,19 +103,21 @@ func (r *noteRows) sparse() bool {
 const noteRowSQL = `SELECT n.id, n.path, n.title, n.modified_ns, COALESCE(a.accessed_ns, 0)
 	FROM notes n LEFT JOIN access a ON a.path = n.path`
 
+// scanNoteRow scans a row of noteRowSQL.
+func scanNoteRow(rows *sql.Rows) (id int64, row noteRow, err error) {
+	err = rows.Scan(&id, &row.path, &row.title, &row.mod, &row.acc)
+	return id, row, err
+}
+
 // readNoteRows reads every note's row at log position seq.
 func readNoteRows(ctx context.Context, tx *sql.Tx, p *pools, seq int64) (*noteRows, error) {
 	e := editRows(&noteRows{pools: p, seq: seq})
 	err := eachRow(ctx, tx, noteRowSQL, nil, func(rows *sql.Rows) error {
-		var id int64
-		var row noteRow
-		if err := rows.Scan(&id, &row.path, &row.title, &row.mod, &row.acc); err != nil {
-			return err
-		}
-		if id >= 0 && row.path != "" {
+		id, row, err := scanNoteRow(rows)
+		if err == nil && id >= 0 && row.path != "" {
 			e.set(id, row)
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read note rows: %w", err)
@@ -153,9 +155,8 @@ func refreshNoteRows(ctx context.Context, tx *sql.Tx, p *pools, prev *noteRows) 
 	e.r.seq = hi
 	seen := map[int64]bool{}
 	keep := func(rows *sql.Rows) error {
-		var id int64
-		var row noteRow
-		if err := rows.Scan(&id, &row.path, &row.title, &row.mod, &row.acc); err != nil {
+		id, row, err := scanNoteRow(rows)
+		if err != nil {
 			return err
 		}
 		seen[id] = true

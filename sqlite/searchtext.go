@@ -241,15 +241,14 @@ func (t *textSearch) rankJoined(ctx context.Context, expr, every string, everyAr
 		if err == nil && len(read) > 0 && seq != kept.seq {
 			kept, err = t.idx.db.currentNoteRows(ctx, seq)
 		}
-		for _, rk := range read {
-			if err != nil {
-				break
-			}
-			var ok bool
-			if rk.note, ok = kept.get(rk.id); ok {
-				t.byID[rk.id] = rk
-				t.list = append(t.list, rk)
-				found++
+		if err == nil {
+			for _, rk := range read {
+				var ok bool
+				if rk.note, ok = kept.get(rk.id); ok {
+					t.byID[rk.id] = rk
+					t.list = append(t.list, rk)
+					found++
+				}
 			}
 		}
 	} else {
