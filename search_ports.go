@@ -169,8 +169,9 @@ type ChunkVectorIndex interface {
 	// chunks change (written, re-embedded or deleted).
 	SearchChunksVersion(ctx context.Context) (int64, error)
 	// SearchChunkStates returns, by note id, the note hash its chunks were
-	// cut from, for the notes whose chunks were embedded by model.
-	SearchChunkStates(ctx context.Context, model string) (map[int64]string, error)
+	// cut from, for the notes whose chunks were stored under key (the
+	// model and the chunking scheme, as PutChunks got it).
+	SearchChunkStates(ctx context.Context, key string) (map[int64]string, error)
 	// SearchChunkVectors calls fn with every chunk of the notes among ids
 	// that has a vector of model. The vector fn gets is valid until fn
 	// returns: fn copies what it keeps.

@@ -62,12 +62,15 @@ type EmbeddingCache interface {
 // ChunkIndex stores the chunks notes are cut into for embedding.
 type ChunkIndex interface {
 	// NotesToChunk calls fn for every note whose chunks are missing,
-	// stale, or embedded by another model.
-	NotesToChunk(ctx context.Context, model string, fn func(id int64, title, hash string)) error
+	// stale, or stored under another key than key. A key names the model
+	// and the chunking scheme (package semantic/chunk, Scheme.Key); the
+	// index only compares keys.
+	NotesToChunk(ctx context.Context, key string, fn func(id int64, title, hash string)) error
 	// NoteBody returns a note's indexed text; ok false when it is gone.
 	NoteBody(ctx context.Context, id int64) (body string, ok bool, err error)
-	// PutChunks stores notes' chunks, skipping notes changed since.
-	PutChunks(ctx context.Context, model string, notes []ChunkedNote) error
+	// PutChunks stores notes' chunks under key (see NotesToChunk),
+	// skipping notes changed since.
+	PutChunks(ctx context.Context, key string, notes []ChunkedNote) error
 	// CountChunks counts chunks and those with a vector for model.
 	CountChunks(ctx context.Context, model string) (total, embedded int, err error)
 	// SearchChunksVersion returns a counter that moves whenever any

@@ -33,7 +33,7 @@ func fakeSearch(t *testing.T) (*search.Service, *testkit.Search) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ix.SetChunks(id, testkit.Words{}.Name(), "h"+path, noema.ChunkVector{Start: 0, End: len(body), Vec: vecs[0]})
+		ix.SetChunks(id, testkit.Words{}, "h"+path, noema.ChunkVector{Start: 0, End: len(body), Vec: vecs[0]})
 	}
 	add(1, "Garbage collection", "runtime/gc.md", 1, []string{"runtime"}, "The garbage collector frees memory. Tracing garbage collection pauses the program.", "GC")
 	add(2, "Memory arenas", "runtime/arenas.md", 2, []string{"runtime/alloc"}, "Arenas free memory in bulk without a collector.")
@@ -114,7 +114,7 @@ func TestSemanticOnFake(t *testing.T) {
 	}
 	ix.AddNote(noema.SearchNote{ID: 6, Path: "nlp/lexer.md", Title: "Lexer", Modified: now}, nil, "A lexer emits lexemes.")
 	vecs, _ := testkit.Words{}.Embed(context.Background(), []string{"lexer lexemes lexer"})
-	ix.SetChunks(6, testkit.Words{}.Name(), "h6", noema.ChunkVector{End: 22, Vec: vecs[0]})
+	ix.SetChunks(6, testkit.Words{}, "h6", noema.ChunkVector{End: 22, Vec: vecs[0]})
 	if got := titles(run(t, s, search.Input{Query: "lexer lexemes lexer", Mode: search.ModeSemantic})); len(got) == 0 || got[0] != "Lexer" {
 		t.Errorf("after embedding a new note, semantic = %q, want Lexer first", got)
 	}

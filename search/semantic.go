@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/semantic/chunk"
 	"github.com/noema-mem/noema/vector"
 )
 
@@ -34,7 +35,7 @@ const VectorsLoading = "the note vectors are still being loaded (the server star
 type chunkCache struct {
 	mu      sync.RWMutex // held to write during a refresh
 	version int64
-	model   string
+	key     string // the chunks' key: model and scheme (chunk.Scheme.Key)
 	loaded  bool
 	idx     *vector.Index
 	hashes  map[int64]string // note id -> chunked hash loaded
@@ -134,23 +135,24 @@ func (s *Service) refreshChunks(ctx context.Context) error {
 		return err
 	}
 	model := s.Embedder.Name()
+	key := chunk.For(noema.IsSpellingModel(s.Embedder)).Key(model)
 	c := &s.chunks
 	c.mu.RLock()
-	fresh := c.loaded && c.version == version && c.model == model
+	fresh := c.loaded && c.version == version && c.key == key
 	c.mu.RUnlock()
 	if fresh {
 		return nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.loaded && c.version == version && c.model == model {
+	if c.loaded && c.version == version && c.key == key {
 		return nil
 	}
-	states, err := s.DB.SearchChunkStates(ctx, model)
+	states, err := s.DB.SearchChunkStates(ctx, key)
 	if err != nil {
 		return err
 	}
-	if c.model != model || c.idx == nil {
+	if c.key != key || c.idx == nil {
 		c.idx, c.hashes, c.counts, c.spans = nil, make(map[int64]string, len(states)), make(map[int64]int, len(states)), map[int64]noema.ChunkVector{}
 		c.fromIndex = 0
 		if !c.triedSnapshot {
@@ -158,7 +160,7 @@ func (s *Service) refreshChunks(ctx context.Context) error {
 			// this index, model and build; what changed since is read
 			// below as by any refresh.
 			c.triedSnapshot = true
-			if snap := s.loadChunkSnapshot(ctx, model, states); snap != nil {
+			if snap := s.loadChunkSnapshot(ctx, key, states); snap != nil {
 				c.idx, c.hashes, c.counts, c.spans = snap.idx, snap.hashes, snap.counts, snap.spans
 			}
 		}
@@ -225,7 +227,7 @@ func (s *Service) refreshChunks(ctx context.Context) error {
 		c.loaded = false
 		return noema.WrapError(setErr, noema.EINTERNAL, "load note vectors: %v", setErr)
 	}
-	c.version, c.model, c.loaded = version, model, true
+	c.version, c.key, c.loaded = version, key, true
 	c.fromIndex += len(load)
 	if first && s.VectorsFile != "" && c.idx != nil && c.idx.Len() >= cmp.Or(s.snapshotMin, snapshotMinChunks) && c.fromIndex > len(c.hashes)/20 {
 		c.saveDue.Store(true)

@@ -25,9 +25,10 @@ import (
 // never the truth:
 //
 //   - it names the index it was read from (noema.IndexIdentity), the
-//     embedding model and the build of noema that wrote it (cachefile:
+//     chunks' key (the embedding model and the chunking scheme,
+//     chunk.Scheme.Key) and the build of noema that wrote it (cachefile:
 //     the half-precision rows and int8 codes are that build's arithmetic);
-//     a snapshot of another index or model is ignored, one of another
+//     a snapshot of another index, model or scheme is ignored, one of another
 //     build unless a sample of its rows is what this build stores
 //     (sameArithmetic);
 //   - it holds, for each note, the chunked hash its vectors were read at;
@@ -46,7 +47,7 @@ import (
 // chunks: small vaults load fast enough without it.
 //
 // Layout (integers as unsigned varints): the magic; the index id, the
-// build id and the model (each its length, then its bytes); the chunks
+// build id and the chunks' key (each its length, then its bytes); the chunks
 // version; the number of notes, then each note's id, hash (length,
 // bytes) and chunk count; the number of chunks, then each chunk's note
 // id, position, start and end; whether an index follows (one byte), then
@@ -65,16 +66,16 @@ var errChunkSnapshot = errors.New("not a valid chunk vectors snapshot")
 
 // chunkSnapshot is what a snapshot holds.
 type chunkSnapshot struct {
-	indexID, build, model string
-	version               int64
-	idx                   *vector.Index
-	hashes                map[int64]string
-	counts                map[int64]int
-	spans                 map[int64]noema.ChunkVector
+	indexID, build, key string
+	version             int64
+	idx                 *vector.Index
+	hashes              map[int64]string
+	counts              map[int64]int
+	spans               map[int64]noema.ChunkVector
 }
 
 // writeChunks writes c (held for reading by the caller) as a snapshot of
-// the index indexID, model model, built by build.
+// the index indexID, built by build (the chunks' key is c's).
 func writeChunks(w io.Writer, c *chunkCache, indexID, build string) error {
 	crc := crc32.New(castagnoli)
 	bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 1<<16)
@@ -86,7 +87,7 @@ func writeChunks(w io.Writer, c *chunkCache, indexID, build string) error {
 	b = append(b, chunksMagic...)
 	str(indexID)
 	str(build)
-	str(c.model)
+	str(c.key)
 	b = binary.AppendUvarint(b, uint64(c.version))
 	notes := make([]int64, 0, len(c.hashes))
 	for id := range c.hashes {
@@ -177,7 +178,7 @@ func decodeChunks(r io.Reader, size int64) (*chunkSnapshot, error) {
 	if d.err == nil && string(magic) != chunksMagic {
 		return nil, errChunkSnapshot
 	}
-	s := &chunkSnapshot{indexID: d.string(), build: d.string(), model: d.string(), version: int64(d.uint())}
+	s := &chunkSnapshot{indexID: d.string(), build: d.string(), key: d.string(), version: int64(d.uint())}
 	nNotes := d.count(3)
 	s.hashes, s.counts = make(map[int64]string, nNotes), make(map[int64]int, nNotes)
 	for range nNotes {
@@ -315,7 +316,7 @@ func (s *Service) indexID(ctx context.Context) (string, error) {
 	return ix.IndexID(ctx)
 }
 
-// loadChunkSnapshot returns the snapshot of the chunk vectors of model for
+// loadChunkSnapshot returns the snapshot of the chunk vectors stored under key for
 // this index and build, or nil when there is none usable.
 // A snapshot another build wrote (an upgrade; a developer's rebuild) is
 // used only when a sample of its rows is what this build's Set makes of the
@@ -326,7 +327,7 @@ func (s *Service) indexID(ctx context.Context) (string, error) {
 // sample, and its snapshot is read as absent.
 const snapshotSample = 64
 
-func (s *Service) loadChunkSnapshot(ctx context.Context, model string, states map[int64]string) *chunkSnapshot {
+func (s *Service) loadChunkSnapshot(ctx context.Context, key string, states map[int64]string) *chunkSnapshot {
 	id, err := s.indexID(ctx)
 	if err != nil || id == "" {
 		return nil
@@ -335,7 +336,7 @@ func (s *Service) loadChunkSnapshot(ctx context.Context, model string, states ma
 	if err != nil {
 		return nil // none, or damaged: read from the index (and written anew)
 	}
-	if snap.indexID != id || snap.model != model {
+	if snap.indexID != id || snap.key != key {
 		return nil
 	}
 	if snap.build != s.buildID() && !s.sameArithmetic(ctx, snap, states) {
@@ -377,7 +378,7 @@ func (s *Service) sameArithmetic(ctx context.Context, snap *chunkSnapshot, state
 	}
 	fresh := vector.NewLike(snap.idx)
 	compared, same := 0, true
-	err := s.DB.SearchChunkVectors(ctx, snap.model, sample, func(cv noema.ChunkVector) {
+	err := s.DB.SearchChunkVectors(ctx, s.Embedder.Name(), sample, func(cv noema.ChunkVector) {
 		id := chunkID(cv.NoteID, cv.Idx)
 		if !same || fresh.Set(id, cv.Vec) != nil {
 			return

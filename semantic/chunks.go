@@ -15,16 +15,21 @@ type noteToChunk struct {
 	title, hash string
 }
 
-// RefreshChunks embeds notes as heading-aware chunks (see chunk.Body): notes
-// whose content changed since they were last chunked are cut again, and
-// only chunks whose text has no cached vector for the current model are
-// embedded — an edit re-embeds the chunks it touched, a model switch
-// re-embeds everything. Embedding runs outside write transactions.
+// RefreshChunks embeds notes as chunks cut by the embedder's scheme
+// (chunk.For: heading-aware sections for a spelling model, line-aware
+// passages for a meaning model): notes whose content changed since they
+// were last chunked, or that were chunked for another model or scheme, are
+// cut again, and only chunks whose text has no cached vector for the
+// current model are embedded — an edit re-embeds the chunks it touched, a
+// model switch re-embeds everything. Embedding runs outside write
+// transactions.
 func (s *Service) RefreshChunks(ctx context.Context) error {
 	s.refresh.Lock()
 	defer s.refresh.Unlock()
 	model := s.Embedder.Name()
-	todo, err := s.notesToChunk(ctx, model)
+	scheme := chunk.For(noema.IsSpellingModel(s.Embedder))
+	key := scheme.Key(model)
+	todo, err := s.notesToChunk(ctx, key)
 	if err != nil {
 		return err
 	}
@@ -48,7 +53,7 @@ func (s *Service) RefreshChunks(ctx context.Context) error {
 				continue // deleted meanwhile
 			}
 			nc := noema.ChunkedNote{ID: n.id, Hash: n.hash}
-			for _, c := range chunk.Body(body) {
+			for _, c := range scheme.Cut(body) {
 				text := c.EmbedText(n.title)
 				h := TextHash(text)
 				nc.Chunks = append(nc.Chunks, noema.StoredChunk{Heading: c.Heading, Start: c.Start, End: c.End, TextHash: h})
@@ -77,7 +82,7 @@ func (s *Service) RefreshChunks(ctx context.Context) error {
 			s.setProgress(func(p *Progress) { p.LastError = err.Error() })
 			return err
 		}
-		if err := s.DB.PutChunks(ctx, model, work); err != nil {
+		if err := s.DB.PutChunks(ctx, key, work); err != nil {
 			return err
 		}
 		s.setProgress(func(p *Progress) { p.ChunkNotesPending -= len(batch) })
@@ -86,11 +91,11 @@ func (s *Service) RefreshChunks(ctx context.Context) error {
 	return nil
 }
 
-// notesToChunk lists notes whose chunks are missing or stale, or were
-// embedded by another model.
-func (s *Service) notesToChunk(ctx context.Context, model string) ([]noteToChunk, error) {
+// notesToChunk lists notes whose chunks are missing or stale, or were cut
+// and embedded under another key (chunk.Scheme.Key: model and scheme).
+func (s *Service) notesToChunk(ctx context.Context, key string) ([]noteToChunk, error) {
 	var out []noteToChunk
-	err := s.DB.NotesToChunk(ctx, model, func(id int64, title, hash string) {
+	err := s.DB.NotesToChunk(ctx, key, func(id int64, title, hash string) {
 		out = append(out, noteToChunk{id: id, title: title, hash: hash})
 	})
 	return out, err

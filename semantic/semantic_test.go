@@ -14,6 +14,8 @@ import (
 	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/notes"
 	"github.com/noema-mem/noema/semantic"
+	"github.com/noema-mem/noema/semantic/chunk"
+	"github.com/noema-mem/noema/sqlite"
 )
 
 var now = time.Date(2026, 6, 1, 12, 0, 0, 0, time.UTC)
@@ -302,6 +304,70 @@ func TestRefreshChunksReembedsOnlyChangedChunks(t *testing.T) {
 	}
 	if p := a.Semantic.Status(ctx); p.ChunksEmbedded != p.Chunks {
 		t.Errorf("after switching models: %+v", p)
+	}
+}
+
+// TestChunkSchemeFollowsTheEmbedder checks that notes are cut by the
+// embedder's scheme (chunk.For): sections for the builtin spelling model,
+// passages for a meaning model, re-cut when the embedder changes, and
+// re-cut when a meaning model's chunks were stored before schemes existed
+// (under the model's bare name, as an older noema did).
+func TestChunkSchemeFollowsTheEmbedder(t *testing.T) {
+	ctx := context.Background()
+	a := openApp(t)
+	var chat strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&chat, "Speaker%d: turn %d of a chat about the weekend and the trip to the lake.\n", i%2, i)
+	}
+	w := noematest.WriteNote(t, a, notes.WriteInput{Title: "Chat", Content: chat.String()})
+	chunks := func() (n int, key string) {
+		t.Helper()
+		err := a.DB.Read().QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM note_chunks c JOIN notes n ON n.id = c.note_id WHERE n.path = ?),
+			(SELECT st.model FROM note_chunk_state st JOIN notes n ON n.id = st.note_id WHERE n.path = ?)`, w.Path, w.Path).Scan(&n, &key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n, key
+	}
+	refresh := func() {
+		t.Helper()
+		if err := a.Semantic.RefreshChunks(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spelling := a.Semantic.Embedder
+	if !noema.IsSpellingModel(spelling) {
+		t.Fatalf("the test app's embedder %s is not the spelling model this test starts from", a.Semantic.Embedder.Name())
+	}
+	refresh()
+	sections, key := chunks()
+	if want := len(chunk.Body(chat.String())); sections != want || key != a.Semantic.Embedder.Name() {
+		t.Fatalf("spelling model: %d chunks under %q, want %d (sections) under the model's name", sections, key, want)
+	}
+
+	// An index written before schemes existed holds a meaning model's
+	// sections under the model's bare name: the meaning model's refresh
+	// cuts the note again, into passages under its key.
+	meaning := constant{dim: 8}
+	err := a.DB.Write(ctx, func(tx *sqlite.Tx) error {
+		_, err := tx.Exec(`UPDATE note_chunk_state SET model = ?`, meaning.Name())
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Semantic.Embedder = meaning
+	refresh()
+	passages, key := chunks()
+	if want := len(chunk.Passages().Cut(chat.String())); passages != want || passages <= sections || key != chunk.Passages().Key(meaning.Name()) {
+		t.Fatalf("meaning model: %d chunks under %q, want %d passages (more than %d sections) under %q", passages, key, want, sections, chunk.Passages().Key(meaning.Name()))
+	}
+
+	// Back to the spelling model: sections again, under its name.
+	a.Semantic.Embedder = spelling
+	refresh()
+	if n, key := chunks(); n != sections || key != spelling.Name() {
+		t.Errorf("back to the spelling model: %d chunks under %q, want %d under %q", n, key, sections, spelling.Name())
 	}
 }
 

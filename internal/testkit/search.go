@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/noema-mem/noema"
+	"github.com/noema-mem/noema/semantic/chunk"
 )
 
 // Search is an in-memory search index ([noema.SearchIndex]): notes with
@@ -44,6 +45,7 @@ type searchNote struct {
 	links  map[string]bool // keys the note links
 	hash   string          // the content its chunks were cut from
 	model  string          // the embedder of its chunks
+	key    string          // what its chunks are stored under (chunk.Scheme.Key)
 	chunks []noema.ChunkVector
 }
 
@@ -69,7 +71,7 @@ func (s *Search) AddNote(n noema.SearchNote, tags []string, body string, links .
 		sn.links[s.key(l)] = true
 	}
 	if old := s.notes[n.ID]; old != nil {
-		sn.hash, sn.model, sn.chunks = old.hash, old.model, old.chunks
+		sn.hash, sn.model, sn.key, sn.chunks = old.hash, old.model, old.key, old.chunks
 	}
 	s.notes[n.ID] = sn
 	s.text++
@@ -90,15 +92,17 @@ func (s *Search) AddConcept(id, label string, page int64, aliases ...string) {
 }
 
 // SetChunks stores the chunks of the note noteID as cut from the content
-// with the hash and embedded by model (their NoteID is set).
-func (s *Search) SetChunks(noteID int64, model, hash string, chunks ...noema.ChunkVector) {
+// with the hash and embedded by e, under the key the semantic service
+// stores them under for e (chunk.For, Scheme.Key); their NoteID is set.
+func (s *Search) SetChunks(noteID int64, e noema.Embedder, hash string, chunks ...noema.ChunkVector) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := s.notes[noteID]
 	if n == nil {
 		panic(fmt.Sprintf("testkit: chunks of note %d, which was not added", noteID))
 	}
-	n.model, n.hash, n.chunks = model, hash, nil
+	n.model, n.hash, n.chunks = e.Name(), hash, nil
+	n.key = chunk.For(noema.IsSpellingModel(e)).Key(n.model)
 	for _, c := range chunks {
 		c.NoteID, c.Vec = noteID, slices.Clone(c.Vec)
 		n.chunks = append(n.chunks, c)
@@ -256,13 +260,13 @@ func (s *Search) SearchChunksVersion(ctx context.Context) (int64, error) {
 }
 
 // SearchChunkStates returns, by note id, the hash the chunks of each note
-// embedded by model were cut from.
-func (s *Search) SearchChunkStates(ctx context.Context, model string) (map[int64]string, error) {
+// stored under key were cut from.
+func (s *Search) SearchChunkStates(ctx context.Context, key string) (map[int64]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := map[int64]string{}
 	for id, n := range s.notes {
-		if n.model == model && len(n.chunks) > 0 {
+		if n.key == key && len(n.chunks) > 0 {
 			out[id] = n.hash
 		}
 	}

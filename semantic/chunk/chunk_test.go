@@ -1,6 +1,7 @@
 package chunk_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -64,12 +65,78 @@ func TestBodyInvalidUTF8(t *testing.T) {
 	}
 }
 
+// TestPassages checks the passages scheme on a chat note (one turn a line,
+// no blank lines) and on a note with headings, a list and code: chunks end
+// at line ends, stay within PassageMax, and a fenced block is not cut at
+// its lines.
+func TestPassages(t *testing.T) {
+	var chat strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&chat, "Speaker%d: turn number %d says something of about this length here.\n", i%2, i)
+	}
+	p := chunk.Passages()
+	chunks := p.Cut(chat.String())
+	if len(chunks) < 10 {
+		t.Fatalf("a chat of 40 turns cut into %d passages", len(chunks))
+	}
+	body := chat.String()
+	for _, c := range chunks {
+		if c.End-c.Start > chunk.PassageMax || c.End-c.Start < chunk.PassageMin && c.End != len(body) {
+			t.Errorf("passage of %d bytes: %q", c.End-c.Start, c.Text)
+		}
+		if c.End != len(body) && body[c.End-1] != '\n' {
+			t.Errorf("passage does not end at a line end: %q", c.Text)
+		}
+		if !strings.HasPrefix(c.Text, "Speaker") {
+			t.Errorf("passage does not start at a turn: %q", c.Text)
+		}
+	}
+
+	code := "```go\n" + strings.Repeat("x := 1 // a line of code in a block\n", 5) + "```\n"
+	doc := "# Notes\n- first item of a list, long enough to be a passage of its own here\n- second item\n" + code + "After the code.\n"
+	var sawCode bool
+	for _, c := range p.Cut(doc) {
+		if strings.Contains(c.Text, "x := 1") {
+			sawCode = true
+			if !strings.Contains(c.Text, "```go") || strings.Count(c.Text, "x := 1") != 5 {
+				t.Errorf("a fenced block cut at its lines: %q", c.Text)
+			}
+		}
+		if c.Heading != "Notes" {
+			t.Errorf("passage heading %q, want Notes", c.Heading)
+		}
+	}
+	if !sawCode {
+		t.Error("the code block is in no passage")
+	}
+}
+
+// TestSchemeKey checks which scheme an embedder gets and what the index
+// records its chunks under: a spelling model keeps the sections scheme and
+// the model's bare name (chunks stored before schemes stay valid), a
+// meaning model gets passages under a key of its own (its notes are cut
+// again after an upgrade).
+func TestSchemeKey(t *testing.T) {
+	if got := chunk.For(true); got != chunk.Sections() || got.Key("builtin/ngram-v1") != "builtin/ngram-v1" {
+		t.Errorf("spelling model: scheme %+v, key %q", got, got.Key("builtin/ngram-v1"))
+	}
+	m := chunk.For(false)
+	if m != chunk.Passages() || m.Key("openai/x") == "openai/x" || !strings.HasPrefix(m.Key("openai/x"), "openai/x#") {
+		t.Errorf("meaning model: scheme %+v, key %q", m, m.Key("openai/x"))
+	}
+	body := strings.Repeat("a sentence of some words.\n", 200)
+	if len(chunk.Body(body)) >= len(m.Cut(body)) {
+		t.Errorf("passages (%d) are not smaller than sections (%d)", len(m.Cut(body)), len(chunk.Body(body)))
+	}
+}
+
 // FuzzChunkBody checks the invariants of Body on arbitrary input: chunks are
 // ordered, non-empty, within the size limit, never split a rune of valid
 // UTF-8, hold their trimmed range, and leave out only white space. The fuzz
 // target cuts with small sizes (8 to 64 bytes, derived from size) so that
 // short inputs reach every cut and minimizing a new input stays fast; the
-// real sizes only scale the same code (TestChunkBody covers them).
+// real sizes only scale the same code (TestChunkBody covers them). A size
+// of 128 or more cuts by line too, as the passages scheme does.
 func FuzzChunkBody(f *testing.F) {
 	f.Add("# a\ntext\n\n## b\nmore\n", uint8(0))
 	f.Add(strings.Repeat("x", 100), uint8(3))
@@ -79,8 +146,12 @@ func FuzzChunkBody(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body string, size uint8) {
 		hi := 8 + int(size)%57
 		lo := hi * 5 / 8
+		byLine := size >= 128
+		if byLine {
+			lo = hi / 3
+		}
 		prev := 0
-		for _, c := range chunk.Split(body, lo, hi) {
+		for _, c := range chunk.Split(body, lo, hi, byLine) {
 			if c.Start < prev || c.End <= c.Start || c.End > len(body) {
 				t.Fatalf("bad range [%d,%d) after %d in %d bytes", c.Start, c.End, prev, len(body))
 			}

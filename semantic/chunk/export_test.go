@@ -1,4 +1,4 @@
 package chunk
 
-// Split exposes split (Body with chosen sizes) to the fuzz test.
+// Split exposes split (Scheme.Cut with chosen sizes) to the fuzz test.
 var Split = split
