@@ -193,6 +193,8 @@ func Open(ctx context.Context, dir string, opts Options) (*App, error) {
 	a := &App{Vault: v, DB: db, Indexer: ix, Notes: notes.New(v, noteIndex, ix, ix.MaxNoteBytes), Concepts: cs, Relations: relations.New(v, db.Relations(), ix, cs),
 		Semantic: semantic.New(db.Semantic(), emb, cfg.Decay, opts.Logger), Search: search.New(db.Search(), emb, cfg.Decay), Recall: recall.New(db.Mentions(), cs, cfg.Decay),
 		Config: cfg, Logger: opts.Logger, Follower: follower, store: store, reads: reads}
+	a.Semantic.Chunking = chunking(cfg.Embedder.Chunks)
+	a.Search.Chunking = a.Semantic.Chunking
 	cs.Similarity = a.Semantic.Similarity
 	a.GraphIndex = db.Graph()
 	a.Graph = graph.NewAnalyzer(db.Graph())

@@ -9,6 +9,7 @@ import (
 	"github.com/noema-mem/noema/embedding/builtin"
 	"github.com/noema-mem/noema/embedding/ollama"
 	"github.com/noema-mem/noema/embedding/openai"
+	"github.com/noema-mem/noema/semantic/chunk"
 )
 
 // NewEmbedder returns the embedder cfg configures. getenv resolves the API
@@ -57,4 +58,16 @@ func NewEmbedder(cfg config.Embedder, getenv func(string) string) (noema.Embedde
 	default:
 		return nil, noema.Errorf(noema.EINVALID, "unknown embedder backend %q (want builtin, ollama, openai or minilm)", cfg.Backend)
 	}
+}
+
+// chunking is the chunk scheme a configuration's embedder.chunks names; the
+// zero Scheme (auto) lets the services choose by the embedder's kind.
+func chunking(name string) chunk.Scheme {
+	switch name {
+	case config.ChunksPassages:
+		return chunk.Passages()
+	case config.ChunksSections:
+		return chunk.Sections()
+	}
+	return chunk.Scheme{}
 }

@@ -70,6 +70,13 @@ const (
 	BackendMiniLM = "minilm"
 )
 
+// Ways of cutting notes for embedding ([Embedder.Chunks]).
+const (
+	ChunksAuto     = "auto"
+	ChunksPassages = "passages"
+	ChunksSections = "sections"
+)
+
 // Backends lists the valid values of [Embedder.Backend].
 func Backends() []string {
 	return []string{BackendBuiltin, BackendOllama, BackendOpenAI, BackendMiniLM}
@@ -165,6 +172,11 @@ type Embedder struct {
 	Timeout time.Duration
 	// MaxRetries is the number of retries after a failed attempt.
 	MaxRetries int
+	// Chunks is how notes are cut for embedding: ChunksPassages (a turn
+	// or a paragraph each), ChunksSections (1,000–1,600 bytes each: four
+	// times fewer vectors), or "" / ChunksAuto, which is passages for a
+	// meaning model and sections for the builtin spelling model.
+	Chunks string
 }
 
 // Default returns the default configuration: the builtin embedder, default
@@ -287,6 +299,11 @@ func (c Config) Validate() error {
 	}
 	if e.Timeout <= 0 {
 		add("embedder.timeout %v: want a positive duration such as 30s", e.Timeout)
+	}
+	switch e.Chunks {
+	case "", ChunksAuto, ChunksPassages, ChunksSections:
+	default:
+		add("embedder.chunks %q is unknown (want %s, %s or %s)", e.Chunks, ChunksAuto, ChunksPassages, ChunksSections)
 	}
 	if e.MaxRetries < 0 || e.MaxRetries > MaxRetries {
 		add("embedder.max_retries %d: want 0 to %d", e.MaxRetries, MaxRetries)

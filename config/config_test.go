@@ -68,6 +68,7 @@ embedder:
   batch_size: 16
   timeout: 2m
   max_retries: 5
+  chunks: sections
 decay:
   function: power
   grace_days: 7
@@ -93,7 +94,7 @@ operations:
 		{"comments only", "# nothing yet\n", nil, config.Default()},
 		{"every key", full, nil, config.Config{
 			Embedder: config.Embedder{Backend: "ollama", Model: "nomic-embed-text", URL: "http://gpu-box:11434",
-				Dimensions: 768, BatchSize: 16, Timeout: 2 * time.Minute, MaxRetries: 5},
+				Dimensions: 768, BatchSize: 16, Timeout: 2 * time.Minute, MaxRetries: 5, Chunks: "sections"},
 			Decay: decay.Config{Func: decay.Power, GraceDays: 7, HalfLifeDays: 10.5,
 				FolderGrace: map[string]float64{"journal/": 3, "projects/": 60}},
 			MaxNoteBytes:  2 << 20,
@@ -117,16 +118,16 @@ operations:
 		{"env embedder", "-", map[string]string{
 			"NOEMA_EMBEDDER": "openai", "NOEMA_EMBED_MODEL": "text-embedding-3-large", "NOEMA_EMBED_URL": "https://proxy.example/v1",
 			"NOEMA_EMBED_KEY_ENV": "TEAM_KEY", "NOEMA_EMBED_DIMENSIONS": "1024", "NOEMA_EMBED_BATCH_SIZE": "128",
-			"NOEMA_EMBED_TIMEOUT": "10s", "NOEMA_EMBED_MAX_RETRIES": "0", "NOEMA_DECAY_HALFLIFE": "60", "NOEMA_DECAY_DISABLED": "true",
+			"NOEMA_EMBED_TIMEOUT": "10s", "NOEMA_EMBED_MAX_RETRIES": "0", "NOEMA_EMBED_CHUNKS": "passages", "NOEMA_DECAY_HALFLIFE": "60", "NOEMA_DECAY_DISABLED": "true",
 		}, mod(func(c *config.Config) {
 			c.Embedder = config.Embedder{Backend: "openai", Model: "text-embedding-3-large", URL: "https://proxy.example/v1",
-				APIKeyEnv: "TEAM_KEY", Dimensions: 1024, BatchSize: 128, Timeout: 10 * time.Second, MaxRetries: 0}
+				APIKeyEnv: "TEAM_KEY", Dimensions: 1024, BatchSize: 128, Timeout: 10 * time.Second, MaxRetries: 0, Chunks: "passages"}
 			c.Decay.HalfLifeDays = 60
 			c.Decay.Disabled = true
 		})},
 		{"env switching backend drops the file's model, url and dimensions", full, map[string]string{"NOEMA_EMBEDDER": "builtin"},
 			mod(func(c *config.Config) {
-				c.Embedder = config.Embedder{Backend: "builtin", BatchSize: 16, Timeout: 2 * time.Minute, MaxRetries: 5}
+				c.Embedder = config.Embedder{Backend: "builtin", BatchSize: 16, Timeout: 2 * time.Minute, MaxRetries: 5, Chunks: "sections"}
 				c.Decay = decay.Config{Func: decay.Power, GraceDays: 7, HalfLifeDays: 10.5,
 					FolderGrace: map[string]float64{"journal/": 3, "projects/": 60}}
 				c.MaxNoteBytes = 2 << 20
@@ -242,6 +243,7 @@ func TestValidate(t *testing.T) {
 		{"huge batch", mod(func(c *config.Config) { c.Embedder.BatchSize = 5000 }), "embedder.batch_size 5000: want 1 to 2048"},
 		{"zero timeout", mod(func(c *config.Config) { c.Embedder.Timeout = 0 }), "embedder.timeout"},
 		{"too many retries", mod(func(c *config.Config) { c.Embedder.MaxRetries = 11 }), "embedder.max_retries 11"},
+		{"unknown chunks", mod(func(c *config.Config) { c.Embedder.Chunks = "turns" }), `embedder.chunks "turns" is unknown (want auto, passages or sections)`},
 		{"zero note size", mod(func(c *config.Config) { c.MaxNoteBytes = 0 }), "max_note_bytes 0"},
 		{"negative debounce", mod(func(c *config.Config) { c.WatchDebounce = -time.Second }), "watch_debounce -1s"},
 		{"bad folder grace", mod(func(c *config.Config) { c.Decay.FolderGrace = map[string]float64{"/abs/": 1} }), "vault-relative"},

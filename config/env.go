@@ -44,6 +44,8 @@ func envSpecs() []envSpec {
 			durationSetter(func(c *Config) *time.Duration { return &c.Embedder.Timeout })},
 		{EnvVar{"NOEMA_EMBED_MAX_RETRIES", "retries after a failed embedding request"},
 			intSetter(func(c *Config) *int { return &c.Embedder.MaxRetries })},
+		{EnvVar{"NOEMA_EMBED_CHUNKS", "how notes are cut for embedding: auto (passages for a meaning model, sections for builtin), passages or sections"},
+			func(c *Config, v string) error { c.Embedder.Chunks = v; return nil }},
 		{EnvVar{"NOEMA_DECAY_FUNC", "decay curve: exponential or power"},
 			func(c *Config, v string) error { c.Decay.Func = decay.Func(v); return nil }},
 		{EnvVar{"NOEMA_DECAY_GRACE", "decay grace period in days"},

@@ -45,6 +45,7 @@ type fileEmbedder struct {
 	BatchSize  int      `yaml:"batch_size"`
 	Timeout    duration `yaml:"timeout"`
 	MaxRetries int      `yaml:"max_retries"`
+	Chunks     string   `yaml:"chunks"`
 }
 
 type fileDecay struct {
@@ -186,6 +187,7 @@ func toFile(c Config) fileConfig {
 		Embedder: fileEmbedder{
 			Backend: e.Backend, Model: e.Model, URL: e.URL, ModelDir: e.ModelDir, APIKeyEnv: e.APIKeyEnv,
 			Dimensions: e.Dimensions, BatchSize: e.BatchSize, Timeout: duration(e.Timeout), MaxRetries: e.MaxRetries,
+			Chunks: e.Chunks,
 		},
 		Decay: fileDecay{
 			Function: string(c.Decay.Func), GraceDays: c.Decay.GraceDays, HalfLifeDays: c.Decay.HalfLifeDays,
@@ -205,6 +207,7 @@ func fromFile(f fileConfig) Config {
 		Embedder: Embedder{
 			Backend: e.Backend, Model: e.Model, URL: e.URL, ModelDir: e.ModelDir, APIKeyEnv: e.APIKeyEnv,
 			Dimensions: e.Dimensions, BatchSize: e.BatchSize, Timeout: time.Duration(e.Timeout), MaxRetries: e.MaxRetries,
+			Chunks: e.Chunks,
 		},
 		Decay: decay.Config{
 			Func: decay.Func(f.Decay.Function), GraceDays: f.Decay.GraceDays, HalfLifeDays: f.Decay.HalfLifeDays,

@@ -97,6 +97,7 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/decay"
+	"github.com/noema-mem/noema/semantic/chunk"
 	"github.com/noema-mem/noema/timeline"
 )
 
@@ -155,7 +156,7 @@ type Tuning struct {
 
 // DefaultTuning is the Tuning of a new Service.
 var DefaultTuning = Tuning{
-	TitleWeight: 4, SemanticWeight: 0.1, SpellingWeight: 0, SemanticFloor: 0.7, AllTermsBoost: 1.1,
+	TitleWeight: 4, SemanticWeight: 0.2, SpellingWeight: 0, SemanticFloor: 0.5, AllTermsBoost: 1.1,
 	PassageWeight: 0.5, PassageLines: 1, ConceptWeight: 1,
 }
 
@@ -218,6 +219,10 @@ type Service struct {
 	Now func() time.Time
 	// Tuning weighs the ranking; New sets DefaultTuning.
 	Tuning Tuning
+	// Chunking is how the semantic service cut the notes (its Chunking):
+	// the chunks are read under that scheme's key. The zero Scheme is the
+	// embedder's own (chunk.For its kind).
+	Chunking chunk.Scheme
 
 	// VectorsFile is the file that keeps the note chunks' vectors between
 	// processes (snapshot.go): a cache of the index, written after a

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/noema-mem/noema"
-	"github.com/noema-mem/noema/semantic/chunk"
 	"github.com/noema-mem/noema/vector"
 )
 
@@ -135,7 +134,7 @@ func (s *Service) refreshChunks(ctx context.Context) error {
 		return err
 	}
 	model := s.Embedder.Name()
-	key := chunk.For(noema.IsSpellingModel(s.Embedder)).Key(model)
+	key := s.Chunking.OrFor(noema.IsSpellingModel(s.Embedder)).Key(model)
 	c := &s.chunks
 	c.mu.RLock()
 	fresh := c.loaded && c.version == version && c.key == key

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/noema-mem/noema"
-	"github.com/noema-mem/noema/semantic/chunk"
 )
 
 // chunkBatch is how many notes are chunked, embedded and stored together.
@@ -15,9 +14,9 @@ type noteToChunk struct {
 	title, hash string
 }
 
-// RefreshChunks embeds notes as chunks cut by the embedder's scheme
-// (chunk.For: heading-aware sections for a spelling model, line-aware
-// passages for a meaning model): notes whose content changed since they
+// RefreshChunks embeds notes as chunks cut by the service's Chunking, by
+// default the embedder's scheme (chunk.For: heading-aware sections for a
+// spelling model, line-aware passages for a meaning model): notes whose content changed since they
 // were last chunked, or that were chunked for another model or scheme, are
 // cut again, and only chunks whose text has no cached vector for the
 // current model are embedded — an edit re-embeds the chunks it touched, a
@@ -27,7 +26,7 @@ func (s *Service) RefreshChunks(ctx context.Context) error {
 	s.refresh.Lock()
 	defer s.refresh.Unlock()
 	model := s.Embedder.Name()
-	scheme := chunk.For(noema.IsSpellingModel(s.Embedder))
+	scheme := s.Chunking.OrFor(noema.IsSpellingModel(s.Embedder))
 	key := scheme.Key(model)
 	todo, err := s.notesToChunk(ctx, key)
 	if err != nil {

@@ -26,6 +26,7 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/decay"
+	"github.com/noema-mem/noema/semantic/chunk"
 	"github.com/noema-mem/noema/vector"
 )
 
@@ -36,6 +37,10 @@ type Service struct {
 	Decay    decay.Config
 	Logger   *slog.Logger
 	Now      func() time.Time
+	// Chunking is how notes are cut for embedding; the zero Scheme is
+	// the embedder's own (chunk.For its kind). The search service must
+	// be given the same.
+	Chunking chunk.Scheme
 
 	refresh sync.Mutex // one refresh at a time
 

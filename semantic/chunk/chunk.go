@@ -60,6 +60,15 @@ func For(spelling bool) Scheme {
 	return Passages()
 }
 
+// OrFor returns s, or when s is the zero Scheme (none chosen) the scheme
+// For gives an embedder of that kind.
+func (s Scheme) OrFor(spelling bool) Scheme {
+	if s == (Scheme{}) {
+		return For(spelling)
+	}
+	return s
+}
+
 // Cut cuts a Markdown body into chunks by the scheme.
 func (s Scheme) Cut(body string) []Chunk { return split(body, s.Min, s.Max, s.Lines) }
 
