@@ -23,7 +23,7 @@ var spellingWords = map[string]string{
 	"pretence": "pretense", "ageing": "aging", "judgement": "judgment",
 	"acknowledgement": "acknowledgment", "fulfil": "fulfill", "enrol": "enroll",
 	"instalment": "installment", "skilful": "skillful", "wilful": "willful",
-	"manoeuvre": "maneuver", "storey": "story", "jewellery": "jewelry", "sulphur": "sulfur",
+	"manoeuvre": "maneuver", "jewellery": "jewelry", "sulphur": "sulfur",
 	"artefact": "artifact", "analogue": "analog", "moustache": "mustache", "doughnut": "donut",
 	"cosy": "cozy", "ploughing": "plowing", "smoulder": "smolder", "carat": "karat",
 	"arbour": "arbor", "axe": "ax", "practise": "practice", "speciality": "specialty",
@@ -34,6 +34,11 @@ var spellingWords = map[string]string{
 	"draughtsmen": "draftsmen", "kerbside": "curbside", "kerbstone": "curbstone",
 	"manoeuvring": "maneuvering", "manoeuvred": "maneuvered", "manoeuvres": "maneuvers",
 	"manoeuvrable": "maneuverable",
+	// Round 8 (split H): five-letter -our words, which the suffix rule
+	// leaves alone (four, tour, flour), and whisky. Not "storey": a
+	// floor, and "story" is most often a tale.
+	"odour": "odor", "odours": "odors", "odourless": "odorless", "whisky": "whiskey",
+	"whiskies": "whiskeys",
 }
 
 // americanWord is w in American spelling when a systematic British
@@ -62,8 +67,9 @@ func americanWord(w string, plain bool) string {
 	if strings.HasSuffix(w, "ogue") && n >= 7 {
 		return w[:n-2] // catalogue, dialogue; not vogue, rogue
 	}
-	for _, s := range []string{"ourites", "ourite", "ourable", "ourful", "ouring", "oured", "ourer", "ours", "our"} {
-		// colour, favourite, honourable; not four, tour, hour, flour.
+	for _, s := range []string{"ourites", "ourite", "ourable", "ourful", "ouring", "oured", "ourer", "ours", "oury", "our"} {
+		// colour, favourite, honourable, savoury; not four, tour, hour,
+		// flour.
 		if strings.HasSuffix(w, s) && n-len(s) >= 3 {
 			return w[:n-len(s)] + "or" + s[3:]
 		}
@@ -684,11 +690,17 @@ func numbersAgree(a, b *nameInfo) bool {
 }
 
 // numberFolded is the folded key with numbers written as words in digits
-// ("formula 1" of Formula One), "" when no word is a number.
+// ("formula 1" of Formula One) and a number of dimensions written out
+// ("3 dimensional printing" of 3D printing and of three-dimensional
+// printing), "" when no word is a number.
 func numberFolded(n *nameInfo) string {
 	changed := false
-	ws := make([]string, 0, len(n.content))
+	ws := make([]string, 0, len(n.content)+1)
 	for i, w := range n.content {
+		if d, ok := dimensions(w); ok {
+			ws, changed = append(ws, d, "dimensional"), true
+			continue
+		}
 		if d := wordDigits(w, i == 0 && len(n.all) > 0 && n.all[0] == w); d != "" && d != w && w != "to" && w != "for" {
 			w, changed = d, true
 		}
@@ -699,6 +711,16 @@ func numberFolded(n *nameInfo) string {
 	}
 	slices.Sort(ws)
 	return strings.Join(slices.Compact(ws), " ")
+}
+
+// dimensions is the number of a word of digits and a "d" ("3d", "2d"),
+// which is read as that many dimensions.
+func dimensions(w string) (string, bool) {
+	d, ok := strings.CutSuffix(w, "d")
+	if !ok || d == "" || strings.IndexFunc(d, func(r rune) bool { return !unicode.IsDigit(r) }) >= 0 {
+		return "", false
+	}
+	return d, true
 }
 
 // initialOf is what a word gives an acronym: its first letter, or all its
