@@ -172,8 +172,9 @@ func allWrittenOut(content []string, lex map[string]*lexEntry) []lexKey {
 // ambiguous short form alone, or a one-word name capitalised against one
 // that is not, unless written in capitals ("Crocs" / "crocodile": a
 // brand, as a clip keeps its case; "BBQ" / "barbecue" is one;
-// "Sgt." / "sergeant" is written so), or a short clip without a dot
-// ("doc" / "document", as the clip rule has it).
+// "Sgt." / "sergeant" is written so), or a short clip without a dot that
+// is also a word or names several things ("doc" / "document", as the
+// clip rule has it; "avo" / "avocado" is one).
 func lexiconMatch(a, b *nameInfo) (ok, weak bool) {
 	weak = true
 	for _, x := range [2][2]*nameInfo{{a, b}, {b, a}} {
@@ -182,12 +183,21 @@ func lexiconMatch(a, b *nameInfo) (ok, weak bool) {
 				// A short form in capitals is written so whatever the long
 				// form's case ("BBQ" / "barbecue").
 				w := k.weak || len(x[0].content) == 1 && !strings.HasSuffix(x[0].text, ".") &&
-					(initialUpper(x[0].text) != initialUpper(x[1].text) && !x[0].acro || shortClip(x[0].content[0], x[1].content))
+					(initialUpper(x[0].text) != initialUpper(x[1].text) && !x[0].acro || shortClip(x[0].content[0], x[1].content) && lexAmbiguous(x[0].content[0]))
 				ok, weak = true, weak && w
 			}
 		}
 	}
 	return ok, ok && weak
+}
+
+// lexAmbiguous reports whether the short form w of the lexicon is also a
+// word or names several things: a short clip of it ("doc", "temp") is
+// that long form only with context, an unambiguous one ("avo", "resp")
+// is it.
+func lexAmbiguous(w string) bool {
+	e := lexicon()[w]
+	return e == nil || e.word || e.several
 }
 
 // shortClip reports whether the one word w, written without a dot, is
