@@ -1446,15 +1446,17 @@ func (j *judgement) bySpelling(a, b *nameInfo, vocab map[string][]int32) bool {
 		return true
 	}
 	if a.qualBase != "" && a.qualBase == b.folded || b.qualBase != "" && b.qualBase == a.folded {
-		if initialUpper(a.text) != initialUpper(b.text) {
+		q, bare := a, b
+		if q.qualBase == "" || q.qualBase != b.folded {
+			q, bare = b, a
+		}
+		if initialUpper(a.text) != initialUpper(b.text) || allCapitals(bare.text) != allCapitals(qualifiedBase(q.text)) {
 			// "Turkey" / "turkey (bird)", "Helm" / "helm (ship)": a
 			// capitalised name and a common noun the qualifier
-			// explains, as a typo keeps its case.
+			// explains, as a typo keeps its case; "DACH" / "Dach
+			// (roof)", "FINA" / "Fina (oil company)": an acronym and a
+			// word.
 			return true
-		}
-		q := a
-		if q.qualBase == "" || q.qualBase != b.folded {
-			q = b
 		}
 		switch placeQualifier(q.qualBase, q.qual) {
 		case placeOther:
@@ -1541,6 +1543,15 @@ func (j *judgement) byNarrowing(short, long *nameInfo) bool {
 		// Protocol" is not) — the context says.
 		j.score, j.verdict = 0.8, VerdictReview
 		j.evidence = append(j.evidence, "category_noun")
+		j.weak = true
+		return true
+	}
+	if cityBefore(short, long) {
+		// "Amsterdam Schiphol", "Boston Logan": a city before a coined
+		// name says where it is, or is another thing ("Paris Hilton")
+		// — the context says.
+		j.score, j.verdict = 0.8, VerdictReview
+		j.evidence = append(j.evidence, "city_qualifier")
 		j.weak = true
 		return true
 	}
@@ -1780,6 +1791,15 @@ func addedPart(short, long *nameInfo) bool {
 	}
 	head := strings.Join(long.parts[:len(long.parts)-1], "")
 	return strings.HasPrefix(short.raw, head) && len([]rune(short.raw))-len([]rune(head)) <= 1
+}
+
+// qualifiedBase is text before its qualifier: before a comma or an
+// opening parenthesis ("Fina" of "Fina (oil company)").
+func qualifiedBase(text string) string {
+	if i := strings.IndexAny(text, ",("); i >= 0 {
+		return strings.TrimSpace(text[:i])
+	}
+	return text
 }
 
 // allCapitals reports whether s has two letters or more and every letter

@@ -748,15 +748,35 @@ var nationalities = map[string]bool{
 }
 
 // coinedName reports whether a name is one capitalised word that is no
-// English word, no country and no acronym: a coined or proper name
-// ("Bundesliga", "Heathrow"), which a nationality before describes
-// rather than narrows.
+// English word, no country and no acronym, or two such words
+// (coinedWords): a coined or proper name ("Bundesliga", "Heathrow",
+// "Primeira Liga"), which a nationality before describes rather than
+// narrows.
 func coinedName(n *nameInfo) bool {
+	if len(n.content) == 2 {
+		return coinedWords(n)
+	}
 	if len(n.content) != 1 || !initialUpper(n.text) || n.acro || digitAcronym(n.text) {
 		return false
 	}
 	w := n.content[0]
 	return len([]rune(w)) >= 3 && !countries[w] && !englishWords().has(w)
+}
+
+// coinedWords reports whether a name of two words is written capitalised
+// and neither word is an English word or a country, each of 4 letters or
+// more ("Primeira Liga", "Eredivisie Liga"): a coined name too. Shorter
+// words are left out because the word list starts at 4 letters.
+func coinedWords(n *nameInfo) bool {
+	if !capitalisedName(n.text) {
+		return false
+	}
+	for _, w := range n.content {
+		if len([]rune(w)) < 4 || !isLetters(w) || countries[w] || englishWords().has(w) {
+			return false
+		}
+	}
+	return true
 }
 
 // Kinds of qualifier in parentheses (parenQualifier).
