@@ -1450,12 +1450,16 @@ func (j *judgement) bySpelling(a, b *nameInfo, vocab map[string][]int32) bool {
 		if q.qualBase == "" || q.qualBase != b.folded {
 			q, bare = b, a
 		}
-		if initialUpper(a.text) != initialUpper(b.text) || allCapitals(bare.text) != allCapitals(qualifiedBase(q.text)) {
+		if initialUpper(a.text) != initialUpper(b.text) {
 			// "Turkey" / "turkey (bird)", "Helm" / "helm (ship)": a
 			// capitalised name and a common noun the qualifier
-			// explains, as a typo keeps its case; "DACH" / "Dach
-			// (roof)", "FINA" / "Fina (oil company)": an acronym and a
-			// word.
+			// explains, as a typo keeps its case.
+			return true
+		}
+		if allCapitals(bare.text) != allCapitals(qualifiedBase(q.text)) {
+			// "DACH" / "Dach (roof)", "FINA" / "Fina (oil company)": an
+			// acronym and a word.
+			j.veto = fmt.Sprintf("acronym_and_word: %q and %q are written as two things", bare.text, q.text)
 			return true
 		}
 		switch placeQualifier(q.qualBase, q.qual) {

@@ -296,9 +296,11 @@ func pluralOfWord(w string) (string, bool) {
 	switch {
 	case strings.HasSuffix(w, "zzes") && !l.has(w[:n-2]) && l.has(w[:n-3]):
 		return w[:n-3], true // quizzes
-	case strings.HasSuffix(w, "ies"):
+	case strings.HasSuffix(w, "ies") && n > 5:
 		// A word in -ie is the singular even when its -y is a word too:
-		// that is mostly a variant of it ("cookies": cookie, cooky).
+		// that is mostly a variant of it ("cookies": cookie, cooky). Not
+		// under six letters: the list has no word of three to say "spy",
+		// "fly", "sky" are ("spie" is an old word).
 		if l.has(w[:n-1]) {
 			return w[:n-1], true // movies, zombies, brownies
 		}

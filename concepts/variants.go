@@ -305,7 +305,8 @@ func oneWordAcronym(a, w []rune) bool {
 
 // acronymTokens are the positions in n.all of the words written as
 // acronyms in a name of two words or more ("LRU" of "LRU cache", "US" of
-// "U.S. Navy", "NN" of "k-NN"): 2-5 letters, all upper case.
+// "U.S. Navy", "NN" of "k-NN", "kNN" of "kNN graph"): 2-5 letters, all
+// upper case or two capitals and at least half (acronymCase).
 func acronymTokens(text string, all []string) []int {
 	if len(all) < 2 {
 		return nil
@@ -319,12 +320,24 @@ func acronymTokens(text string, all []string) []int {
 		return nil
 	}
 	for i, f := range fields {
-		r := []rune(f)
-		if len(r) >= 2 && len(r) <= 5 && isLetters(f) && strings.ToUpper(f) == f {
+		if r := []rune(f); len(r) >= 2 && len(r) <= 5 && isLetters(f) && acronymCase(f) {
 			out = append(out, i)
 		}
 	}
 	return out
+}
+
+// acronymCase reports whether the word f is written as an acronym: all
+// upper case, or two capitals or more and at least half ("kNN", "IoT").
+func acronymCase(f string) bool {
+	upper, n := 0, 0
+	for _, r := range f {
+		n++
+		if unicode.IsUpper(r) {
+			upper++
+		}
+	}
+	return upper == n || upper >= 2 && 2*upper >= n
 }
 
 // initialsMatch reports whether the acronym a spells the initials of ws,
