@@ -1604,6 +1604,15 @@ func (j *judgement) byWords(a, b *nameInfo, vocab map[string][]int32) bool {
 		if rx, ry := []rune(x), []rune(y); min(len(rx), len(ry)) >= 5 && osa(rx, ry, 2) <= 2 {
 			return true // two spellings of one word, or two words: no call
 		}
+		if wordAcronym(a, b, x, y) || wordAcronym(b, a, y, x) {
+			// "TV show" / "television show": an acronym of one long word
+			// among the same words, loose as oneWordAcronym is: with
+			// context only.
+			j.score, j.verdict = 0.8, VerdictReview
+			j.evidence = append(j.evidence, "acronym")
+			j.weak = true
+			return true
+		}
 		if len(a.content) >= 2 {
 			j.veto = fmt.Sprintf("siblings: the names differ by one word (%q / %q)", x, y)
 		} else {
@@ -1612,6 +1621,14 @@ func (j *judgement) byWords(a, b *nameInfo, vocab map[string][]int32) bool {
 		return true
 	}
 	return false
+}
+
+// wordAcronym reports whether the word x of a, written in capitals
+// among a's other words, is an acronym of the one word y of b
+// (oneWordAcronym: "TV" of television).
+func wordAcronym(a, b *nameInfo, x, y string) bool {
+	i := slices.Index(a.all, x)
+	return i >= 0 && slices.Contains(a.acroAt, i) && oneWordAcronym([]rune(x), []rune(y))
 }
 
 func numberDiff(a, b []string) string {

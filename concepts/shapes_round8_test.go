@@ -52,3 +52,15 @@ func TestRound8Shapes(t *testing.T) {
 		}
 	}
 }
+
+// TestWordAcronym: an acronym of one long word among the same words is a
+// weak review ("TV show" / "television show"), not siblings.
+func TestWordAcronym(t *testing.T) {
+	a, b := analyseName("TV show"), analyseName("television show")
+	for _, ab := range [][2]*nameInfo{{&a, &b}, {&b, &a}} {
+		j := compareNames(ab[0], ab[1], map[string][]int32{})
+		if j.verdict != VerdictReview || !j.weak || !slices.Contains(j.evidence, "acronym") {
+			t.Errorf("%s / %s: verdict %q weak %v evidence %v veto %q; want a weak acronym", ab[0].text, ab[1].text, j.verdict, j.weak, j.evidence, j.veto)
+		}
+	}
+}
