@@ -1445,6 +1445,12 @@ func (j *judgement) bySpelling(a, b *nameInfo, vocab map[string][]int32) bool {
 		j.evidence = append(j.evidence, "typo")
 		return true
 	}
+	if a.qualBase != "" && a.qualBase == b.qualBase && !slices.Equal(a.qual, b.qual) {
+		// "Kansas City, Kansas" / "Kansas City, Missouri": one name
+		// qualified two ways names two things.
+		j.veto = fmt.Sprintf("different_qualifiers: %q and %q qualify one name otherwise", a.text, b.text)
+		return true
+	}
 	if a.qualBase != "" && a.qualBase == b.folded || b.qualBase != "" && b.qualBase == a.folded {
 		q, bare := a, b
 		if q.qualBase == "" || q.qualBase != b.folded {
@@ -1725,11 +1731,23 @@ func typo(a, b *nameInfo, vocab map[string][]int32) (int, bool) {
 			}
 		}
 	}
+	if possessive(a.text, b.text) || possessive(b.text, a.text) {
+		// "Christie" / "Christie's": a name and what is that person's
+		// (a shop, a firm, a disease), not a misspelling.
+		return 0, false
+	}
 	d, ok := typoOf(a, b, a.compact, b.compact)
 	if !ok {
 		d, ok = typoOf(a, b, a.raw, b.raw)
 	}
 	return d, ok
+}
+
+// possessive reports whether long is short with an apostrophe s
+// ("Christie's" of "Christie").
+func possessive(short, long string) bool {
+	rest, ok := strings.CutPrefix(long, short)
+	return ok && (rest == "'s" || rest == "’s")
 }
 
 func typoOf(a, b *nameInfo, ca, cb string) (int, bool) {
@@ -2108,9 +2126,11 @@ func qualifiedBy(short, long *nameInfo) bool {
 			continue
 		}
 		switch {
-		case k > 0 && qualifierWords[w] && (!(len(short.content) == 1 && leadingQualifiers[short.content[0]]) || corporateSuffixes[w]):
+		case k > 0 && qualifierWords[w] && (!(len(short.content) == 1 && leadingQualifiers[short.content[0]]) || corporateSuffixes[w]) &&
+			(short.upper || !corporateSuffixes[w]):
 			// A company's name is not a place's: "Amazon River" is not
-			// Amazon; "Nvidia Corporation" is Nvidia.
+			// Amazon; "Nvidia Corporation" is Nvidia. A company is a
+			// capitalised name: "Alphabet Inc." is not the alphabet.
 		case k > 0 && weakQualifiers[w] && (len(short.content) >= 2 || short.upper && lowerIn(long.text, w)):
 		case leadingQualifiers[w] && k == 0 && short.upper:
 		case nationalities[w] && k == 0 && coinedName(short):

@@ -64,3 +64,19 @@ func TestWordAcronym(t *testing.T) {
 		}
 	}
 }
+
+// TestRound8Vetoes: pairs round 8 keeps apart.
+func TestRound8Vetoes(t *testing.T) {
+	for _, tc := range [][2]string{
+		{"Christie", "Christie's"},
+		{"Kansas City, Kansas", "Kansas City, Missouri"},
+		{"Alphabet Inc.", "alphabet"},
+	} {
+		a, b := analyseName(tc[0]), analyseName(tc[1])
+		for _, ab := range [][2]*nameInfo{{&a, &b}, {&b, &a}} {
+			if j := compareNames(ab[0], ab[1], map[string][]int32{}); j.verdict != "" {
+				t.Errorf("%s / %s: verdict %q evidence %v; want none", ab[0].text, ab[1].text, j.verdict, j.evidence)
+			}
+		}
+	}
+}
