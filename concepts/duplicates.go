@@ -1731,6 +1731,10 @@ func typo(a, b *nameInfo, vocab map[string][]int32) (int, bool) {
 			}
 		}
 	}
+	if twoPlaces(a, b) {
+		// "Colombia" / "Columbia": two places the gazetteer knows.
+		return 0, false
+	}
 	if possessive(a.text, b.text) || possessive(b.text, a.text) {
 		// "Christie" / "Christie's": a name and what is that person's
 		// (a shop, a firm, a disease), not a misspelling.

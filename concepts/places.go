@@ -148,6 +148,24 @@ func cityBefore(short, long *nameInfo) bool {
 	return ok
 }
 
+// twoPlaces reports whether a and b are places the gazetteer knows in no
+// region in common (a country, a region or a city each): "Colombia" /
+// "Columbia", not "Kyiv" / "Kiev".
+func twoPlaces(a, b *nameInfo) bool {
+	ra, rb := placeRegions(a), placeRegions(b)
+	return len(ra) > 0 && len(rb) > 0 && !slices.ContainsFunc(ra, func(r string) bool { return slices.Contains(rb, r) })
+}
+
+// placeRegions are the regions the gazetteer puts n in: itself for a
+// region or a country, a city's regions.
+func placeRegions(n *nameInfo) []string {
+	g := places()
+	if g.region[n.folded] {
+		return []string{n.folded}
+	}
+	return g.city[n.folded]
+}
+
 // isCity reports whether n is the name of a city of the gazetteer.
 func isCity(n *nameInfo) bool {
 	_, ok := places().city[n.folded]

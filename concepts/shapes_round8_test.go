@@ -71,6 +71,7 @@ func TestRound8Vetoes(t *testing.T) {
 		{"Christie", "Christie's"},
 		{"Kansas City, Kansas", "Kansas City, Missouri"},
 		{"Alphabet Inc.", "alphabet"},
+		{"Colombia", "Columbia"},
 	} {
 		a, b := analyseName(tc[0]), analyseName(tc[1])
 		for _, ab := range [][2]*nameInfo{{&a, &b}, {&b, &a}} {
