@@ -1556,12 +1556,13 @@ func (j *judgement) byNarrowing(short, long *nameInfo) bool {
 		j.weak = true
 		return true
 	}
-	if cityBefore(short, long) {
+	if cityBefore(short, long) || nationalityBefore(short, long) {
 		// "Amsterdam Schiphol", "Boston Logan": a city before a coined
-		// name says where it is, or is another thing ("Paris Hilton")
-		// — the context says.
+		// name says where it is, or is another thing ("Paris Hilton");
+		// "English Premier League": a nationality before a proper name
+		// of two words or more, likewise — the context says.
 		j.score, j.verdict = 0.8, VerdictReview
-		j.evidence = append(j.evidence, "city_qualifier")
+		j.evidence = append(j.evidence, "place_before")
 		j.weak = true
 		return true
 	}

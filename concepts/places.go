@@ -166,6 +166,14 @@ func placeRegions(n *nameInfo) []string {
 	return g.city[n.folded]
 }
 
+// nationalityBefore reports whether long is a nationality followed by
+// short, a capitalised name of two words or more ("English Premier
+// League" / "Premier League").
+func nationalityBefore(short, long *nameInfo) bool {
+	return len(short.content) >= 2 && len(long.content) == len(short.content)+1 && nationalities[long.content[0]] &&
+		hasSuffix(long.content, short.content) && capitalisedName(short.text) && capitalisedName(long.text)
+}
+
 // isCity reports whether n is the name of a city of the gazetteer.
 func isCity(n *nameInfo) bool {
 	_, ok := places().city[n.folded]

@@ -39,8 +39,9 @@ func TestRound8Shapes(t *testing.T) {
 		{"DACH", "Dach (roof)", "", false, ""}, // acronym_and_word
 		{"Ashgabat", "Ashgabat Airport", VerdictReview, true, "category_noun"},
 		{"Aarhus", "Aarhus University", "", false, ""},
-		{"Amsterdam Schiphol", "Schiphol", VerdictReview, true, "city_qualifier"},
+		{"Amsterdam Schiphol", "Schiphol", VerdictReview, true, "place_before"},
 		{"Portuguese Primeira Liga", "Primeira Liga", VerdictReview, false, "qualifier_word"},
+		{"English Premier League", "Premier League", VerdictReview, true, "place_before"},
 		{"kNN graph", "k nearest neighbor graph", VerdictReview, false, "acronym"},
 	} {
 		a, b := analyseName(tc.a), analyseName(tc.b)
