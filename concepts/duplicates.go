@@ -2132,10 +2132,11 @@ func qualifiedBy(short, long *nameInfo) bool {
 		}
 		switch {
 		case k > 0 && qualifierWords[w] && (!(len(short.content) == 1 && leadingQualifiers[short.content[0]]) || corporateSuffixes[w]) &&
-			(short.upper || !corporateSuffixes[w]):
+			(short.upper || !corporateSuffixes[w] && !properPlaceWords[w]):
 			// A company's name is not a place's: "Amazon River" is not
-			// Amazon; "Nvidia Corporation" is Nvidia. A company is a
-			// capitalised name: "Alphabet Inc." is not the alphabet.
+			// Amazon; "Nvidia Corporation" is Nvidia. A company, a
+			// river or a galaxy is a capitalised name: "Alphabet Inc." is
+			// not the alphabet, "antennae galaxies" not antennae.
 		case k > 0 && weakQualifiers[w] && (len(short.content) >= 2 || short.upper && lowerIn(long.text, w)):
 		case leadingQualifiers[w] && k == 0 && short.upper:
 		case nationalities[w] && k == 0 && coinedName(short):

@@ -71,6 +71,9 @@ var (
 		"plc": true, "gmbh": true, "pty": true, "kk": true, "oyj": true, "asa": true, "llp": true,
 		"ab": true, "se": true, "oy": true, "sas": true, "srl": true, "sarl": true, "bhd": true, "kgaa": true,
 	}
+	// properPlaceWords are the qualifier words that follow the proper name
+	// of a place or a galaxy only ("Nile River", "Andromeda Galaxy").
+	properPlaceWords = map[string]bool{"river": true, "desert": true, "ocean": true, "sea": true, "galaxy": true}
 	weakQualifiers = map[string]bool{
 		"database": true, "db": true, "model": true, "theory": true, "computer": true,
 		"technology": true, "process": true, "os": true, "program": true, "application": true, "app": true,

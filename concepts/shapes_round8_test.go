@@ -73,6 +73,7 @@ func TestRound8Vetoes(t *testing.T) {
 		{"Kansas City, Kansas", "Kansas City, Missouri"},
 		{"Alphabet Inc.", "alphabet"},
 		{"Colombia", "Columbia"},
+		{"antennae", "antennae galaxies"},
 	} {
 		a, b := analyseName(tc[0]), analyseName(tc[1])
 		for _, ab := range [][2]*nameInfo{{&a, &b}, {&b, &a}} {
