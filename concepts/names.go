@@ -74,7 +74,7 @@ var (
 	// properPlaceWords are the qualifier words that follow the proper name
 	// of a place or a galaxy only ("Nile River", "Andromeda Galaxy").
 	properPlaceWords = map[string]bool{"river": true, "desert": true, "ocean": true, "sea": true, "galaxy": true}
-	weakQualifiers = map[string]bool{
+	weakQualifiers   = map[string]bool{
 		"database": true, "db": true, "model": true, "theory": true, "computer": true,
 		"technology": true, "process": true, "os": true, "program": true, "application": true, "app": true,
 		"service": true, "tool": true, "device": true, "mechanism": true, "lake": true, "mountain": true,
