@@ -19,16 +19,16 @@ import (
 )
 
 // The string-level set of issue 19 (testdata/duplicates/clusters_a.tsv to
-// clusters_j.tsv): hand-written clusters of one concept's names (extra
+// clusters_k.tsv): hand-written clusters of one concept's names (extra
 // words and qualifiers, abbreviations and acronyms, plurals, punctuation
 // and case, spelling variants), hard negatives, and distractors. Split A
 // tuned the rules of rounds 1-2, splits A-C those of round 3, A-D those
 // of round 4, A-E those of round 5, A-F those of round 6; split G, held
-// out in round 6, was read after it. Split H is held out (written in one
-// pass before round 7 changed any rule, committed with its first result;
-// only reported). Splits I (plurals, letters, acronyms) and J (spelling)
-// tune round 7.
-// None of E-J is a distractor of another split.
+// out in round 6, was read after it; split H, held out in round 7, after
+// that. Split K is held out (written in one pass before round 8 changed
+// any rule, committed with its first result; only reported). Splits I
+// (plurals, letters, acronyms) and J (spelling) tune rounds 7 and 8.
+// None of E-K is a distractor of another split.
 var (
 	dupDistractors = flag.Int("dup-distractors", 1000, "distractor concepts added to each split by TestStringDuplicates (the documented figures use 5000)")
 	dupContext     = flag.Bool("dup-context", false, "TestStringDuplicates writes each name into notes beside other concepts of its topic (openContextEval) instead of a note of its own")
@@ -37,23 +37,23 @@ var (
 	dupSource      = flag.String("dup-distractor-source", "generated", "where TestStringDuplicates' distractors come from: generated (random 1-3 word names from the sets' vocabulary) or vault (real names: FOLDOC's headwords and the other splits' names)")
 )
 
-// heldOut is the split no rule was set on (round 7's H; E, F and G, held
-// out in rounds 4-6, were tuned on after). None of them is a distractor of
+// heldOut is the split no rule was set on (round 8's K; E, F, G and H,
+// held out in rounds 4-7, were tuned on after). None of them is a distractor of
 // another split, so the real-name distractors of A-D stay what they were.
-const heldOut = "clusters_h.tsv"
+const heldOut = "clusters_k.tsv"
 
 // notDistractor reports whether split's names are kept out of the other
-// splits' real-name distractors: the held-out H, E, F and G, and I and J.
+// splits' real-name distractors: the held-out K, E-H, and I and J.
 func notDistractor(split string) bool {
 	switch split {
-	case heldOut, "clusters_e.tsv", "clusters_f.tsv", "clusters_g.tsv", "clusters_i.tsv", "clusters_j.tsv":
+	case heldOut, "clusters_e.tsv", "clusters_f.tsv", "clusters_g.tsv", "clusters_h.tsv", "clusters_i.tsv", "clusters_j.tsv":
 		return true
 	}
 	return false
 }
 
 // stringSplits are the splits of the string-level set, in order.
-var stringSplits = []string{"clusters_a.tsv", "clusters_b.tsv", "clusters_c.tsv", "clusters_d.tsv", "clusters_e.tsv", "clusters_f.tsv", "clusters_g.tsv", "clusters_h.tsv", "clusters_i.tsv", "clusters_j.tsv"}
+var stringSplits = []string{"clusters_a.tsv", "clusters_b.tsv", "clusters_c.tsv", "clusters_d.tsv", "clusters_e.tsv", "clusters_f.tsv", "clusters_g.tsv", "clusters_h.tsv", "clusters_i.tsv", "clusters_j.tsv", "clusters_k.tsv"}
 
 // stringSet reads one split into an evalSet: cluster members share a
 // cluster; each side of a negative pair is a cluster of its own. It
@@ -382,23 +382,24 @@ func TestStringDuplicates(t *testing.T) {
 			t.Logf("missed pairs: %q", miss)
 			// Floors at 1,000 (the default) and 5,000 distractors, for
 			// each context model, at what the rules reach
-			// (docs/duplicates.md; G-J's at round 7's end): the issue's
-			// target (precision 0.97, recall 0.90) is not reached on
-			// every split, nor near it on E-G or the held-out H.
+			// (docs/duplicates.md; round 8's end, K's at its last run):
+			// the issue's target (precision 0.97, recall 0.90) is not
+			// reached on every split, nor near it on E-H or the held-out
+			// K.
 			// Real-name distractors have no floors (their unlabelled
 			// pairs make the figures a report, not a check).
 			floors := map[string]map[int]map[string][2]float64{
 				"none": {
-					1000: {"clusters_a": {0.99, 0.86}, "clusters_b": {0.98, 0.82}, "clusters_c": {0.97, 0.83}, "clusters_d": {0.97, 0.80}, "clusters_e": {0.88, 0.63}, "clusters_f": {0.89, 0.59}, "clusters_g": {0.93, 0.63}, "clusters_h": {0.91, 0.64}, "clusters_i": {0.99, 0.93}, "clusters_j": {0.96, 0.82}},
-					5000: {"clusters_a": {0.98, 0.86}, "clusters_b": {0.95, 0.77}, "clusters_c": {0.95, 0.75}, "clusters_d": {0.97, 0.75}, "clusters_e": {0.87, 0.62}, "clusters_f": {0.89, 0.58}, "clusters_g": {0.92, 0.62}, "clusters_h": {0.90, 0.64}, "clusters_i": {0.97, 0.92}, "clusters_j": {0.94, 0.82}},
+					1000: {"clusters_a": {0.99, 0.87}, "clusters_b": {0.99, 0.83}, "clusters_c": {0.97, 0.85}, "clusters_d": {0.97, 0.83}, "clusters_e": {0.90, 0.67}, "clusters_f": {0.90, 0.61}, "clusters_g": {0.94, 0.66}, "clusters_h": {0.94, 0.70}, "clusters_i": {0.99, 0.93}, "clusters_j": {0.96, 0.82}, "clusters_k": {0.86, 0.61}},
+					5000: {"clusters_a": {0.98, 0.86}, "clusters_b": {0.95, 0.79}, "clusters_c": {0.95, 0.77}, "clusters_d": {0.97, 0.77}, "clusters_e": {0.89, 0.65}, "clusters_f": {0.90, 0.60}, "clusters_g": {0.93, 0.64}, "clusters_h": {0.93, 0.70}, "clusters_i": {0.97, 0.92}, "clusters_j": {0.94, 0.82}, "clusters_k": {0.86, 0.58}},
 				},
 				"topic": {
-					1000: {"clusters_a": {0.98, 0.93}, "clusters_b": {0.98, 0.91}, "clusters_c": {0.96, 0.94}, "clusters_d": {0.98, 0.90}, "clusters_e": {0.87, 0.73}, "clusters_f": {0.91, 0.76}, "clusters_g": {0.93, 0.81}, "clusters_h": {0.91, 0.75}, "clusters_i": {0.99, 0.94}, "clusters_j": {0.94, 0.82}},
-					5000: {"clusters_a": {0.98, 0.94}, "clusters_b": {0.97, 0.90}, "clusters_c": {0.95, 0.93}, "clusters_d": {0.98, 0.89}, "clusters_e": {0.88, 0.74}, "clusters_f": {0.91, 0.77}, "clusters_g": {0.93, 0.80}, "clusters_h": {0.91, 0.74}, "clusters_i": {0.97, 0.94}, "clusters_j": {0.93, 0.82}},
+					1000: {"clusters_a": {0.98, 0.93}, "clusters_b": {0.99, 0.91}, "clusters_c": {0.97, 0.95}, "clusters_d": {0.98, 0.91}, "clusters_e": {0.88, 0.76}, "clusters_f": {0.91, 0.79}, "clusters_g": {0.93, 0.83}, "clusters_h": {0.94, 0.80}, "clusters_i": {0.99, 0.94}, "clusters_j": {0.94, 0.82}, "clusters_k": {0.88, 0.69}},
+					5000: {"clusters_a": {0.98, 0.94}, "clusters_b": {0.98, 0.90}, "clusters_c": {0.96, 0.94}, "clusters_d": {0.98, 0.90}, "clusters_e": {0.89, 0.76}, "clusters_f": {0.92, 0.79}, "clusters_g": {0.93, 0.82}, "clusters_h": {0.94, 0.79}, "clusters_i": {0.97, 0.94}, "clusters_j": {0.93, 0.82}, "clusters_k": {0.87, 0.69}},
 				},
 				"random": {
-					1000: {"clusters_a": {0.98, 0.86}, "clusters_b": {0.98, 0.82}, "clusters_c": {0.97, 0.83}, "clusters_d": {0.97, 0.80}, "clusters_e": {0.88, 0.63}, "clusters_f": {0.89, 0.59}, "clusters_g": {0.92, 0.63}, "clusters_h": {0.90, 0.64}, "clusters_i": {0.99, 0.93}, "clusters_j": {0.96, 0.82}},
-					5000: {"clusters_a": {0.98, 0.86}, "clusters_b": {0.95, 0.77}, "clusters_c": {0.95, 0.75}, "clusters_d": {0.97, 0.75}, "clusters_e": {0.87, 0.62}, "clusters_f": {0.89, 0.58}, "clusters_g": {0.92, 0.62}, "clusters_h": {0.90, 0.64}, "clusters_i": {0.97, 0.92}, "clusters_j": {0.94, 0.82}},
+					1000: {"clusters_a": {0.98, 0.87}, "clusters_b": {0.99, 0.83}, "clusters_c": {0.97, 0.85}, "clusters_d": {0.97, 0.83}, "clusters_e": {0.89, 0.67}, "clusters_f": {0.90, 0.61}, "clusters_g": {0.93, 0.66}, "clusters_h": {0.92, 0.70}, "clusters_i": {0.99, 0.93}, "clusters_j": {0.96, 0.82}, "clusters_k": {0.86, 0.61}},
+					5000: {"clusters_a": {0.98, 0.86}, "clusters_b": {0.95, 0.79}, "clusters_c": {0.95, 0.77}, "clusters_d": {0.97, 0.77}, "clusters_e": {0.89, 0.65}, "clusters_f": {0.89, 0.60}, "clusters_g": {0.93, 0.64}, "clusters_h": {0.93, 0.70}, "clusters_i": {0.97, 0.92}, "clusters_j": {0.94, 0.82}, "clusters_k": {0.86, 0.58}},
 				},
 			}
 			mode := "none"

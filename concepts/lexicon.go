@@ -122,6 +122,47 @@ func lexiconKeys(text string, content []string) []lexKey {
 			}
 		}
 	}
+	return append(out, allWrittenOut(content, lex)...)
+}
+
+// allWrittenOut are the folded keys of content with every one of its
+// short forms of one word written out at once ("major general" of "Maj.
+// Gen."), when it has two or more; at most 8, one for each choice of
+// their long forms.
+func allWrittenOut(content []string, lex map[string]*lexEntry) []lexKey {
+	n := 0
+	for _, w := range content {
+		if lex[w] != nil {
+			n++
+		}
+	}
+	if n < 2 {
+		return nil
+	}
+	keys := [][]string{nil}
+	for _, w := range content {
+		e := lex[w]
+		if e == nil {
+			for i := range keys {
+				keys[i] = append(keys[i], w)
+			}
+			continue
+		}
+		var next [][]string
+		for _, k := range keys {
+			for _, long := range e.long {
+				if len(next) < 8 {
+					next = append(next, append(slices.Clone(k), long...))
+				}
+			}
+		}
+		keys = next
+	}
+	out := make([]lexKey, 0, len(keys))
+	for _, ws := range keys {
+		slices.Sort(ws)
+		out = append(out, lexKey{key: strings.Join(slices.Compact(ws), " ")})
+	}
 	return out
 }
 
@@ -129,21 +170,34 @@ func lexiconKeys(text string, content []string) []lexKey {
 // the lexicon written out ("Sgt." / "sergeant", "Pt. Reyes" / "Point
 // Reyes", "fl oz" / "fluid ounce"), and whether that needs context: an
 // ambiguous short form alone, or a one-word name capitalised against one
-// that is not ("Crocs" / "crocodile": a brand, as a clip keeps its case;
-// "Sgt." / "sergeant" is written so), or a short clip without a dot
-// ("doc" / "document", as the clip rule has it).
+// that is not, unless written in capitals ("Crocs" / "crocodile": a
+// brand, as a clip keeps its case; "BBQ" / "barbecue" is one;
+// "Sgt." / "sergeant" is written so), or a short clip without a dot that
+// is also a word or names several things ("doc" / "document", as the
+// clip rule has it; "avo" / "avocado" is one).
 func lexiconMatch(a, b *nameInfo) (ok, weak bool) {
 	weak = true
 	for _, x := range [2][2]*nameInfo{{a, b}, {b, a}} {
 		for _, k := range x[0].lex {
 			if k.key == x[1].folded {
+				// A short form in capitals is written so whatever the long
+				// form's case ("BBQ" / "barbecue").
 				w := k.weak || len(x[0].content) == 1 && !strings.HasSuffix(x[0].text, ".") &&
-					(initialUpper(x[0].text) != initialUpper(x[1].text) || shortClip(x[0].content[0], x[1].content))
+					(initialUpper(x[0].text) != initialUpper(x[1].text) && !x[0].acro || shortClip(x[0].content[0], x[1].content) && lexAmbiguous(x[0].content[0]))
 				ok, weak = true, weak && w
 			}
 		}
 	}
 	return ok, ok && weak
+}
+
+// lexAmbiguous reports whether the short form w of the lexicon is also a
+// word or names several things: a short clip of it ("doc", "temp") is
+// that long form only with context, an unambiguous one ("avo", "resp")
+// is it.
+func lexAmbiguous(w string) bool {
+	e := lexicon()[w]
+	return e == nil || e.word || e.several
 }
 
 // shortClip reports whether the one word w, written without a dot, is

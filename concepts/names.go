@@ -71,7 +71,10 @@ var (
 		"plc": true, "gmbh": true, "pty": true, "kk": true, "oyj": true, "asa": true, "llp": true,
 		"ab": true, "se": true, "oy": true, "sas": true, "srl": true, "sarl": true, "bhd": true, "kgaa": true,
 	}
-	weakQualifiers = map[string]bool{
+	// properPlaceWords are the qualifier words that follow the proper name
+	// of a place or a galaxy only ("Nile River", "Andromeda Galaxy").
+	properPlaceWords = map[string]bool{"river": true, "desert": true, "ocean": true, "sea": true, "galaxy": true}
+	weakQualifiers   = map[string]bool{
 		"database": true, "db": true, "model": true, "theory": true, "computer": true,
 		"technology": true, "process": true, "os": true, "program": true, "application": true, "app": true,
 		"service": true, "tool": true, "device": true, "mechanism": true, "lake": true, "mountain": true,
@@ -296,9 +299,11 @@ func pluralOfWord(w string) (string, bool) {
 	switch {
 	case strings.HasSuffix(w, "zzes") && !l.has(w[:n-2]) && l.has(w[:n-3]):
 		return w[:n-3], true // quizzes
-	case strings.HasSuffix(w, "ies"):
+	case strings.HasSuffix(w, "ies") && n > 5:
 		// A word in -ie is the singular even when its -y is a word too:
-		// that is mostly a variant of it ("cookies": cookie, cooky).
+		// that is mostly a variant of it ("cookies": cookie, cooky). Not
+		// under six letters: the list has no word of three to say "spy",
+		// "fly", "sky" are ("spie" is an old word).
 		if l.has(w[:n-1]) {
 			return w[:n-1], true // movies, zombies, brownies
 		}

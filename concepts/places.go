@@ -111,8 +111,9 @@ func placeQualifier(base string, q []string) int {
 }
 
 // cityPlace reports whether long is the city short with a geographic word
-// ("Lake Winnipeg", "Tbilisi Sea"): a lake, river or sea named like the
-// city, or the city named after it, is another place.
+// ("Lake Winnipeg", "Tbilisi Sea") or a word of a thing the city has
+// ("Ashgabat Airport"): a lake, river or sea named like the city, or the
+// city named after it, is another place, and its airport another thing.
 func cityPlace(short, long *nameInfo) bool {
 	if !isCity(short) || len(long.content) <= len(short.content) {
 		return false
@@ -125,7 +126,52 @@ func cityPlace(short, long *nameInfo) bool {
 		}
 		rest = slices.Delete(rest, i, i+1)
 	}
-	return len(rest) == 1 && geographicWords[rest[0]]
+	return len(rest) == 1 && (geographicWords[rest[0]] || cityThings[rest[0]])
+}
+
+// cityThings are the words of a thing a city has and names after itself
+// ("Ashgabat Airport", "Aarhus University", "Lyon Station"): another
+// thing than the city.
+var cityThings = map[string]bool{
+	"airport": true, "university": true, "station": true, "port": true, "harbour": true, "harbor": true,
+	"stadium": true, "bay": true, "county": true, "district": true, "cathedral": true, "metro": true,
+}
+
+// cityBefore reports whether long is a city of the gazetteer followed by
+// short, a coined name ("Amsterdam Schiphol" / "Schiphol").
+func cityBefore(short, long *nameInfo) bool {
+	k := len(long.content) - len(short.content)
+	if k < 1 || k > 2 || !hasSuffix(long.content, short.content) || !coinedName(short) || !capitalisedName(long.text) {
+		return false
+	}
+	_, ok := places().city[strings.Join(long.content[:k], " ")]
+	return ok
+}
+
+// twoPlaces reports whether a and b are places the gazetteer knows in no
+// region in common (a country, a region or a city each): "Colombia" /
+// "Columbia", not "Kyiv" / "Kiev".
+func twoPlaces(a, b *nameInfo) bool {
+	ra, rb := placeRegions(a), placeRegions(b)
+	return len(ra) > 0 && len(rb) > 0 && !slices.ContainsFunc(ra, func(r string) bool { return slices.Contains(rb, r) })
+}
+
+// placeRegions are the regions the gazetteer puts n in: itself for a
+// region or a country, a city's regions.
+func placeRegions(n *nameInfo) []string {
+	g := places()
+	if g.region[n.folded] {
+		return []string{n.folded}
+	}
+	return g.city[n.folded]
+}
+
+// nationalityBefore reports whether long is a nationality followed by
+// short, a capitalised name of two words or more ("English Premier
+// League" / "Premier League").
+func nationalityBefore(short, long *nameInfo) bool {
+	return len(short.content) >= 2 && len(long.content) == len(short.content)+1 && nationalities[long.content[0]] &&
+		hasSuffix(long.content, short.content) && capitalisedName(short.text) && capitalisedName(long.text)
 }
 
 // isCity reports whether n is the name of a city of the gazetteer.

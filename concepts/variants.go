@@ -23,7 +23,7 @@ var spellingWords = map[string]string{
 	"pretence": "pretense", "ageing": "aging", "judgement": "judgment",
 	"acknowledgement": "acknowledgment", "fulfil": "fulfill", "enrol": "enroll",
 	"instalment": "installment", "skilful": "skillful", "wilful": "willful",
-	"manoeuvre": "maneuver", "storey": "story", "jewellery": "jewelry", "sulphur": "sulfur",
+	"manoeuvre": "maneuver", "jewellery": "jewelry", "sulphur": "sulfur",
 	"artefact": "artifact", "analogue": "analog", "moustache": "mustache", "doughnut": "donut",
 	"cosy": "cozy", "ploughing": "plowing", "smoulder": "smolder", "carat": "karat",
 	"arbour": "arbor", "axe": "ax", "practise": "practice", "speciality": "specialty",
@@ -34,6 +34,11 @@ var spellingWords = map[string]string{
 	"draughtsmen": "draftsmen", "kerbside": "curbside", "kerbstone": "curbstone",
 	"manoeuvring": "maneuvering", "manoeuvred": "maneuvered", "manoeuvres": "maneuvers",
 	"manoeuvrable": "maneuverable",
+	// Round 8 (split H): five-letter -our words, which the suffix rule
+	// leaves alone (four, tour, flour), and whisky. Not "storey": a
+	// floor, and "story" is most often a tale.
+	"odour": "odor", "odours": "odors", "odourless": "odorless", "whisky": "whiskey",
+	"whiskies": "whiskeys",
 }
 
 // americanWord is w in American spelling when a systematic British
@@ -62,8 +67,9 @@ func americanWord(w string, plain bool) string {
 	if strings.HasSuffix(w, "ogue") && n >= 7 {
 		return w[:n-2] // catalogue, dialogue; not vogue, rogue
 	}
-	for _, s := range []string{"ourites", "ourite", "ourable", "ourful", "ouring", "oured", "ourer", "ours", "our"} {
-		// colour, favourite, honourable; not four, tour, hour, flour.
+	for _, s := range []string{"ourites", "ourite", "ourable", "ourful", "ouring", "oured", "ourer", "ours", "oury", "our"} {
+		// colour, favourite, honourable, savoury; not four, tour, hour,
+		// flour.
 		if strings.HasSuffix(w, s) && n-len(s) >= 3 {
 			return w[:n-len(s)] + "or" + s[3:]
 		}
@@ -299,7 +305,8 @@ func oneWordAcronym(a, w []rune) bool {
 
 // acronymTokens are the positions in n.all of the words written as
 // acronyms in a name of two words or more ("LRU" of "LRU cache", "US" of
-// "U.S. Navy", "NN" of "k-NN"): 2-5 letters, all upper case.
+// "U.S. Navy", "NN" of "k-NN", "kNN" of "kNN graph"): 2-5 letters, all
+// upper case or two capitals and at least half (acronymCase).
 func acronymTokens(text string, all []string) []int {
 	if len(all) < 2 {
 		return nil
@@ -313,12 +320,24 @@ func acronymTokens(text string, all []string) []int {
 		return nil
 	}
 	for i, f := range fields {
-		r := []rune(f)
-		if len(r) >= 2 && len(r) <= 5 && isLetters(f) && strings.ToUpper(f) == f {
+		if r := []rune(f); len(r) >= 2 && len(r) <= 5 && isLetters(f) && acronymCase(f) {
 			out = append(out, i)
 		}
 	}
 	return out
+}
+
+// acronymCase reports whether the word f is written as an acronym: all
+// upper case, or two capitals or more and at least half ("kNN", "IoT").
+func acronymCase(f string) bool {
+	upper, n := 0, 0
+	for _, r := range f {
+		n++
+		if unicode.IsUpper(r) {
+			upper++
+		}
+	}
+	return upper == n || upper >= 2 && 2*upper >= n
 }
 
 // initialsMatch reports whether the acronym a spells the initials of ws,
@@ -684,11 +703,17 @@ func numbersAgree(a, b *nameInfo) bool {
 }
 
 // numberFolded is the folded key with numbers written as words in digits
-// ("formula 1" of Formula One), "" when no word is a number.
+// ("formula 1" of Formula One) and a number of dimensions written out
+// ("3 dimensional printing" of 3D printing and of three-dimensional
+// printing), "" when no word is a number.
 func numberFolded(n *nameInfo) string {
 	changed := false
-	ws := make([]string, 0, len(n.content))
+	ws := make([]string, 0, len(n.content)+1)
 	for i, w := range n.content {
+		if d, ok := dimensions(w); ok {
+			ws, changed = append(ws, d, "dimensional"), true
+			continue
+		}
 		if d := wordDigits(w, i == 0 && len(n.all) > 0 && n.all[0] == w); d != "" && d != w && w != "to" && w != "for" {
 			w, changed = d, true
 		}
@@ -699,6 +724,16 @@ func numberFolded(n *nameInfo) string {
 	}
 	slices.Sort(ws)
 	return strings.Join(slices.Compact(ws), " ")
+}
+
+// dimensions is the number of a word of digits and a "d" ("3d", "2d"),
+// which is read as that many dimensions.
+func dimensions(w string) (string, bool) {
+	d, ok := strings.CutSuffix(w, "d")
+	if !ok || d == "" || strings.IndexFunc(d, func(r rune) bool { return !unicode.IsDigit(r) }) >= 0 {
+		return "", false
+	}
+	return d, true
 }
 
 // initialOf is what a word gives an acronym: its first letter, or all its
@@ -726,15 +761,35 @@ var nationalities = map[string]bool{
 }
 
 // coinedName reports whether a name is one capitalised word that is no
-// English word, no country and no acronym: a coined or proper name
-// ("Bundesliga", "Heathrow"), which a nationality before describes
-// rather than narrows.
+// English word, no country and no acronym, or two such words
+// (coinedWords): a coined or proper name ("Bundesliga", "Heathrow",
+// "Primeira Liga"), which a nationality before describes rather than
+// narrows.
 func coinedName(n *nameInfo) bool {
+	if len(n.content) == 2 {
+		return coinedWords(n)
+	}
 	if len(n.content) != 1 || !initialUpper(n.text) || n.acro || digitAcronym(n.text) {
 		return false
 	}
 	w := n.content[0]
 	return len([]rune(w)) >= 3 && !countries[w] && !englishWords().has(w)
+}
+
+// coinedWords reports whether a name of two words is written capitalised
+// and neither word is an English word or a country, each of 4 letters or
+// more ("Primeira Liga", "Eredivisie Liga"): a coined name too. Shorter
+// words are left out because the word list starts at 4 letters.
+func coinedWords(n *nameInfo) bool {
+	if !capitalisedName(n.text) {
+		return false
+	}
+	for _, w := range n.content {
+		if len([]rune(w)) < 4 || !isLetters(w) || countries[w] || englishWords().has(w) {
+			return false
+		}
+	}
+	return true
 }
 
 // Kinds of qualifier in parentheses (parenQualifier).
