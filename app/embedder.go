@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/noema-mem/noema"
@@ -9,6 +10,7 @@ import (
 	"github.com/noema-mem/noema/embedding/builtin"
 	"github.com/noema-mem/noema/embedding/ollama"
 	"github.com/noema-mem/noema/embedding/openai"
+	"github.com/noema-mem/noema/embedding/static"
 )
 
 // NewEmbedder returns the embedder cfg configures. getenv resolves the API
@@ -54,7 +56,19 @@ func NewEmbedder(cfg config.Embedder, getenv func(string) string) (noema.Embedde
 		})
 	case config.BackendMiniLM:
 		return bert.Open(cfg.Model, cfg.ModelDir, cfg.Dimensions, getenv)
+	case config.BackendStatic:
+		if cfg.Model != "" && cfg.Model != static.Model {
+			return nil, noema.Errorf(noema.EINVALID, "static embedder: unknown model %q (only %q)", cfg.Model, static.Model)
+		}
+		if cfg.Dimensions != 0 && cfg.Dimensions != static.Dimension {
+			return nil, noema.Errorf(noema.EINVALID, "static embedder: dimension is %d, not %d", static.Dimension, cfg.Dimensions)
+		}
+		e, err := static.New()
+		if err != nil {
+			return nil, fmt.Errorf("static embedder: %w", err)
+		}
+		return e, nil
 	default:
-		return nil, noema.Errorf(noema.EINVALID, "unknown embedder backend %q (want builtin, ollama, openai or minilm)", cfg.Backend)
+		return nil, noema.Errorf(noema.EINVALID, "unknown embedder backend %q (want builtin, ollama, openai, minilm or static)", cfg.Backend)
 	}
 }

@@ -12,8 +12,8 @@
 // The file, with every key and its default:
 //
 //	embedder:
-//	  backend: builtin        # builtin | ollama | openai | minilm
-//	  model: ""               # "" = the backend's default (ngram-v1, all-minilm, text-embedding-3-small, all-MiniLM-L6-v2)
+//	  backend: builtin        # builtin | ollama | openai | minilm | static
+//	  model: ""               # "" = the backend's default (ngram-v1, all-minilm, text-embedding-3-small, all-MiniLM-L6-v2, use-lite-256-v1)
 //	  model_dir: ""           # minilm: the model folder ("" = $XDG_DATA_HOME/noema/models/MODEL)
 //	  url: ""                 # "" = the backend's default (http://localhost:11434, https://api.openai.com)
 //	  api_key_env: ""         # openai: name of the variable holding the key ("" = OPENAI_API_KEY)
@@ -58,6 +58,7 @@ import (
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/decay"
 	"github.com/noema-mem/noema/embedding/builtin"
+	"github.com/noema-mem/noema/embedding/static"
 )
 
 // Embedder backends.
@@ -68,11 +69,15 @@ const (
 	// BackendMiniLM runs a BERT sentence encoder in process (package
 	// embedding/bert).
 	BackendMiniLM = "minilm"
+	// BackendStatic is a table of word-piece vectors distilled from a
+	// sentence encoder, in the binary (package embedding/static): a meaning
+	// model that runs offline.
+	BackendStatic = "static"
 )
 
 // Backends lists the valid values of [Embedder.Backend].
 func Backends() []string {
-	return []string{BackendBuiltin, BackendOllama, BackendOpenAI, BackendMiniLM}
+	return []string{BackendBuiltin, BackendOllama, BackendOpenAI, BackendMiniLM, BackendStatic}
 }
 
 // Defaults of [Default].
@@ -141,13 +146,14 @@ type Concepts struct {
 // Embedder configures the embedding backend. Empty strings and zero numbers
 // mean "the backend's default" where documented.
 type Embedder struct {
-	// Backend is BackendBuiltin, BackendOllama or BackendOpenAI.
+	// Backend is one of [Backends].
 	Backend string
 	// Model is the model name; "" means the backend's default. The builtin
-	// backend accepts only "" or "ngram-v1".
+	// backend accepts only "" or "ngram-v1", the static one "" or
+	// "use-lite-256-v1".
 	Model string
 	// URL is the server's base URL; "" means the backend's default. Not
-	// used by builtin or minilm.
+	// used by builtin, minilm or static.
 	URL string
 	// ModelDir is the minilm backend's model folder; "" means
 	// $XDG_DATA_HOME/noema/models/<Model>.
@@ -247,6 +253,16 @@ func (c Config) Validate() error {
 		}
 		if e.Dimensions != 0 && e.Dimensions != builtin.Dimension {
 			add("embedder.dimensions %d: the builtin backend has %d dimensions", e.Dimensions, builtin.Dimension)
+		}
+	case BackendStatic:
+		if e.Model != "" && e.Model != static.Model {
+			add("embedder.model %q: the static backend has only model %q", e.Model, static.Model)
+		}
+		if e.URL != "" {
+			add("embedder.url %q: the static backend takes no URL", e.URL)
+		}
+		if e.Dimensions != 0 && e.Dimensions != static.Dimension {
+			add("embedder.dimensions %d: the static backend has %d dimensions", e.Dimensions, static.Dimension)
 		}
 	case BackendMiniLM:
 		if e.URL != "" {
