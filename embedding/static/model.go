@@ -28,14 +28,14 @@ const reserved = 6
 
 // table is a distilled model: the vocabulary and one int8 row per piece.
 type table struct {
-	dim    int
+	dim int
 	// pieces maps every piece, and every byte prefix of one, to its id
 	// (-1 for a prefix that is no piece), reserved ids left out: the
 	// tokenizer stops reading a text at the first byte no piece continues.
 	pieces map[string]int32
-	score  []float32        // unigram log-probability per id
-	factor []float32        // per id: the row's scale × the piece's SIF weight
-	rows   []int8           // len(score) × dim
+	score  []float32 // unigram log-probability per id
+	factor []float32 // per id: the row's scale × the piece's SIF weight
+	rows   []int8    // len(score) × dim
 	// unkScore is the log-probability of one character no piece spells:
 	// SentencePiece's rule, the lowest piece's score less 10.
 	unkScore float32
