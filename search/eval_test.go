@@ -30,6 +30,8 @@ var (
 	evalSets   = flag.String("eval.sets", "", "with -eval, only these sets (comma-separated names; default all)")
 	evalModel  = flag.String("eval.minilm", "", "with -eval, embed with the minilm backend from this model folder (a meaning model) instead of the builtin")
 	evalStatic = flag.Bool("eval.static", false, "with -eval, embed with the static backend (a meaning model distilled into the binary) instead of the builtin")
+	evalWeight = flag.Float64("eval.weight", -1, "with -eval, measure hybrid at this Tuning.SemanticWeight instead of the default (a setting chosen on the tune sets, measured on the held-out ones)")
+	evalFloor  = flag.Float64("eval.floor", -1, "with -eval, measure hybrid at this Tuning.SemanticFloor instead of the default")
 	evalOpenAI = flag.String("eval.openai", "", "with -eval, embed with the openai backend at this base URL (a meaning model: e2e/meaning/server.mjs serves one) instead of the builtin")
 )
 
@@ -536,6 +538,12 @@ func TestEval(t *testing.T) {
 			continue
 		}
 		r := indexSet(t, set)
+		if *evalWeight >= 0 {
+			r.e.svc.Tuning.SemanticWeight = *evalWeight
+		}
+		if *evalFloor >= 0 {
+			r.e.svc.Tuning.SemanticFloor = *evalFloor
+		}
 		t.Logf("%s: %d notes, %d questions", set.name, len(set.notes), len(set.questions))
 		ms := r.measure()
 		for _, m := range evalMethods {
