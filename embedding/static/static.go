@@ -53,7 +53,7 @@ const (
 	// Name is the embedder's full name, as reported by [Embedder.Name].
 	Name = "static/" + Model
 	// SIF is the constant a of the pieces' weights a/(a+p).
-	SIF = 1e-3
+	SIF = 3e-4
 )
 
 // Embedder is the static embedder. It is safe for concurrent use.
