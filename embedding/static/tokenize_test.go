@@ -4,6 +4,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -16,15 +17,25 @@ func mustTable(tb testing.TB) *table {
 	return t
 }
 
-// pieceText returns the pieces of text as strings, "�" for unknown runs.
-func pieceText(t *table, text string) []string {
-	var s scratch
-	byID := make(map[int32]string, len(t.pieces))
+// entries returns the text of every id: pieces as they are, words with
+// their boundary mark.
+func entries(t *table) map[int32]string {
+	byID := make(map[int32]string, len(t.pieces)+len(t.words))
 	for p, id := range t.pieces {
 		if id >= 0 {
 			byID[id] = p
 		}
 	}
+	for w, id := range t.words {
+		byID[id] = space + w
+	}
+	return byID
+}
+
+// pieceText returns the pieces of text as strings, "�" for unknown runs.
+func pieceText(t *table, text string) []string {
+	var s scratch
+	byID := entries(t)
 	var out []string
 	for _, id := range t.tokenize(&s.lat, normalize(&s.norm, text)) {
 		if id == unknownID {
@@ -36,10 +47,13 @@ func pieceText(t *table, text string) []string {
 	return out
 }
 
-// TestTokenizeLikeTeacher: the segmentations the teacher's tokenizer
-// (@energetic-ai/embeddings 0.2.0, Tokenizer.encode) gives these texts.
+// TestTokenizeLikeTeacher: without its words, the table's tokenizer
+// segments these texts as the teacher's tokenizer does
+// (@energetic-ai/embeddings 0.2.0, Tokenizer.encode).
 func TestTokenizeLikeTeacher(t *testing.T) {
-	tab := mustTable(t)
+	pieces := *mustTable(t)
+	pieces.words = nil
+	tab := &pieces
 	for _, tc := range []struct{ text, want string }{
 		{"Hello world, I moved to Berlin last week.", "▁H ello ▁world , ▁I ▁moved ▁to ▁Ber lin ▁last ▁week ."},
 		{"gradient checkpointing", "▁gra d ient ▁check point ing"},
@@ -50,6 +64,26 @@ func TestTokenizeLikeTeacher(t *testing.T) {
 		{"ﬁve ①", "▁five ▁1"},
 		{"unbelievably", "▁un bel ie v ably"},
 		{"I'm here :)", "▁I ' m ▁here ▁:)"},
+	} {
+		if got := strings.Join(pieceText(tab, tc.text), " "); got != tc.want {
+			t.Errorf("%q: pieces %q, want %q", tc.text, got, tc.want)
+		}
+	}
+}
+
+// TestTokenizeWords: a whole word of the table is one span, as written or
+// in lower case, only where the word ends; elsewhere pieces.
+func TestTokenizeWords(t *testing.T) {
+	tab := mustTable(t)
+	if len(tab.words) == 0 {
+		t.Fatal("the table has no words")
+	}
+	for _, tc := range []struct{ text, want string }{
+		{"checkpoint.", "▁checkpoint ."},
+		{"Checkpoint, please.", "▁checkpoint , ▁please ."},
+		{"Puppies!", "▁puppies !"},
+		{"checkpointx", "▁check point x"},
+		{"checkpointé", "▁check point é"},
 	} {
 		if got := strings.Join(pieceText(tab, tc.text), " "); got != tc.want {
 			t.Errorf("%q: pieces %q, want %q", tc.text, got, tc.want)
@@ -86,6 +120,20 @@ func bestScore(t *table, s string) float64 {
 		}
 		_, size := utf8.DecodeRuneInString(s[i:])
 		best := float64(t.unkScore) + rec(i+size)
+		if rest, ok := strings.CutPrefix(s[i:], space); ok {
+			word, _, _ := strings.Cut(strings.Map(func(r rune) rune {
+				if r < utf8.RuneSelf && unicode.IsLetter(r) {
+					return r
+				}
+				return '|'
+			}, rest), "|")
+			next, _ := utf8.DecodeRuneInString(rest[len(word):])
+			_, as := t.words[word]
+			_, lower := t.words[strings.ToLower(word)]
+			if word != "" && (as || lower) && !unicode.IsLetter(next) && !unicode.IsDigit(next) {
+				best = math.Max(best, rec(i+len(space)+len(word)))
+			}
+		}
 		for p, id := range t.pieces {
 			if id >= 0 && strings.HasPrefix(s[i:], p) && (i+len(p) == len(s) || utf8.RuneStart(s[i+len(p)])) {
 				best = math.Max(best, float64(t.score[id])+rec(i+len(p)))
@@ -105,12 +153,7 @@ func checkSegment(t *testing.T, tab *table, s string) {
 	spans := tab.segment(&l, s)
 	at := int32(0)
 	total := 0.0
-	byID := map[int32]string{}
-	for p, id := range tab.pieces {
-		if id >= 0 {
-			byID[id] = p
-		}
-	}
+	byID := entries(tab)
 	for _, sp := range spans {
 		if sp.start != at || sp.end <= sp.start || int(sp.end) > len(s) {
 			t.Fatalf("%q: span %+v does not follow %d", s, sp, at)
@@ -122,6 +165,10 @@ func checkSegment(t *testing.T, tab *table, s string) {
 				t.Fatalf("%q: unknown span %q is not one character", s, text)
 			}
 			total += float64(tab.unkScore)
+		case int(sp.id) >= len(tab.score):
+			if !strings.EqualFold(byID[sp.id], text) {
+				t.Fatalf("%q: span %q has word %d %q", s, text, sp.id, byID[sp.id])
+			}
 		case byID[sp.id] != text:
 			t.Fatalf("%q: span %q has piece %d %q", s, text, sp.id, byID[sp.id])
 		default:
