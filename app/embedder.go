@@ -23,11 +23,8 @@ func NewEmbedder(cfg config.Embedder, getenv func(string) string) (noema.Embedde
 	}
 	switch cfg.Backend {
 	case config.BackendBuiltin:
-		if cfg.Model != "" && cfg.Model != builtin.Model {
-			return nil, noema.Errorf(noema.EINVALID, "builtin embedder: unknown model %q (only %q)", cfg.Model, builtin.Model)
-		}
-		if cfg.Dimensions != 0 && cfg.Dimensions != builtin.Dimension {
-			return nil, noema.Errorf(noema.EINVALID, "builtin embedder: dimension is %d, not %d", builtin.Dimension, cfg.Dimensions)
+		if err := checkFixedModel(cfg, builtin.Model, builtin.Dimension); err != nil {
+			return nil, err
 		}
 		return builtin.New(), nil
 	case config.BackendOllama:
@@ -57,11 +54,8 @@ func NewEmbedder(cfg config.Embedder, getenv func(string) string) (noema.Embedde
 	case config.BackendMiniLM:
 		return bert.Open(cfg.Model, cfg.ModelDir, cfg.Dimensions, getenv)
 	case config.BackendStatic:
-		if cfg.Model != "" && cfg.Model != static.Model {
-			return nil, noema.Errorf(noema.EINVALID, "static embedder: unknown model %q (only %q)", cfg.Model, static.Model)
-		}
-		if cfg.Dimensions != 0 && cfg.Dimensions != static.Dimension {
-			return nil, noema.Errorf(noema.EINVALID, "static embedder: dimension is %d, not %d", static.Dimension, cfg.Dimensions)
+		if err := checkFixedModel(cfg, static.Model, static.Dimension); err != nil {
+			return nil, err
 		}
 		e, err := static.New()
 		if err != nil {
@@ -71,4 +65,16 @@ func NewEmbedder(cfg config.Embedder, getenv func(string) string) (noema.Embedde
 	default:
 		return nil, noema.Errorf(noema.EINVALID, "unknown embedder backend %q (want builtin, ollama, openai, minilm or static)", cfg.Backend)
 	}
+}
+
+// checkFixedModel returns a noema.EINVALID error unless cfg names model (or
+// none) and dimension dim (or 0): a backend built into the binary has one.
+func checkFixedModel(cfg config.Embedder, model string, dim int) error {
+	if cfg.Model != "" && cfg.Model != model {
+		return noema.Errorf(noema.EINVALID, "%s embedder: unknown model %q (only %q)", cfg.Backend, cfg.Model, model)
+	}
+	if cfg.Dimensions != 0 && cfg.Dimensions != dim {
+		return noema.Errorf(noema.EINVALID, "%s embedder: dimension is %d, not %d", cfg.Backend, dim, cfg.Dimensions)
+	}
+	return nil
 }

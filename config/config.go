@@ -236,6 +236,20 @@ func Load(vaultRoot string, getenv func(string) string) (Config, error) {
 	return cfg, nil
 }
 
+// checkFixedModel adds the problems of e for a backend built into the
+// binary, which has the one model of dimension dim and takes no URL.
+func (e Embedder) checkFixedModel(add func(format string, args ...any), model string, dim int) {
+	if e.Model != "" && e.Model != model {
+		add("embedder.model %q: the %s backend has only model %q", e.Model, e.Backend, model)
+	}
+	if e.URL != "" {
+		add("embedder.url %q: the %s backend takes no URL", e.URL, e.Backend)
+	}
+	if e.Dimensions != 0 && e.Dimensions != dim {
+		add("embedder.dimensions %d: the %s backend has %d dimensions", e.Dimensions, e.Backend, dim)
+	}
+}
+
 // Validate reports every invalid setting in one noema.EINVALID error, or
 // returns nil.
 func (c Config) Validate() error {
@@ -245,25 +259,9 @@ func (c Config) Validate() error {
 	e := c.Embedder
 	switch e.Backend {
 	case BackendBuiltin:
-		if e.Model != "" && e.Model != builtin.Model {
-			add("embedder.model %q: the builtin backend has only model %q", e.Model, builtin.Model)
-		}
-		if e.URL != "" {
-			add("embedder.url %q: the builtin backend takes no URL", e.URL)
-		}
-		if e.Dimensions != 0 && e.Dimensions != builtin.Dimension {
-			add("embedder.dimensions %d: the builtin backend has %d dimensions", e.Dimensions, builtin.Dimension)
-		}
+		e.checkFixedModel(add, builtin.Model, builtin.Dimension)
 	case BackendStatic:
-		if e.Model != "" && e.Model != static.Model {
-			add("embedder.model %q: the static backend has only model %q", e.Model, static.Model)
-		}
-		if e.URL != "" {
-			add("embedder.url %q: the static backend takes no URL", e.URL)
-		}
-		if e.Dimensions != 0 && e.Dimensions != static.Dimension {
-			add("embedder.dimensions %d: the static backend has %d dimensions", e.Dimensions, static.Dimension)
-		}
+		e.checkFixedModel(add, static.Model, static.Dimension)
 	case BackendMiniLM:
 		if e.URL != "" {
 			add("embedder.url %q: the minilm backend takes no URL (it runs in process; model_dir names its folder)", e.URL)

@@ -54,7 +54,7 @@ func TestTokenizeLikeTeacher(t *testing.T) {
 	pieces := *mustTable(t)
 	pieces.words = nil
 	tab := &pieces
-	for _, tc := range []struct{ text, want string }{
+	checkPieces(t, tab, []struct{ text, want string }{
 		{"Hello world, I moved to Berlin last week.", "▁H ello ▁world , ▁I ▁moved ▁to ▁Ber lin ▁last ▁week ."},
 		{"gradient checkpointing", "▁gra d ient ▁check point ing"},
 		{"When did Maria adopt the puppy?", "▁When ▁did ▁Maria ▁adopt ▁the ▁puppy ?"},
@@ -64,7 +64,14 @@ func TestTokenizeLikeTeacher(t *testing.T) {
 		{"ﬁve ①", "▁five ▁1"},
 		{"unbelievably", "▁un bel ie v ably"},
 		{"I'm here :)", "▁I ' m ▁here ▁:)"},
-	} {
+	})
+}
+
+// checkPieces fails for each text whose pieces (see pieceText, joined by
+// spaces) are not want.
+func checkPieces(t *testing.T, tab *table, cases []struct{ text, want string }) {
+	t.Helper()
+	for _, tc := range cases {
 		if got := strings.Join(pieceText(tab, tc.text), " "); got != tc.want {
 			t.Errorf("%q: pieces %q, want %q", tc.text, got, tc.want)
 		}
@@ -78,17 +85,13 @@ func TestTokenizeWords(t *testing.T) {
 	if len(tab.words) == 0 {
 		t.Fatal("the table has no words")
 	}
-	for _, tc := range []struct{ text, want string }{
+	checkPieces(t, tab, []struct{ text, want string }{
 		{"checkpoint.", "▁checkpoint ."},
 		{"Checkpoint, please.", "▁checkpoint , ▁please ."},
 		{"Puppies!", "▁puppies !"},
 		{"checkpointx", "▁check point x"},
 		{"checkpointé", "▁check point é"},
-	} {
-		if got := strings.Join(pieceText(tab, tc.text), " "); got != tc.want {
-			t.Errorf("%q: pieces %q, want %q", tc.text, got, tc.want)
-		}
-	}
+	})
 }
 
 // TestNormalize: white space and control runs are one boundary; NFKC.
