@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"os"
 
 	"github.com/noema-mem/noema"
@@ -9,6 +10,7 @@ import (
 	"github.com/noema-mem/noema/embedding/builtin"
 	"github.com/noema-mem/noema/embedding/ollama"
 	"github.com/noema-mem/noema/embedding/openai"
+	"github.com/noema-mem/noema/embedding/static"
 	"github.com/noema-mem/noema/semantic/chunk"
 )
 
@@ -22,11 +24,8 @@ func NewEmbedder(cfg config.Embedder, getenv func(string) string) (noema.Embedde
 	}
 	switch cfg.Backend {
 	case config.BackendBuiltin:
-		if cfg.Model != "" && cfg.Model != builtin.Model {
-			return nil, noema.Errorf(noema.EINVALID, "builtin embedder: unknown model %q (only %q)", cfg.Model, builtin.Model)
-		}
-		if cfg.Dimensions != 0 && cfg.Dimensions != builtin.Dimension {
-			return nil, noema.Errorf(noema.EINVALID, "builtin embedder: dimension is %d, not %d", builtin.Dimension, cfg.Dimensions)
+		if err := checkFixedModel(cfg, builtin.Model, builtin.Dimension); err != nil {
+			return nil, err
 		}
 		return builtin.New(), nil
 	case config.BackendOllama:
@@ -55,9 +54,30 @@ func NewEmbedder(cfg config.Embedder, getenv func(string) string) (noema.Embedde
 		})
 	case config.BackendMiniLM:
 		return bert.Open(cfg.Model, cfg.ModelDir, cfg.Dimensions, getenv)
+	case config.BackendStatic:
+		if err := checkFixedModel(cfg, static.Model, static.Dimension); err != nil {
+			return nil, err
+		}
+		e, err := static.New()
+		if err != nil {
+			return nil, fmt.Errorf("static embedder: %w", err)
+		}
+		return e, nil
 	default:
-		return nil, noema.Errorf(noema.EINVALID, "unknown embedder backend %q (want builtin, ollama, openai or minilm)", cfg.Backend)
+		return nil, noema.Errorf(noema.EINVALID, "unknown embedder backend %q (want builtin, ollama, openai, minilm or static)", cfg.Backend)
 	}
+}
+
+// checkFixedModel returns a noema.EINVALID error unless cfg names model (or
+// none) and dimension dim (or 0): a backend built into the binary has one.
+func checkFixedModel(cfg config.Embedder, model string, dim int) error {
+	if cfg.Model != "" && cfg.Model != model {
+		return noema.Errorf(noema.EINVALID, "%s embedder: unknown model %q (only %q)", cfg.Backend, cfg.Model, model)
+	}
+	if cfg.Dimensions != 0 && cfg.Dimensions != dim {
+		return noema.Errorf(noema.EINVALID, "%s embedder: dimension is %d, not %d", cfg.Backend, dim, cfg.Dimensions)
+	}
+	return nil
 }
 
 // chunking is the chunk scheme a configuration's embedder.chunks names; the

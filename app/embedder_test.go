@@ -41,6 +41,10 @@ func TestNewEmbedder(t *testing.T) {
 			e.URL = "http://localhost:1234/v1"
 			e.Model = "nomic-embed-text-v1.5"
 		}), "openai/nomic-embed-text-v1.5", 0, ""},
+		{"static defaults", with(func(e *config.Embedder) { e.Backend = "static" }), "static/use-lite-256-v1", 256, ""},
+		{"static with its model", with(func(e *config.Embedder) { e.Backend = "static"; e.Model = "use-lite-256-v1"; e.Dimensions = 256 }), "static/use-lite-256-v1", 256, ""},
+		{"static unknown model", with(func(e *config.Embedder) { e.Backend = "static"; e.Model = "use-lite-512" }), "", 0, `unknown model "use-lite-512"`},
+		{"static wrong dimensions", with(func(e *config.Embedder) { e.Backend = "static"; e.Dimensions = 384 }), "", 0, "dimension is 256, not 384"},
 		{"unknown backend", with(func(e *config.Embedder) { e.Backend = "cohere" }), "", 0, `unknown embedder backend "cohere"`},
 	}
 	for _, sc := range scenarios {
@@ -71,6 +75,7 @@ func TestIsSpellingModel(t *testing.T) {
 	}{
 		{config.Embedder{Backend: config.BackendBuiltin}, true},
 		{config.Embedder{Backend: config.BackendOllama, Model: "all-minilm"}, false},
+		{config.Embedder{Backend: config.BackendStatic}, false},
 		{config.Embedder{Backend: config.BackendOpenAI, Model: "text-embedding-3-small", APIKeyEnv: "K"}, false},
 	} {
 		e, err := app.NewEmbedder(tc.cfg, func(string) string { return "key" })

@@ -169,7 +169,7 @@ const globalUsage = `Global flags (before or after the command):
                 --vault NAME=DIR to serve several (serve, mcp; other commands use the first);
                 --vault NAME picks one of several NAME=DIR in $NOEMA_VAULT
   --json        print the structured result (errors as {"error":{"code","message"}})
-  --embedder B  builtin (default), ollama, openai or minilm (else $NOEMA_EMBEDDER, else .noema/config.yaml)
+  --embedder B  builtin (default), ollama, openai, minilm or static (else $NOEMA_EMBEDDER, else .noema/config.yaml)
   --store URL   a team's PostgreSQL store of record, postgres://…/db?vault=NAME; the vault folder
                 is then its working copy (else $NOEMA_STORE, else .noema/config.yaml)
   -v            log debug messages to stderr

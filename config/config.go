@@ -12,8 +12,8 @@
 // The file, with every key and its default:
 //
 //	embedder:
-//	  backend: builtin        # builtin | ollama | openai | minilm
-//	  model: ""               # "" = the backend's default (ngram-v1, all-minilm, text-embedding-3-small, all-MiniLM-L6-v2)
+//	  backend: builtin        # builtin | ollama | openai | minilm | static
+//	  model: ""               # "" = the backend's default (ngram-v1, all-minilm, text-embedding-3-small, all-MiniLM-L6-v2, use-lite-256-v1)
 //	  model_dir: ""           # minilm: the model folder ("" = $XDG_DATA_HOME/noema/models/MODEL)
 //	  url: ""                 # "" = the backend's default (http://localhost:11434, https://api.openai.com)
 //	  api_key_env: ""         # openai: name of the variable holding the key ("" = OPENAI_API_KEY)
@@ -58,6 +58,7 @@ import (
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/decay"
 	"github.com/noema-mem/noema/embedding/builtin"
+	"github.com/noema-mem/noema/embedding/static"
 )
 
 // Embedder backends.
@@ -68,6 +69,10 @@ const (
 	// BackendMiniLM runs a BERT sentence encoder in process (package
 	// embedding/bert).
 	BackendMiniLM = "minilm"
+	// BackendStatic is a table of word-piece vectors distilled from a
+	// sentence encoder, in the binary (package embedding/static): a meaning
+	// model that runs offline.
+	BackendStatic = "static"
 )
 
 // Ways of cutting notes for embedding ([Embedder.Chunks]).
@@ -79,7 +84,7 @@ const (
 
 // Backends lists the valid values of [Embedder.Backend].
 func Backends() []string {
-	return []string{BackendBuiltin, BackendOllama, BackendOpenAI, BackendMiniLM}
+	return []string{BackendBuiltin, BackendOllama, BackendOpenAI, BackendMiniLM, BackendStatic}
 }
 
 // Defaults of [Default].
@@ -148,13 +153,14 @@ type Concepts struct {
 // Embedder configures the embedding backend. Empty strings and zero numbers
 // mean "the backend's default" where documented.
 type Embedder struct {
-	// Backend is BackendBuiltin, BackendOllama or BackendOpenAI.
+	// Backend is one of [Backends].
 	Backend string
 	// Model is the model name; "" means the backend's default. The builtin
-	// backend accepts only "" or "ngram-v1".
+	// backend accepts only "" or "ngram-v1", the static one "" or
+	// "use-lite-256-v1".
 	Model string
 	// URL is the server's base URL; "" means the backend's default. Not
-	// used by builtin or minilm.
+	// used by builtin, minilm or static.
 	URL string
 	// ModelDir is the minilm backend's model folder; "" means
 	// $XDG_DATA_HOME/noema/models/<Model>.
@@ -242,6 +248,20 @@ func Load(vaultRoot string, getenv func(string) string) (Config, error) {
 	return cfg, nil
 }
 
+// checkFixedModel adds the problems of e for a backend built into the
+// binary, which has the one model of dimension dim and takes no URL.
+func (e Embedder) checkFixedModel(add func(format string, args ...any), model string, dim int) {
+	if e.Model != "" && e.Model != model {
+		add("embedder.model %q: the %s backend has only model %q", e.Model, e.Backend, model)
+	}
+	if e.URL != "" {
+		add("embedder.url %q: the %s backend takes no URL", e.URL, e.Backend)
+	}
+	if e.Dimensions != 0 && e.Dimensions != dim {
+		add("embedder.dimensions %d: the %s backend has %d dimensions", e.Dimensions, e.Backend, dim)
+	}
+}
+
 // Validate reports every invalid setting in one noema.EINVALID error, or
 // returns nil.
 func (c Config) Validate() error {
@@ -251,15 +271,9 @@ func (c Config) Validate() error {
 	e := c.Embedder
 	switch e.Backend {
 	case BackendBuiltin:
-		if e.Model != "" && e.Model != builtin.Model {
-			add("embedder.model %q: the builtin backend has only model %q", e.Model, builtin.Model)
-		}
-		if e.URL != "" {
-			add("embedder.url %q: the builtin backend takes no URL", e.URL)
-		}
-		if e.Dimensions != 0 && e.Dimensions != builtin.Dimension {
-			add("embedder.dimensions %d: the builtin backend has %d dimensions", e.Dimensions, builtin.Dimension)
-		}
+		e.checkFixedModel(add, builtin.Model, builtin.Dimension)
+	case BackendStatic:
+		e.checkFixedModel(add, static.Model, static.Dimension)
 	case BackendMiniLM:
 		if e.URL != "" {
 			add("embedder.url %q: the minilm backend takes no URL (it runs in process; model_dir names its folder)", e.URL)

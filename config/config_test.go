@@ -178,7 +178,7 @@ func TestLoadErrors(t *testing.T) {
 		{"zero operations size", "operations:\n  max_bytes: 0\n", nil, []string{"operations.max_bytes 0: want a positive size"}},
 		{"folder grace not a mapping", "decay:\n  folder_grace: [journal]\n", nil, []string{"line 2"}},
 		{"invalid values, all reported", "embedder:\n  backend: cohere\n  batch_size: 0\ndecay:\n  function: linear\n  half_life_days: 0\n", nil,
-			[]string{`embedder.backend "cohere" is unknown (want one of builtin, ollama, openai, minilm)`, "embedder.batch_size 0", `decay function "linear" is unknown`, "half-life"}},
+			[]string{`embedder.backend "cohere" is unknown (want one of builtin, ollama, openai, minilm, static)`, "embedder.batch_size 0", `decay function "linear" is unknown`, "half-life"}},
 		{"env bad values, all reported", "-", map[string]string{"NOEMA_DECAY_GRACE": "two weeks", "NOEMA_EMBED_TIMEOUT": "30", "NOEMA_DECAY_DISABLED": "maybe"},
 			[]string{`NOEMA_DECAY_GRACE: "two weeks" is not a number`, `NOEMA_EMBED_TIMEOUT: "30" is not a duration`, `NOEMA_DECAY_DISABLED: "maybe"`}},
 		{"env bad folder grace", "-", map[string]string{"NOEMA_DECAY_FOLDER_GRACE": "journal/:3"}, []string{"NOEMA_DECAY_FOLDER_GRACE", "folder/=days"}},
@@ -253,6 +253,10 @@ func TestValidate(t *testing.T) {
 		}), ""},
 		{"minilm with URL", mod(func(c *config.Config) { c.Embedder.Backend = "minilm"; c.Embedder.URL = "http://h" }), "takes no URL"},
 		{"minilm model path", mod(func(c *config.Config) { c.Embedder.Backend = "minilm"; c.Embedder.Model = "../m" }), "not a path"},
+		{"static default model", mod(func(c *config.Config) { c.Embedder.Backend = "static" }), ""},
+		{"static unknown model", mod(func(c *config.Config) { c.Embedder.Backend = "static"; c.Embedder.Model = "x" }), "the static backend has only model"},
+		{"static with URL", mod(func(c *config.Config) { c.Embedder.Backend = "static"; c.Embedder.URL = "http://h" }), "the static backend takes no URL"},
+		{"static wrong dims", mod(func(c *config.Config) { c.Embedder.Backend = "static"; c.Embedder.Dimensions = 384 }), "the static backend has 256 dimensions"},
 		{"model_dir for ollama", mod(func(c *config.Config) { c.Embedder.Backend = "ollama"; c.Embedder.ModelDir = "/m" }), "only the minilm backend"},
 	}
 	for _, sc := range scenarios {

@@ -26,7 +26,7 @@ type envSpec struct {
 // after it.
 func envSpecs() []envSpec {
 	return []envSpec{
-		{EnvVar{"NOEMA_EMBEDDER", "embedding backend: builtin, ollama, openai or minilm (switching clears the file's model, url, model_dir and dimensions)"},
+		{EnvVar{"NOEMA_EMBEDDER", "embedding backend: builtin, ollama, openai, minilm or static (switching clears the file's model, url, model_dir and dimensions)"},
 			func(c *Config, v string) error { c.Embedder.SwitchBackend(v); return nil }},
 		{EnvVar{"NOEMA_EMBED_MODEL", "embedding model name"},
 			func(c *Config, v string) error { c.Embedder.Model = v; return nil }},

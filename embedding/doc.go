@@ -12,6 +12,10 @@
 //   - minilm (package bert): a BERT-family sentence encoder
 //     (all-MiniLM-L6-v2, bge-small-en-v1.5) run in pure Go from a model
 //     folder that `noema model pull` downloads.
+//   - static: a table of word and word-piece vectors distilled from
+//     Universal Sentence Encoder lite, in the binary (5.4 MB, 256
+//     dimensions): a
+//     meaning model that runs offline with no model files.
 //
 // Each backend checks at compile time that it implements noema.Embedder,
 // and every one passes the shared conformance suite in embeddingtest.

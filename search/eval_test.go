@@ -29,6 +29,9 @@ var (
 	evalSweep  = flag.Bool("eval.sweep", false, "with -eval, also report a sweep of the tuning weights")
 	evalSets   = flag.String("eval.sets", "", "with -eval, only these sets (comma-separated names; default all)")
 	evalModel  = flag.String("eval.minilm", "", "with -eval, embed with the minilm backend from this model folder (a meaning model) instead of the builtin")
+	evalStatic = flag.Bool("eval.static", false, "with -eval, embed with the static backend (a meaning model distilled into the binary) instead of the builtin")
+	evalWeight = flag.Float64("eval.weight", -1, "with -eval, measure hybrid at this Tuning.SemanticWeight instead of the default (a setting chosen on the tune sets, measured on the held-out ones)")
+	evalFloor  = flag.Float64("eval.floor", -1, "with -eval, measure hybrid at this Tuning.SemanticFloor instead of the default")
 	evalOpenAI = flag.String("eval.openai", "", "with -eval, embed with the openai backend at this base URL (a meaning model: e2e/meaning/server.mjs serves one) instead of the builtin")
 )
 
@@ -350,6 +353,10 @@ func indexSet(t testing.TB, set evalSet) *evalRun {
 		cfg.Embedder.SwitchBackend(config.BackendMiniLM)
 		cfg.Embedder.ModelDir = *evalModel
 		e = newEnvWith(t, app.Options{Config: &cfg})
+	case *evalStatic:
+		cfg := config.Default()
+		cfg.Embedder.SwitchBackend(config.BackendStatic)
+		e = newEnvWith(t, app.Options{Config: &cfg})
 	case *evalOpenAI != "":
 		cfg := config.Default()
 		cfg.Embedder.SwitchBackend(config.BackendOpenAI)
@@ -531,6 +538,12 @@ func TestEval(t *testing.T) {
 			continue
 		}
 		r := indexSet(t, set)
+		if *evalWeight >= 0 {
+			r.e.svc.Tuning.SemanticWeight = *evalWeight
+		}
+		if *evalFloor >= 0 {
+			r.e.svc.Tuning.SemanticFloor = *evalFloor
+		}
 		t.Logf("%s: %d notes, %d questions", set.name, len(set.notes), len(set.questions))
 		ms := r.measure()
 		for _, m := range evalMethods {
@@ -596,7 +609,7 @@ func sweep(t *testing.T, r *evalRun) {
 		svc.Tuning.ConceptWeight = wc
 		rows = append(rows, evalRow{r.set.name, fmt.Sprintf("hybrid concept weight %g", wc), score(r.set.questions, r.ranked(svc, search.ModeHybrid))})
 	}
-	if *evalOpenAI != "" || *evalModel != "" {
+	if *evalOpenAI != "" || *evalModel != "" || *evalStatic {
 		// A meaning model's list: its weight against its floor.
 		for _, floor := range []float64{0.5, 0.7, 0.8, 0.9} {
 			for _, ws := range []float64{0, 0.05, 0.1, 0.2, 0.3, 0.5, 1} {

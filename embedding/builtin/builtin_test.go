@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,16 +57,8 @@ func TestGolden(t *testing.T) {
 		}
 		b.WriteByte('\n')
 	}
-	if *update {
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	gotLines, wantLines := strings.Split(b.String(), "\n"), strings.Split(string(want), "\n")
+	want := embeddingtest.Golden(t, path, b.String(), *update)
+	gotLines, wantLines := strings.Split(b.String(), "\n"), strings.Split(want, "\n")
 	if len(gotLines) != len(wantLines) {
 		t.Fatalf("golden has %d lines, output %d", len(wantLines), len(gotLines))
 	}

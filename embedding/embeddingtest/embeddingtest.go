@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -150,6 +151,22 @@ func Run(t *testing.T, e noema.Embedder) {
 			t.Fatalf("Embed with a cancelled context returned %d vectors, want none", len(vecs))
 		}
 	})
+}
+
+// Golden returns the content of the golden file at path, first rewriting
+// it with got when update is set (a test's -update flag).
+func Golden(t testing.TB, path, got string, update bool) string {
+	t.Helper()
+	if update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	return string(want)
 }
 
 func mustEmbed(t *testing.T, e noema.Embedder, texts []string) [][]float32 {
