@@ -329,16 +329,7 @@ func TestKeptNoteRowsFollowWrites(t *testing.T) {
 	check := func(step string) {
 		t.Helper()
 		q := noema.TextQuery{Match: `"quorum" OR "lattice"`, Weights: [3]float64{4, 1, 1}, Limit: 10}
-		joined, err := db.Search().SearchText(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var vs noema.IndexVersions
-		q.Versions = &vs
-		kept, err := db.Search().SearchText(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
+		kept, joined, vs := searchBothWays(t, db, q)
 		if !vs.Read || len(kept) == 0 {
 			t.Fatalf("%s: versions read %v, %d hits", step, vs.Read, len(kept))
 		}
@@ -413,16 +404,7 @@ func TestVersionedRankingAsJoined(t *testing.T) {
 		}
 		for name, q := range queries {
 			q.Weights = [3]float64{4, 1, 1}
-			joined, err := db.Search().SearchText(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var vs noema.IndexVersions
-			q.Versions = &vs
-			versioned, err := db.Search().SearchText(ctx, q)
-			if err != nil {
-				t.Fatal(err)
-			}
+			versioned, joined, vs := searchBothWays(t, db, q)
 			if !reflect.DeepEqual(versioned, joined) {
 				t.Errorf("%s (rows kept %v): with the versions\n%+v\nwithout\n%+v", name, keep, versioned, joined)
 			}
@@ -431,4 +413,20 @@ func TestVersionedRankingAsJoined(t *testing.T) {
 			}
 		}
 	}
+}
+
+// searchBothWays runs q without the versions and with them
+// (TextQuery.Versions), returning both answers and the versions read.
+func searchBothWays(t *testing.T, db *sqlite.DB, q noema.TextQuery) (versioned, joined []noema.TextHit, vs noema.IndexVersions) {
+	t.Helper()
+	ctx := context.Background()
+	joined, err := db.Search().SearchText(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Versions = &vs
+	if versioned, err = db.Search().SearchText(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	return versioned, joined, vs
 }
