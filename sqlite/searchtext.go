@@ -242,8 +242,8 @@ func (t *textSearch) rankJoinedRows(ctx context.Context, ranked, body, bodyOn st
 // every row; and the ranked rows carry only what varies — the tier
 // column not when every is a constant, the body not when none is read.
 // Each column of each row is a call into SQLite and a conversion in Go:
-// two rare words' 30-40 notes with the versions on every row took a
-// quarter more than with them on one.
+// two rare words' statement (30-40 notes) took a sixth more with the
+// versions and the tier on every row (docs/search.md, Speed round 9).
 func (t *textSearch) rankVersioned(ctx context.Context, ranked, every, body, bodyOn string, args []any) (found int, textVersion int64, err error) {
 	versions := t.q.Versions
 	// With the versions, the note rows kept in memory (searchrows.go)
