@@ -84,7 +84,7 @@ type TextQuery struct {
 	// to be read in the ranking statement, the hits' own snapshot, and
 	// stored there: a search then needs no statement of its own for them.
 	// Versions.Read reports whether they were (only where one statement
-	// ranks and finds a note).
+	// ranks).
 	Versions *IndexVersions
 }
 

@@ -329,16 +329,7 @@ func TestKeptNoteRowsFollowWrites(t *testing.T) {
 	check := func(step string) {
 		t.Helper()
 		q := noema.TextQuery{Match: `"quorum" OR "lattice"`, Weights: [3]float64{4, 1, 1}, Limit: 10}
-		joined, err := db.Search().SearchText(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var vs noema.IndexVersions
-		q.Versions = &vs
-		kept, err := db.Search().SearchText(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
+		kept, joined, vs := searchBothWays(t, db, q)
 		if !vs.Read || len(kept) == 0 {
 			t.Fatalf("%s: versions read %v, %d hits", step, vs.Read, len(kept))
 		}
@@ -372,4 +363,70 @@ func TestKeptNoteRowsFollowWrites(t *testing.T) {
 	check("read, then renamed")
 	remove(t, db, "d.md")
 	check("deleted")
+}
+
+// TestVersionedRankingAsJoined checks the ranking statement that reads the
+// versions in a row of its own (TextQuery.Versions): every plan that ranks
+// in one statement — one term, Together with its every-term flag, Counted
+// (found as counted, and with stale counts), bodies for every hit and for
+// the best few — answers hit for hit, score, tier, row and body alike, as
+// the same query without the versions, with the note rows joined in SQL
+// and kept in memory; the versions it reads are the index's; and they are
+// read when nothing is found.
+func TestVersionedRankingAsJoined(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	put(t, db, textNote("a.md", "quorum lattice\nquorum"), textNote("b.md", "quorum"), textNote("c.md", "lattice and more"),
+		textNote("d.md", "nothing of either"), textNote("e.md", "lattice, lattice"))
+	text, err := db.Search().SearchTextVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	concepts, err := db.Search().SearchConceptsVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const both = `"quorum" OR "lattice"`
+	queries := map[string]noema.TextQuery{
+		"one term":          {Match: `"lattice"`, Limit: 10, Bodies: 10},
+		"one term, no body": {Match: `"lattice"`, Limit: 10},
+		"together":          {Match: both, All: `"quorum" AND "lattice"`, Together: true, Limit: 10, Bodies: 2},
+		"together, bodies":  {Match: both, All: `"quorum" AND "lattice"`, Together: true, Limit: 3, Bodies: 50},
+		"counted, stale":    {Match: both, All: `"quorum" AND "lattice"`, Together: true, Counted: 4, Version: text, Limit: 10, Bodies: 50},
+		"counted":           {Match: `"quorum" OR "more"`, All: `"quorum" AND "more"`, Together: true, Counted: 3, Version: text, Limit: 10, Bodies: 50},
+		"nothing found":     {Match: `"zebra"`, Limit: 10, Bodies: 10},
+	}
+	for _, keep := range []bool{false, true} {
+		if keep {
+			if err := db.Search().KeepNoteRows(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for name, q := range queries {
+			q.Weights = [3]float64{4, 1, 1}
+			versioned, joined, vs := searchBothWays(t, db, q)
+			if !reflect.DeepEqual(versioned, joined) {
+				t.Errorf("%s (rows kept %v): with the versions\n%+v\nwithout\n%+v", name, keep, versioned, joined)
+			}
+			if !vs.Read || vs.Text != text || vs.Concepts != concepts {
+				t.Errorf("%s (rows kept %v): versions %+v, want text %d, concepts %q, read", name, keep, vs, text, concepts)
+			}
+		}
+	}
+}
+
+// searchBothWays runs q without the versions and with them
+// (TextQuery.Versions), returning both answers and the versions read.
+func searchBothWays(t *testing.T, db *sqlite.DB, q noema.TextQuery) (versioned, joined []noema.TextHit, vs noema.IndexVersions) {
+	t.Helper()
+	ctx := context.Background()
+	joined, err := db.Search().SearchText(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q.Versions = &vs
+	if versioned, err = db.Search().SearchText(ctx, q); err != nil {
+		t.Fatal(err)
+	}
+	return versioned, joined, vs
 }

@@ -3,10 +3,12 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"maps"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/noema-mem/noema"
 )
@@ -202,6 +204,47 @@ func (t *textSearch) rankJoined(ctx context.Context, expr, every string, everyAr
 		body, bodyOn = "b.c1", `
 		LEFT JOIN notes_fts_content b ON b.id = r.rowid AND r.rn <= `+strconv.Itoa(b)
 	}
+	if !version && t.q.Versions == nil {
+		return t.rankJoinedRows(ctx, ranked, body, bodyOn, args)
+	}
+	return t.rankVersioned(ctx, ranked, every, body, bodyOn, args)
+}
+
+// rankJoinedRows runs rankJoined's statement without the versions: the
+// ranked notes joined to their rows.
+func (t *textSearch) rankJoinedRows(ctx context.Context, ranked, body, bodyOn string, args []any) (found int, textVersion int64, err error) {
+	err = eachRow(ctx, t.idx.db.rdKept(), `SELECT r.rowid, r.score, r.every, `+body+`, 0, '', `+searchNoteColumns+` FROM (`+ranked+`) r
+		JOIN notes n ON n.id = r.rowid LEFT JOIN access a ON a.path = n.path`+bodyOn, args, func(r *sql.Rows) error {
+		var id int64
+		var score float64
+		var all bool
+		var n noema.SearchNote
+		var mod, acc int64
+		var b sql.NullString
+		var concepts string
+		if err := r.Scan(&id, &score, &all, &b, &textVersion, &concepts, &n.ID, &n.Path, &n.Title, &mod, &acc); err != nil {
+			return err
+		}
+		n.Modified, n.Accessed = noteTimes(mod, acc)
+		rk := &textRank{id: id, score: score, every: all, joined: true, note: n, body: b.String, hasBody: b.Valid}
+		t.byID[id] = rk
+		t.list = append(t.list, rk)
+		found++
+		return nil
+	})
+	return found, textVersion, err
+}
+
+// rankVersioned runs rankJoined's statement reading the versions: the
+// text version and the concept registry's (and, with the note rows kept
+// in memory, the graph log's position) in a row of their own ahead of the
+// ranked notes' (a UNION ALL, its first column NULL), not as columns of
+// every row; and the ranked rows carry only what varies — the tier
+// column not when every is a constant, the body not when none is read.
+// Each column of each row is a call into SQLite and a conversion in Go:
+// two rare words' statement (30-40 notes) took a sixth more with the
+// versions and the tier on every row (docs/search.md, Speed round 9).
+func (t *textSearch) rankVersioned(ctx context.Context, ranked, every, body, bodyOn string, args []any) (found int, textVersion int64, err error) {
 	versions := t.q.Versions
 	// With the versions, the note rows kept in memory (searchrows.go)
 	// stand for the join when they are of the log position the statement
@@ -212,69 +255,130 @@ func (t *textSearch) rankJoined(ctx context.Context, expr, every string, everyAr
 			return 0, 0, err
 		}
 	}
-	versionSQL, versionFrom := "0, ''", ""
-	if version || versions != nil {
-		// One row, read once: the outer loop of the join.
-		versionSQL, versionFrom = "v.t, v.c", `(SELECT
-			COALESCE((SELECT text_version FROM search_state WHERE id = 1), -1) AS t,
-			COALESCE((SELECT value FROM meta WHERE key = '`+ConceptsVersionKey+`'), '') AS c`
-		if kept != nil {
-			versionSQL, versionFrom = versionSQL+", v.g", versionFrom+`,
-			COALESCE((SELECT MAX(seq) FROM graph_log), 0) AS g`
-		}
-		versionFrom += `) v CROSS JOIN `
+	seqSQL := "0"
+	if kept != nil {
+		seqSQL = "COALESCE((SELECT MAX(seq) FROM graph_log), 0)"
 	}
+	cols := []string{"r.rowid", "r.score"}
+	constEvery, everyCol := every == "0" || every == "1", -1
+	if !constEvery {
+		everyCol = len(cols)
+		cols = append(cols, "r.every")
+	}
+	bodyCol := -1
+	if body != "NULL" {
+		bodyCol = len(cols)
+		cols = append(cols, body)
+	}
+	noteCol, from := -1, `(`+ranked+`) r`
+	if kept == nil {
+		noteCol = len(cols)
+		cols = append(cols, "n.path", "n.title", "n.modified_ns", "COALESCE(a.accessed_ns, 0)")
+		from += `
+		JOIN notes n ON n.id = r.rowid LEFT JOIN access a ON a.path = n.path`
+	}
+	head := []string{"NULL", "v.t", "v.c", "v.g"}
+	for len(cols) < len(head) {
+		cols = append(cols, "NULL")
+	}
+	for len(head) < len(cols) {
+		head = append(head, "NULL")
+	}
+	query := `SELECT ` + strings.Join(head, ", ") + ` FROM (SELECT
+			COALESCE((SELECT text_version FROM search_state WHERE id = 1), -1) AS t,
+			COALESCE((SELECT value FROM meta WHERE key = '` + ConceptsVersionKey + `'), '') AS c,
+			` + seqSQL + ` AS g) v
+		UNION ALL
+		SELECT ` + strings.Join(cols, ", ") + ` FROM ` + from + bodyOn
 	var concepts string
 	var seq int64
-	if kept != nil {
-		var read []*textRank
-		err = eachRow(ctx, t.idx.db.rdKept(), `SELECT r.rowid, r.score, r.every, `+body+`, `+versionSQL+` FROM `+versionFrom+`(`+ranked+`) r`+bodyOn, args, func(r *sql.Rows) error {
-			rk := &textRank{joined: true}
-			var b sql.NullString
-			if err := r.Scan(&rk.id, &rk.score, &rk.every, &b, &textVersion, &concepts, &seq); err != nil {
-				return err
-			}
-			rk.body, rk.hasBody = b.String, b.Valid
-			read = append(read, rk)
-			return nil
-		})
-		if err == nil && len(read) > 0 && seq != kept.seq {
-			kept, err = t.idx.db.currentNoteRows(ctx, seq)
+	read := false // the versions' row
+	var ranks []*textRank
+	vals := make([]any, len(cols))
+	dest := make([]any, len(cols))
+	for i := range vals {
+		dest[i] = &vals[i]
+	}
+	err = eachRow(ctx, t.idx.db.rdKept(), query, args, func(r *sql.Rows) error {
+		if err := r.Scan(dest...); err != nil {
+			return err
 		}
-		if err == nil {
-			for _, rk := range read {
+		if vals[0] == nil {
+			read = true
+			textVersion, concepts, seq = asInt64(vals[1]), asString(vals[2]), asInt64(vals[3])
+			return nil
+		}
+		rk := &textRank{id: asInt64(vals[0]), joined: true, every: every == "1"}
+		score, ok := vals[1].(float64)
+		if !ok {
+			return fmt.Errorf("bm25 of note %d is %T, not a float", rk.id, vals[1])
+		}
+		rk.score = score
+		if everyCol >= 0 {
+			rk.every = asInt64(vals[everyCol]) != 0
+		}
+		if bodyCol >= 0 && vals[bodyCol] != nil {
+			rk.body, rk.hasBody = asString(vals[bodyCol]), true
+		}
+		if noteCol >= 0 {
+			v := vals[noteCol:]
+			rk.note = noema.SearchNote{ID: rk.id, Path: asString(v[0]), Title: asString(v[1])}
+			rk.note.Modified, rk.note.Accessed = noteTimes(asInt64(v[2]), asInt64(v[3]))
+		}
+		ranks = append(ranks, rk)
+		return nil
+	})
+	if err == nil && !read {
+		err = errors.New("the versions' row is missing")
+	}
+	if err == nil && kept != nil && len(ranks) > 0 && seq != kept.seq {
+		kept, err = t.idx.db.currentNoteRows(ctx, seq)
+	}
+	if err == nil {
+		for _, rk := range ranks {
+			if kept != nil {
 				var ok bool
-				if rk.note, ok = kept.get(rk.id); ok {
-					t.byID[rk.id] = rk
-					t.list = append(t.list, rk)
-					found++
+				if rk.note, ok = kept.get(rk.id); !ok {
+					continue
 				}
 			}
-		}
-	} else {
-		err = eachRow(ctx, t.idx.db.rdKept(), `SELECT r.rowid, r.score, r.every, `+body+`, `+versionSQL+`, `+searchNoteColumns+` FROM `+versionFrom+`(`+ranked+`) r
-		JOIN notes n ON n.id = r.rowid LEFT JOIN access a ON a.path = n.path`+bodyOn, args, func(r *sql.Rows) error {
-			var id int64
-			var score float64
-			var all bool
-			var n noema.SearchNote
-			var mod, acc int64
-			var b sql.NullString
-			if err := r.Scan(&id, &score, &all, &b, &textVersion, &concepts, &n.ID, &n.Path, &n.Title, &mod, &acc); err != nil {
-				return err
-			}
-			n.Modified, n.Accessed = noteTimes(mod, acc)
-			rk := &textRank{id: id, score: score, every: all, joined: true, note: n, body: b.String, hasBody: b.Valid}
-			t.byID[id] = rk
+			t.byID[rk.id] = rk
 			t.list = append(t.list, rk)
 			found++
-			return nil
-		})
+		}
 	}
 	if versions != nil {
-		*versions = noema.IndexVersions{Text: textVersion, Concepts: concepts, Read: err == nil && found > 0}
+		*versions = noema.IndexVersions{Text: textVersion, Concepts: concepts, Read: err == nil}
 	}
 	return found, textVersion, err
+}
+
+// asInt64 is an integer column's value as database/sql scanned it into
+// an any (0 for NULL).
+func asInt64(v any) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case float64:
+		return int64(x)
+	case bool:
+		if x {
+			return 1
+		}
+	}
+	return 0
+}
+
+// asString is a text column's value as database/sql scanned it into an
+// any ("" for NULL).
+func asString(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	}
+	return ""
 }
 
 // bodySQL reads the indexed body of the ranked note r: notes_fts's body
