@@ -134,7 +134,7 @@ func (s *Service) refreshChunks(ctx context.Context) error {
 		return err
 	}
 	model := s.Embedder.Name()
-	key := s.Chunking.OrFor(noema.IsSpellingModel(s.Embedder)).Key(model)
+	_, key := s.Chunking.ForEmbedder(s.Embedder)
 	c := &s.chunks
 	c.mu.RLock()
 	fresh := c.loaded && c.version == version && c.key == key

@@ -26,8 +26,7 @@ func (s *Service) RefreshChunks(ctx context.Context) error {
 	s.refresh.Lock()
 	defer s.refresh.Unlock()
 	model := s.Embedder.Name()
-	scheme := s.Chunking.OrFor(noema.IsSpellingModel(s.Embedder))
-	key := scheme.Key(model)
+	scheme, key := s.Chunking.ForEmbedder(s.Embedder)
 	todo, err := s.notesToChunk(ctx, key)
 	if err != nil {
 		return err

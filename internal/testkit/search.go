@@ -102,7 +102,7 @@ func (s *Search) SetChunks(noteID int64, e noema.Embedder, hash string, chunks .
 		panic(fmt.Sprintf("testkit: chunks of note %d, which was not added", noteID))
 	}
 	n.model, n.hash, n.chunks = e.Name(), hash, nil
-	n.key = chunk.For(noema.IsSpellingModel(e)).Key(n.model)
+	_, n.key = chunk.Scheme{}.ForEmbedder(e)
 	for _, c := range chunks {
 		c.NoteID, c.Vec = noteID, slices.Clone(c.Vec)
 		n.chunks = append(n.chunks, c)

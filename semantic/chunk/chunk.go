@@ -1,10 +1,13 @@
 // Package chunk cuts a Markdown note body into heading-aware pieces that are
-// embedded on their own. It is a leaf package (strings only) so that its fuzz
-// target runs at full speed, without SQLite linked into the test binary.
+// embedded on their own. It imports only strings and the root package's
+// ports, so that its fuzz target runs at full speed, without SQLite linked
+// into the test binary.
 package chunk
 
 import (
 	"strings"
+
+	"github.com/noema-mem/noema"
 )
 
 // Chunk sizes of the sections scheme, in bytes: a chunk is cut at a
@@ -60,13 +63,16 @@ func For(spelling bool) Scheme {
 	return Passages()
 }
 
-// OrFor returns s, or when s is the zero Scheme (none chosen) the scheme
-// For gives an embedder of that kind.
-func (s Scheme) OrFor(spelling bool) Scheme {
+// ForEmbedder returns the scheme e's notes are cut by — s, or when s is the
+// zero Scheme (none chosen) the one For gives e's kind — and the key the
+// index stores them under. The semantic service, which cuts the notes, and
+// the search service, which reads their chunks, both ask it, so that the
+// two agree.
+func (s Scheme) ForEmbedder(e noema.Embedder) (Scheme, string) {
 	if s == (Scheme{}) {
-		return For(spelling)
+		s = For(noema.IsSpellingModel(e))
 	}
-	return s
+	return s, s.Key(e.Name())
 }
 
 // Cut cuts a Markdown body into chunks by the scheme.
