@@ -319,31 +319,41 @@ func mustCall(t testing.TB, cs *mcp.ClientSession, tool string, args map[string]
 }
 
 // followSeq is the last change of the store's feed the server's folder
-// holds, from its status resource.
-func followSeq(ctx context.Context, cs *mcp.ClientSession) (int64, error) {
+// holds, from its status resource, and whether the server's first sync has
+// ended.
+func followSeq(ctx context.Context, cs *mcp.ClientSession) (seq int64, synced bool, err error) {
 	r, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "noema://status"})
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	if len(r.Contents) == 0 {
-		return 0, errors.New("status: no contents")
+		return 0, false, errors.New("status: no contents")
 	}
 	var st struct {
 		Store *struct {
 			Seq   int64
 			Error string
 		}
+		Sync struct {
+			Running    bool
+			FinishedAt time.Time `json:"finished_at"`
+		}
 	}
 	if err := json.Unmarshal([]byte(r.Contents[0].Text), &st); err != nil {
-		return 0, fmt.Errorf("status: %v", err)
+		return 0, false, fmt.Errorf("status: %v", err)
 	}
 	if st.Store == nil {
-		return 0, errors.New("status: no store: the server is not a working copy")
+		return 0, false, errors.New("status: no store: the server is not a working copy")
 	}
-	return st.Store.Seq, nil
+	return st.Store.Seq, !st.Sync.Running && !st.Sync.FinishedAt.IsZero(), nil
 }
 
-// caughtUp waits until the server's folder holds the store's head.
+// caughtUp waits until the server's folder holds the store's head and its
+// first sync has ended. A server killed inside its own multi-file change
+// after the folder took it and before the index did finds, started again,
+// a folder that already holds the store's files (the follower has nothing
+// to bring); its first sync, in the background, indexes them. Checks of
+// the index wait for that sync, not only for the folder.
 func caughtUp(t testing.TB, st *postgres.Store, cs *mcp.ClientSession, within time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), within)
@@ -353,13 +363,13 @@ func caughtUp(t testing.TB, st *postgres.Store, cs *mcp.ClientSession, within ti
 		t.Fatal(err)
 	}
 	for {
-		seq, err := followSeq(ctx, cs)
-		if err == nil && seq >= head {
+		seq, synced, err := followSeq(ctx, cs)
+		if err == nil && seq >= head && synced {
 			return
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("the server did not reach the store's head %d within %v (at %d, %v)", head, within, seq, err)
+			t.Fatalf("the server did not reach the store's head %d and end its first sync within %v (at %d, synced %v, %v)", head, within, seq, synced, err)
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
