@@ -197,7 +197,7 @@ func eachDeletion(seed maphash.Seed, s string, fn func(h uint64)) {
 // "basic" for "basil", names nothing). When spelt(run) already knows that
 // it is not (every word in some note, by counts at hand), the keys one typo
 // away are not looked up.
-func (c *conceptNames) match(words []string, typo, spelt func([]string) bool) []conceptMatch {
+func (c *conceptNames) match(words []string, typo, spelt func([]string) bool) ([]conceptMatch, float64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	used := make([]bool, len(words))
@@ -235,7 +235,27 @@ func (c *conceptNames) match(words []string, typo, spelt func([]string) bool) []
 	if len(out) > maxLiftConcepts {
 		out = out[:maxLiftConcepts]
 	}
-	return out
+	return out, coverage(words, used)
+}
+
+// coverage is the share of the query's content words (stop words left
+// out) that used marks as part of a concept name: 1 when the query is
+// nothing but names, 0 when it names none.
+func coverage(words []string, used []bool) float64 {
+	content, named := 0, 0
+	for i, w := range words {
+		if stopWords[strings.ToLower(w)] {
+			continue
+		}
+		content++
+		if used[i] {
+			named++
+		}
+	}
+	if content == 0 {
+		return 0
+	}
+	return float64(named) / float64(content)
 }
 
 // lookup returns the concept key names exactly (quality 1) or, with
@@ -356,23 +376,23 @@ const ConceptsLoading = "the concept names are still being loaded (the server st
 // While a server's warm-up builds the names (at a million concepts, seconds
 // after it starts) it does not wait: it lifts nothing and returns the
 // ConceptsLoading warning.
-func (s *Service) liftConcepts(ctx context.Context, tv *textVersion, raw string, f noema.SearchFilter, get func(int64) *candidate) (bool, string, error) {
+func (s *Service) liftConcepts(ctx context.Context, tv *textVersion, raw string, f noema.SearchFilter, get func(int64) *candidate) (named bool, cover float64, warn string, err error) {
 	if s.Tuning.ConceptWeight <= 0 {
-		return false, "", nil
+		return false, 0, "", nil
 	}
 	words := queryWords(raw)
 	if len(words) == 0 {
-		return false, "", nil
+		return false, 0, "", nil
 	}
 	names, err := s.namesFor(ctx, false, tv)
 	if err != nil {
-		return false, "", err
+		return false, 0, "", err
 	}
 	if names == nil {
-		return false, ConceptsLoading, nil
+		return false, 0, ConceptsLoading, nil
 	}
 	var typoErr error
-	matches := names.match(words, func(run []string) bool {
+	matches, cover := names.match(words, func(run []string) bool {
 		// Misspelt: some word of the run is in no note.
 		docs, _, err := s.termDocs(ctx, tv, termExprs(run))
 		if err != nil {
@@ -387,12 +407,12 @@ func (s *Service) liftConcepts(ctx context.Context, tv *textVersion, raw string,
 		return ok && !slices.Contains(docs, 0)
 	})
 	if typoErr != nil {
-		return false, "", typoErr
+		return false, 0, "", typoErr
 	}
 	for _, m := range matches {
 		notes, err := s.DB.SearchConceptNotes(ctx, m.id, f)
 		if err != nil {
-			return false, "", err
+			return false, 0, "", err
 		}
 		for _, n := range notes {
 			c := get(n.ID)
@@ -402,7 +422,7 @@ func (s *Service) liftConcepts(ctx context.Context, tv *textVersion, raw string,
 			c.concept = max(c.concept, m.quality)
 		}
 	}
-	return len(matches) > 0, "", nil
+	return len(matches) > 0, cover, "", nil
 }
 
 // termExprs are the full-text expressions of words, as the typo check

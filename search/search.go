@@ -26,7 +26,9 @@
 //     adds the notes full text did not find, below them, and is searched
 //     only when full text leaves the page unfilled. A query naming a
 //     concept of the registry (label or alias, exactly or one typo away)
-//     lifts the notes linking it and its page ([Tuning.ConceptWeight]).
+//     lifts the notes linking it and its page ([Tuning.ConceptWeight]),
+//     and the more of the query's words are such names, the less the
+//     semantic list weighs ([Tuning.NamedShrink]).
 //     The semantic list is cut below [Tuning.SemanticFloor] × its best
 //     cosine. With the embedder unavailable, hybrid answers from full text
 //     with a warning (when the semantic list was searched).
@@ -148,6 +150,15 @@ type Tuning struct {
 	// linking a concept the query names, by label or alias, exactly or one
 	// typo away) against full text's 1; 0 turns concept lifting off.
 	ConceptWeight float64
+	// NamedShrink shrinks, in hybrid mode, the semantic list's weight when
+	// the query names concepts: it weighs (1 − c)^NamedShrink of its
+	// weight, c the share of the query's content words (stop words left
+	// out) that are concept names. A query that is a concept's name ("notes
+	// on Kubernetes") is answered by the registry, which knows which notes
+	// are about it; a sentence model's list only knows which notes resemble
+	// the name, and would pull the linking notes down. A question naming a
+	// concept in passing keeps most of the list's weight. 0 turns it off.
+	NamedShrink float64
 	// AllTermsBoost is the factor on the BM25 of a note holding every term
 	// of the query (fulltext and hybrid); 0 makes hard tiers (every such
 	// note above the others, scoring above 0.5, the others at most 0.5).
@@ -157,7 +168,7 @@ type Tuning struct {
 // DefaultTuning is the Tuning of a new Service.
 var DefaultTuning = Tuning{
 	TitleWeight: 4, SemanticWeight: 0.2, SpellingWeight: 0, SemanticFloor: 0.5, AllTermsBoost: 1.1,
-	PassageWeight: 0.5, PassageLines: 1, ConceptWeight: 1,
+	PassageWeight: 0.5, PassageLines: 1, ConceptWeight: 1, NamedShrink: 2,
 }
 
 // Input is the search_notes request.
@@ -599,14 +610,14 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 			c.base = c.cosine
 		}
 	case ModeHybrid:
-		named, warn, err := s.liftConcepts(ctx, tv, raw, f, get)
+		named, cover, warn, err := s.liftConcepts(ctx, tv, raw, f, get)
 		if err != nil {
 			return nil, err
 		}
 		if warn != "" {
 			res.Warnings = append(res.Warnings, warn)
 		}
-		s.fuse(order, sem, !p.empty(), semOK, named)
+		s.fuse(order, sem, !p.empty(), semOK, named, cover)
 	}
 	return order, nil
 }
@@ -619,9 +630,14 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 // the semantic list is both sure and weighty, and where full text is
 // unsure (close scores) the semantic list decides. The semantic weight is
 // what the embedder can know: a meaning model's SemanticWeight, a spelling
-// model's SpellingWeight.
-func (s *Service) fuse(order []*candidate, sem []semHit, textSearched, semOK, named bool) {
+// model's SpellingWeight; when the query names concepts it shrinks with
+// cover, the share of the query's content words that name them
+// (Tuning.NamedShrink).
+func (s *Service) fuse(order []*candidate, sem []semHit, textSearched, semOK, named bool, cover float64) {
 	ws := s.semanticWeight()
+	if named && s.Tuning.NamedShrink > 0 {
+		ws *= math.Pow(1-cover, s.Tuning.NamedShrink)
+	}
 	norm := 0.0
 	if textSearched {
 		norm++
