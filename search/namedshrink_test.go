@@ -3,6 +3,7 @@ package search_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -17,7 +18,8 @@ import (
 // asked of a meaning model's hybrid search, ranks the notes linking the
 // concept (and its page) above notes the semantic list prefers for the
 // query's other word; with NamedShrink 0 the list pulls them below (the
-// test shows something). TestCoverage has the share that sets the shrink.
+// test shows something); a question naming it in passing is answered as
+// without the rule. TestCoverage has the share that sets the shrink.
 func TestNamedShrink(t *testing.T) {
 	ix := testkit.NewSearch(vault.Key)
 	id := int64(0)
@@ -76,5 +78,27 @@ func TestNamedShrink(t *testing.T) {
 	s.Tuning.NamedShrink = 0
 	if n := below(q); n == 0 {
 		t.Errorf("NamedShrink 0: %q already ranks the linking notes above the meetings: the test shows nothing", q)
+	}
+	// A question naming the concept in passing (one content word of four,
+	// under NamedShare) keeps the list's whole weight: the same answer as
+	// without the rule.
+	passing := "notes on the meeting plan for k8s"
+	without := run(t, s, search.Input{Query: passing, Decay: off()})
+	s.Tuning.NamedShrink = search.DefaultTuning.NamedShrink
+	on := run(t, s, search.Input{Query: passing, Decay: off()})
+	if len(on.Hits) != len(without.Hits) {
+		t.Fatalf("%q: %d hits with the rule, %d without", passing, len(on.Hits), len(without.Hits))
+	}
+	for i := range on.Hits {
+		if on.Hits[i].Title != without.Hits[i].Title || on.Hits[i].Score != without.Hits[i].Score {
+			t.Errorf("%q: hit %d is %s %.4f with the rule, %s %.4f without", passing, i, on.Hits[i].Title, on.Hits[i].Score, without.Hits[i].Title, without.Hits[i].Score)
+		}
+	}
+	// It does name the concept: applied from any share, the rule changes
+	// its scores.
+	s.Tuning.NamedShare = 0
+	always := run(t, s, search.Input{Query: passing, Decay: off()})
+	if slices.EqualFunc(always.Hits, on.Hits, func(x, y search.Hit) bool { return x.Title == y.Title && x.Score == y.Score }) {
+		t.Errorf("%q: NamedShare 0 changes nothing: the query names no concept, and the check above shows nothing", passing)
 	}
 }

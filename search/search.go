@@ -27,8 +27,8 @@
 //     only when full text leaves the page unfilled. A query naming a
 //     concept of the registry (label or alias, exactly or one typo away)
 //     lifts the notes linking it and its page ([Tuning.ConceptWeight]),
-//     and the more of the query's words are such names, the less the
-//     semantic list weighs ([Tuning.NamedShrink]).
+//     and when most of the query's words are such names the semantic list
+//     weighs less ([Tuning.NamedShrink]).
 //     The semantic list is cut below [Tuning.SemanticFloor] × its best
 //     cosine. With the embedder unavailable, hybrid answers from full text
 //     with a warning (when the semantic list was searched).
@@ -151,14 +151,17 @@ type Tuning struct {
 	// typo away) against full text's 1; 0 turns concept lifting off.
 	ConceptWeight float64
 	// NamedShrink shrinks, in hybrid mode, the semantic list's weight when
-	// the query names concepts: it weighs (1 − c)^NamedShrink of its
-	// weight, c the share of the query's content words (stop words left
-	// out) that are concept names. A query that is a concept's name ("notes
-	// on Kubernetes") is answered by the registry, which knows which notes
-	// are about it; a sentence model's list only knows which notes resemble
-	// the name, and would pull the linking notes down. A question naming a
-	// concept in passing keeps most of the list's weight. 0 turns it off.
-	NamedShrink float64
+	// the query is mostly concept names: when c, the share of the query's
+	// content words (stop words left out) that are concept names, is at
+	// least NamedShare, the list weighs (1 − c)^NamedShrink of its weight.
+	// A query that is a concept's name ("notes on Kubernetes") is answered
+	// by the registry, which knows which notes are about it; a sentence
+	// model's list only knows which notes resemble the name, and would
+	// pull the linking notes down. A question naming a concept in passing
+	// ("what did Caroline make in ceramics", c = ⅓) keeps the list's
+	// whole weight: there the list is what finds the paraphrase. 0 turns
+	// it off.
+	NamedShrink, NamedShare float64
 	// AllTermsBoost is the factor on the BM25 of a note holding every term
 	// of the query (fulltext and hybrid); 0 makes hard tiers (every such
 	// note above the others, scoring above 0.5, the others at most 0.5).
@@ -168,7 +171,7 @@ type Tuning struct {
 // DefaultTuning is the Tuning of a new Service.
 var DefaultTuning = Tuning{
 	TitleWeight: 4, SemanticWeight: 0.2, SpellingWeight: 0, SemanticFloor: 0.5, AllTermsBoost: 1.1,
-	PassageWeight: 0.5, PassageLines: 1, ConceptWeight: 1, NamedShrink: 2,
+	PassageWeight: 0.5, PassageLines: 1, ConceptWeight: 1, NamedShrink: 4, NamedShare: 0.5,
 }
 
 // Input is the search_notes request.
@@ -630,12 +633,12 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 // the semantic list is both sure and weighty, and where full text is
 // unsure (close scores) the semantic list decides. The semantic weight is
 // what the embedder can know: a meaning model's SemanticWeight, a spelling
-// model's SpellingWeight; when the query names concepts it shrinks with
-// cover, the share of the query's content words that name them
-// (Tuning.NamedShrink).
+// model's SpellingWeight; when the query is mostly concept names it
+// shrinks with cover, the share of the query's content words that name
+// them (Tuning.NamedShrink, Tuning.NamedShare).
 func (s *Service) fuse(order []*candidate, sem []semHit, textSearched, semOK, named bool, cover float64) {
 	ws := s.semanticWeight()
-	if named && s.Tuning.NamedShrink > 0 {
+	if named && s.Tuning.NamedShrink > 0 && cover >= s.Tuning.NamedShare {
 		ws *= math.Pow(1-cover, s.Tuning.NamedShrink)
 	}
 	norm := 0.0
