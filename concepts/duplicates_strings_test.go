@@ -34,6 +34,9 @@ var (
 	dupContext     = flag.Bool("dup-context", false, "TestStringDuplicates writes each name into notes beside other concepts of its topic (openContextEval) instead of a note of its own")
 	dupContextRand = flag.Bool("dup-context-random", false, "with -dup-context: each labelled name is linked beside random distractors instead of its topic (a vault whose notes say nothing about the names they link)")
 	dupDefine      = flag.Bool("dup-define", false, "with -dup-context: for half the acronyms of the abbreviation clusters, one note of a longer name writes the acronym after it in parentheses (\"[[Transport Layer Security]] (TLS)\"), and as often a note of a hard negative that expands the same acronym otherwise")
+	dupRules       = flag.Bool("dup-rules", false, "TestStringDuplicates judges with the rules alone, the pair classifier off (round 9's before)")
+	dupAdd         = flag.Float64("dup-model-add", 0, "TestStringDuplicates judges with the trained pair classifier adding reviews from this probability instead of its own threshold (0: its own)")
+	dupKeep        = flag.Float64("dup-model-keep", -1, "TestStringDuplicates judges with the trained pair classifier keeping the rules' reviews from this probability instead of its own threshold (-1: its own)")
 	dupSource      = flag.String("dup-distractor-source", "generated", "where TestStringDuplicates' distractors come from: generated (random 1-3 word names from the sets' vocabulary) or vault (real names: FOLDOC's headwords and the other splits' names)")
 )
 
@@ -320,6 +323,18 @@ func TestStringDuplicates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes two vaults")
 	}
+	if w, add, keep := concepts.TrainedPairModel(); *dupRules || (*dupAdd > 0 || *dupKeep >= 0) && w != nil {
+		if *dupAdd > 0 {
+			add = *dupAdd
+		}
+		if *dupKeep >= 0 {
+			keep = *dupKeep
+		}
+		if *dupRules {
+			w = nil
+		}
+		defer concepts.SetPairModel(w, add, keep)()
+	}
 	for _, split := range stringSplits {
 		t.Run(strings.TrimSuffix(split, ".tsv"), func(t *testing.T) {
 			e, negs := stringSet(t, split)
@@ -367,6 +382,11 @@ func TestStringDuplicates(t *testing.T) {
 			t.Logf("false pairs: %v", wrong)
 			for _, g := range res.Groups {
 				for _, p := range g.Pairs {
+					if slices.Contains(p.Evidence, "classifier") && p.Verdict != concepts.VerdictReview {
+						// The classifier never makes a merge (merge_concepts
+						// accepts the rules' merges, and only those).
+						t.Errorf("%q ~ %q: %s %.2f by the classifier", p.A.Label, p.B.Label, p.Verdict, p.Score)
+					}
 					if ka, kb := vault.Key(p.A.Label), vault.Key(p.B.Label); e.cluster[ka] != e.cluster[kb] && !(e.unlabelled[ka] && e.unlabelled[kb]) {
 						t.Logf("  false pair %q ~ %q (%s): %v", p.A.Label, p.B.Label, p.Verdict, p.Evidence)
 					}
