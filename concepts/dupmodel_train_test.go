@@ -39,10 +39,11 @@ var trainModes = []struct {
 // labelledSample is a candidate pair the classifier decides, with its
 // truth; group names the split and vault it came from.
 type labelledSample struct {
-	x     []float64
-	y     float64
-	w     float64 // weight: how many pairs it stands for
-	group string
+	x      []float64
+	y      float64
+	w      float64 // weight: how many pairs it stands for
+	shared int     // notes linking both concepts
+	group  string
 }
 
 // splitSamples is one split written one way: the pairs the classifier
@@ -100,7 +101,7 @@ func collectSamples(t *testing.T, split string, mode int) splitSamples {
 			}
 			continue
 		}
-		out.decided = append(out.decided, labelledSample{x: p.Features, y: boolY(same), w: 1, group: split})
+		out.decided = append(out.decided, labelledSample{x: p.Features, y: boolY(same), w: 1, shared: p.Shared, group: split})
 	}
 	return out
 }
@@ -226,7 +227,7 @@ type thresholds struct{ add, keep float64 }
 func pooledPR(sets []splitSamples, prob [][]float64, th thresholds, mode string) (float64, float64) {
 	names := concepts.PairFeatureNames()
 	fi := func(n string) int { return slices.Index(names, n) }
-	review, ctxNone, shared := fi("rule_review"), fi("ctx_none"), fi("shared_neighbors")
+	review, ctxNone := fi("rule_review"), fi("ctx_none")
 	tp, fp, pos := 0, 0, 0
 	for i, s := range sets {
 		if mode != "" && s.mode != mode {
@@ -238,7 +239,7 @@ func pooledPR(sets []splitSamples, prob [][]float64, th thresholds, mode string)
 			if prob != nil {
 				accept = prob[i][k] >= th.add || d.x[review] == 1 && prob[i][k] >= th.keep
 			}
-			if !accept || d.x[ctxNone] == 1 && d.x[shared] < 0.6 {
+			if !accept || d.x[ctxNone] == 1 && d.shared < 2 {
 				continue
 			}
 			if d.y == 1 {

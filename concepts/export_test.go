@@ -100,6 +100,7 @@ type PairSample struct {
 	Features []float64
 	Decides  bool
 	Rule     string
+	Shared   int // notes linking both
 }
 
 // PairSamples returns the candidate pairs of the whole vault as
@@ -160,7 +161,7 @@ func (s *Service) PairSamples(ctx context.Context, emb Embeddings) ([]PairSample
 		ev := judgeEvidence(a, b, cs.pairs[k])
 		var f [nDupFeatures]float64
 		pairFeatures(&f, a, b, cs.pairs[k], sim, &ev, informative)
-		ps := PairSample{A: a.label, B: b.label, Features: f[:], Decides: modelDecides(&ev) && !plainPair(&ev, sim), Rule: ev.best.verdict}
+		ps := PairSample{A: a.label, B: b.label, Features: f[:], Decides: modelDecides(&ev) && !plainPair(&ev, sim), Rule: ev.best.verdict, Shared: ev.shared}
 		if ps.Rule == VerdictReview && ev.shared >= 2 && ev.best.score >= 0.75 {
 			ps.Rule = VerdictMerge // a review the neighbours make a merge
 		}
