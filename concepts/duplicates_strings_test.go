@@ -34,9 +34,9 @@ var (
 	dupContext     = flag.Bool("dup-context", false, "TestStringDuplicates writes each name into notes beside other concepts of its topic (openContextEval) instead of a note of its own")
 	dupContextRand = flag.Bool("dup-context-random", false, "with -dup-context: each labelled name is linked beside random distractors instead of its topic (a vault whose notes say nothing about the names they link)")
 	dupDefine      = flag.Bool("dup-define", false, "with -dup-context: for half the acronyms of the abbreviation clusters, one note of a longer name writes the acronym after it in parentheses (\"[[Transport Layer Security]] (TLS)\"), and as often a note of a hard negative that expands the same acronym otherwise")
-	dupRules       = flag.Bool("dup-rules", false, "TestStringDuplicates judges with the rules alone, the pair classifier off (round 9's before)")
-	dupAdd         = flag.Float64("dup-model-add", 0, "TestStringDuplicates judges with the trained pair classifier adding reviews from this probability instead of its own threshold (0: its own)")
-	dupKeep        = flag.Float64("dup-model-keep", -1, "TestStringDuplicates judges with the trained pair classifier keeping the rules' reviews from this probability instead of its own threshold (-1: its own)")
+	dupModel       = flag.String("dup-model", "", "TestStringDuplicates judges with the pair classifier of this file of testdata/duplicates (pairmodel.tsv: round 9's, not adopted) instead of the rules alone")
+	dupAdd         = flag.Float64("dup-model-add", 0, "with -dup-model: a pair is a review from this probability instead of the file's threshold (0: the file's)")
+	dupKeep        = flag.Float64("dup-model-keep", -1, "with -dup-model: a review of the rules stands from this probability instead of the file's threshold (-1: the file's)")
 	dupSource      = flag.String("dup-distractor-source", "generated", "where TestStringDuplicates' distractors come from: generated (random 1-3 word names from the sets' vocabulary) or vault (real names: FOLDOC's headwords and the other splits' names)")
 )
 
@@ -323,15 +323,13 @@ func TestStringDuplicates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes two vaults")
 	}
-	if w, add, keep := concepts.TrainedPairModel(); *dupRules || (*dupAdd > 0 || *dupKeep >= 0) && w != nil {
+	if *dupModel != "" {
+		w, add, keep := readPairModel(t, *dupModel)
 		if *dupAdd > 0 {
 			add = *dupAdd
 		}
 		if *dupKeep >= 0 {
 			keep = *dupKeep
-		}
-		if *dupRules {
-			w = nil
 		}
 		defer concepts.SetPairModel(w, add, keep)()
 	}

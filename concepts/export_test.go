@@ -67,25 +67,16 @@ func SetCodeID(id string) (restore func()) {
 // SetPairModel makes analyze_duplicates and merge_concepts judge with the
 // model given (weights in PairFeatureNames' order and its thresholds:
 // add, keep), or with the rules alone for nil weights, and returns a
-// function restoring the trained model.
+// function restoring the rules.
 func SetPairModel(weights []float64, add, keep float64) (restore func()) {
-	oldOff, oldModel := pairModelOff, trainedPairModel
-	pairModelOff = weights == nil
+	old := trainedPairModel
+	trainedPairModel = nil
 	if weights != nil {
 		m := &dupModel{add: add, keep: keep}
 		copy(m.weights[:], weights)
 		trainedPairModel = m
 	}
-	return func() { pairModelOff, trainedPairModel = oldOff, oldModel }
-}
-
-// TrainedPairModel returns the trained model's weights and thresholds
-// (nil weights: none trained).
-func TrainedPairModel() (weights []float64, add, keep float64) {
-	if trainedPairModel == nil {
-		return nil, 0, 0
-	}
-	return trainedPairModel.weights[:], trainedPairModel.add, trainedPairModel.keep
+	return func() { trainedPairModel = old }
 }
 
 // PairFeatureNames returns the names of the pair classifier's features.
