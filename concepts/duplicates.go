@@ -2226,7 +2226,7 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64, informative bool) (DupP
 	ctxShared, ctxKnown := nj.ctxShared, nj.ctxKnown
 	shared, defined := ev.shared, ev.defined
 	p := DupPair{A: DupRef{a.id, a.label}, B: DupRef{b.id, b.label}, Fuzzy: round2(bestFuzzy), Similarity: sim, SharedNeighbors: shared}
-	wants := nj.wants
+	modelWants := false // the classifier may accept the pair with contexts
 	if m := pairModel(); m != nil && modelDecides(&ev) && !plainPair(&ev, sim) {
 		// The pair classifier decides what the rules leave open: a
 		// review, a no-call or a soft veto (never a merge, never a hard
@@ -2234,14 +2234,14 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64, informative bool) (DupP
 		var f [nDupFeatures]float64
 		pairFeatures(&f, a, b, ch, sim, &ev, informative)
 		q := m.prob(&f)
-		wants = wants || q >= modelContextBand && !ctxKnown
+		modelWants = q >= modelContextBand && !ctxKnown
 		if m.accepts(q, best.verdict == VerdictReview) {
 			best = modelReview(&ev, q, a, b)
 			veto = judgement{}
 		} else {
 			best = judgement{}
 			if veto.veto == "" {
-				return DupPair{wantsContext: wants}, nil, false
+				return DupPair{wantsContext: nj.wants || modelWants}, nil, false
 			}
 		}
 	}
@@ -2261,9 +2261,9 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64, informative bool) (DupP
 		p.Score, p.Verdict, p.Evidence, p.Names, p.FoldedKeyEqual = best.score, best.verdict, best.evidence, best.names, best.folded
 	case veto.veto != "":
 		if veto.fuzzy >= dnmFuzzy || (sim != nil && *sim >= embedReview) {
-			return DupPair{wantsContext: wants}, &DoNotMerge{A: p.A, B: p.B, Reason: veto.veto, Fuzzy: round2(veto.fuzzy), Similarity: sim}, true
+			return DupPair{wantsContext: modelWants}, &DoNotMerge{A: p.A, B: p.B, Reason: veto.veto, Fuzzy: round2(veto.fuzzy), Similarity: sim}, true
 		}
-		return DupPair{wantsContext: wants}, nil, true
+		return DupPair{wantsContext: modelWants}, nil, true
 	case sim != nil && (*sim >= embedReview || *sim >= 0.85 && bestFuzzy >= 90):
 		// Close vectors (and, below embedReview, much alike spelling)
 		// but no rule says how: worth a look.
@@ -2274,7 +2274,7 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64, informative bool) (DupP
 		p.Score, p.Verdict = 0.6, VerdictReview
 		p.Names = [2]string{a.label, b.label}
 	default:
-		return DupPair{wantsContext: wants}, nil, false
+		return DupPair{wantsContext: nj.wants || modelWants}, nil, false
 	}
 	if sim != nil && *sim >= 0.85 {
 		p.Evidence = append(p.Evidence, "embedding")
@@ -2509,6 +2509,12 @@ func countShared(a, b []int64) int {
 // analyseVault runs every channel over all of cons (their stats loaded)
 // and judges and groups the candidates.
 func analyseVault(x *dupIndex, cons []dupConcept, minScore float64, loadContext func([]int32), defined ...[2]int32) ([]DupGroup, []DoNotMerge) {
+	return analyse(vaultCandidates(x, cons, defined), cons, minScore, loadContext)
+}
+
+// vaultCandidates returns the candidate pairs of every channel over all
+// of cons, and the pairs the notes define (defined).
+func vaultCandidates(x *dupIndex, cons []dupConcept, defined [][2]int32) *candidates {
 	cs := &candidates{pairs: map[uint64]uint16{}, only: -1}
 	x.gather(cs)
 	for _, d := range defined {
@@ -2516,7 +2522,7 @@ func analyseVault(x *dupIndex, cons []dupConcept, minScore float64, loadContext 
 	}
 	embeddingCandidates(cs, vectorsOf(cons), embedReview, x.lsh)
 	neighborCandidates(cs, cons)
-	return analyse(cs, cons, minScore, loadContext)
+	return cs
 }
 
 func vectorsOf(cons []dupConcept) [][]float32 {

@@ -113,13 +113,7 @@ func (s *Service) PairSamples(ctx context.Context, emb Embeddings) ([]PairSample
 	if err != nil {
 		return nil, err
 	}
-	cs := &candidates{pairs: map[uint64]uint16{}, only: -1}
-	r.x.gather(cs)
-	for _, d := range defined {
-		cs.add(d[0], d[1], chDefined)
-	}
-	embeddingCandidates(cs, vectorsOf(r.cons), embedReview, r.x.lsh)
-	neighborCandidates(cs, r.cons)
+	cs := vaultCandidates(r.x, r.cons, defined)
 	var ctxErr error
 	load := r.contextLoader(ctx, &ctxErr)
 	restore := SetPairModel(nil, 0, 0)
