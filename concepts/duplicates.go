@@ -2220,30 +2220,23 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64, informative bool) (DupP
 	if markedDistinct(a, b) {
 		return DupPair{}, &DoNotMerge{A: DupRef{a.id, a.label}, B: DupRef{b.id, b.label}, Reason: markedDistinctReason, Similarity: sim}, true
 	}
-	ev := judgeEvidence(a, b, ch)
-	nj := &ev.nj
-	best, veto, bestFuzzy := ev.best, nj.veto, nj.fuzzy
+	nj := judgeNames(a, b, ch)
+	best, veto, bestFuzzy := nj.best, nj.veto, nj.fuzzy
 	ctxShared, ctxKnown := nj.ctxShared, nj.ctxKnown
-	shared, defined := ev.shared, ev.defined
+	shared := countShared(a.Neighbors, b.Neighbors)
 	p := DupPair{A: DupRef{a.id, a.label}, B: DupRef{b.id, b.label}, Fuzzy: round2(bestFuzzy), Similarity: sim, SharedNeighbors: shared}
-	modelWants := false // the classifier may accept the pair with contexts
-	if m := pairModel(); m != nil && modelDecides(&ev) && !plainPair(&ev, sim) {
-		// The pair classifier decides what the rules leave open: a
-		// review, a no-call or a soft veto (never a merge, never a hard
-		// veto, never the notes' own definition).
-		var f [nDupFeatures]float64
-		pairFeatures(&f, a, b, ch, sim, &ev, informative)
-		q := m.prob(&f)
-		modelWants = q >= modelContextBand && !ctxKnown
-		if m.accepts(q, best.verdict == VerdictReview) {
-			best = modelReview(&ev, q, a, b)
-			veto = judgement{}
-		} else {
-			best = judgement{}
-			if veto.veto == "" {
-				return DupPair{wantsContext: nj.wants || modelWants}, nil, false
-			}
-		}
+	defined := definedAs(a, b)
+	switch {
+	case defined > 0 && (best.verdict == "" || best.score < defineScore):
+		// The notes write one as the abbreviation of the other: the
+		// writer's word, whatever the spelling or the context says.
+		best = judgement{verdict: VerdictReview, score: defineScore, evidence: []string{"defined_in_notes"}, names: [2]string{a.label, b.label}}
+	case defined > 0:
+		best.evidence = append(slices.Clone(best.evidence), "defined_in_notes")
+	case best.verdict != "" && otherExpansion(a, b) && slices.Contains(best.evidence, "acronym"):
+		// An acronym the notes define as a third concept: its initials
+		// alone do not make it this one.
+		best = judgement{}
 	}
 	if best.verdict == VerdictReview && shared < 2 && ctxKnown && ctxShared == 0 && informative && defined == 0 {
 		// A likeness of spelling worth a review (a qualifier, an acronym,
@@ -2261,9 +2254,9 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64, informative bool) (DupP
 		p.Score, p.Verdict, p.Evidence, p.Names, p.FoldedKeyEqual = best.score, best.verdict, best.evidence, best.names, best.folded
 	case veto.veto != "":
 		if veto.fuzzy >= dnmFuzzy || (sim != nil && *sim >= embedReview) {
-			return DupPair{wantsContext: modelWants}, &DoNotMerge{A: p.A, B: p.B, Reason: veto.veto, Fuzzy: round2(veto.fuzzy), Similarity: sim}, true
+			return DupPair{}, &DoNotMerge{A: p.A, B: p.B, Reason: veto.veto, Fuzzy: round2(veto.fuzzy), Similarity: sim}, true
 		}
-		return DupPair{wantsContext: modelWants}, nil, true
+		return DupPair{}, nil, true
 	case sim != nil && (*sim >= embedReview || *sim >= 0.85 && bestFuzzy >= 90):
 		// Close vectors (and, below embedReview, much alike spelling)
 		// but no rule says how: worth a look.
@@ -2274,7 +2267,7 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64, informative bool) (DupP
 		p.Score, p.Verdict = 0.6, VerdictReview
 		p.Names = [2]string{a.label, b.label}
 	default:
-		return DupPair{wantsContext: nj.wants || modelWants}, nil, false
+		return DupPair{wantsContext: nj.wants}, nil, false
 	}
 	if sim != nil && *sim >= 0.85 {
 		p.Evidence = append(p.Evidence, "embedding")
@@ -2299,27 +2292,6 @@ func judgeSim(a, b *dupConcept, ch uint16, sim *float64, informative bool) (DupP
 	return p, nil, false
 }
 
-// judgeEvidence gathers what judgeSim decides a pair on: its names'
-// judgements, the neighbours in common, and the notes' definitions.
-func judgeEvidence(a, b *dupConcept, ch uint16) pairEvidence {
-	ev := pairEvidence{nj: judgeNames(a, b, ch), shared: countShared(a.Neighbors, b.Neighbors), defined: definedAs(a, b)}
-	best := ev.nj.best
-	switch {
-	case ev.defined > 0 && (best.verdict == "" || best.score < defineScore):
-		// The notes write one as the abbreviation of the other: the
-		// writer's word, whatever the spelling or the context says.
-		best = judgement{verdict: VerdictReview, score: defineScore, evidence: []string{"defined_in_notes"}, names: [2]string{a.label, b.label}}
-	case ev.defined > 0:
-		best.evidence = append(slices.Clone(best.evidence), "defined_in_notes")
-	case best.verdict != "" && otherExpansion(a, b) && slices.Contains(best.evidence, "acronym"):
-		// An acronym the notes define as a third concept: its initials
-		// alone do not make it this one.
-		best = judgement{}
-	}
-	ev.best = best
-	return ev
-}
-
 // nameJudgements is what two concepts' names say of them.
 type nameJudgements struct {
 	best      judgement // the strongest verdict of any two names
@@ -2329,13 +2301,6 @@ type nameJudgements struct {
 	ctxKnown  bool
 	picked    bool // an acronym of several concepts, this one picked by context
 	wants     bool // a judgement dropped for want of loaded contexts
-	// dropped is the strongest verdict dropped for want of support (a
-	// weak judgement, an acronym of several concepts, one of several
-	// qualified forms); at, the positions of the names of best (else
-	// dropped, else veto, else the most alike) in a's and b's names.
-	dropped judgement
-	at      [2]int
-	fuzzyAt [2]int
 }
 
 // judgeNames compares every name of a with every name of b, met on the
@@ -2355,7 +2320,6 @@ func judgeNames(a, b *dupConcept, ch uint16) nameJudgements {
 	for i := range a.names {
 		for k := range b.names {
 			j := compareNames(&a.names[i], &b.names[k], a.vocab)
-			verdict := j.verdict
 			if ch != 0 && ch&chAcronym == 0 && slices.Contains(j.evidence, "acronym") {
 				// An acronym counts only when its initials name one
 				// concept (the acronym channel), not when another
@@ -2374,34 +2338,17 @@ func judgeNames(a, b *dupConcept, ch uint16) nameJudgements {
 				// "Salzburg (state)"); else the context.
 				j.verdict = ""
 			}
-			if j.fuzzy > nj.fuzzy || i+k == 0 {
-				nj.fuzzy, nj.fuzzyAt = j.fuzzy, [2]int{i, k}
-			}
-			if verdict != "" && j.verdict == "" && (nj.dropped.verdict == "" || j.score > nj.dropped.score) {
-				nj.dropped = j
-				nj.dropped.verdict = verdict
-				nj.dropped.names = [2]string{a.names[i].text, b.names[k].text}
-				if nj.best.verdict == "" {
-					nj.at = [2]int{i, k}
-				}
-			}
+			nj.fuzzy = math.Max(nj.fuzzy, j.fuzzy)
 			if j.verdict != "" && (nj.best.verdict == "" || j.score > nj.best.score) {
 				nj.best = j
-				nj.at = [2]int{i, k}
 			}
 			if j.veto == "" || !a.ownName(i) || !b.ownName(k) {
 				continue // a note's alias never vetoes
 			}
 			if j.fuzzy > nj.veto.fuzzy || nj.veto.veto == "" {
 				nj.veto = j
-				if nj.best.verdict == "" && nj.dropped.verdict == "" {
-					nj.at = [2]int{i, k}
-				}
 			}
 		}
-	}
-	if nj.best.verdict == "" && nj.dropped.verdict == "" && nj.veto.veto == "" {
-		nj.at = nj.fuzzyAt
 	}
 	return nj
 }
@@ -2509,12 +2456,6 @@ func countShared(a, b []int64) int {
 // analyseVault runs every channel over all of cons (their stats loaded)
 // and judges and groups the candidates.
 func analyseVault(x *dupIndex, cons []dupConcept, minScore float64, loadContext func([]int32), defined ...[2]int32) ([]DupGroup, []DoNotMerge) {
-	return analyse(vaultCandidates(x, cons, defined), cons, minScore, loadContext)
-}
-
-// vaultCandidates returns the candidate pairs of every channel over all
-// of cons, and the pairs the notes define (defined).
-func vaultCandidates(x *dupIndex, cons []dupConcept, defined [][2]int32) *candidates {
 	cs := &candidates{pairs: map[uint64]uint16{}, only: -1}
 	x.gather(cs)
 	for _, d := range defined {
@@ -2522,7 +2463,7 @@ func vaultCandidates(x *dupIndex, cons []dupConcept, defined [][2]int32) *candid
 	}
 	embeddingCandidates(cs, vectorsOf(cons), embedReview, x.lsh)
 	neighborCandidates(cs, cons)
-	return cs
+	return analyse(cs, cons, minScore, loadContext)
 }
 
 func vectorsOf(cons []dupConcept) [][]float32 {
@@ -2588,7 +2529,7 @@ func judgeCandidates(cs *candidates, cons []dupConcept, loadContext func([]int32
 		}
 		p, no, vetoed := judgePair(&cons[a], &cons[b], cs.pairs[k], false)
 		first[i] = pairVerdict{p: p, no: no, vetoed: vetoed}
-		if loadContext != nil && (!vetoed || p.wantsContext) && needsContext(cs.pairs[k], p) {
+		if loadContext != nil && !vetoed && needsContext(cs.pairs[k], p) {
 			again = append(again, i)
 			for _, c := range []int32{a, b} {
 				if !cons[c].hasContext {
@@ -3018,36 +2959,13 @@ func (s *Service) Duplicates(ctx context.Context, in DuplicatesInput, emb Embedd
 	if !ok {
 		return nil, noema.Errorf(noema.EINTERNAL, "the index cannot report concept statistics")
 	}
-	res := &DuplicatesResult{Groups: []DupGroup{}, DoNotMerge: []DoNotMerge{}, Offset: in.Offset, Limit: limit, Warnings: []string{}}
-	r, err := s.startDupRun(ctx, di, in, emb, res)
-	if err != nil {
-		return nil, err
-	}
-	var groups []DupGroup
-	var dnm []DoNotMerge
-	if r.only < 0 {
-		groups, dnm, err = r.analyseAll(ctx)
-	} else {
-		groups, dnm, err = r.analyseConcept(ctx)
-	}
-	if err != nil {
-		return nil, err
-	}
-	pageDuplicates(res, groups, dnm, in.Offset, limit)
-	return res, nil
-}
-
-// startDupRun readies one analyze_duplicates call: the name index, the
-// concepts with their marks and vectors, and the indexes that load the
-// rest. It notes the vault's size and the embedder's warnings in res.
-func (s *Service) startDupRun(ctx context.Context, di noema.DuplicateIndex, in DuplicatesInput, emb Embeddings, res *DuplicatesResult) (*dupRun, error) {
 	m, err := s.matcher(ctx)
 	if err != nil {
 		return nil, err
 	}
 	m.dups.once.Do(func() { m.dups.x = buildDupIndex(m) })
 	r := &dupRun{di: di, m: m, x: m.dups.x, minScore: in.MinScore, only: -1}
-	res.Concepts = len(m.ids)
+	res := &DuplicatesResult{Groups: []DupGroup{}, DoNotMerge: []DoNotMerge{}, Offset: in.Offset, Limit: limit, Concepts: len(m.ids), Warnings: []string{}}
 	if c := strings.TrimSpace(in.Concept); c != "" {
 		if r.only, err = s.dupFocus(ctx, r.x, c); err != nil {
 			return nil, err
@@ -3075,7 +2993,18 @@ func (s *Service) startDupRun(ctx context.Context, di noema.DuplicateIndex, in D
 	if nt, ok := s.DB.(noema.NoteTextIndex); ok {
 		r.nt = nt
 	}
-	return r, nil
+	var groups []DupGroup
+	var dnm []DoNotMerge
+	if r.only < 0 {
+		groups, dnm, err = r.analyseAll(ctx)
+	} else {
+		groups, dnm, err = r.analyseConcept(ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	pageDuplicates(res, groups, dnm, in.Offset, limit)
+	return res, nil
 }
 
 // checkDuplicates validates in and returns its limit, defaulted and

@@ -34,9 +34,6 @@ var (
 	dupContext     = flag.Bool("dup-context", false, "TestStringDuplicates writes each name into notes beside other concepts of its topic (openContextEval) instead of a note of its own")
 	dupContextRand = flag.Bool("dup-context-random", false, "with -dup-context: each labelled name is linked beside random distractors instead of its topic (a vault whose notes say nothing about the names they link)")
 	dupDefine      = flag.Bool("dup-define", false, "with -dup-context: for half the acronyms of the abbreviation clusters, one note of a longer name writes the acronym after it in parentheses (\"[[Transport Layer Security]] (TLS)\"), and as often a note of a hard negative that expands the same acronym otherwise")
-	dupModel       = flag.String("dup-model", "", "TestStringDuplicates judges with the pair classifier of this file of testdata/duplicates (pairmodel.tsv: round 9's, not adopted) instead of the rules alone")
-	dupAdd         = flag.Float64("dup-model-add", 0, "with -dup-model: a pair is a review from this probability instead of the file's threshold (0: the file's)")
-	dupKeep        = flag.Float64("dup-model-keep", -1, "with -dup-model: a review of the rules stands from this probability instead of the file's threshold (-1: the file's)")
 	dupSource      = flag.String("dup-distractor-source", "generated", "where TestStringDuplicates' distractors come from: generated (random 1-3 word names from the sets' vocabulary) or vault (real names: FOLDOC's headwords and the other splits' names)")
 )
 
@@ -323,16 +320,6 @@ func TestStringDuplicates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes two vaults")
 	}
-	if *dupModel != "" {
-		w, add, keep := readPairModel(t, *dupModel)
-		if *dupAdd > 0 {
-			add = *dupAdd
-		}
-		if *dupKeep >= 0 {
-			keep = *dupKeep
-		}
-		defer concepts.SetPairModel(w, add, keep)()
-	}
 	for _, split := range stringSplits {
 		t.Run(strings.TrimSuffix(split, ".tsv"), func(t *testing.T) {
 			e, negs := stringSet(t, split)
@@ -380,11 +367,6 @@ func TestStringDuplicates(t *testing.T) {
 			t.Logf("false pairs: %v", wrong)
 			for _, g := range res.Groups {
 				for _, p := range g.Pairs {
-					if slices.Contains(p.Evidence, "classifier") && p.Verdict != concepts.VerdictReview {
-						// The classifier never makes a merge (merge_concepts
-						// accepts the rules' merges, and only those).
-						t.Errorf("%q ~ %q: %s %.2f by the classifier", p.A.Label, p.B.Label, p.Verdict, p.Score)
-					}
 					if ka, kb := vault.Key(p.A.Label), vault.Key(p.B.Label); e.cluster[ka] != e.cluster[kb] && !(e.unlabelled[ka] && e.unlabelled[kb]) {
 						t.Logf("  false pair %q ~ %q (%s): %v", p.A.Label, p.B.Label, p.Verdict, p.Evidence)
 					}
