@@ -159,7 +159,12 @@ func TestSessionCap(t *testing.T) {
 // comes back.
 func TestSessionTimeout(t *testing.T) {
 	srv := greetServer()
-	url, ctx := serveMCP(t, srv, httpserver.Options{MaxSessions: 2, SessionTimeout: 500 * time.Millisecond})
+	// The timeout is long beside the busy session's 100 ms between
+	// requests: under the race detector on a loaded machine a pause of
+	// half a second between two of them happened (a CI-like run, 3 Dec
+	// 2026), and expired the busy session the test keeps.
+	const timeout = 2 * time.Second
+	url, ctx := serveMCP(t, srv, httpserver.Options{MaxSessions: 2, SessionTimeout: timeout})
 	var idle []*mcp.ClientSession
 	for range 2 {
 		idle = append(idle, connect(t, ctx, url))
@@ -178,7 +183,7 @@ func TestSessionTimeout(t *testing.T) {
 	}
 	// A session in use stays: its requests keep resetting the idle timer.
 	cs := connect(t, ctx, url)
-	for range 6 {
+	for start := time.Now(); time.Since(start) < timeout*3/2; {
 		time.Sleep(100 * time.Millisecond)
 		if err := greet(ctx, cs); err != nil {
 			t.Fatalf("busy session: %v", err)
