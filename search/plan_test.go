@@ -172,7 +172,7 @@ func TestTextPlansAreExact(t *testing.T) {
 	db := noematest.SyncedCorpus(t, corpus.Options{Seed: 19, Notes: 400})
 	ctx := context.Background()
 	queries := strided(planQueries(t, db, 19))
-	compared, everyFilled, apart, met := 0, 0, 0, 0
+	compared, everyFilled, apart, met, tierApart := 0, 0, 0, 0, 0
 	for _, q := range queries {
 		for _, limit := range []int{5, search.Depth} {
 			base := search.TextQueryOf(q, limit)
@@ -187,8 +187,10 @@ func TestTextPlansAreExact(t *testing.T) {
 			if base.All != "" && len(want) == limit && want[limit-1].All {
 				everyFilled++
 			}
-			// Together ranks in one query whatever the other flags say.
-			for _, mask := range []int{0, 1, 2, 4, 5} {
+			// Together ranks in one query whatever the other flags say;
+			// with BonusHoldsAll it ranks the terms first and the bonus
+			// of the every-term tier apart.
+			for _, mask := range []int{0, 1, 2, 4, 5, 6, 7} {
 				tq := base
 				tq.EveryFirst = mask&1 != 0
 				tq.Together = mask&2 != 0
@@ -199,6 +201,9 @@ func TestTextPlansAreExact(t *testing.T) {
 				}
 				sameText(t, fmt.Sprintf("%q limit %d, every first %v, together %v, bonus holds all %v", q, limit, tq.EveryFirst, tq.Together, tq.BonusHoldsAll), got, want)
 				compared++
+				if tq.Together && tq.BonusHoldsAll && every(want) && !want[len(want)-1].All {
+					tierApart++
+				}
 			}
 			// Together with the terms' notes counted: the counts as they
 			// are, and counts of another version (the index moved since:
@@ -227,9 +232,10 @@ func TestTextPlansAreExact(t *testing.T) {
 			}
 		}
 	}
-	if compared < 600/raceStride || everyFilled < 15/raceStride || apart < 10/raceStride || met < 10/raceStride {
-		t.Errorf("compared %d rankings, %d with the every-term tier filling the limit, %d counted with terms apart and %d with terms meeting: too few to tell", compared, everyFilled, apart, met)
+	if compared < 600/raceStride || everyFilled < 15/raceStride || apart < 10/raceStride || met < 10/raceStride || tierApart < 10/raceStride {
+		t.Errorf("compared %d rankings, %d with the every-term tier filling the limit, %d counted with terms apart, %d with terms meeting and %d together with the tier's bonus apart: too few to tell", compared, everyFilled, apart, met, tierApart)
 	}
+	t.Logf("compared %d rankings, %d with the every-term tier filling the limit, %d counted with terms apart, %d with terms meeting and %d together with the tier's bonus apart", compared, everyFilled, apart, met, tierApart)
 }
 
 // countedOf returns TextQuery.Counted and Version for q: the sum of its

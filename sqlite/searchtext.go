@@ -117,15 +117,69 @@ func (t *textSearch) rank(ctx context.Context, expr, tail string, tailArgs []any
 }
 
 // together ranks "q.Match OR q.Bonus" (q.Match without a bonus) as one
-// expression, joined to the notes' rows (TextQuery.Together).
+// expression, joined to the notes' rows (TextQuery.Together). When the
+// bonus holds every term (BonusHoldsAll) it is ranked apart first
+// (togetherApart).
 func (t *textSearch) together(ctx context.Context) error {
+	every, everyArgs := t.everySQL()
+	if t.q.BonusHoldsAll && t.q.Bonus != "" && t.q.All != "" && t.q.Match != "" {
+		done, err := t.togetherApart(ctx, every, everyArgs)
+		if done || err != nil {
+			return err
+		}
+		t.byID, t.list = map[int64]*textRank{}, nil
+	}
 	expr := t.q.Match
 	if t.q.Bonus != "" {
 		expr = "(" + t.q.Match + ") OR " + t.q.Bonus
 	}
-	every, everyArgs := t.everySQL()
 	_, _, err := t.rankJoined(ctx, expr, every, everyArgs, t.q.Limit, false)
 	return err
+}
+
+// togetherApart is Together's ranking with a bonus that holds every term,
+// without the bonus in the ranking statement: the bonus's phrases (an
+// exact phrase and a NEAR group, each term looked up again in every
+// segment and each phrase's notes counted for its IDF) made two rare
+// words' statement at 100,000 notes, where they find 200-400 notes, about
+// twice as slow (docs/search.md, Speed round 10).
+//
+// q.Match is ranked with its every-term flag, joined, as Together's
+// statement ranks. The bonus adds to the score of the notes it matches
+// only, and those hold every term: they are the every-term tier, ranked
+// first, and the notes below it are ranked and cut exactly as with the
+// bonus. When no note holds every term that is the answer (two rare words
+// seldom meet). Else, when the whole tier is among the notes ranked (fewer
+// than q.Limit) and among the best q.Bodies (whose bodies the statement
+// read), "q.All OR q.Bonus" scores the tier's notes over the same phrases
+// as "q.Match OR q.Bonus" (q.All's terms are q.Match's, in the same order;
+// Counted relies on the same): their scores with the bonus, reordering
+// them within the tier only. Otherwise done is false, and Together's one
+// statement ranks.
+func (t *textSearch) togetherApart(ctx context.Context, every string, everyArgs []any) (done bool, err error) {
+	if _, _, err := t.rankJoined(ctx, t.q.Match, every, everyArgs, t.q.Limit, false); err != nil {
+		return false, err
+	}
+	tier := 0
+	for _, r := range t.list {
+		if r.every {
+			tier++
+		}
+	}
+	if tier == 0 {
+		return true, nil
+	}
+	if tier >= t.q.Limit || (t.q.Bodies > 0 && tier > t.q.Bodies) {
+		return false, nil
+	}
+	err = t.rankAs(ctx, "("+t.q.All+") OR "+t.q.Bonus, "1", nil, "", nil, func(id int64, score float64, _ bool) {
+		if r, ok := t.byID[id]; ok {
+			r.score, r.every = score, true
+			return
+		}
+		t.keep(id, score, true) // written since the first statement
+	})
+	return err == nil, err
 }
 
 // counted ranks rare terms whose notes were counted (TextQuery.Counted):
@@ -200,9 +254,12 @@ func (t *textSearch) rankJoined(ctx context.Context, expr, every string, everyAr
 		body, bodyOn = "b.c1", `
 		LEFT JOIN notes_fts_content b ON b.id = r.rowid`
 	default:
+		// The key is NULL past the best b: SQLite then skips the seek
+		// (with "AND r.rn <= b" in the ON clause it seeks first, for
+		// every ranked note, and tests rn after).
 		ranked = `SELECT rowid, score, every, row_number() OVER (ORDER BY every DESC, score, rowid) AS rn FROM (` + ranked + `)`
 		body, bodyOn = "b.c1", `
-		LEFT JOIN notes_fts_content b ON b.id = r.rowid AND r.rn <= `+strconv.Itoa(b)
+		LEFT JOIN notes_fts_content b ON b.id = CASE WHEN r.rn <= `+strconv.Itoa(b)+` THEN r.rowid END`
 	}
 	if !version && t.q.Versions == nil {
 		return t.rankJoinedRows(ctx, ranked, body, bodyOn, args)
