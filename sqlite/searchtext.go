@@ -295,9 +295,10 @@ func (t *textSearch) rankJoinedRows(ctx context.Context, ranked, body, bodyOn st
 // rankVersioned runs rankJoined's statement reading the versions: the
 // text version and the concept registry's (and, with the note rows kept
 // in memory, the graph log's position) in a row of their own ahead of the
-// ranked notes' (a UNION ALL, its first column NULL), not as columns of
-// every row; and the ranked rows carry only what varies — the tier
-// column not when every is a constant, the body not when none is read.
+// ranked notes' (a UNION ALL, its first column NULL, the versions one
+// text column), not as columns of every row; and the ranked rows carry
+// only what varies — the tier column not when every is a constant, the
+// body not when none is read.
 // Each column of each row is a call into SQLite and a conversion in Go:
 // two rare words' statement (30-40 notes) took a sixth more with the
 // versions and the tier on every row (docs/search.md, Speed round 9).
@@ -334,7 +335,10 @@ func (t *textSearch) rankVersioned(ctx context.Context, ranked, every, body, bod
 		from += `
 		JOIN notes n ON n.id = r.rowid LEFT JOIN access a ON a.path = n.path`
 	}
-	head := []string{"NULL", "v.t", "v.c", "v.g"}
+	// The versions in one text column ("text seq concepts"): a ranked
+	// row has as many columns as the head, and one rare word's would
+	// otherwise carry two NULLs each (at 100,000 notes 200 rows).
+	head := []string{"NULL", "v.t || ' ' || v.g || ' ' || v.c"}
 	for len(cols) < len(head) {
 		cols = append(cols, "NULL")
 	}
@@ -362,8 +366,9 @@ func (t *textSearch) rankVersioned(ctx context.Context, ranked, every, body, bod
 		}
 		if vals[0] == nil {
 			read = true
-			textVersion, concepts, seq = asInt64(vals[1]), asString(vals[2]), asInt64(vals[3])
-			return nil
+			var err error
+			textVersion, seq, concepts, err = parseVersions(asString(vals[1]))
+			return err
 		}
 		rk := &textRank{id: asInt64(vals[0]), joined: true, every: every == "1"}
 		score, ok := vals[1].(float64)
@@ -408,6 +413,23 @@ func (t *textSearch) rankVersioned(ctx context.Context, ranked, every, body, bod
 		*versions = noema.IndexVersions{Text: textVersion, Concepts: concepts, Read: err == nil}
 	}
 	return found, textVersion, err
+}
+
+// parseVersions reads rankVersioned's versions column: the text
+// version, the graph log's position and the concept registry's version,
+// separated by spaces (the last may hold spaces of its own).
+func parseVersions(s string) (text, seq int64, concepts string, err error) {
+	f := strings.SplitN(s, " ", 3)
+	if len(f) != 3 {
+		return 0, 0, "", fmt.Errorf("the versions' row reads %q", s)
+	}
+	if text, err = strconv.ParseInt(f[0], 10, 64); err != nil {
+		return 0, 0, "", fmt.Errorf("text version: %w", err)
+	}
+	if seq, err = strconv.ParseInt(f[1], 10, 64); err != nil {
+		return 0, 0, "", fmt.Errorf("graph log position: %w", err)
+	}
+	return text, seq, f[2], nil
 }
 
 // asInt64 is an integer column's value as database/sql scanned it into
