@@ -32,9 +32,11 @@ import (
 //   - Whether a note holds every term is one FTS5 AND query (an
 //     intersection of doclists), looked up per note, not a subquery per
 //     term.
-//   - With q.Together (rare terms) the bonus is not queried apart: its
-//     positions, checked on the few notes holding a term, cost less than a
-//     second query, and "q.Match OR q.Bonus" is ranked at once.
+//   - With q.Together (rare terms) the bonus is not queried over the
+//     notes holding some term: "q.Match OR q.Bonus" is ranked at once, or,
+//     when the bonus holds every term (q.BonusHoldsAll), q.Match is ranked
+//     with the every-term flag and the bonus scored on that tier only,
+//     when there is one (two rare words seldom meet).
 //   - With q.EveryFirst the notes holding every term are ranked alone
 //     first; when they fill q.Limit, the notes holding some terms (most of
 //     the index for two common words) are never scored. With
@@ -141,8 +143,8 @@ func (t *textSearch) together(ctx context.Context) error {
 // without the bonus in the ranking statement: the bonus's phrases (an
 // exact phrase and a NEAR group, each term looked up again in every
 // segment and each phrase's notes counted for its IDF) made two rare
-// words' statement at 100,000 notes, where they find 200-400 notes, about
-// twice as slow (docs/search.md, Speed round 10).
+// words' statement at 100,000 notes, where they find 200-400 notes,
+// 1.6-2 times as slow (docs/search.md, Speed round 10).
 //
 // q.Match is ranked with its every-term flag, joined, as Together's
 // statement ranks. The bonus adds to the score of the notes it matches
@@ -172,13 +174,7 @@ func (t *textSearch) togetherApart(ctx context.Context, every string, everyArgs 
 	if tier >= t.q.Limit || (t.q.Bodies > 0 && tier > t.q.Bodies) {
 		return false, nil
 	}
-	err = t.rankAs(ctx, "("+t.q.All+") OR "+t.q.Bonus, "1", nil, "", nil, func(id int64, score float64, _ bool) {
-		if r, ok := t.byID[id]; ok {
-			r.score, r.every = score, true
-			return
-		}
-		t.keep(id, score, true) // written since the first statement
-	})
+	err = t.scoreTier(ctx)
 	return err == nil, err
 }
 
@@ -210,6 +206,16 @@ func (t *textSearch) counted(ctx context.Context) error {
 	if n == t.q.Counted && version == t.q.Version {
 		return nil
 	}
+	return t.scoreTier(ctx)
+}
+
+// scoreTier scores the notes holding every term over the phrases of
+// "q.Match OR q.Bonus" — as "q.All OR q.Bonus", whose phrases are the same
+// in the same order, so each score is the one Together's expression gives
+// — and marks them of the every-term tier: the notes found already get
+// their score and tier, the others (written since they were ranked) are
+// added.
+func (t *textSearch) scoreTier(ctx context.Context) error {
 	expr := "(" + t.q.All + ")"
 	if t.q.Bonus != "" {
 		expr += " OR " + t.q.Bonus
