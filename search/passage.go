@@ -127,6 +127,9 @@ func (s *Service) textBodies(p *parsed, f noema.SearchFilter, need int) int {
 // notes (200-400 notes found) a tenth of the search (docs/search.md,
 // Speed round 10).
 func (s *Service) liftApart(p *parsed, n int) bool {
+	if s.liftInRanking {
+		return false
+	}
 	exprs := make([]string, len(p.terms))
 	for i, t := range p.terms {
 		exprs[i] = t.expr()

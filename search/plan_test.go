@@ -622,3 +622,52 @@ func TestKeptRowsSearchAsJoined(t *testing.T) {
 	}
 	compare("last", queries)
 }
+
+// TestLiftBodiesApartAsInRanking checks liftApart: once a query's terms
+// are counted in more notes than the passage lift reads, the lift reads
+// its bodies in a statement of its own instead of the ranking's, and the
+// answer is the one the ranking's bodies give (a service made to read
+// them in the ranking), hit for hit.
+func TestLiftBodiesApartAsInRanking(t *testing.T) {
+	e := newEnv(t)
+	for i := range 70 {
+		body := fmt.Sprintf("Note %d about the harbour.\n", i)
+		switch {
+		case i%3 == 0:
+			body += "The quokka sleeps.\nA lantern burns by the quokka.\n"
+		case i%3 == 1:
+			body += strings.Repeat("The quokka waits.\n", 1+i%4)
+		default:
+			body += "A lantern " + strings.Repeat("and more words ", i%7) + "\n"
+		}
+		e.note("", fmt.Sprintf("Quokka %d", i), "", nil, body)
+	}
+	for i := range 150 {
+		e.note("", fmt.Sprintf("Filler %d", i), "", nil, fmt.Sprintf("Filler note %d of the harbour and the pier.", i))
+	}
+	off := false
+	for _, q := range []string{"quokka lantern", "lantern quokka burns", "quokka"} {
+		answer := func(inRanking bool) (*search.Result, int64) {
+			idx := &countingIndex{SearchIndex: e.a.DB.Search()}
+			svc := search.New(idx, nil, decay.DefaultConfig())
+			search.SetLiftInRanking(svc, inRanking)
+			var r *search.Result
+			for range 2 { // the second with the counts cached
+				idx.bodies.Store(0)
+				var err error
+				if r, err = svc.Search(context.Background(), search.Input{Query: q, Limit: 40, Decay: &off}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return r, idx.bodies.Load()
+		}
+		want, b1 := answer(true)
+		got, b2 := answer(false)
+		if strings.Contains(q, " ") && (b1 != 0 || b2 == 0) {
+			t.Errorf("%q: bodies read apart from the ranking: %d in the ranking, %d apart; want 0 and some", q, b1, b2)
+		}
+		if len(want.Hits) < 20 || !reflect.DeepEqual(want.Hits, got.Hits) || want.Total != got.Total {
+			t.Errorf("%q: bodies in the ranking: %d hits\n%+v\nbodies apart:\n%+v", q, len(want.Hits), want.Hits, got.Hits)
+		}
+	}
+}
