@@ -51,6 +51,10 @@ func SetTextPlans(mode string) string {
 	return old
 }
 
+// SetLiftInRanking makes s read the passage lift's bodies in the ranking
+// statement always (on), or as liftApart chooses.
+func SetLiftInRanking(s *Service, on bool) { s.liftInRanking = on }
+
 // SetNamesBuilding marks the concept names as being built by another call
 // (a server's warm-up) or not.
 func SetNamesBuilding(s *Service, on bool) { s.names.building.Store(on) }

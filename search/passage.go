@@ -93,8 +93,10 @@ func (s *Service) liftBodies(p *parsed) int {
 
 // textBodies is how many of the best full-text hits' bodies the ranking
 // statement reads (noema.TextQuery.Bodies): the passage lift's
-// (liftBodies); for a query of one term in so few notes (by its count
-// cached, countOne) that they are at most twice the page (need), every
+// (liftBodies), unless its terms' cached counts say the ranking finds
+// more notes than that (liftApart: none); for a query of one term in so
+// few notes (by its count cached, countOne) that they are at most twice
+// the page (need), every
 // one's, which the snippets then need not read in a statement of their
 // own (at 10,000 notes, a rare word's ten bodies apart cost more than its
 // twenty in the ranking); else none. The count only chooses the cost: a
@@ -102,6 +104,9 @@ func (s *Service) liftBodies(p *parsed) int {
 // that are missing.
 func (s *Service) textBodies(p *parsed, f noema.SearchFilter, need int) int {
 	if n := s.liftBodies(p); n > 0 {
+		if s.liftApart(p, n) {
+			return 0
+		}
 		return n
 	}
 	if len(p.terms) == 1 && f.IsZero() {
@@ -110,6 +115,34 @@ func (s *Service) textBodies(p *parsed, f noema.SearchFilter, need int) int {
 		}
 	}
 	return 0
+}
+
+// liftApart reports whether the passage lift's n bodies are better read
+// in a statement of their own than in the ranking statement: when the
+// query's terms, by their counts cached (at any version: a stale count
+// only chooses the cost), are in more than n notes together. The ranking
+// statement then has to number its notes by row_number() to read the best
+// n's bodies, a window over every note ranked (up to the Depth), which
+// cost more than the statement apart: for two rare words at 100,000
+// notes (200-400 notes found) a tenth of the search (docs/search.md,
+// Speed round 10).
+func (s *Service) liftApart(p *parsed, n int) bool {
+	if s.liftInRanking {
+		return false
+	}
+	exprs := make([]string, len(p.terms))
+	for i, t := range p.terms {
+		exprs[i] = t.expr()
+	}
+	docs, _, _, ok := s.terms.cached(exprs)
+	if !ok {
+		return false
+	}
+	sum := 0
+	for _, d := range docs {
+		sum += d
+	}
+	return sum > n
 }
 
 // countOne counts the notes holding the term of a one-term query, when

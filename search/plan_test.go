@@ -172,7 +172,7 @@ func TestTextPlansAreExact(t *testing.T) {
 	db := noematest.SyncedCorpus(t, corpus.Options{Seed: 19, Notes: 400})
 	ctx := context.Background()
 	queries := strided(planQueries(t, db, 19))
-	compared, everyFilled, apart, met := 0, 0, 0, 0
+	compared, everyFilled, apart, met, tierApart := 0, 0, 0, 0, 0
 	for _, q := range queries {
 		for _, limit := range []int{5, search.Depth} {
 			base := search.TextQueryOf(q, limit)
@@ -187,8 +187,10 @@ func TestTextPlansAreExact(t *testing.T) {
 			if base.All != "" && len(want) == limit && want[limit-1].All {
 				everyFilled++
 			}
-			// Together ranks in one query whatever the other flags say.
-			for _, mask := range []int{0, 1, 2, 4, 5} {
+			// Together ranks in one query whatever the other flags say;
+			// with BonusHoldsAll it ranks the terms first and the bonus
+			// of the every-term tier apart.
+			for _, mask := range []int{0, 1, 2, 4, 5, 6, 7} {
 				tq := base
 				tq.EveryFirst = mask&1 != 0
 				tq.Together = mask&2 != 0
@@ -199,6 +201,9 @@ func TestTextPlansAreExact(t *testing.T) {
 				}
 				sameText(t, fmt.Sprintf("%q limit %d, every first %v, together %v, bonus holds all %v", q, limit, tq.EveryFirst, tq.Together, tq.BonusHoldsAll), got, want)
 				compared++
+				if tq.Together && tq.BonusHoldsAll && every(want) && !want[len(want)-1].All {
+					tierApart++
+				}
 			}
 			// Together with the terms' notes counted: the counts as they
 			// are, and counts of another version (the index moved since:
@@ -227,9 +232,10 @@ func TestTextPlansAreExact(t *testing.T) {
 			}
 		}
 	}
-	if compared < 600/raceStride || everyFilled < 15/raceStride || apart < 10/raceStride || met < 10/raceStride {
-		t.Errorf("compared %d rankings, %d with the every-term tier filling the limit, %d counted with terms apart and %d with terms meeting: too few to tell", compared, everyFilled, apart, met)
+	if compared < 600/raceStride || everyFilled < 15/raceStride || apart < 10/raceStride || met < 10/raceStride || tierApart < 10/raceStride {
+		t.Errorf("compared %d rankings, %d with the every-term tier filling the limit, %d counted with terms apart, %d with terms meeting and %d together with the tier's bonus apart: too few to tell", compared, everyFilled, apart, met, tierApart)
 	}
+	t.Logf("compared %d rankings, %d with the every-term tier filling the limit, %d counted with terms apart, %d with terms meeting and %d together with the tier's bonus apart", compared, everyFilled, apart, met, tierApart)
 }
 
 // countedOf returns TextQuery.Counted and Version for q: the sum of its
@@ -615,4 +621,53 @@ func TestKeptRowsSearchAsJoined(t *testing.T) {
 		compare(fmt.Sprintf("write %d", i), []string{q})
 	}
 	compare("last", queries)
+}
+
+// TestLiftBodiesApartAsInRanking checks liftApart: once a query's terms
+// are counted in more notes than the passage lift reads, the lift reads
+// its bodies in a statement of its own instead of the ranking's, and the
+// answer is the one the ranking's bodies give (a service made to read
+// them in the ranking), hit for hit.
+func TestLiftBodiesApartAsInRanking(t *testing.T) {
+	e := newEnv(t)
+	for i := range 70 {
+		body := fmt.Sprintf("Note %d about the harbour.\n", i)
+		switch {
+		case i%3 == 0:
+			body += "The quokka sleeps.\nA lantern burns by the quokka.\n"
+		case i%3 == 1:
+			body += strings.Repeat("The quokka waits.\n", 1+i%4)
+		default:
+			body += "A lantern " + strings.Repeat("and more words ", i%7) + "\n"
+		}
+		e.note("", fmt.Sprintf("Quokka %d", i), "", nil, body)
+	}
+	for i := range 150 {
+		e.note("", fmt.Sprintf("Filler %d", i), "", nil, fmt.Sprintf("Filler note %d of the harbour and the pier.", i))
+	}
+	off := false
+	for _, q := range []string{"quokka lantern", "lantern quokka burns", "quokka"} {
+		answer := func(inRanking bool) (*search.Result, int64) {
+			idx := &countingIndex{SearchIndex: e.a.DB.Search()}
+			svc := search.New(idx, nil, decay.DefaultConfig())
+			search.SetLiftInRanking(svc, inRanking)
+			var r *search.Result
+			for range 2 { // the second with the counts cached
+				idx.bodies.Store(0)
+				var err error
+				if r, err = svc.Search(context.Background(), search.Input{Query: q, Limit: 40, Decay: &off}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return r, idx.bodies.Load()
+		}
+		want, b1 := answer(true)
+		got, b2 := answer(false)
+		if strings.Contains(q, " ") && (b1 != 0 || b2 == 0) {
+			t.Errorf("%q: bodies read apart from the ranking: %d in the ranking, %d apart; want 0 and some", q, b1, b2)
+		}
+		if len(want.Hits) < 20 || !reflect.DeepEqual(want.Hits, got.Hits) || want.Total != got.Total {
+			t.Errorf("%q: bodies in the ranking: %d hits\n%+v\nbodies apart:\n%+v", q, len(want.Hits), want.Hits, got.Hits)
+		}
+	}
 }

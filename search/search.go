@@ -248,6 +248,9 @@ type Service struct {
 	// others).
 	snapshotMin int
 	build       string
+	// liftInRanking turns liftApart off: the passage lift's bodies always
+	// come in the ranking statement (tests compare).
+	liftInRanking bool
 
 	chunks chunkCache
 	terms  termCache

@@ -392,9 +392,11 @@ func TestVersionedRankingAsJoined(t *testing.T) {
 		"one term, no body": {Match: `"lattice"`, Limit: 10},
 		"together":          {Match: both, All: `"quorum" AND "lattice"`, Together: true, Limit: 10, Bodies: 2},
 		"together, bodies":  {Match: both, All: `"quorum" AND "lattice"`, Together: true, Limit: 3, Bodies: 50},
-		"counted, stale":    {Match: both, All: `"quorum" AND "lattice"`, Together: true, Counted: 4, Version: text, Limit: 10, Bodies: 50},
-		"counted":           {Match: `"quorum" OR "more"`, All: `"quorum" AND "more"`, Together: true, Counted: 3, Version: text, Limit: 10, Bodies: 50},
-		"nothing found":     {Match: `"zebra"`, Limit: 10, Bodies: 10},
+		"together, bonus apart": {Match: both, All: `"quorum" AND "lattice"`, Bonus: `"quorum lattice" OR NEAR("quorum" "lattice")`,
+			BonusHoldsAll: true, Together: true, Limit: 10, Bodies: 2},
+		"counted, stale": {Match: both, All: `"quorum" AND "lattice"`, Together: true, Counted: 4, Version: text, Limit: 10, Bodies: 50},
+		"counted":        {Match: `"quorum" OR "more"`, All: `"quorum" AND "more"`, Together: true, Counted: 3, Version: text, Limit: 10, Bodies: 50},
+		"nothing found":  {Match: `"zebra"`, Limit: 10, Bodies: 10},
 	}
 	for _, keep := range []bool{false, true} {
 		if keep {

@@ -32,9 +32,11 @@ import (
 //   - Whether a note holds every term is one FTS5 AND query (an
 //     intersection of doclists), looked up per note, not a subquery per
 //     term.
-//   - With q.Together (rare terms) the bonus is not queried apart: its
-//     positions, checked on the few notes holding a term, cost less than a
-//     second query, and "q.Match OR q.Bonus" is ranked at once.
+//   - With q.Together (rare terms) the bonus is not queried over the
+//     notes holding some term: "q.Match OR q.Bonus" is ranked at once, or,
+//     when the bonus holds every term (q.BonusHoldsAll), q.Match is ranked
+//     with the every-term flag and the bonus scored on that tier only,
+//     when there is one (two rare words seldom meet).
 //   - With q.EveryFirst the notes holding every term are ranked alone
 //     first; when they fill q.Limit, the notes holding some terms (most of
 //     the index for two common words) are never scored. With
@@ -117,15 +119,63 @@ func (t *textSearch) rank(ctx context.Context, expr, tail string, tailArgs []any
 }
 
 // together ranks "q.Match OR q.Bonus" (q.Match without a bonus) as one
-// expression, joined to the notes' rows (TextQuery.Together).
+// expression, joined to the notes' rows (TextQuery.Together). When the
+// bonus holds every term (BonusHoldsAll) it is ranked apart first
+// (togetherApart).
 func (t *textSearch) together(ctx context.Context) error {
+	every, everyArgs := t.everySQL()
+	if t.q.BonusHoldsAll && t.q.Bonus != "" && t.q.All != "" && t.q.Match != "" {
+		done, err := t.togetherApart(ctx, every, everyArgs)
+		if done || err != nil {
+			return err
+		}
+		t.byID, t.list = map[int64]*textRank{}, nil
+	}
 	expr := t.q.Match
 	if t.q.Bonus != "" {
 		expr = "(" + t.q.Match + ") OR " + t.q.Bonus
 	}
-	every, everyArgs := t.everySQL()
 	_, _, err := t.rankJoined(ctx, expr, every, everyArgs, t.q.Limit, false)
 	return err
+}
+
+// togetherApart is Together's ranking with a bonus that holds every term,
+// without the bonus in the ranking statement: the bonus's phrases (an
+// exact phrase and a NEAR group, each term looked up again in every
+// segment and each phrase's notes counted for its IDF) made two rare
+// words' statement at 100,000 notes, where they find 200-400 notes,
+// 1.6-2 times as slow (docs/search.md, Speed round 10).
+//
+// q.Match is ranked with its every-term flag, joined, as Together's
+// statement ranks. The bonus adds to the score of the notes it matches
+// only, and those hold every term: they are the every-term tier, ranked
+// first, and the notes below it are ranked and cut exactly as with the
+// bonus. When no note holds every term that is the answer (two rare words
+// seldom meet). Else, when the whole tier is among the notes ranked (fewer
+// than q.Limit) and among the best q.Bodies (whose bodies the statement
+// read), "q.All OR q.Bonus" scores the tier's notes over the same phrases
+// as "q.Match OR q.Bonus" (q.All's terms are q.Match's, in the same order;
+// Counted relies on the same): their scores with the bonus, reordering
+// them within the tier only. Otherwise done is false, and Together's one
+// statement ranks.
+func (t *textSearch) togetherApart(ctx context.Context, every string, everyArgs []any) (done bool, err error) {
+	if _, _, err := t.rankJoined(ctx, t.q.Match, every, everyArgs, t.q.Limit, false); err != nil {
+		return false, err
+	}
+	tier := 0
+	for _, r := range t.list {
+		if r.every {
+			tier++
+		}
+	}
+	if tier == 0 {
+		return true, nil
+	}
+	if tier >= t.q.Limit || (t.q.Bodies > 0 && tier > t.q.Bodies) {
+		return false, nil
+	}
+	err = t.scoreTier(ctx)
+	return err == nil, err
 }
 
 // counted ranks rare terms whose notes were counted (TextQuery.Counted):
@@ -156,6 +206,16 @@ func (t *textSearch) counted(ctx context.Context) error {
 	if n == t.q.Counted && version == t.q.Version {
 		return nil
 	}
+	return t.scoreTier(ctx)
+}
+
+// scoreTier scores the notes holding every term over the phrases of
+// "q.Match OR q.Bonus" — as "q.All OR q.Bonus", whose phrases are the same
+// in the same order, so each score is the one Together's expression gives
+// — and marks them of the every-term tier: the notes found already get
+// their score and tier, the others (written since they were ranked) are
+// added.
+func (t *textSearch) scoreTier(ctx context.Context) error {
 	expr := "(" + t.q.All + ")"
 	if t.q.Bonus != "" {
 		expr += " OR " + t.q.Bonus
@@ -200,9 +260,12 @@ func (t *textSearch) rankJoined(ctx context.Context, expr, every string, everyAr
 		body, bodyOn = "b.c1", `
 		LEFT JOIN notes_fts_content b ON b.id = r.rowid`
 	default:
+		// The key is NULL past the best b: SQLite then skips the seek
+		// (with "AND r.rn <= b" in the ON clause it seeks first, for
+		// every ranked note, and tests rn after).
 		ranked = `SELECT rowid, score, every, row_number() OVER (ORDER BY every DESC, score, rowid) AS rn FROM (` + ranked + `)`
 		body, bodyOn = "b.c1", `
-		LEFT JOIN notes_fts_content b ON b.id = r.rowid AND r.rn <= `+strconv.Itoa(b)
+		LEFT JOIN notes_fts_content b ON b.id = CASE WHEN r.rn <= `+strconv.Itoa(b)+` THEN r.rowid END`
 	}
 	if !version && t.q.Versions == nil {
 		return t.rankJoinedRows(ctx, ranked, body, bodyOn, args)
@@ -238,9 +301,10 @@ func (t *textSearch) rankJoinedRows(ctx context.Context, ranked, body, bodyOn st
 // rankVersioned runs rankJoined's statement reading the versions: the
 // text version and the concept registry's (and, with the note rows kept
 // in memory, the graph log's position) in a row of their own ahead of the
-// ranked notes' (a UNION ALL, its first column NULL), not as columns of
-// every row; and the ranked rows carry only what varies — the tier
-// column not when every is a constant, the body not when none is read.
+// ranked notes' (a UNION ALL, its first column NULL, the versions one
+// text column), not as columns of every row; and the ranked rows carry
+// only what varies — the tier column not when every is a constant, the
+// body not when none is read.
 // Each column of each row is a call into SQLite and a conversion in Go:
 // two rare words' statement (30-40 notes) took a sixth more with the
 // versions and the tier on every row (docs/search.md, Speed round 9).
@@ -277,7 +341,10 @@ func (t *textSearch) rankVersioned(ctx context.Context, ranked, every, body, bod
 		from += `
 		JOIN notes n ON n.id = r.rowid LEFT JOIN access a ON a.path = n.path`
 	}
-	head := []string{"NULL", "v.t", "v.c", "v.g"}
+	// The versions in one text column ("text seq concepts"): a ranked
+	// row has as many columns as the head, and one rare word's would
+	// otherwise carry two NULLs each (at 100,000 notes 200 rows).
+	head := []string{"NULL", "v.t || ' ' || v.g || ' ' || v.c"}
 	for len(cols) < len(head) {
 		cols = append(cols, "NULL")
 	}
@@ -305,8 +372,9 @@ func (t *textSearch) rankVersioned(ctx context.Context, ranked, every, body, bod
 		}
 		if vals[0] == nil {
 			read = true
-			textVersion, concepts, seq = asInt64(vals[1]), asString(vals[2]), asInt64(vals[3])
-			return nil
+			var err error
+			textVersion, seq, concepts, err = parseVersions(asString(vals[1]))
+			return err
 		}
 		rk := &textRank{id: asInt64(vals[0]), joined: true, every: every == "1"}
 		score, ok := vals[1].(float64)
@@ -351,6 +419,23 @@ func (t *textSearch) rankVersioned(ctx context.Context, ranked, every, body, bod
 		*versions = noema.IndexVersions{Text: textVersion, Concepts: concepts, Read: err == nil}
 	}
 	return found, textVersion, err
+}
+
+// parseVersions reads rankVersioned's versions column: the text
+// version, the graph log's position and the concept registry's version,
+// separated by spaces (the last may hold spaces of its own).
+func parseVersions(s string) (text, seq int64, concepts string, err error) {
+	f := strings.SplitN(s, " ", 3)
+	if len(f) != 3 {
+		return 0, 0, "", fmt.Errorf("the versions' row reads %q", s)
+	}
+	if text, err = strconv.ParseInt(f[0], 10, 64); err != nil {
+		return 0, 0, "", fmt.Errorf("text version: %w", err)
+	}
+	if seq, err = strconv.ParseInt(f[1], 10, 64); err != nil {
+		return 0, 0, "", fmt.Errorf("graph log position: %w", err)
+	}
+	return text, seq, f[2], nil
 }
 
 // asInt64 is an integer column's value as database/sql scanned it into
