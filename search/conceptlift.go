@@ -371,25 +371,27 @@ const ConceptsLoading = "the concept names are still being loaded (the server st
 
 // liftConcepts adds the concept signal to the hybrid candidates: each
 // note linking a concept the query names (or its page) gets the match's
-// quality (c.concept), and those not found yet are added.
+// quality (c.concept), and those not found yet are added. cover is the
+// share of the query's content words the names matched (coverage): above
+// 0 exactly when the query names a concept.
 //
 // While a server's warm-up builds the names (at a million concepts, seconds
 // after it starts) it does not wait: it lifts nothing and returns the
 // ConceptsLoading warning.
-func (s *Service) liftConcepts(ctx context.Context, tv *textVersion, raw string, f noema.SearchFilter, get func(int64) *candidate) (named bool, cover float64, warn string, err error) {
+func (s *Service) liftConcepts(ctx context.Context, tv *textVersion, raw string, f noema.SearchFilter, get func(int64) *candidate) (cover float64, warn string, err error) {
 	if s.Tuning.ConceptWeight <= 0 {
-		return false, 0, "", nil
+		return 0, "", nil
 	}
 	words := queryWords(raw)
 	if len(words) == 0 {
-		return false, 0, "", nil
+		return 0, "", nil
 	}
 	names, err := s.namesFor(ctx, false, tv)
 	if err != nil {
-		return false, 0, "", err
+		return 0, "", err
 	}
 	if names == nil {
-		return false, 0, ConceptsLoading, nil
+		return 0, ConceptsLoading, nil
 	}
 	var typoErr error
 	matches, cover := names.match(words, func(run []string) bool {
@@ -407,12 +409,12 @@ func (s *Service) liftConcepts(ctx context.Context, tv *textVersion, raw string,
 		return ok && !slices.Contains(docs, 0)
 	})
 	if typoErr != nil {
-		return false, 0, "", typoErr
+		return 0, "", typoErr
 	}
 	for _, m := range matches {
 		notes, err := s.DB.SearchConceptNotes(ctx, m.id, f)
 		if err != nil {
-			return false, 0, "", err
+			return 0, "", err
 		}
 		for _, n := range notes {
 			c := get(n.ID)
@@ -422,7 +424,7 @@ func (s *Service) liftConcepts(ctx context.Context, tv *textVersion, raw string,
 			c.concept = max(c.concept, m.quality)
 		}
 	}
-	return len(matches) > 0, cover, "", nil
+	return cover, "", nil
 }
 
 // termExprs are the full-text expressions of words, as the typo check

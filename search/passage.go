@@ -130,11 +130,7 @@ func (s *Service) liftApart(p *parsed, n int) bool {
 	if s.liftInRanking {
 		return false
 	}
-	exprs := make([]string, len(p.terms))
-	for i, t := range p.terms {
-		exprs[i] = t.expr()
-	}
-	docs, _, _, ok := s.terms.cached(exprs)
+	docs, _, _, ok := s.terms.cached(p.exprs())
 	if !ok {
 		return false
 	}
@@ -165,11 +161,7 @@ func (s *Service) countOne(ctx context.Context, tv *textVersion, p *parsed, f no
 // The counts stop at half of the notes (termDocs), where the IDF is
 // already small.
 func (s *Service) termIDF(ctx context.Context, tv *textVersion, p *parsed) ([]float64, error) {
-	exprs := make([]string, len(p.terms))
-	for i, t := range p.terms {
-		exprs[i] = t.expr()
-	}
-	docs, total, err := s.termDocs(ctx, tv, exprs)
+	docs, total, err := s.termDocs(ctx, tv, p.exprs())
 	if err != nil {
 		return nil, err
 	}

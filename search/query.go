@@ -97,6 +97,16 @@ func (p *parsed) needle(i int) (needle []byte, anchor int) {
 // empty reports whether the query has nothing to search for.
 func (p *parsed) empty() bool { return len(p.terms) == 0 }
 
+// exprs are the terms' full-text expressions, in order: the keys their
+// counts are cached and read under (termDocs, termCache).
+func (p *parsed) exprs() []string {
+	exprs := make([]string, len(p.terms))
+	for i, t := range p.terms {
+		exprs[i] = t.expr()
+	}
+	return exprs
+}
+
 // match returns the FTS5 expression of the query's terms, any of them
 // (empty when there is no term). The phrase and proximity bonus is
 // [parsed.bonus], searched beside it.

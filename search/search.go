@@ -616,14 +616,14 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 			c.base = c.cosine
 		}
 	case ModeHybrid:
-		named, cover, warn, err := s.liftConcepts(ctx, tv, raw, f, get)
+		cover, warn, err := s.liftConcepts(ctx, tv, raw, f, get)
 		if err != nil {
 			return nil, err
 		}
 		if warn != "" {
 			res.Warnings = append(res.Warnings, warn)
 		}
-		s.fuse(order, sem, !p.empty(), semOK, named, cover)
+		s.fuse(order, sem, !p.empty(), semOK, cover)
 	}
 	return order, nil
 }
@@ -639,7 +639,8 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 // model's SpellingWeight; when the query is mostly concept names it
 // shrinks with cover, the share of the query's content words that name
 // them (Tuning.NamedShrink, Tuning.NamedShare).
-func (s *Service) fuse(order []*candidate, sem []semHit, textSearched, semOK, named bool, cover float64) {
+func (s *Service) fuse(order []*candidate, sem []semHit, textSearched, semOK bool, cover float64) {
+	named := cover > 0
 	ws := s.semanticWeight()
 	if named && s.Tuning.NamedShrink > 0 && cover >= s.Tuning.NamedShare {
 		ws *= math.Pow(1-cover, s.Tuning.NamedShrink)
@@ -815,11 +816,7 @@ func (s *Service) planText(ctx context.Context, tv *textVersion, p *parsed, f no
 	if len(p.terms) < 2 || !skipCommonTerms || !f.IsZero() {
 		return plan, nil
 	}
-	exprs := make([]string, len(p.terms))
-	for i, t := range p.terms {
-		exprs[i] = t.expr()
-	}
-	docs, total, err := s.termDocs(ctx, tv, exprs)
+	docs, total, err := s.termDocs(ctx, tv, p.exprs())
 	if err != nil {
 		return textPlan{}, err
 	}
