@@ -47,10 +47,17 @@ const (
 
 // wordNet is the derived synonym sets by the folded keys of their lemmas;
 // plural by the raw (unfolded) word of the plurals the folding misses.
+// Keys are 64-bit FNV-1a hashes of those strings and the senses one flat
+// slice, so that the structure holds no pointer for the collector to
+// scan (4-5 MB live); two keys of one hash would share their senses,
+// which a pair still needs stringRelated and a set in common to use.
 type wordNet struct {
-	byKey  map[string][]wnSense
-	plural map[string][]wnSense
+	byKey, plural map[uint64]wnSpan
+	all           []wnSense
 }
+
+// wnSpan is a key's senses: all[at : at+n].
+type wnSpan struct{ at, n uint32 }
 
 // wordNetData reads wordnet.txt.gz once, when analyze_duplicates first
 // indexes names; it never changes.
@@ -68,7 +75,7 @@ func parseWordNet(gz []byte) (*wordNet, error) {
 	if err != nil {
 		return nil, err
 	}
-	wn := &wordNet{byKey: map[string][]wnSense{}, plural: map[string][]wnSense{}}
+	byKey, plural := map[uint64][]wnSense{}, map[uint64][]wnSense{}
 	sc := bufio.NewScanner(r)
 	var id int32
 	for sc.Scan() {
@@ -82,15 +89,49 @@ func parseWordNet(gz []byte) (*wordNet, error) {
 			sure := !strings.HasPrefix(l, "~")
 			l = strings.TrimPrefix(l, "~")
 			if kind == "p" && i == 0 {
-				wn.plural[strings.ToLower(l)] = append(wn.plural[strings.ToLower(l)], wnSense{id: id, sure: true})
+				h := fnv64(strings.ToLower(l))
+				plural[h] = append(plural[h], wnSense{id: id, sure: true})
 				continue
 			}
 			if k := foldedKey(l); k != "" {
-				wn.byKey[k] = appendSense(wn.byKey[k], wnSense{id, sure, uint8(cat)})
+				byKey[fnv64(k)] = appendSense(byKey[fnv64(k)], wnSense{id, sure, uint8(cat)})
 			}
 		}
 	}
-	return wn, sc.Err()
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	wn := &wordNet{byKey: make(map[uint64]wnSpan, len(byKey)), plural: make(map[uint64]wnSpan, len(plural))}
+	for _, m := range []struct {
+		from map[uint64][]wnSense
+		to   map[uint64]wnSpan
+	}{{byKey, wn.byKey}, {plural, wn.plural}} {
+		for h, l := range m.from {
+			m.to[h] = wnSpan{uint32(len(wn.all)), uint32(len(l))}
+			wn.all = append(wn.all, l...)
+		}
+	}
+	wn.all = slices.Clip(wn.all)
+	return wn, nil
+}
+
+// lookup is the senses of key in m.
+func (wn *wordNet) lookup(m map[uint64]wnSpan, key string) []wnSense {
+	sp, ok := m[fnv64(key)]
+	if !ok {
+		return nil
+	}
+	return wn.all[sp.at : sp.at+sp.n : sp.at+sp.n]
+}
+
+// fnv64 is the 64-bit FNV-1a hash of s.
+func fnv64(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 // appendSense adds s to l once (two lemmas of one set may fold alike).
@@ -115,10 +156,10 @@ func foldedKey(text string) string {
 // senses are the synonym sets name n is a lemma of: by its folded key,
 // and, for a one-word name, as a plural the folding misses.
 func (wn *wordNet) senses(n *nameInfo) []wnSense {
-	s := wn.byKey[n.folded]
+	s := wn.lookup(wn.byKey, n.folded)
 	if len(n.content) == 1 {
-		if p := wn.plural[n.raw]; len(p) > 0 {
-			s = append(slices.Clone(s), p...)
+		if p := wn.lookup(wn.plural, n.raw); len(p) > 0 {
+			s = slices.Concat(s, p)
 		}
 	}
 	return s
