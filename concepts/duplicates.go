@@ -615,6 +615,26 @@ func (cs *candidates) add(a, b int32, ch uint16) {
 	cs.pairs[pairKey(a, b)] |= ch
 }
 
+// within adds the pairs within one key's list l (of at most limit
+// concepts; with cs.only, those of that concept) on the channels ch
+// gives them, none when it gives 0.
+func (cs *candidates) within(l []int32, limit int, ch func(a, b int32) uint16) {
+	if len(l) < 2 || len(l) > limit {
+		return
+	}
+	for i := range l {
+		for k := i + 1; k < len(l); k++ {
+			a, b := l[i], l[k]
+			if cs.only >= 0 && a != cs.only && b != cs.only {
+				continue
+			}
+			if c := ch(a, b); c != 0 {
+				cs.add(a, b, c)
+			}
+		}
+	}
+}
+
 // bucket adds the pairs within one key's list (capped).
 func (cs *candidates) bucket(l []int32, ch uint16, limit int) {
 	if len(l) < 2 || len(l) > limit {
@@ -659,22 +679,12 @@ func (x *dupIndex) gather(cs *candidates) {
 // of several (the context picks).
 func (x *dupIndex) gatherWordNet(cs *candidates) {
 	pairs := func(l []int32) {
-		if len(l) < 2 || len(l) > bucketCap {
-			return
-		}
-		for i := range l {
-			for k := i + 1; k < len(l); k++ {
-				a, b := l[i], l[k]
-				if cs.only >= 0 && a != cs.only && b != cs.only {
-					continue
-				}
-				ch := chWordNet
-				if x.otherExpansion(a, b) || x.otherExpansion(b, a) {
-					ch |= chAcronymOfSeveral
-				}
-				cs.add(a, b, ch)
+		cs.within(l, bucketCap, func(a, b int32) uint16 {
+			if x.otherExpansion(a, b) || x.otherExpansion(b, a) {
+				return chWordNet | chAcronymOfSeveral
 			}
-		}
+			return chWordNet
+		})
 	}
 	if cs.only < 0 {
 		for _, l := range x.wordnet {
@@ -769,20 +779,12 @@ func (x *dupIndex) gatherEdits(cs *candidates) {
 // are worth judging.
 func (x *dupIndex) gatherTokens(cs *candidates) {
 	tokenPairs := func(l []int32) {
-		if len(l) < 2 || len(l) > tokenBucketCap {
-			return
-		}
-		for i := range l {
-			for j := i + 1; j < len(l); j++ {
-				a, b := l[i], l[j]
-				if cs.only >= 0 && a != cs.only && b != cs.only {
-					continue
-				}
-				if nearNames(x.names[a], x.names[b]) {
-					cs.add(a, b, chToken)
-				}
+		cs.within(l, tokenBucketCap, func(a, b int32) uint16 {
+			if nearNames(x.names[a], x.names[b]) {
+				return chToken
 			}
-		}
+			return 0
+		})
 	}
 	if cs.only < 0 {
 		for _, l := range x.token {

@@ -2,7 +2,6 @@ package concepts
 
 import (
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -33,12 +32,8 @@ func TestWordNetCoverage(t *testing.T) {
 		}
 	}
 	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
 		names, inWN, inAll, pairs, pairsWN, negs, negsWN := map[string]bool{}, 0, 0, 0, 0, 0, 0
-		for _, line := range strings.Split(string(b), "\n") {
+		for _, line := range fileLines(t, f) {
 			row := strings.Split(line, "\t")
 			if len(row) < 3 || strings.HasPrefix(row[0], "#") {
 				continue
@@ -81,12 +76,8 @@ func TestWordNetCoverage(t *testing.T) {
 // readIndexLemmas are the lemmas of a WordNet index file.
 func readIndexLemmas(t *testing.T, path string) map[string]bool {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	m := map[string]bool{}
-	for _, line := range strings.Split(string(b), "\n") {
+	for _, line := range fileLines(t, path) {
 		if line != "" && line[0] != ' ' {
 			m[strings.ReplaceAll(strings.Fields(line)[0], "_", " ")] = true
 		}

@@ -49,12 +49,8 @@ func TestGenerateWordNet(t *testing.T) {
 // a WordNet data file, which every copy carries.
 func readWordNetNotice(t *testing.T, path string) []string {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, line := range strings.Split(string(b), "\n") {
+	for _, line := range fileLines(t, path) {
 		if !strings.HasPrefix(line, "  ") {
 			break
 		}
@@ -62,6 +58,16 @@ func readWordNetNotice(t *testing.T, path string) []string {
 		out = append(out, strings.TrimSpace(text))
 	}
 	return out
+}
+
+// fileLines are the lines of the file at path.
+func fileLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(string(b), "\n")
 }
 
 // wnSynset is one noun synonym set of data.noun.
@@ -207,12 +213,8 @@ func sortedCopy(l []string) []string {
 // whose singular the folding does not find ("bases" of basis).
 func wordNetPluralLines(t *testing.T, path string) []string {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, line := range strings.Split(string(b), "\n") {
+	for _, line := range fileLines(t, path) {
 		fs := strings.Fields(line)
 		if len(fs) < 2 || strings.ContainsAny(fs[0], "_-") {
 			continue
