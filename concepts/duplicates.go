@@ -305,7 +305,10 @@ type dupIndex struct {
 	// lex are the names by their folded keys with a short form of the
 	// lexicon written out (lexicon.go): "Sgt." meets "sergeant".
 	lex map[string][]int32
-	lsh *lshCache
+	// wordnet are the names by the WordNet synonym sets they are a lemma
+	// of (wordnet.go): "DNA" meets "deoxyribonucleic acid".
+	wordnet map[int32][]int32
+	lsh     *lshCache
 }
 
 // buildDupIndex indexes every name of m's concepts under the keys of the
@@ -332,6 +335,7 @@ func buildDupIndex(m *matcher) *dupIndex {
 		oneWord:      map[string][]int32{},
 		runs:         map[string][]int32{},
 		lex:          map[string][]int32{},
+		wordnet:      map[int32][]int32{},
 		lsh:          &lshCache{},
 	}
 	for i := range m.ids {
@@ -402,6 +406,11 @@ func (x *dupIndex) addSpellingKeys(n *nameInfo, c int32) {
 	}
 	if k := numberFolded(n); k != "" && k != n.variant {
 		addKey(x.variant, k, c) // "Formula One" meets "Formula 1"
+	}
+	for _, s := range wordNetData().senses(n) {
+		if l := x.wordnet[s.id]; len(l) == 0 || l[len(l)-1] != c {
+			x.wordnet[s.id] = append(l, c)
+		}
 	}
 }
 
@@ -566,9 +575,11 @@ const (
 	// chDefined: a note writes one as the abbreviation of the other
 	// ("Transport Layer Security (TLS)", definitions.go).
 	chDefined
+	// chWordNet: one synonym set of WordNet (wordnet.go).
+	chWordNet
 )
 
-var channelNames = []string{"folded_key", "compact", "edit", "token", "head_word", "acronym", "embedding", "shared_notes", "version", "abbreviation", "acronym_of_several", "spelling", "several_qualified", "defined_in_notes"}
+var channelNames = []string{"folded_key", "compact", "edit", "token", "head_word", "acronym", "embedding", "shared_notes", "version", "abbreviation", "acronym_of_several", "spelling", "several_qualified", "defined_in_notes", "wordnet"}
 
 func channelEvidence(ch uint16) []string {
 	var out []string
@@ -602,6 +613,26 @@ func (cs *candidates) add(a, b int32, ch uint16) {
 		return
 	}
 	cs.pairs[pairKey(a, b)] |= ch
+}
+
+// within adds the pairs within one key's list l (of at most limit
+// concepts; with cs.only, those of that concept) on the channels ch
+// gives them, none when it gives 0.
+func (cs *candidates) within(l []int32, limit int, ch func(a, b int32) uint16) {
+	if len(l) < 2 || len(l) > limit {
+		return
+	}
+	for i := range l {
+		for k := i + 1; k < len(l); k++ {
+			a, b := l[i], l[k]
+			if cs.only >= 0 && a != cs.only && b != cs.only {
+				continue
+			}
+			if c := ch(a, b); c != 0 {
+				cs.add(a, b, c)
+			}
+		}
+	}
 }
 
 // bucket adds the pairs within one key's list (capped).
@@ -640,6 +671,43 @@ func (x *dupIndex) gather(cs *candidates) {
 	x.gatherWild(cs)
 	x.gatherTwoClipped(cs)
 	x.gatherClipped(cs)
+	x.gatherWordNet(cs)
+}
+
+// gatherWordNet pairs the names of one WordNet synonym set; a pair of
+// an acronym whose initials other concepts spell too is also an acronym
+// of several (the context picks).
+func (x *dupIndex) gatherWordNet(cs *candidates) {
+	pairs := func(l []int32) {
+		cs.within(l, bucketCap, func(a, b int32) uint16 {
+			if x.otherExpansion(a, b) || x.otherExpansion(b, a) {
+				return chWordNet | chAcronymOfSeveral
+			}
+			return chWordNet
+		})
+	}
+	if cs.only < 0 {
+		for _, l := range x.wordnet {
+			pairs(l)
+		}
+		return
+	}
+	for i := range x.names[cs.only] {
+		for _, s := range wordNetData().senses(&x.names[cs.only][i]) {
+			pairs(x.wordnet[s.id])
+		}
+	}
+}
+
+// otherExpansion reports whether a name of concept a is an acronym whose
+// initials a concept other than b spells.
+func (x *dupIndex) otherExpansion(a, b int32) bool {
+	for _, n := range x.names[a] {
+		if n.acro && slices.ContainsFunc(x.initials[n.acroWord], func(c int32) bool { return c != a && c != b }) {
+			return true
+		}
+	}
+	return false
 }
 
 // gatherKeys pairs the concepts sharing a key of mp (every bucket, or the
@@ -711,20 +779,12 @@ func (x *dupIndex) gatherEdits(cs *candidates) {
 // are worth judging.
 func (x *dupIndex) gatherTokens(cs *candidates) {
 	tokenPairs := func(l []int32) {
-		if len(l) < 2 || len(l) > tokenBucketCap {
-			return
-		}
-		for i := range l {
-			for j := i + 1; j < len(l); j++ {
-				a, b := l[i], l[j]
-				if cs.only >= 0 && a != cs.only && b != cs.only {
-					continue
-				}
-				if nearNames(x.names[a], x.names[b]) {
-					cs.add(a, b, chToken)
-				}
+		cs.within(l, tokenBucketCap, func(a, b int32) uint16 {
+			if nearNames(x.names[a], x.names[b]) {
+				return chToken
 			}
-		}
+			return 0
+		})
 	}
 	if cs.only < 0 {
 		for _, l := range x.token {
@@ -1314,8 +1374,16 @@ type judgement struct {
 
 // compareNames judges two names of different concepts; vocab, when not
 // nil, is the vault's words by the concepts using them. The rules run in
-// order and the first that decides is the judgement.
+// order and the first that decides is the judgement; WordNet then
+// settles what they leave open (byWordNet).
 func compareNames(a, b *nameInfo, vocab map[string][]int32) judgement {
+	j := compareSpelling(a, b, vocab)
+	j.byWordNet(a, b, vocab)
+	return j
+}
+
+// compareSpelling is compareNames by the rules of spelling alone.
+func compareSpelling(a, b *nameInfo, vocab map[string][]int32) judgement {
 	j := judgement{names: [2]string{a.text, b.text}}
 	j.fuzzy = fuzzy.WRatio(a.proc, b.proc, 0)
 	if a.folded == "" || b.folded == "" {
@@ -2320,7 +2388,14 @@ func judgeNames(a, b *dupConcept, ch uint16) nameJudgements {
 	for i := range a.names {
 		for k := range b.names {
 			j := compareNames(&a.names[i], &b.names[k], a.vocab)
-			if ch != 0 && ch&chAcronym == 0 && slices.Contains(j.evidence, "acronym") {
+			wn := slices.Contains(j.evidence, "wordnet")
+			if wn && ch&chAcronymOfSeveral != 0 && (a.names[i].acro || b.names[k].acro) && !supported() {
+				// WordNet knows one expansion of an acronym the vault
+				// spells several ways ("MFA": Master of Fine Arts, and
+				// multi-factor authentication): the context picks.
+				j.verdict = ""
+			}
+			if ch != 0 && ch&chAcronym == 0 && slices.Contains(j.evidence, "acronym") && !wn {
 				// An acronym counts only when its initials name one
 				// concept (the acronym channel), not when another
 				// channel met a second expansion, unless the two are
@@ -2594,6 +2669,15 @@ func keptPairs(keys []uint64, verdicts []pairVerdict, minScore float64) ([]judge
 // them on a tie.
 func keepBestPicked(pairs []judgedPair) []judgedPair {
 	top := map[int32][2]int{} // concept -> best support, how many pairs have it
+	// named are the concepts WordNet pairs without context: what the name
+	// means is known, and a weaker likeness the context picked is another
+	// thing ("Pushkin": Alexander Pushkin, not the Pushkin Museum).
+	named := map[int32]bool{}
+	for _, j := range pairs {
+		if j.p.picked == 0 && slices.Contains(j.p.Evidence, "wordnet") {
+			named[j.a], named[j.b] = true, true
+		}
+	}
 	for _, j := range pairs {
 		if j.p.picked == 0 {
 			continue
@@ -2615,7 +2699,7 @@ func keepBestPicked(pairs []judgedPair) []judgedPair {
 			return false
 		}
 		ta, tb := top[j.a], top[j.b]
-		return j.p.picked < ta[0] || ta[1] > 1 || j.p.picked < tb[0] || tb[1] > 1
+		return j.p.picked < ta[0] || ta[1] > 1 || j.p.picked < tb[0] || tb[1] > 1 || named[j.a] || named[j.b]
 	})
 }
 

@@ -187,8 +187,9 @@ func checkCandidates(t *testing.T, names, crowd []string, ch uint16, both bool) 
 	}
 }
 
-// TestWeakShapes: judgements that stand only with context (judgeSim):
-// acronyms with letters from inside compound words, short clips.
+// TestWeakShapes: judgements of the spelling rules that stand only with
+// context (judgeSim): acronyms with letters from inside compound words,
+// short clips. WordNet settles some (TestWordNetEvidence).
 func TestWeakShapes(t *testing.T) {
 	for _, c := range []struct{ a, b, evidence string }{
 		{"DNA", "deoxyribonucleic acid", "acronym"},
@@ -200,7 +201,7 @@ func TestWeakShapes(t *testing.T) {
 	} {
 		a, b := analyseName(c.a), analyseName(c.b)
 		for _, ab := range [][2]*nameInfo{{&a, &b}, {&b, &a}} {
-			j := compareNames(ab[0], ab[1], nil)
+			j := compareSpelling(ab[0], ab[1], nil)
 			if j.verdict == "" || !j.weak || !slices.Contains(j.evidence, c.evidence) {
 				t.Errorf("%q / %q: verdict %q weak %v evidence %v, want a weak %s", ab[0].text, ab[1].text, j.verdict, j.weak, j.evidence, c.evidence)
 			}

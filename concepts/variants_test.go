@@ -35,11 +35,11 @@ func TestRound4Shapes(t *testing.T) {
 		{"UC Berkeley", "University of California, Berkeley", "acronym", false},
 		{"X-ray", "Xray", "spacing", false},
 		{"TB", "tuberculosis", "acronym", true},
-		{"ECG", "electrocardiogram", "acronym", true},
+		{"ECG", "electrocardiogram", "acronym", false}, // weak by spelling, WordNet's one sense (round 10)
 		{"TV", "television", "acronym", true},
 		{"Turing", "Alan Turing", "person_name", true},
 		{"Tolkien", "J. R. R. Tolkien", "person_name", true},
-		{"da Vinci", "Leonardo da Vinci", "person_name", true},
+		{"da Vinci", "Leonardo da Vinci", "person_name", false}, // WordNet's one sense (round 10)
 
 		{"Congo", "Congo River", "", false},
 		{"Kenya", "Mount Kenya", "", false},

@@ -1,0 +1,230 @@
+package concepts
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+)
+
+var wordNetDir = flag.String("wordnet-dir", "", "TestGenerateWordNet: derive wordnet.txt.gz from the WordNet 3.0 database in this folder (data.noun and noun.exc; Debian's wordnet-base puts them in /usr/share/wordnet)")
+
+// TestGenerateWordNet writes wordnet.txt.gz from a WordNet 3.0 database
+// (go test ./concepts -run TestGenerateWordNet -wordnet-dir /usr/share/wordnet).
+// Only development needs WordNet: the derived file is shipped.
+func TestGenerateWordNet(t *testing.T) {
+	if *wordNetDir == "" {
+		t.Skip("needs -wordnet-dir")
+	}
+	synsets := readWordNetNouns(t, filepath.Join(*wordNetDir, "data.noun"))
+	lines := wordNetSynonymLines(synsets)
+	lines = append(lines, wordNetPluralLines(t, filepath.Join(*wordNetDir, "noun.exc"))...)
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	fmt.Fprintln(zw, "#\tderived from WordNet 3.0 by TestGenerateWordNet (concepts/wordnet_gen_test.go); WordNet's notice:")
+	for _, l := range readWordNetNotice(t, filepath.Join(*wordNetDir, "data.noun")) {
+		fmt.Fprintln(zw, "#\t"+l)
+	}
+	for _, l := range lines {
+		fmt.Fprintln(zw, l)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile("wordnet.txt.gz", buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d lines, %d bytes", len(lines), buf.Len())
+}
+
+// readWordNetNotice is the licence and copyright notice at the head of
+// a WordNet data file, which every copy carries.
+func readWordNetNotice(t *testing.T, path string) []string {
+	t.Helper()
+	var out []string
+	for _, line := range fileLines(t, path) {
+		if !strings.HasPrefix(line, "  ") {
+			break
+		}
+		_, text, _ := strings.Cut(strings.TrimSpace(line), " ")
+		out = append(out, strings.TrimSpace(text))
+	}
+	return out
+}
+
+// fileLines are the lines of the file at path.
+func fileLines(t *testing.T, path string) []string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(string(b), "\n")
+}
+
+// wnSynset is one noun synonym set of data.noun.
+type wnSynset struct {
+	offset  string
+	lexFile string   // its category: 18 people, 28 times, 15 places…
+	lemmas  []string // as written, "_" replaced by a space
+	// instance: the set is one thing ("Albert Einstein", an instance of
+	// physicist), not a class.
+	instance bool
+}
+
+func readWordNetNouns(t *testing.T, path string) []wnSynset {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []wnSynset
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "  ") {
+			continue // the licence header
+		}
+		fs := strings.Fields(line)
+		n, err := strconv.ParseInt(fs[3], 16, 32)
+		if err != nil {
+			t.Fatalf("%s: %v", fs[0], err)
+		}
+		s := wnSynset{offset: fs[0], lexFile: fs[1], instance: slices.Contains(fs, "@i")}
+		for i := 0; i < int(n); i++ {
+			s.lemmas = append(s.lemmas, strings.ReplaceAll(fs[4+2*i], "_", " "))
+		}
+		out = append(out, s)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// lexPerson is data.noun's category of people (noun.person).
+const lexPerson = "18"
+
+// wnForm is a lemma as written in one case: "AI" and "ai" are two forms
+// (an acronym, a sloth), "Einstein" and "einstein" too (the physicist, a
+// genius).
+func wnForm(lemma string) string {
+	if strings.IndexFunc(lemma, unicode.IsUpper) >= 0 {
+		return strings.ToLower(lemma) + "^"
+	}
+	return lemma
+}
+
+// wordNetSynonymLines are the "s" and "v" lines: every synonym set with
+// two lemmas alike in writing (stringRelated), the lemmas without such a
+// partner left out, each marked "~" when the set is not its dominant
+// sense; and the lemmas of one form whose senses are the same sets.
+func wordNetSynonymLines(synsets []wnSynset) []string {
+	senses := map[string][]string{} // of each form
+	for _, s := range synsets {
+		for _, l := range s.lemmas {
+			if f := wnForm(l); !slices.Contains(senses[f], s.offset) {
+				senses[f] = append(senses[f], s.offset)
+			}
+		}
+	}
+	instances := map[string][]string{} // of people
+	for _, s := range synsets {
+		if s.instance && s.lexFile == lexPerson {
+			for _, l := range s.lemmas {
+				instances[wnForm(l)] = append(instances[wnForm(l)], s.offset)
+			}
+		}
+	}
+	// A form names the set without context when it has no other sense,
+	// or when it is one person's name and its other senses are classes
+	// ("Einstein": Albert Einstein, and a genius) — not an acronym ("RAF":
+	// the Red Army Faction, and the Royal Air Force, no instance).
+	dominant := func(lemma, offset string) bool {
+		f := wnForm(lemma)
+		in := instances[f]
+		return len(senses[f]) == 1 || strings.HasSuffix(f, "^") && !acronymText(lemma) && len(in) == 1 && in[0] == offset
+	}
+	var out []string
+	variants := map[string]bool{}
+	for _, s := range synsets {
+		names := make([]nameInfo, len(s.lemmas))
+		for i, l := range s.lemmas {
+			names[i] = analyseName(l)
+		}
+		var kept []string
+		for i := range names {
+			related := false
+			for k := range names {
+				if k != i && names[i].folded != "" && names[k].folded != "" && names[i].folded != names[k].folded && stringRelated(&names[i], &names[k]) {
+					related = true
+					break
+				}
+			}
+			if !related {
+				continue
+			}
+			l := s.lemmas[i]
+			if !dominant(l, s.offset) {
+				l = "~" + l
+			}
+			kept = append(kept, l)
+		}
+		if len(kept) < 2 {
+			continue
+		}
+		out = append(out, "s"+s.lexFile+"\t"+strings.Join(kept, "|"))
+		// Forms with the same senses as another of this set.
+		for _, a := range kept {
+			a = strings.TrimPrefix(a, "~")
+			var group []string
+			for _, b := range kept {
+				b = strings.TrimPrefix(b, "~")
+				if len(senses[wnForm(a)]) > 1 && slices.Equal(sortedCopy(senses[wnForm(a)]), sortedCopy(senses[wnForm(b)])) {
+					group = append(group, b)
+				}
+			}
+			if len(group) >= 2 && !variants[strings.Join(group, "|")] {
+				variants[strings.Join(group, "|")] = true
+				out = append(out, "v\t"+strings.Join(group, "|"))
+			}
+		}
+	}
+	return out
+}
+
+func sortedCopy(l []string) []string {
+	c := slices.Clone(l)
+	slices.Sort(c)
+	return c
+}
+
+// wordNetPluralLines are the "p" lines: noun.exc's plurals of one word
+// whose singular the folding does not find ("bases" of basis).
+func wordNetPluralLines(t *testing.T, path string) []string {
+	t.Helper()
+	var out []string
+	for _, line := range fileLines(t, path) {
+		fs := strings.Fields(line)
+		if len(fs) < 2 || strings.ContainsAny(fs[0], "_-") {
+			continue
+		}
+		for _, s := range fs[1:] {
+			if strings.ContainsAny(s, "_-") || foldedKey(fs[0]) == foldedKey(s) {
+				continue
+			}
+			out = append(out, "p\t"+fs[0]+"|"+s)
+		}
+	}
+	return out
+}
