@@ -69,6 +69,12 @@ type TextQuery struct {
 	// either way; 0 turns it off.
 	Counted int
 	Version int64
+	// Few reports that Match is expected to find at most Limit notes
+	// (by counts the caller keeps, which may be stale): SearchText then
+	// reads them unsorted and sorts them itself, which costs less than
+	// SQLite's sorter for a few hundred notes. The answer is the same
+	// either way (Counted implies it for its first statement).
+	Few bool
 	// Weights are the BM25 weights of the title, body and cjk columns.
 	Weights [3]float64
 	Filter  SearchFilter

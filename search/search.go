@@ -711,6 +711,17 @@ func (c *candidate) textScore(boost float64) float64 {
 	return x
 }
 
+// fewNotes reports whether p is one term in at most Depth notes by its
+// count cached (at any version: a stale count only chooses the cost):
+// noema.TextQuery.Few.
+func (s *Service) fewNotes(p *parsed) bool {
+	if len(p.terms) != 1 {
+		return false
+	}
+	docs, _, _, ok := s.terms.cached([]string{p.terms[0].expr()})
+	return ok && docs[0] <= Depth
+}
+
 // rankText ranks p's full text (Depth notes), reading the text and
 // concept-registry versions in the ranking statement where it can (into
 // tv). When the plan was chosen from term counts cached at a version not
@@ -734,7 +745,7 @@ func (s *Service) rankText(ctx context.Context, tv *textVersion, p *parsed, f no
 			EveryFirst: plan.everyFirst, Together: plan.together, BonusHoldsAll: p.bonusHoldsAll(),
 			Counted: plan.counted, Version: plan.version,
 			Weights: [3]float64{s.Tuning.TitleWeight, 1, 1}, Filter: f, Limit: Depth,
-			Bodies: s.textBodies(p, f, need), Versions: &vs,
+			Bodies: s.textBodies(p, f, need), Versions: &vs, Few: s.fewNotes(p),
 		})
 		if err != nil {
 			return nil, err

@@ -2,9 +2,11 @@ package sqlite_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -431,4 +433,50 @@ func searchBothWays(t *testing.T, db *sqlite.DB, q noema.TextQuery) (versioned, 
 		t.Fatal(err)
 	}
 	return versioned, joined, vs
+}
+
+// TestFewAsSorted checks TextQuery.Few: a ranking read unsorted and
+// sorted in Go (with the note rows kept in memory) answers as SQLite's
+// ORDER BY and LIMIT do — when the notes found are more than the Limit
+// (a stale count), with notes tied on score at the cut (the rowid
+// decides, as in SQL), with and without bodies, one term and two.
+func TestFewAsSorted(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	var ns []*sqlite.NoteRecord
+	for i := range 40 {
+		ns = append(ns, textNote(fmt.Sprintf("same/%02d.md", 39-i), "quorum"))
+	}
+	for i := range 20 {
+		ns = append(ns, textNote(fmt.Sprintf("more/%02d.md", i), "quorum "+strings.Repeat("and more words ", i)))
+	}
+	for i := range 10 {
+		ns = append(ns, textNote(fmt.Sprintf("lattice/%02d.md", i), "lattice quorum "+strings.Repeat("lattice ", i)))
+	}
+	put(t, db, ns...)
+	if err := db.Search().KeepNoteRows(ctx); err != nil {
+		t.Fatal(err)
+	}
+	const both = `"quorum" OR "lattice"`
+	queries := map[string]noema.TextQuery{
+		"one term, cut among ties": {Match: `"quorum"`, Limit: 10},
+		"one term, cut":            {Match: `"quorum"`, Limit: 55},
+		"one term, all":            {Match: `"quorum"`, Limit: 200},
+		"one term, bodies":         {Match: `"quorum"`, Limit: 30, Bodies: 30},
+		"one term, few bodies":     {Match: `"quorum"`, Limit: 30, Bodies: 5},
+		"two terms":                {Match: both, All: `"quorum" AND "lattice"`, Together: true, Limit: 15, Bodies: 15},
+		"two terms, all":           {Match: both, All: `"quorum" AND "lattice"`, Together: true, Limit: 100},
+		"nothing found":            {Match: `"zebra"`, Limit: 10},
+	}
+	for name, q := range queries {
+		q.Weights = [3]float64{4, 1, 1}
+		q.Few = true
+		few, sorted, vs := searchBothWays(t, db, q)
+		if !vs.Read {
+			t.Errorf("%s: versions not read", name)
+		}
+		if len(few) != min(q.Limit, len(sorted)) || !reflect.DeepEqual(few, sorted) {
+			t.Errorf("%s: read unsorted (%d)\n%+v\nsorted by SQLite (%d)\n%+v", name, len(few), few, len(sorted), sorted)
+		}
+	}
 }
