@@ -283,6 +283,18 @@ func (t *textSearch) rankJoined(ctx context.Context, expr, every string, everyAr
 	return t.rankVersioned(ctx, sorted, every, body, bodyOn, args)
 }
 
+// tierFirst compares two notes' tiers for slices.SortFunc: the note
+// holding every term first.
+func tierFirst(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return -1
+	}
+	return 1
+}
+
 // rankedSQL is the SQL of a ranking with its order and limit, and, when
 // unsorted is not "", the same ranking without them: the notes it finds
 // are then sorted and cut to limit in Go (rankVersioned).
@@ -298,11 +310,8 @@ func cut(ranks []*textRank, limit int) []*textRank {
 		return ranks
 	}
 	slices.SortFunc(ranks, func(a, b *textRank) int {
-		if a.every != b.every {
-			if a.every {
-				return -1
-			}
-			return 1
+		if c := tierFirst(a.every, b.every); c != 0 {
+			return c
 		}
 		if a.score != b.score {
 			return cmp.Compare(a.score, b.score)
@@ -642,11 +651,8 @@ func (t *textSearch) bonus(ctx context.Context) error {
 func (t *textSearch) hits(ctx context.Context) ([]noema.TextHit, error) {
 	list := t.list
 	slices.SortFunc(list, func(a, b *textRank) int {
-		if a.every != b.every {
-			if a.every {
-				return -1
-			}
-			return 1
+		if c := tierFirst(a.every, b.every); c != 0 {
+			return c
 		}
 		return cmp.Compare(a.score, b.score)
 	})
@@ -696,11 +702,8 @@ func (t *textSearch) hits(ctx context.Context) ([]noema.TextHit, error) {
 	// By tier, score, then path (slices.SortFunc: a third of sort.Slice's
 	// time for a rare word's ~200 notes, which come unsorted with Few).
 	slices.SortFunc(out, func(a, b noema.TextHit) int {
-		if a.All != b.All {
-			if a.All {
-				return -1
-			}
-			return 1
+		if c := tierFirst(a.All, b.All); c != 0 {
+			return c
 		}
 		if a.BM25 != b.BM25 {
 			return cmp.Compare(a.BM25, b.BM25)
