@@ -109,8 +109,8 @@ func (s *Service) textBodies(p *parsed, f noema.SearchFilter, need int) int {
 		}
 		return n
 	}
-	if len(p.terms) == 1 && f.IsZero() {
-		if docs, _, _, ok := s.terms.cached([]string{p.terms[0].expr()}); ok && docs[0] <= 2*need {
+	if f.IsZero() {
+		if docs, ok := s.oneTermDocs(p); ok && docs <= 2*need {
 			return Depth
 		}
 	}

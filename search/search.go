@@ -712,14 +712,24 @@ func (c *candidate) textScore(boost float64) float64 {
 }
 
 // fewNotes reports whether p is one term in at most Depth notes by its
-// count cached (at any version: a stale count only chooses the cost):
-// noema.TextQuery.Few.
+// count cached: noema.TextQuery.Few.
 func (s *Service) fewNotes(p *parsed) bool {
+	docs, ok := s.oneTermDocs(p)
+	return ok && docs <= Depth
+}
+
+// oneTermDocs is how many notes hold the term of a one-term query, by its
+// count cached at any version (a stale count only chooses a plan's cost);
+// ok is false for other queries and uncached terms.
+func (s *Service) oneTermDocs(p *parsed) (docs int, ok bool) {
 	if len(p.terms) != 1 {
-		return false
+		return 0, false
 	}
-	docs, _, _, ok := s.terms.cached([]string{p.terms[0].expr()})
-	return ok && docs[0] <= Depth
+	d, _, _, ok := s.terms.cached(p.exprs())
+	if !ok {
+		return 0, false
+	}
+	return d[0], true
 }
 
 // rankText ranks p's full text (Depth notes), reading the text and

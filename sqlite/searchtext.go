@@ -55,7 +55,7 @@ func (s *SearchIndex) SearchText(ctx context.Context, q noema.TextQuery) ([]noem
 	if q.Versions != nil {
 		*q.Versions = noema.IndexVersions{}
 	}
-	t := &textSearch{idx: s, q: q, byID: map[int64]*textRank{}, unsorted: q.Few}
+	t := &textSearch{idx: s, q: q, byID: map[int64]*textRank{}}
 	if !q.Filter.IsZero() {
 		where, args := searchWhere(q.Filter)
 		t.filter, t.fargs = " AND rowid IN (SELECT n.id FROM notes n WHERE "+where+")", args
@@ -89,9 +89,6 @@ type textSearch struct {
 	fargs  []any
 	byID   map[int64]*textRank
 	list   []*textRank
-	// unsorted lets rankJoined read its notes unsorted and sort them in
-	// Go (TextQuery.Few).
-	unsorted bool
 }
 
 // textRank is a note found, with its score and tier, and its row when the
@@ -139,7 +136,7 @@ func (t *textSearch) together(ctx context.Context) error {
 	if t.q.Bonus != "" {
 		expr = "(" + t.q.Match + ") OR " + t.q.Bonus
 	}
-	_, _, err := t.rankJoined(ctx, expr, every, everyArgs, t.q.Limit, false)
+	_, _, err := t.rankJoined(ctx, expr, every, everyArgs, t.q.Limit, false, t.q.Few)
 	return err
 }
 
@@ -163,7 +160,7 @@ func (t *textSearch) together(ctx context.Context) error {
 // them within the tier only. Otherwise done is false, and Together's one
 // statement ranks.
 func (t *textSearch) togetherApart(ctx context.Context, every string, everyArgs []any) (done bool, err error) {
-	if _, _, err := t.rankJoined(ctx, t.q.Match, every, everyArgs, t.q.Limit, false); err != nil {
+	if _, _, err := t.rankJoined(ctx, t.q.Match, every, everyArgs, t.q.Limit, false, t.q.Few); err != nil {
 		return false, err
 	}
 	tier := 0
@@ -199,9 +196,8 @@ func (t *textSearch) counted(ctx context.Context) error {
 	// row_number() (Counted is at most the search's Depth, the 200 of the
 	// Limit, and two rare words' notes are fewer than the 50 bodies read).
 	limit := t.q.Counted + 1
-	t.unsorted = true // Counted notes, or stale counts
-	n, version, err := t.rankJoined(ctx, t.q.Match, "0", nil, limit, true)
-	t.unsorted = t.q.Few
+	// Unsorted: Counted notes, or stale counts.
+	n, version, err := t.rankJoined(ctx, t.q.Match, "0", nil, limit, true, true)
 	if err != nil {
 		return err
 	}
@@ -255,9 +251,13 @@ func (t *textSearch) scoreTier(ctx context.Context) error {
 // is (a LEFT JOIN, not a scalar subquery per row: a tenth less for two
 // rare words' statement at 10,000 notes).
 //
+// few says the notes found are expected to be at most limit
+// (TextQuery.Few, or Counted's count): the statement reading the
+// versions may then read them unsorted (rankVersioned, rankedSQL).
+//
 // Limits are written into the SQL: a LIMIT bound as a parameter makes
 // SQLite prepare the statement a second time at its first step.
-func (t *textSearch) rankJoined(ctx context.Context, expr, every string, everyArgs []any, limit int, version bool) (found int, textVersion int64, err error) {
+func (t *textSearch) rankJoined(ctx context.Context, expr, every string, everyArgs []any, limit int, version, few bool) (found int, textVersion int64, err error) {
 	args := t.rankArgs(expr, everyArgs, nil)
 	ranked, body, bodyOn := t.rankSQL(every, rankOrder+strconv.Itoa(limit)), "NULL", ""
 	switch b := t.q.Bodies; {
@@ -277,7 +277,7 @@ func (t *textSearch) rankJoined(ctx context.Context, expr, every string, everyAr
 		return t.rankJoinedRows(ctx, ranked, body, bodyOn, args)
 	}
 	sorted := rankedSQL{sql: ranked}
-	if t.unsorted && (t.q.Bodies <= 0 || limit <= t.q.Bodies) {
+	if few && (t.q.Bodies <= 0 || limit <= t.q.Bodies) {
 		sorted.unsorted, sorted.limit = t.rankSQL(every, ""), limit
 	}
 	return t.rankVersioned(ctx, sorted, every, body, bodyOn, args)
@@ -310,13 +310,7 @@ func cut(ranks []*textRank, limit int) []*textRank {
 		return ranks
 	}
 	slices.SortFunc(ranks, func(a, b *textRank) int {
-		if c := tierFirst(a.every, b.every); c != 0 {
-			return c
-		}
-		if a.score != b.score {
-			return cmp.Compare(a.score, b.score)
-		}
-		return cmp.Compare(a.id, b.id)
+		return cmp.Or(tierFirst(a.every, b.every), cmp.Compare(a.score, b.score), cmp.Compare(a.id, b.id))
 	})
 	return ranks[:limit]
 }
