@@ -99,11 +99,12 @@ func (m *matcher) names(g int) []string {
 	return append([]string{m.labels[g]}, m.aliases[g]...)
 }
 
-// findHash is the 64-bit FNV-1a hash of a find key: fixed across
-// processes, so that the index can be kept in the names snapshot. A hash
-// only nominates (a nominated concept's names are analysed again), so
-// collisions cost time, never a wrong answer.
-func findHash(key string) uint64 {
+// fnv64 is the 64-bit FNV-1a hash of key: fixed across processes, so
+// that the find index can be kept in the names snapshot, and with no
+// pointer to keep, so that the WordNet sets hold none (wordnet.go). A
+// find key's hash only nominates (a nominated concept's names are
+// analysed again), so collisions cost time, never a wrong answer.
+func fnv64(key string) uint64 {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(key); i++ {
 		h ^= uint64(key[i])
@@ -135,7 +136,7 @@ func buildFindIndex(m *matcher) *findIndex {
 			for g := len(m.ids) * w / parts; g < len(m.ids)*(w+1)/parts; g++ {
 				for _, t := range m.names(g) {
 					n := analyseName(t)
-					findKeys(&n, func(k string) { out = append(out, entry{findHash(k), int32(g)}) })
+					findKeys(&n, func(k string) { out = append(out, entry{fnv64(k), int32(g)}) })
 				}
 			}
 			found[w] = out
@@ -161,7 +162,7 @@ func buildFindIndex(m *matcher) *findIndex {
 // lookup returns the concepts (ascending) with a name whose find key is
 // key.
 func (x *findIndex) lookup(m *matcher, key string, has func(g int32, key string) bool) []int32 {
-	h := findHash(key)
+	h := fnv64(key)
 	i, _ := slices.BinarySearch(x.keys, h)
 	var out []int32
 	for ; i < len(x.keys) && x.keys[i] == h; i++ {

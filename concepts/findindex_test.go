@@ -103,7 +103,7 @@ func TestFindIndexRejectsHashCollisions(t *testing.T) {
 	dx := buildDupIndex(m)
 	for _, q := range []string{m.labels[10], m.labels[200] + " server", "zzqx unknown words"} {
 		fx := buildFindIndex(m)
-		h := findHash(keyFolded + analyseName(q).folded)
+		h := fnv64(keyFolded + analyseName(q).folded)
 		for i := range fx.keys {
 			fx.keys[i] = h
 		}

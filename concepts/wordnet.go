@@ -93,7 +93,7 @@ func parseWordNet(gz []byte) (*wordNet, error) {
 				plural[h] = append(plural[h], wnSense{id: id, sure: true})
 				continue
 			}
-			if k := foldedKey(l); k != "" {
+			if k := analyseBase(l); k != "" {
 				byKey[fnv64(k)] = appendSense(byKey[fnv64(k)], wnSense{id, sure, uint8(cat)})
 			}
 		}
@@ -124,16 +124,6 @@ func (wn *wordNet) lookup(m map[uint64]wnSpan, key string) []wnSense {
 	return wn.all[sp.at : sp.at+sp.n : sp.at+sp.n]
 }
 
-// fnv64 is the 64-bit FNV-1a hash of s.
-func fnv64(s string) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(s); i++ {
-		h ^= uint64(s[i])
-		h *= 1099511628211
-	}
-	return h
-}
-
 // appendSense adds s to l once (two lemmas of one set may fold alike).
 func appendSense(l []wnSense, s wnSense) []wnSense {
 	for i := range l {
@@ -143,14 +133,6 @@ func appendSense(l []wnSense, s wnSense) []wnSense {
 		}
 	}
 	return append(l, s)
-}
-
-// foldedKey is text's folded key as analyseName makes it: its content
-// words, sorted and distinct, joined by a space.
-func foldedKey(text string) string {
-	ws := contentWords(text)
-	slices.Sort(ws)
-	return strings.Join(slices.Compact(ws), " ")
 }
 
 // senses are the synonym sets name n is a lemma of: by its folded key,

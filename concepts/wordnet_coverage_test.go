@@ -28,7 +28,7 @@ func TestWordNetCoverage(t *testing.T) {
 	all := map[string]bool{} // every noun lemma of WordNet, with -wordnet-dir
 	if *wordNetDir != "" {
 		for l := range readIndexLemmas(t, filepath.Join(*wordNetDir, "index.noun")) {
-			all[foldedKey(l)] = true
+			all[analyseBase(l)] = true
 		}
 	}
 	for _, f := range files {

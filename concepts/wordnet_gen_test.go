@@ -1,7 +1,6 @@
 package concepts
 
 import (
-	"bufio"
 	"bytes"
 	"compress/gzip"
 	"flag"
@@ -24,13 +23,14 @@ func TestGenerateWordNet(t *testing.T) {
 	if *wordNetDir == "" {
 		t.Skip("needs -wordnet-dir")
 	}
-	synsets := readWordNetNouns(t, filepath.Join(*wordNetDir, "data.noun"))
+	data := fileLines(t, filepath.Join(*wordNetDir, "data.noun"))
+	synsets := wordNetNouns(t, data)
 	lines := wordNetSynonymLines(synsets)
 	lines = append(lines, wordNetPluralLines(t, filepath.Join(*wordNetDir, "noun.exc"))...)
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	fmt.Fprintln(zw, "#\tderived from WordNet 3.0 by TestGenerateWordNet (concepts/wordnet_gen_test.go); WordNet's notice:")
-	for _, l := range readWordNetNotice(t, filepath.Join(*wordNetDir, "data.noun")) {
+	for _, l := range wordNetNotice(data) {
 		fmt.Fprintln(zw, "#\t"+l)
 	}
 	for _, l := range lines {
@@ -45,12 +45,11 @@ func TestGenerateWordNet(t *testing.T) {
 	t.Logf("%d lines, %d bytes", len(lines), buf.Len())
 }
 
-// readWordNetNotice is the licence and copyright notice at the head of
-// a WordNet data file, which every copy carries.
-func readWordNetNotice(t *testing.T, path string) []string {
-	t.Helper()
+// wordNetNotice is the licence and copyright notice at the head of a
+// WordNet data file's lines, which every copy carries.
+func wordNetNotice(lines []string) []string {
 	var out []string
-	for _, line := range fileLines(t, path) {
+	for _, line := range lines {
 		if !strings.HasPrefix(line, "  ") {
 			break
 		}
@@ -80,19 +79,12 @@ type wnSynset struct {
 	instance bool
 }
 
-func readWordNetNouns(t *testing.T, path string) []wnSynset {
+// wordNetNouns are the synonym sets of data.noun's lines.
+func wordNetNouns(t *testing.T, lines []string) []wnSynset {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []wnSynset
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "  ") {
+	for _, line := range lines {
+		if line == "" || strings.HasPrefix(line, "  ") {
 			continue // the licence header
 		}
 		fs := strings.Fields(line)
@@ -105,9 +97,6 @@ func readWordNetNouns(t *testing.T, path string) []wnSynset {
 			s.lemmas = append(s.lemmas, strings.ReplaceAll(fs[4+2*i], "_", " "))
 		}
 		out = append(out, s)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }
@@ -220,7 +209,7 @@ func wordNetPluralLines(t *testing.T, path string) []string {
 			continue
 		}
 		for _, s := range fs[1:] {
-			if strings.ContainsAny(s, "_-") || foldedKey(fs[0]) == foldedKey(s) {
+			if strings.ContainsAny(s, "_-") || analyseBase(fs[0]) == analyseBase(s) {
 				continue
 			}
 			out = append(out, "p\t"+fs[0]+"|"+s)
