@@ -75,6 +75,18 @@ type TextQuery struct {
 	// SQLite's sorter for a few hundred notes. The answer is the same
 	// either way (Counted implies it for its first statement).
 	Few bool
+	// Terms, when it holds two terms or more (at most 64), are the FTS5
+	// expressions of Match's terms, one phrase each, Match being their OR
+	// in this order: SearchText then ranks each term on its own, in one
+	// statement, and adds up each note's scores in Go — the sum FTS5 takes
+	// for Match, phrase by phrase, so the answer is the same — which
+	// tells, at no cost, which terms each note holds: the notes holding
+	// every one are the every-term tier (no lookup), and each hit says
+	// which its body holds (TextHit.BodyTerms). It costs less than
+	// Together's ranking when the terms are rare (a few hundred notes);
+	// with a Bonus only when BonusHoldsAll. Counted and Few are then not
+	// used, nor Bodies (no body is read in the ranking).
+	Terms []string
 	// Weights are the BM25 weights of the title, body and cjk columns.
 	Weights [3]float64
 	Filter  SearchFilter
@@ -115,6 +127,11 @@ type TextHit struct {
 	// Body is the note's indexed body when HasBody (see TextQuery.Bodies).
 	Body    string
 	HasBody bool
+	// BodyTerms, when TermsRead (TextQuery.Terms), has bit i set when
+	// the index finds TextQuery.Terms[i] in the note's body (its body
+	// and cjk columns; the title's words are not the body's).
+	BodyTerms uint64
+	TermsRead bool
 }
 
 // SearchNote is what a search shows of a note and weighs it by.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -20,8 +21,9 @@ import (
 )
 
 var (
-	benchLarge  = flag.Bool("search.large", false, "also run the search benchmarks at 100,000 notes (slow to generate)")
-	benchSynced = flag.String("search.synced", "", "with -search.large: a synced and embedded vault of 100,000 notes (corpus seed 42, as cmd/noema's BenchmarkScaleWrites keeps in /tmp/noema-scale/synced-100k/vault) to copy instead of generating one; BenchmarkVsFTS5 only")
+	benchLarge    = flag.Bool("search.large", false, "also run the search benchmarks at 100,000 notes (slow to generate)")
+	benchPerQuery = flag.Bool("search.perquery", false, "BenchmarkVsFTS5: also log each query's p50 beside plain FTS5's")
+	benchSynced   = flag.String("search.synced", "", "with -search.large: a synced and embedded vault of 100,000 notes (corpus seed 42, as cmd/noema's BenchmarkScaleWrites keeps in /tmp/noema-scale/synced-100k/vault) to copy instead of generating one; BenchmarkVsFTS5 only")
 )
 
 // benchVault is a generated, synced and embedded vault with queries drawn
@@ -213,8 +215,33 @@ func BenchmarkVsFTS5(b *testing.B) {
 					flat = append(flat, time.Since(t))
 					i++
 				}
+				if *benchPerQuery {
+					logPerQuery(b, qs, lat, flat)
+				}
 				noematest.ReportVsFTS5(b, lat, flat)
 			})
 		}
+	}
+}
+
+// logPerQuery logs, for each query of qs (run in turn: lat[i] and flat[i]
+// are query i mod len(qs)), its p50 through search_notes and plain FTS5.
+func logPerQuery(b *testing.B, qs []string, lat, flat []time.Duration) {
+	b.Helper()
+	p50 := func(l []time.Duration) time.Duration {
+		l = slices.Clone(l)
+		slices.Sort(l)
+		return l[len(l)/2]
+	}
+	for k, q := range qs {
+		var s, f []time.Duration
+		for i := k; i < len(lat); i += len(qs) {
+			s, f = append(s, lat[i]), append(f, flat[i])
+		}
+		if len(s) == 0 {
+			continue
+		}
+		ps, pf := p50(s), p50(f)
+		b.Logf("%-40.40q search_notes %7.3f ms  fts5 %7.3f ms  ratio %.2f", q, ps.Seconds()*1000, pf.Seconds()*1000, ps.Seconds()/pf.Seconds())
 	}
 }

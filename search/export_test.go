@@ -44,7 +44,7 @@ func Pruned(s *Service, q string) bool {
 // SetTextPlans sets how fulltextMatch chooses the SearchText plan and
 // returns the previous setting: "counts" (the default: by the terms'
 // note counts), "none" (neither EveryFirst nor Together), "every-first"
-// or "together" (that plan wherever the query allows it).
+// "together" or "per-term" (that plan wherever the query allows it).
 func SetTextPlans(mode string) string {
 	old := textPlans
 	textPlans = mode

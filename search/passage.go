@@ -23,8 +23,10 @@ const PassageDepth = 50
 // of the query's terms found in that passage (so it stays negative and a
 // lift only improves it); the hits are then sorted again as SearchText
 // sorts them. Queries of one term, or with PassageWeight 0, are left as
-// they are. It returns the bodies it read and the terms' occurrences it
-// found in them, by note id, for the snippets.
+// they are. A hit whose body the index says holds fewer than two of the
+// terms (noema.TextQuery.Terms) is lifted without reading its body
+// (needsBody). It returns the bodies it read and the terms' occurrences
+// it found in them, by note id, for the snippets.
 func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, text []noema.TextHit) ([]noema.TextHit, map[int64]readBody, error) {
 	w := s.Tuning.PassageWeight
 	if s.liftBodies(p) == 0 || len(text) < 2 {
@@ -38,9 +40,11 @@ func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, 
 	bodies := make(map[int64]string, n)
 	var ids []int64 // those the ranking did not read (noema.TextQuery.Bodies)
 	for i := range n {
-		if text[i].HasBody {
+		switch {
+		case text[i].HasBody:
 			bodies[text[i].ID] = text[i].Body
-		} else {
+		case !needsBody(text[i]):
+		default:
 			ids = append(ids, text[i].ID)
 		}
 	}
@@ -54,6 +58,10 @@ func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, 
 	lines := max(1, s.Tuning.PassageLines)
 	read := make(map[int64]readBody, n)
 	for i := range n {
+		if !text[i].HasBody && !needsBody(text[i]) {
+			text[i].BM25 *= 1 + w*bodyShare(text[i].BodyTerms, idf)
+			continue
+		}
 		b := readBody{text: bodies[text[i].ID]}
 		b.occ = occurrences(b.text, p)
 		read[text[i].ID] = b
@@ -70,6 +78,24 @@ func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, 
 		return a.Note.Path < b.Note.Path
 	})
 	return text, read, nil
+}
+
+// needsBody reports whether the passage lift must read h's body: unless
+// the index said which terms its body holds (noema.TextQuery.Terms) and
+// they are fewer than two. A body holding one term has no passage holding
+// two (bestPassage's share is that term's), one holding none no passage at
+// all: for two rare words, most of the notes found.
+func needsBody(h noema.TextHit) bool {
+	return !h.TermsRead || bits.OnesCount64(h.BodyTerms) > 1
+}
+
+// bodyShare is bestPassage's share for a body holding the terms of mask,
+// at most one: that term's IDF share, or 0.
+func bodyShare(mask uint64, idf []float64) float64 {
+	if mask == 0 {
+		return 0
+	}
+	return max(0, idf[bits.TrailingZeros64(mask)])
 }
 
 // readBody is a note's indexed body and the query's terms' occurrences in

@@ -338,7 +338,7 @@ func TestTextPlansRankAsBefore(t *testing.T) {
 		return out
 	}
 	before := run("none")
-	for _, plans := range []string{"counts", "every-first", "together"} {
+	for _, plans := range []string{"counts", "every-first", "together", "per-term"} {
 		after := run(plans)
 		for i := range before {
 			q := queries[i]

@@ -248,8 +248,9 @@ type Service struct {
 	// others).
 	snapshotMin int
 	build       string
-	// liftInRanking turns liftApart off: the passage lift's bodies always
-	// come in the ranking statement (tests compare).
+	// liftInRanking turns liftApart and the per-term plan off: the
+	// passage lift's bodies always come in the ranking statement, and it
+	// reads every one (tests compare).
 	liftInRanking bool
 
 	chunks chunkCache
@@ -750,13 +751,17 @@ func (s *Service) rankText(ctx context.Context, tv *textVersion, p *parsed, f no
 			return nil, err
 		}
 		var vs noema.IndexVersions
-		text, err := s.DB.SearchText(ctx, noema.TextQuery{
+		q := noema.TextQuery{
 			Match: plan.match, Bonus: p.bonus(), All: p.all(),
 			EveryFirst: plan.everyFirst, Together: plan.together, BonusHoldsAll: p.bonusHoldsAll(),
 			Counted: plan.counted, Version: plan.version,
 			Weights: [3]float64{s.Tuning.TitleWeight, 1, 1}, Filter: f, Limit: Depth,
 			Bodies: s.textBodies(p, f, need), Versions: &vs, Few: s.fewNotes(p),
-		})
+		}
+		if plan.perTerm {
+			q.Terms, q.Counted, q.Bodies = p.exprs(), 0, 0
+		}
+		text, err := s.DB.SearchText(ctx, q)
 		if err != nil {
 			return nil, err
 		}
@@ -790,6 +795,8 @@ type textPlan struct {
 	match      string
 	everyFirst bool // noema.TextQuery.EveryFirst
 	together   bool // noema.TextQuery.Together
+	// perTerm ranks each term on its own (noema.TextQuery.Terms).
+	perTerm bool
 	// counted and version are noema.TextQuery.Counted and Version.
 	counted int
 	version int64
@@ -867,6 +874,10 @@ func (s *Service) planText(ctx context.Context, tv *textVersion, p *parsed, f no
 	case "together":
 		plan.together = true
 		return plan, nil
+	case "per-term":
+		plan.together = true
+		plan.perTerm = len(p.terms) <= 64 && (p.bonus() == "" || p.bonusHoldsAll())
+		return plan, nil
 	}
 	// The notes expected to hold every term, were the terms independent
 	// (the counts stop at half of the notes: an underestimate), and the
@@ -879,6 +890,14 @@ func (s *Service) planText(ctx context.Context, tv *textVersion, p *parsed, f no
 	}
 	plan.everyFirst = all >= 2*Depth
 	plan.together = some <= 2*Depth
+	// Rare terms in more notes than the passage lift reads (their bodies
+	// then come apart from the ranking: liftApart) are ranked each on its
+	// own: it costs less than Together's ranking and says which terms
+	// each note's body holds, so the lift reads only the bodies holding
+	// two. In fewer notes, the ranking statement brings every body, which
+	// the lift and the snippets share.
+	plan.perTerm = plan.together && some > PassageDepth && !s.liftInRanking &&
+		len(p.terms) <= 64 && (p.bonus() == "" || p.bonusHoldsAll())
 	if plan.together && exact && some <= Depth {
 		// Rare words seldom meet: SearchText tells from the count of the
 		// notes it finds whether any holds two terms (TextQuery.Counted).
@@ -1020,7 +1039,7 @@ var skipCommonTerms = true
 
 // textPlans is how fulltextMatch chooses EveryFirst and Together: by the
 // term counts ("counts"); tests compare with "none" and with each plan
-// forced ("every-first", "together").
+// forced ("every-first", "together", "per-term").
 var textPlans = "counts"
 
 // weigh loads the candidates' notes and applies decay.

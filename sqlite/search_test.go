@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -479,4 +480,170 @@ func TestFewAsSorted(t *testing.T) {
 			t.Errorf("%s: read unsorted (%d)\n%+v\nsorted by SQLite (%d)\n%+v", name, len(few), few, len(sorted), sorted)
 		}
 	}
+}
+
+// TestPerTermAsTogether checks TextQuery.Terms: each term ranked on its own
+// and the scores added up in Go answer as the OR of the terms ranked in one
+// expression does (Together, and the default plan) — the same notes, tier,
+// order and bm25 to the last bit — with a bonus, a filter, a cut, a prefix
+// and a CJK term, the note rows kept in memory or joined; and each hit's
+// BodyTerms are the terms the index finds in its body and cjk columns (a
+// term in the title only is not the body's).
+func TestPerTermAsTogether(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	var ns []*sqlite.NoteRecord
+	add := func(path, body string, tags ...string) {
+		ns = append(ns, textNote(path, body, tags...))
+	}
+	for i := range 30 {
+		add(fmt.Sprintf("lattice/%02d.md", i), "a lattice "+strings.Repeat("lattice and words ", i%5), "l")
+	}
+	for i := range 30 {
+		add(fmt.Sprintf("quorum/%02d.md", i), strings.Repeat("quorum of ", 1+i%4)+"more words here", "q")
+	}
+	for i := range 12 {
+		add(fmt.Sprintf("both/%02d.md", i), "the lattice quorum "+strings.Repeat("lattice ", i%3)+"and 東京 tower", "l")
+	}
+	for i := range 6 {
+		add(fmt.Sprintf("far/%02d.md", i), "quorum first\n"+strings.Repeat("filler ", 20+i)+"\nlatticed last")
+	}
+	for i := range 200 {
+		add(fmt.Sprintf("filler/%03d.md", i), "words of the harbour and the pier")
+	}
+	add("titles/Quorum.md", "only the lattice here") // quorum in the title, lattice in the body
+	add("titles/Lattice.md", "nothing of either")    // lattice in the title only
+	add("tokyo/a.md", "東京 quorum visit")             // cjk and quorum
+	add("same/a.md", "quorum lattice")
+	add("same/b.md", "quorum lattice") // tied
+	put(t, db, ns...)
+
+	const (
+		lat  = `{title body} : "lattice"`
+		quo  = `{title body} : "quorum"`
+		pre  = `{title body} : "latt" *`
+		tok  = `cjk : "東京"`
+		both = `{title body} : "lattice quorum"`
+	)
+	queries := map[string]noema.TextQuery{
+		"two terms":              {Terms: []string{lat, quo}, Limit: 200},
+		"two terms, cut":         {Terms: []string{lat, quo}, Limit: 7},
+		"two terms, other order": {Terms: []string{quo, lat}, Limit: 200},
+		"bonus":                  {Terms: []string{lat, quo}, Bonus: both, BonusHoldsAll: true, Limit: 200},
+		"bonus, cut":             {Terms: []string{lat, quo}, Bonus: both, BonusHoldsAll: true, Limit: 5},
+		"prefix and cjk":         {Terms: []string{pre, quo, tok}, Limit: 200},
+		"filter":                 {Terms: []string{lat, quo}, Filter: noema.SearchFilter{Tags: []string{"l"}}, Limit: 200},
+		"one term found":         {Terms: []string{lat, `{title body} : "zebra"`}, Limit: 200},
+		"nothing found":          {Terms: []string{`{title body} : "zebra"`, `{title body} : "okapi"`}, Limit: 200},
+	}
+	check := func(kept bool) {
+		for name, q := range queries {
+			q.Weights = [3]float64{4, 1, 1}
+			q.Match = strings.Join(q.Terms, " OR ")
+			q.All = strings.Join(q.Terms, " AND ")
+			var vs noema.IndexVersions
+			q.Versions = &vs
+			got, err := db.Search().SearchText(ctx, q)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if !vs.Read {
+				t.Errorf("%s: versions not read", name)
+			}
+			for _, plan := range []string{"together", "default"} {
+				w := q
+				w.Terms, w.Versions, w.Together = nil, nil, plan == "together"
+				want, err := db.Search().SearchText(ctx, w)
+				if err != nil {
+					t.Fatalf("%s, %s: %v", name, plan, err)
+				}
+				// Bit for bit as Together, whose expression sums the bonus's
+				// phrases after the terms' as scoreTier does; the default
+				// plan sums them first ("(Bonus) AND (Match)"), which can
+				// move the last bit.
+				strip := func(hs []noema.TextHit) []noema.TextHit {
+					out := make([]noema.TextHit, len(hs))
+					for i, h := range hs {
+						out[i] = noema.TextHit{ID: h.ID, All: h.All, BM25: h.BM25, Note: h.Note}
+						if plan == "default" && q.Bonus != "" {
+							out[i].BM25 = math.Round(h.BM25 * 1e9)
+						}
+					}
+					return out
+				}
+				if g, w := strip(got), strip(want); !reflect.DeepEqual(g, w) {
+					i := 0
+					for i < min(len(g), len(w)) && g[i] == w[i] {
+						i++
+					}
+					t.Errorf("kept %v, %s: per term %d hits, %s %d; first difference at %d: %s", kept, name, len(g), plan, len(w), i, firstOf(g[i:], w[i:]))
+				}
+			}
+			// The body's terms, as the index finds them in the body and
+			// cjk columns.
+			for i, term := range q.Terms {
+				inBody := map[int64]bool{}
+				rows, err := db.Read().QueryContext(ctx, `SELECT rowid FROM notes_fts WHERE notes_fts MATCH ?`, `{body cjk} : (`+term+`)`)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for rows.Next() {
+					var id int64
+					if err := rows.Scan(&id); err != nil {
+						t.Fatal(err)
+					}
+					inBody[id] = true
+				}
+				if err := rows.Close(); err != nil {
+					t.Fatal(err)
+				}
+				for _, h := range got {
+					if !h.TermsRead || (h.BodyTerms&(1<<i) != 0) != inBody[h.ID] {
+						t.Errorf("kept %v, %s: %s: body terms %b (read %v); the body holds term %d: %v", kept, name, h.Note.Path, h.BodyTerms, h.TermsRead, i, inBody[h.ID])
+					}
+				}
+			}
+		}
+	}
+	check(false)
+	if err := db.Search().KeepNoteRows(ctx); err != nil {
+		t.Fatal(err)
+	}
+	check(true)
+	// The title's term is not the body's: Quorum.md holds both terms, its
+	// body lattice alone; Lattice.md's body neither.
+	hits, err := db.Search().SearchText(ctx, noema.TextQuery{Terms: []string{lat, quo}, Match: lat + " OR " + quo, Weights: [3]float64{4, 1, 1}, Limit: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, h := range hits {
+		switch h.Note.Path {
+		case "titles/Quorum.md":
+			seen++
+			if !h.All || h.BodyTerms != 1 {
+				t.Errorf("%s: every term %v, body terms %b; want true and 01", h.Note.Path, h.All, h.BodyTerms)
+			}
+		case "titles/Lattice.md":
+			seen++
+			if h.All || h.BodyTerms != 0 {
+				t.Errorf("%s: every term %v, body terms %b; want false and 0", h.Note.Path, h.All, h.BodyTerms)
+			}
+		}
+	}
+	if seen != 2 {
+		t.Errorf("found %d of the two title notes", seen)
+	}
+}
+
+// firstOf prints the first hit of each list (or that it has none).
+func firstOf(a, b []noema.TextHit) string {
+	show := func(hs []noema.TextHit) string {
+		if len(hs) == 0 {
+			return "none"
+		}
+		h := hs[0]
+		return fmt.Sprintf("%s (every term %v, bm25 %v)", h.Note.Path, h.All, h.BM25)
+	}
+	return show(a) + " against " + show(b)
 }

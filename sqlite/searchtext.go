@@ -60,6 +60,12 @@ func (s *SearchIndex) SearchText(ctx context.Context, q noema.TextQuery) ([]noem
 		where, args := searchWhere(q.Filter)
 		t.filter, t.fargs = " AND rowid IN (SELECT n.id FROM notes n WHERE "+where+")", args
 	}
+	if len(q.Terms) >= 2 && len(q.Terms) <= 64 && (q.Bonus == "" || q.BonusHoldsAll) {
+		if err := t.perTerm(ctx); err != nil {
+			return nil, fmt.Errorf("search text: %w", err)
+		}
+		return t.hits(ctx)
+	}
 	if q.Together && q.Counted > 0 && q.All != "" && q.Match != "" && (q.Bonus == "" || q.BonusHoldsAll) && q.Filter.IsZero() {
 		if err := t.counted(ctx); err != nil {
 			return nil, fmt.Errorf("search text: %w", err)
@@ -102,6 +108,19 @@ type textRank struct {
 	// body is the note's body when the ranking read it (hasBody).
 	body    string
 	hasBody bool
+	// holds and inBody are, ranked per term (TextQuery.Terms: termsRead),
+	// the terms the note holds, and those its body holds, a bit each.
+	holds, inBody uint64
+	termsRead     bool
+	// parts are its scores under each term it holds, with that term,
+	// while a per-term ranking is read (mergeTerms adds them up).
+	parts []termScore
+}
+
+// termScore is a note's bm25 under one term of a per-term ranking.
+type termScore struct {
+	term  int
+	score float64
 }
 
 // keep adds a note found.
@@ -177,6 +196,82 @@ func (t *textSearch) togetherApart(ctx context.Context, every string, everyArgs 
 	}
 	err = t.scoreTier(ctx)
 	return err == nil, err
+}
+
+// perTerm ranks each of q.Terms on its own, in one statement (a UNION ALL
+// of one ranking a term, each row carrying its term), with no order or
+// limit, and adds up in Go what each note scores under each term. bm25()
+// is a sum over the expression's phrases in their order, and a phrase a
+// note does not hold adds exactly 0 to it: so each note's sum, taken in
+// the terms' order (mergeTerms), is its score under q.Match, which is
+// their OR, bit for bit. The rows tell which terms each note holds: the
+// notes found under every term are the every-term tier (no lookup of
+// q.All), and a second bm25() of each row, weighing the body columns
+// only, tells which terms the body holds (TextHit.BodyTerms: the passage
+// lift needs no body for a note whose body holds one). The bonus
+// (BonusHoldsAll) adds to the tier only: scoreTier, when there is one.
+//
+// On two rare words at 100,000 notes (~170 notes each) the statement took
+// 365 µs where Together's, with its every-term lookup and its sort,
+// took 514 (docs/search.md, Speed round 12).
+func (t *textSearch) perTerm(ctx context.Context) error {
+	q := t.q
+	branches := make([]string, len(q.Terms))
+	var args []any
+	for i, term := range q.Terms {
+		branches[i] = `SELECT rowid, bm25(notes_fts, ?, ?, ?) AS score, ` + strconv.Itoa(i) + ` AS every, bm25(notes_fts, 0, 1, 1) AS inbody FROM notes_fts
+		WHERE notes_fts MATCH ?` + t.filter
+		args = append(args, q.Weights[0], q.Weights[1], q.Weights[2], term)
+		args = append(args, t.fargs...)
+	}
+	// Cut to the limit as read unless a bonus may reorder the tier (hits
+	// cuts then).
+	rq := rankedSQL{sql: strings.Join(branches, `
+		UNION ALL `), terms: len(q.Terms)}
+	if q.Bonus == "" {
+		rq.limit = q.Limit
+	}
+	if _, _, err := t.rankVersioned(ctx, rq, "r.every", "NULL", "", args); err != nil || q.Bonus == "" {
+		return err
+	}
+	for _, r := range t.list {
+		if r.every {
+			return t.scoreTier(ctx)
+		}
+	}
+	return nil
+}
+
+// mergeTerms makes one rank a note of a per-term ranking's rows (one a
+// term the note holds, in the order read): its score the sum of its
+// scores in the terms' order, as FTS5 sums a note's phrases, its terms
+// and its body's a bit each, of the every-term tier when it holds all n.
+func mergeTerms(rows []*textRank, n int) []*textRank {
+	byID := make(map[int64]*textRank, len(rows))
+	out := rows[:0:0]
+	for _, r := range rows {
+		if first, ok := byID[r.id]; ok {
+			first.parts = append(first.parts, r.parts...)
+			first.holds |= r.holds
+			first.inBody |= r.inBody
+			continue
+		}
+		byID[r.id] = r
+		out = append(out, r)
+	}
+	all := uint64(1)<<n - 1
+	for _, r := range out {
+		if len(r.parts) > 1 {
+			slices.SortFunc(r.parts, func(a, b termScore) int { return cmp.Compare(a.term, b.term) })
+		}
+		r.score = r.parts[0].score
+		for _, p := range r.parts[1:] {
+			r.score += p.score
+		}
+		r.parts = nil
+		r.every = r.holds == all
+	}
+	return out
 }
 
 // counted ranks rare terms whose notes were counted (TextQuery.Counted):
@@ -298,9 +393,15 @@ func tierFirst(a, b bool) int {
 // rankedSQL is the SQL of a ranking with its order and limit, and, when
 // unsorted is not "", the same ranking without them: the notes it finds
 // are then sorted and cut to limit in Go (rankVersioned).
+//
+// terms, when not 0, says sql is a per-term ranking of that many terms
+// (perTerm): its every column is the row's term, its inbody column the
+// row's bm25 over the body columns, and a note's rows are merged
+// (mergeTerms) before the notes are sorted and cut to limit in Go.
 type rankedSQL struct {
 	sql, unsorted string
 	limit         int
+	terms         int
 }
 
 // cut sorts ranks as the ranking's ORDER BY does (tier, score, rowid) and
@@ -382,8 +483,16 @@ func (t *textSearch) rankVersioned(ctx context.Context, rq rankedSQL, every, bod
 		bodyCol = len(cols)
 		cols = append(cols, body)
 	}
+	inBodyCol := -1
+	if rq.terms > 0 {
+		inBodyCol = len(cols)
+		cols = append(cols, "r.inbody")
+	}
 	ranked, limit := rq.sql, 0
-	if rq.unsorted != "" && kept != nil {
+	switch {
+	case rq.terms > 0:
+		limit = rq.limit
+	case rq.unsorted != "" && kept != nil:
 		ranked, limit = rq.unsorted, rq.limit
 	}
 	noteCol, from := -1, `(`+ranked+`) r`
@@ -434,7 +543,15 @@ func (t *textSearch) rankVersioned(ctx context.Context, rq rankedSQL, every, bod
 			return fmt.Errorf("bm25 of note %d is %T, not a float", rk.id, vals[1])
 		}
 		rk.score = score
-		if everyCol >= 0 {
+		switch {
+		case inBodyCol >= 0:
+			term := asInt64(vals[everyCol])
+			rk.holds, rk.termsRead = 1<<term, true
+			rk.parts = []termScore{{int(term), score}}
+			if b, _ := vals[inBodyCol].(float64); b != 0 {
+				rk.inBody = rk.holds
+			}
+		case everyCol >= 0:
 			rk.every = asInt64(vals[everyCol]) != 0
 		}
 		if bodyCol >= 0 && vals[bodyCol] != nil {
@@ -450,6 +567,9 @@ func (t *textSearch) rankVersioned(ctx context.Context, rq rankedSQL, every, bod
 	})
 	if err == nil && !read {
 		err = errors.New("the versions' row is missing")
+	}
+	if rq.terms > 0 {
+		ranks = mergeTerms(ranks, rq.terms)
 	}
 	if limit > 0 {
 		ranks = cut(ranks, limit)
@@ -690,7 +810,8 @@ func (t *textSearch) hits(ctx context.Context) ([]noema.TextHit, error) {
 	out := make([]noema.TextHit, 0, len(list))
 	for _, r := range list {
 		if n, ok := notes[r.id]; ok {
-			out = append(out, noema.TextHit{ID: r.id, All: r.every, BM25: r.score, Note: n, Body: r.body, HasBody: r.hasBody})
+			out = append(out, noema.TextHit{ID: r.id, All: r.every, BM25: r.score, Note: n, Body: r.body, HasBody: r.hasBody,
+				BodyTerms: r.inBody, TermsRead: r.termsRead})
 		}
 	}
 	// By tier, score, then path (slices.SortFunc: a third of sort.Slice's
