@@ -526,15 +526,16 @@ func TestPerTermAsTogether(t *testing.T) {
 		both = `{title body} : "lattice quorum"`
 	)
 	queries := map[string]noema.TextQuery{
-		"two terms":              {Terms: []string{lat, quo}, Limit: 200},
-		"two terms, cut":         {Terms: []string{lat, quo}, Limit: 7},
-		"two terms, other order": {Terms: []string{quo, lat}, Limit: 200},
-		"bonus":                  {Terms: []string{lat, quo}, Bonus: both, BonusHoldsAll: true, Limit: 200},
-		"bonus, cut":             {Terms: []string{lat, quo}, Bonus: both, BonusHoldsAll: true, Limit: 5},
-		"prefix and cjk":         {Terms: []string{pre, quo, tok}, Limit: 200},
-		"filter":                 {Terms: []string{lat, quo}, Filter: noema.SearchFilter{Tags: []string{"l"}}, Limit: 200},
-		"one term found":         {Terms: []string{lat, `{title body} : "zebra"`}, Limit: 200},
-		"nothing found":          {Terms: []string{`{title body} : "zebra"`, `{title body} : "okapi"`}, Limit: 200},
+		"two terms":                 {Terms: []string{lat, quo}, Limit: 200},
+		"two terms, cut":            {Terms: []string{lat, quo}, Limit: 7},
+		"two terms, other order":    {Terms: []string{quo, lat}, Limit: 200},
+		"bonus":                     {Terms: []string{lat, quo}, Bonus: both, BonusHoldsAll: true, Limit: 200},
+		"bonus, cut":                {Terms: []string{lat, quo}, Bonus: both, BonusHoldsAll: true, Limit: 5},
+		"bonus, cut below the tier": {Terms: []string{lat, quo}, Bonus: both, BonusHoldsAll: true, Limit: 40},
+		"prefix and cjk":            {Terms: []string{pre, quo, tok}, Limit: 200},
+		"filter":                    {Terms: []string{lat, quo}, Filter: noema.SearchFilter{Tags: []string{"l"}}, Limit: 200},
+		"one term found":            {Terms: []string{lat, `{title body} : "zebra"`}, Limit: 200},
+		"nothing found":             {Terms: []string{`{title body} : "zebra"`, `{title body} : "okapi"`}, Limit: 200},
 	}
 	check := func(kept bool) {
 		for name, q := range queries {

@@ -224,13 +224,8 @@ func (t *textSearch) perTerm(ctx context.Context) error {
 		args = append(args, q.Weights[0], q.Weights[1], q.Weights[2], term)
 		args = append(args, t.fargs...)
 	}
-	// Cut to the limit as read unless a bonus may reorder the tier (hits
-	// cuts then).
 	rq := rankedSQL{sql: strings.Join(branches, `
-		UNION ALL `), terms: len(q.Terms)}
-	if q.Bonus == "" {
-		rq.limit = q.Limit
-	}
+		UNION ALL `), terms: len(q.Terms), limit: q.Limit, tierMoves: q.Bonus != ""}
 	if _, _, err := t.rankVersioned(ctx, rq, "r.every", "NULL", "", args); err != nil || q.Bonus == "" {
 		return err
 	}
@@ -245,8 +240,9 @@ func (t *textSearch) perTerm(ctx context.Context) error {
 // mergeTerms makes one rank a note of a per-term ranking's rows (one a
 // term the note holds, in the order read): its score the sum of its
 // scores in the terms' order, as FTS5 sums a note's phrases, its terms
-// and its body's a bit each, of the every-term tier when it holds all n.
-func mergeTerms(rows []*textRank, n int) []*textRank {
+// and its body's a bit each, of the every-term tier when it holds all n;
+// and how many are.
+func mergeTerms(rows []*textRank, n int) (merged []*textRank, tier int) {
 	byID := make(map[int64]*textRank, len(rows))
 	out := rows[:0:0]
 	for _, r := range rows {
@@ -269,9 +265,11 @@ func mergeTerms(rows []*textRank, n int) []*textRank {
 			r.score += p.score
 		}
 		r.parts = nil
-		r.every = r.holds == all
+		if r.every = r.holds == all; r.every {
+			tier++
+		}
 	}
-	return out
+	return out, tier
 }
 
 // counted ranks rare terms whose notes were counted (TextQuery.Counted):
@@ -397,11 +395,15 @@ func tierFirst(a, b bool) int {
 // terms, when not 0, says sql is a per-term ranking of that many terms
 // (perTerm): its every column is the row's term, its inbody column the
 // row's bm25 over the body columns, and a note's rows are merged
-// (mergeTerms) before the notes are sorted and cut to limit in Go.
+// (mergeTerms) before the notes are sorted and cut to limit in Go —
+// unless tierMoves (a bonus will add to the every-term tier's scores) and
+// the tier is more than limit: the cut keeps the whole tier, ranked first,
+// and the order of the notes below it, which a bonus does not touch.
 type rankedSQL struct {
 	sql, unsorted string
 	limit         int
 	terms         int
+	tierMoves     bool
 }
 
 // cut sorts ranks as the ranking's ORDER BY does (tier, score, rowid) and
@@ -569,7 +571,11 @@ func (t *textSearch) rankVersioned(ctx context.Context, rq rankedSQL, every, bod
 		err = errors.New("the versions' row is missing")
 	}
 	if rq.terms > 0 {
-		ranks = mergeTerms(ranks, rq.terms)
+		var tier int
+		ranks, tier = mergeTerms(ranks, rq.terms)
+		if rq.tierMoves && tier > limit {
+			limit = 0
+		}
 	}
 	if limit > 0 {
 		ranks = cut(ranks, limit)
@@ -764,6 +770,15 @@ func (t *textSearch) bonus(ctx context.Context) error {
 // tie). The bonus can keep thousands of notes for common words.
 func (t *textSearch) hits(ctx context.Context) ([]noema.TextHit, error) {
 	list := t.list
+	if !slices.ContainsFunc(list, func(r *textRank) bool { return !r.joined }) {
+		// Every row read already: one sort, no join.
+		out := make([]noema.TextHit, len(list))
+		for i, r := range list {
+			out[i] = r.hit(r.note)
+		}
+		sortHits(out)
+		return out[:min(len(out), t.q.Limit)], nil
+	}
 	slices.SortFunc(list, func(a, b *textRank) int {
 		if c := tierFirst(a.every, b.every); c != 0 {
 			return c
@@ -810,13 +825,24 @@ func (t *textSearch) hits(ctx context.Context) ([]noema.TextHit, error) {
 	out := make([]noema.TextHit, 0, len(list))
 	for _, r := range list {
 		if n, ok := notes[r.id]; ok {
-			out = append(out, noema.TextHit{ID: r.id, All: r.every, BM25: r.score, Note: n, Body: r.body, HasBody: r.hasBody,
-				BodyTerms: r.inBody, TermsRead: r.termsRead})
+			out = append(out, r.hit(n))
 		}
 	}
-	// By tier, score, then path (slices.SortFunc: a third of sort.Slice's
-	// time for a rare word's ~200 notes, which come unsorted with Few).
-	slices.SortFunc(out, func(a, b noema.TextHit) int {
+	sortHits(out)
+	return out[:min(len(out), t.q.Limit)], nil
+}
+
+// hit is the note ranked, its row n.
+func (r *textRank) hit(n noema.SearchNote) noema.TextHit {
+	return noema.TextHit{ID: r.id, All: r.every, BM25: r.score, Note: n, Body: r.body, HasBody: r.hasBody,
+		BodyTerms: r.inBody, TermsRead: r.termsRead}
+}
+
+// sortHits sorts hits by tier, score, then path (slices.SortFunc: a third
+// of sort.Slice's time for a rare word's ~200 notes, which come unsorted
+// with Few).
+func sortHits(hits []noema.TextHit) {
+	slices.SortFunc(hits, func(a, b noema.TextHit) int {
 		if c := tierFirst(a.All, b.All); c != 0 {
 			return c
 		}
@@ -825,5 +851,4 @@ func (t *textSearch) hits(ctx context.Context) ([]noema.TextHit, error) {
 		}
 		return strings.Compare(a.Note.Path, b.Note.Path)
 	})
-	return out[:min(len(out), t.q.Limit)], nil
 }
