@@ -4,15 +4,16 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Clipped compounds (round 11, docs/duplicates.md): one word made of the
 // starts of another name's words, joined — "FinTech" of financial
-// technology, "infosec" of information security, "NoLiTa" of North of
-// Little Italy, "Texaco" of Texas Company, "OTel" of OpenTelemetry.
+// technology, "websec" of web security, "NetOps" of network operations,
+// "Texaco" of Texas Company, "OTel" of OpenTelemetry.
 
 // compoundShort reports whether n may be a clipped compound: one word of
-// letters, 4-16 of them, that says it is coined — written in camel case
+// 4-16 letters a-z (accents folded), that says it is coined — written in camel case
 // ("FinTech", "OpSec"), or no English word, short form of the lexicon,
 // country or city (a word of the language is a word before it is a
 // compound: "Internet" is not inter- and net-). Coined by the shipped word
@@ -22,7 +23,9 @@ func compoundShort(n *nameInfo) bool {
 		return false
 	}
 	w := n.content[0]
-	if l := len([]rune(w)); l < 4 || l > 16 || !isLetters(w) {
+	if l := len(w); l < 4 || l > 16 || !isLetters(w) || strings.IndexFunc(w, func(r rune) bool { return r >= utf8.RuneSelf }) >= 0 {
+		// Letters of the Latin alphabet only: the cuts are counted in
+		// bytes.
 		return false
 	}
 	if camelPieces(n) != nil {
