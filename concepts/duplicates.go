@@ -577,9 +577,12 @@ const (
 	chDefined
 	// chWordNet: one synonym set of WordNet (wordnet.go).
 	chWordNet
+	// chCompound: a coined word that joins the starts of one concept's
+	// words only ("FinTech", compounds.go).
+	chCompound
 )
 
-var channelNames = []string{"folded_key", "compact", "edit", "token", "head_word", "acronym", "embedding", "shared_notes", "version", "abbreviation", "acronym_of_several", "spelling", "several_qualified", "defined_in_notes", "wordnet"}
+var channelNames = []string{"folded_key", "compact", "edit", "token", "head_word", "acronym", "embedding", "shared_notes", "version", "abbreviation", "acronym_of_several", "spelling", "several_qualified", "defined_in_notes", "wordnet", "clipped_compound"}
 
 func channelEvidence(ch uint16) []string {
 	var out []string
@@ -672,6 +675,7 @@ func (x *dupIndex) gather(cs *candidates) {
 	x.gatherTwoClipped(cs)
 	x.gatherClipped(cs)
 	x.gatherWordNet(cs)
+	x.gatherCompounds(cs)
 }
 
 // gatherWordNet pairs the names of one WordNet synonym set; a pair of
@@ -1585,6 +1589,19 @@ func (j *judgement) byShortForm(short, long *nameInfo, vocab map[string][]int32)
 		j.evidence = append(j.evidence, "acronym")
 		return true
 	}
+	ok, weak := clippedCompound(short, long)
+	if !ok {
+		ok, weak = clippedCompound(long, short)
+	}
+	if ok {
+		// "FinTech" / "financial technology", "infosec" /
+		// "information security": a coined word of the other's
+		// words' starts.
+		j.score, j.verdict = 0.85, VerdictReview
+		j.evidence = append(j.evidence, "abbreviation", "clipped_compound")
+		j.weak = weak
+		return true
+	}
 	if personName(short, long) {
 		// "Alan Turing" / "Turing": a surname and the full name; a
 		// place or team of that name is told apart by its context.
@@ -2403,6 +2420,12 @@ func judgeNames(a, b *dupConcept, ch uint16) nameJudgements {
 				if ch&chAcronymOfSeveral == 0 || !supported() {
 					j.verdict = ""
 				}
+			}
+			if ch != 0 && ch&chCompound == 0 && slices.Contains(j.evidence, "clipped_compound") && !supported() {
+				// Likewise a clipped compound: one expansion in the
+				// vault ("FinTech"), else the context picks ("medtech":
+				// medical or media technology).
+				j.verdict = ""
 			}
 			if j.weak && j.verdict != "" && !supported() {
 				j.verdict = ""

@@ -27,8 +27,9 @@ import (
 // out in round 6, was read after it; split H, held out in round 7, after
 // that. Split K is held out (written in one pass before round 8 changed
 // any rule, committed with its first result; only reported). Splits I
-// (plurals, letters, acronyms) and J (spelling) tune rounds 7 and 8.
-// None of E-K is a distractor of another split.
+// (plurals, letters, acronyms) and J (spelling) tune rounds 7 and 8, L
+// (clipped compounds, coined names and their category words) round 11.
+// None of E-L is a distractor of another split.
 var (
 	dupDistractors = flag.Int("dup-distractors", 1000, "distractor concepts added to each split by TestStringDuplicates (the documented figures use 5000)")
 	dupContext     = flag.Bool("dup-context", false, "TestStringDuplicates writes each name into notes beside other concepts of its topic (openContextEval) instead of a note of its own")
@@ -43,17 +44,17 @@ var (
 const heldOut = "clusters_k.tsv"
 
 // notDistractor reports whether split's names are kept out of the other
-// splits' real-name distractors: the held-out K, E-H, and I and J.
+// splits' real-name distractors: the held-out K, E-H, and I, J and L.
 func notDistractor(split string) bool {
 	switch split {
-	case heldOut, "clusters_e.tsv", "clusters_f.tsv", "clusters_g.tsv", "clusters_h.tsv", "clusters_i.tsv", "clusters_j.tsv":
+	case heldOut, "clusters_e.tsv", "clusters_f.tsv", "clusters_g.tsv", "clusters_h.tsv", "clusters_i.tsv", "clusters_j.tsv", "clusters_l.tsv":
 		return true
 	}
 	return false
 }
 
 // stringSplits are the splits of the string-level set, in order.
-var stringSplits = []string{"clusters_a.tsv", "clusters_b.tsv", "clusters_c.tsv", "clusters_d.tsv", "clusters_e.tsv", "clusters_f.tsv", "clusters_g.tsv", "clusters_h.tsv", "clusters_i.tsv", "clusters_j.tsv", "clusters_k.tsv"}
+var stringSplits = []string{"clusters_a.tsv", "clusters_b.tsv", "clusters_c.tsv", "clusters_d.tsv", "clusters_e.tsv", "clusters_f.tsv", "clusters_g.tsv", "clusters_h.tsv", "clusters_i.tsv", "clusters_j.tsv", "clusters_k.tsv", "clusters_l.tsv"}
 
 // stringSet reads one split into an evalSet: cluster members share a
 // cluster; each side of a negative pair is a cluster of its own. It
@@ -382,7 +383,8 @@ func TestStringDuplicates(t *testing.T) {
 			t.Logf("missed pairs: %q", miss)
 			// Floors at 1,000 (the default) and 5,000 distractors, for
 			// each context model, at what the rules reach
-			// (docs/duplicates.md; round 10's end, K's at its last run):
+			// (docs/duplicates.md; round 11's end, K's at its last run;
+			// L, round 11's own split, has none with random context):
 			// the target (precision 0.97, recall 0.90) is not
 			// reached on every split, nor near it on E-H or the held-out
 			// K.
@@ -390,12 +392,12 @@ func TestStringDuplicates(t *testing.T) {
 			// pairs make the figures a report, not a check).
 			floors := map[string]map[int]map[string][2]float64{
 				"none": {
-					1000: {"clusters_a": {0.99, 0.90}, "clusters_b": {0.99, 0.86}, "clusters_c": {0.97, 0.87}, "clusters_d": {0.97, 0.85}, "clusters_e": {0.90, 0.69}, "clusters_f": {0.90, 0.64}, "clusters_g": {0.94, 0.68}, "clusters_h": {0.94, 0.72}, "clusters_i": {0.99, 0.93}, "clusters_j": {0.96, 0.83}, "clusters_k": {0.86, 0.63}},
-					5000: {"clusters_a": {0.98, 0.89}, "clusters_b": {0.96, 0.81}, "clusters_c": {0.95, 0.78}, "clusters_d": {0.97, 0.80}, "clusters_e": {0.89, 0.67}, "clusters_f": {0.90, 0.64}, "clusters_g": {0.93, 0.67}, "clusters_h": {0.93, 0.71}, "clusters_i": {0.97, 0.92}, "clusters_j": {0.94, 0.83}, "clusters_k": {0.86, 0.61}},
+					1000: {"clusters_a": {0.99, 0.90}, "clusters_b": {0.99, 0.86}, "clusters_c": {0.97, 0.87}, "clusters_d": {0.97, 0.85}, "clusters_e": {0.90, 0.69}, "clusters_f": {0.90, 0.65}, "clusters_g": {0.94, 0.68}, "clusters_h": {0.94, 0.72}, "clusters_i": {0.99, 0.93}, "clusters_j": {0.96, 0.83}, "clusters_k": {0.86, 0.66}, "clusters_l": {0.92, 0.43}},
+					5000: {"clusters_a": {0.98, 0.89}, "clusters_b": {0.96, 0.81}, "clusters_c": {0.95, 0.78}, "clusters_d": {0.97, 0.80}, "clusters_e": {0.89, 0.67}, "clusters_f": {0.90, 0.64}, "clusters_g": {0.93, 0.67}, "clusters_h": {0.93, 0.71}, "clusters_i": {0.97, 0.92}, "clusters_j": {0.94, 0.83}, "clusters_k": {0.86, 0.64}, "clusters_l": {0.92, 0.43}},
 				},
 				"topic": {
-					1000: {"clusters_a": {0.98, 0.95}, "clusters_b": {0.99, 0.92}, "clusters_c": {0.97, 0.96}, "clusters_d": {0.98, 0.92}, "clusters_e": {0.89, 0.77}, "clusters_f": {0.91, 0.81}, "clusters_g": {0.93, 0.84}, "clusters_h": {0.94, 0.81}, "clusters_i": {0.99, 0.94}, "clusters_j": {0.94, 0.83}, "clusters_k": {0.88, 0.72}},
-					5000: {"clusters_a": {0.98, 0.96}, "clusters_b": {0.98, 0.91}, "clusters_c": {0.96, 0.95}, "clusters_d": {0.98, 0.91}, "clusters_e": {0.89, 0.78}, "clusters_f": {0.92, 0.82}, "clusters_g": {0.93, 0.83}, "clusters_h": {0.94, 0.80}, "clusters_i": {0.97, 0.94}, "clusters_j": {0.93, 0.83}, "clusters_k": {0.87, 0.72}},
+					1000: {"clusters_a": {0.98, 0.95}, "clusters_b": {0.99, 0.92}, "clusters_c": {0.97, 0.96}, "clusters_d": {0.98, 0.92}, "clusters_e": {0.89, 0.77}, "clusters_f": {0.91, 0.81}, "clusters_g": {0.93, 0.84}, "clusters_h": {0.94, 0.82}, "clusters_i": {0.99, 0.94}, "clusters_j": {0.94, 0.83}, "clusters_k": {0.88, 0.77}, "clusters_l": {0.90, 0.54}},
+					5000: {"clusters_a": {0.98, 0.96}, "clusters_b": {0.98, 0.91}, "clusters_c": {0.96, 0.95}, "clusters_d": {0.98, 0.91}, "clusters_e": {0.89, 0.78}, "clusters_f": {0.92, 0.82}, "clusters_g": {0.93, 0.83}, "clusters_h": {0.94, 0.81}, "clusters_i": {0.97, 0.94}, "clusters_j": {0.93, 0.83}, "clusters_k": {0.88, 0.76}, "clusters_l": {0.90, 0.54}},
 				},
 				"random": {
 					1000: {"clusters_a": {0.98, 0.87}, "clusters_b": {0.99, 0.83}, "clusters_c": {0.97, 0.85}, "clusters_d": {0.97, 0.83}, "clusters_e": {0.89, 0.67}, "clusters_f": {0.90, 0.61}, "clusters_g": {0.93, 0.66}, "clusters_h": {0.92, 0.70}, "clusters_i": {0.99, 0.93}, "clusters_j": {0.96, 0.82}, "clusters_k": {0.86, 0.61}},
