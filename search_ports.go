@@ -57,23 +57,11 @@ type TextQuery struct {
 	// note holding a term, which costs less than a second query when the
 	// terms are rare. The answer is the same either way.
 	Together bool
-	// Counted, with Together, is the sum of the notes each term of Match
-	// (two or more; Match the OR of All's terms, in its order; no filter;
-	// a bonus only with BonusHoldsAll) is in, every count exact, counted at
-	// the index's text version Version. SearchText then ranks Match alone
-	// first, reading the version in the same statement: when it finds
-	// Counted notes at Version, no note holds two of the terms, so none
-	// holds every term or matches Bonus, and that one statement is the
-	// answer (rare words seldom meet). Otherwise one more query finds the
-	// notes holding every term, with their bonus. The answer is the same
-	// either way; 0 turns it off.
-	Counted int
-	Version int64
 	// Few reports that Match is expected to find at most Limit notes
 	// (by counts the caller keeps, which may be stale): SearchText then
 	// reads them unsorted and sorts them itself, which costs less than
 	// SQLite's sorter for a few hundred notes. The answer is the same
-	// either way (Counted implies it for its first statement).
+	// either way.
 	Few bool
 	// Terms, when it holds two terms or more (at most 64), are the FTS5
 	// expressions of Match's terms, one phrase each, Match being their OR
@@ -84,8 +72,8 @@ type TextQuery struct {
 	// every one are the every-term tier (no lookup), and each hit says
 	// which its body holds (TextHit.BodyTerms). It costs less than
 	// Together's ranking when the terms are rare (a few hundred notes);
-	// with a Bonus only when BonusHoldsAll. Counted and Few are then not
-	// used, nor Bodies (no body is read in the ranking).
+	// with a Bonus only when BonusHoldsAll. Few and Bodies are then not
+	// used (no body is read in the ranking).
 	Terms []string
 	// Weights are the BM25 weights of the title, body and cjk columns.
 	Weights [3]float64

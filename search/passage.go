@@ -27,7 +27,11 @@ const PassageDepth = 50
 // terms (noema.TextQuery.Terms) is lifted without reading its body
 // (needsBody). It returns the bodies it read and the terms' occurrences
 // it found in them, by note id, for the snippets.
-func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, text []noema.TextHit) ([]noema.TextHit, map[int64]readBody, error) {
+//
+// When it must read bodies, it also reads those of the best page hits
+// (need) that it has not: the snippets then need no statement of their own
+// (they read the page's that are still missing).
+func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, text []noema.TextHit, need int) ([]noema.TextHit, map[int64]readBody, error) {
 	w := s.Tuning.PassageWeight
 	if s.liftBodies(p) == 0 || len(text) < 2 {
 		return text, nil, nil
@@ -49,6 +53,11 @@ func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, 
 		}
 	}
 	if len(ids) > 0 {
+		for i := range min(n, need) {
+			if !text[i].HasBody && !needsBody(text[i]) {
+				ids = append(ids, text[i].ID)
+			}
+		}
 		more, err := s.DB.SearchBodies(ctx, ids)
 		if err != nil {
 			return nil, nil, err
@@ -58,14 +67,16 @@ func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, 
 	lines := max(1, s.Tuning.PassageLines)
 	read := make(map[int64]readBody, n)
 	for i := range n {
-		if !text[i].HasBody && !needsBody(text[i]) {
-			text[i].BM25 *= 1 + w*bodyShare(text[i].BodyTerms, idf)
-			continue
+		var b readBody
+		if body, ok := bodies[text[i].ID]; ok || needsBody(text[i]) {
+			b = readBody{text: body, occ: occurrences(body, p)}
+			read[text[i].ID] = b
 		}
-		b := readBody{text: bodies[text[i].ID]}
-		b.occ = occurrences(b.text, p)
-		read[text[i].ID] = b
-		text[i].BM25 *= 1 + w*bestPassage(b.text, b.occ, idf, lines)
+		if needsBody(text[i]) {
+			text[i].BM25 *= 1 + w*bestPassage(b.text, b.occ, idf, lines)
+		} else {
+			text[i].BM25 *= 1 + w*bodyShare(text[i].BodyTerms, idf)
+		}
 	}
 	sort.SliceStable(text, func(i, j int) bool {
 		a, b := text[i], text[j]

@@ -522,7 +522,7 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 			textErr = s.countOne(ctx, tv, p, f)
 		}
 		if textErr == nil {
-			text, bodies, textErr = s.liftPassages(ctx, tv, p, text)
+			text, bodies, textErr = s.liftPassages(ctx, tv, p, text, need)
 		}
 	}
 	wg.Wait()
@@ -754,12 +754,13 @@ func (s *Service) rankText(ctx context.Context, tv *textVersion, p *parsed, f no
 		q := noema.TextQuery{
 			Match: plan.match, Bonus: p.bonus(), All: p.all(),
 			EveryFirst: plan.everyFirst, Together: plan.together, BonusHoldsAll: p.bonusHoldsAll(),
-			Counted: plan.counted, Version: plan.version,
 			Weights: [3]float64{s.Tuning.TitleWeight, 1, 1}, Filter: f, Limit: Depth,
-			Bodies: s.textBodies(p, f, need), Versions: &vs, Few: s.fewNotes(p),
+			Versions: &vs, Few: s.fewNotes(p),
 		}
 		if plan.perTerm {
-			q.Terms, q.Counted, q.Bodies = p.exprs(), 0, 0
+			q.Terms = p.exprs()
+		} else {
+			q.Bodies = s.textBodies(p, f, need)
 		}
 		text, err := s.DB.SearchText(ctx, q)
 		if err != nil {
@@ -797,9 +798,6 @@ type textPlan struct {
 	together   bool // noema.TextQuery.Together
 	// perTerm ranks each term on its own (noema.TextQuery.Terms).
 	perTerm bool
-	// counted and version are noema.TextQuery.Counted and Version.
-	counted int
-	version int64
 }
 
 // fulltextMatch returns the plan of p's full-text query. A term found in
@@ -875,38 +873,32 @@ func (s *Service) planText(ctx context.Context, tv *textVersion, p *parsed, f no
 		plan.together = true
 		return plan, nil
 	case "per-term":
-		plan.together = true
-		plan.perTerm = len(p.terms) <= 64 && (p.bonus() == "" || p.bonusHoldsAll())
+		plan.together, plan.perTerm = true, perTermFits(p)
 		return plan, nil
 	}
 	// The notes expected to hold every term, were the terms independent
 	// (the counts stop at half of the notes: an underestimate), and the
 	// notes holding some term (at most).
-	all, some, exact := float64(total), 0, true
+	all, some := float64(total), 0
 	for _, n := range docs {
 		all *= float64(n) / float64(max(total, 1))
 		some += n
-		exact = exact && n < (total+1)/2 // a count stops at half of the notes
 	}
 	plan.everyFirst = all >= 2*Depth
 	plan.together = some <= 2*Depth
-	// Rare terms in more notes than the passage lift reads (their bodies
-	// then come apart from the ranking: liftApart) are ranked each on its
-	// own: it costs less than Together's ranking and says which terms
-	// each note's body holds, so the lift reads only the bodies holding
-	// two. In fewer notes, the ranking statement brings every body, which
-	// the lift and the snippets share.
-	plan.perTerm = plan.together && some > PassageDepth && !s.liftInRanking &&
-		len(p.terms) <= 64 && (p.bonus() == "" || p.bonusHoldsAll())
-	if plan.together && exact && some <= Depth {
-		// Rare words seldom meet: SearchText tells from the count of the
-		// notes it finds whether any holds two terms (TextQuery.Counted).
-		// It joins every note found to its row, so not past the Depth
-		// Together joins (at 100,000 notes those reads are most of a rare
-		// word's time).
-		plan.counted, plan.version = some, tv.v
-	}
+	// Rare terms are ranked each on its own: it costs less than
+	// Together's one expression (no every-term lookup, no sort in SQLite)
+	// and says which terms each note's body holds, so the passage lift
+	// reads only the bodies holding two (docs/search.md, Speed round 12).
+	plan.perTerm = plan.together && !s.liftInRanking && perTermFits(p)
 	return plan, nil
+}
+
+// perTermFits reports whether p's terms can be ranked each on its own
+// (noema.TextQuery.Terms): two or more, its bonus, if any, holding every
+// one.
+func perTermFits(p *parsed) bool {
+	return len(p.terms) >= 2 && len(p.terms) <= 64 && (p.bonus() == "" || p.bonusHoldsAll())
 }
 
 // termDocs returns SearchTermDocs(exprs), each count read from the index

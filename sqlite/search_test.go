@@ -370,9 +370,8 @@ func TestKeptNoteRowsFollowWrites(t *testing.T) {
 
 // TestVersionedRankingAsJoined checks the ranking statement that reads the
 // versions in a row of its own (TextQuery.Versions): every plan that ranks
-// in one statement — one term, Together with its every-term flag, Counted
-// (found as counted, and with stale counts), bodies for every hit and for
-// the best few — answers hit for hit, score, tier, row and body alike, as
+// in one statement — one term, Together with its every-term flag, each term
+// on its own (Terms), bodies for every hit and for the best few — answers hit for hit, score, tier, row and body alike, as
 // the same query without the versions, with the note rows joined in SQL
 // and kept in memory; the versions it reads are the index's; and they are
 // read when nothing is found.
@@ -397,9 +396,11 @@ func TestVersionedRankingAsJoined(t *testing.T) {
 		"together, bodies":  {Match: both, All: `"quorum" AND "lattice"`, Together: true, Limit: 3, Bodies: 50},
 		"together, bonus apart": {Match: both, All: `"quorum" AND "lattice"`, Bonus: `"quorum lattice" OR NEAR("quorum" "lattice")`,
 			BonusHoldsAll: true, Together: true, Limit: 10, Bodies: 2},
-		"counted, stale": {Match: both, All: `"quorum" AND "lattice"`, Together: true, Counted: 4, Version: text, Limit: 10, Bodies: 50},
-		"counted":        {Match: `"quorum" OR "more"`, All: `"quorum" AND "more"`, Together: true, Counted: 3, Version: text, Limit: 10, Bodies: 50},
-		"nothing found":  {Match: `"zebra"`, Limit: 10, Bodies: 10},
+		"per term": {Match: both, All: `"quorum" AND "lattice"`, Terms: []string{`"quorum"`, `"lattice"`}, Limit: 10},
+		"per term, bonus": {Match: both, All: `"quorum" AND "lattice"`, Terms: []string{`"quorum"`, `"lattice"`}, Bonus: `"quorum lattice" OR NEAR("quorum" "lattice")`,
+			BonusHoldsAll: true, Limit: 10},
+		"per term, cut": {Match: `"quorum" OR "more"`, All: `"quorum" AND "more"`, Terms: []string{`"quorum"`, `"more"`}, Limit: 2},
+		"nothing found": {Match: `"zebra"`, Limit: 10, Bodies: 10},
 	}
 	for _, keep := range []bool{false, true} {
 		if keep {

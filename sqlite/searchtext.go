@@ -66,12 +66,6 @@ func (s *SearchIndex) SearchText(ctx context.Context, q noema.TextQuery) ([]noem
 		}
 		return t.hits(ctx)
 	}
-	if q.Together && q.Counted > 0 && q.All != "" && q.Match != "" && (q.Bonus == "" || q.BonusHoldsAll) && q.Filter.IsZero() {
-		if err := t.counted(ctx); err != nil {
-			return nil, fmt.Errorf("search text: %w", err)
-		}
-		return t.hits(ctx)
-	}
 	if q.Together && q.Match != "" && q.Bonus != "" {
 		if err := t.together(ctx); err != nil {
 			return nil, fmt.Errorf("search text: %w", err)
@@ -155,8 +149,7 @@ func (t *textSearch) together(ctx context.Context) error {
 	if t.q.Bonus != "" {
 		expr = "(" + t.q.Match + ") OR " + t.q.Bonus
 	}
-	_, _, err := t.rankJoined(ctx, expr, every, everyArgs, t.q.Limit, false, t.q.Few)
-	return err
+	return t.rankJoined(ctx, expr, every, everyArgs, t.q.Limit, t.q.Few)
 }
 
 // togetherApart is Together's ranking with a bonus that holds every term,
@@ -179,7 +172,7 @@ func (t *textSearch) together(ctx context.Context) error {
 // them within the tier only. Otherwise done is false, and Together's one
 // statement ranks.
 func (t *textSearch) togetherApart(ctx context.Context, every string, everyArgs []any) (done bool, err error) {
-	if _, _, err := t.rankJoined(ctx, t.q.Match, every, everyArgs, t.q.Limit, false, t.q.Few); err != nil {
+	if err := t.rankJoined(ctx, t.q.Match, every, everyArgs, t.q.Limit, t.q.Few); err != nil {
 		return false, err
 	}
 	tier := 0
@@ -226,7 +219,7 @@ func (t *textSearch) perTerm(ctx context.Context) error {
 	}
 	rq := rankedSQL{sql: strings.Join(branches, `
 		UNION ALL `), terms: len(q.Terms), limit: q.Limit, tierMoves: q.Bonus != ""}
-	if _, _, err := t.rankVersioned(ctx, rq, "r.every", "NULL", "", args); err != nil || q.Bonus == "" {
+	if err := t.rankVersioned(ctx, rq, "r.every", "NULL", "", args); err != nil || q.Bonus == "" {
 		return err
 	}
 	for _, r := range t.list {
@@ -272,38 +265,6 @@ func mergeTerms(rows []*textRank, n int) (merged []*textRank, tier int) {
 	return out, tier
 }
 
-// counted ranks rare terms whose notes were counted (TextQuery.Counted):
-// q.Match alone first, every note it matches (up to one more than
-// counted, which tells stale counts), joined, reading the text version in
-// the same statement. When it finds q.Counted notes at q.Version, no note
-// holds two terms: none holds every term (there are two or more) or
-// matches the bonus (BonusHoldsAll), so every score is the terms' alone —
-// the bonus's phrases add exactly 0 to a note they do not match — and
-// that is the answer. Otherwise "q.All OR q.Bonus" finds the notes holding
-// every term and scores them over the same phrases as "q.Match OR
-// q.Bonus" (q.All's terms are q.Match's, in the same order): the sum with
-// their bonus. Counts older than the index (more notes than counted) fall
-// back to Together's one statement.
-func (t *textSearch) counted(ctx context.Context) error {
-	// Counted + 1, not the Limit: the bodies then come without
-	// row_number() (Counted is at most the search's Depth, the 200 of the
-	// Limit, and two rare words' notes are fewer than the 50 bodies read).
-	limit := t.q.Counted + 1
-	// Unsorted: Counted notes, or stale counts.
-	n, version, err := t.rankJoined(ctx, t.q.Match, "0", nil, limit, true, true)
-	if err != nil {
-		return err
-	}
-	if n >= limit {
-		t.byID, t.list = map[int64]*textRank{}, nil
-		return t.together(ctx)
-	}
-	if n == t.q.Counted && version == t.q.Version {
-		return nil
-	}
-	return t.scoreTier(ctx)
-}
-
 // scoreTier scores the notes holding every term over the phrases of
 // "q.Match OR q.Bonus" — as "q.All OR q.Bonus", whose phrases are the same
 // in the same order, so each score is the one Together's expression gives
@@ -326,9 +287,7 @@ func (t *textSearch) scoreTier(ctx context.Context) error {
 
 // rankJoined ranks the notes matching expr (by tier — the SQL every, with
 // its arguments — then score, limit of them) and joins them to their rows
-// in the same statement; with version it also reads the index's text
-// version there (the statement's snapshot's). It returns how many notes
-// it found.
+// in the same statement.
 //
 // With q.Versions it reads the index's text version and the concept
 // registry's there too (a statement apart took as long as the join); and
@@ -345,12 +304,12 @@ func (t *textSearch) scoreTier(ctx context.Context) error {
 // rare words' statement at 10,000 notes).
 //
 // few says the notes found are expected to be at most limit
-// (TextQuery.Few, or Counted's count): the statement reading the
-// versions may then read them unsorted (rankVersioned, rankedSQL).
+// (TextQuery.Few): the statement reading the versions may then read them
+// unsorted (rankVersioned, rankedSQL).
 //
 // Limits are written into the SQL: a LIMIT bound as a parameter makes
 // SQLite prepare the statement a second time at its first step.
-func (t *textSearch) rankJoined(ctx context.Context, expr, every string, everyArgs []any, limit int, version, few bool) (found int, textVersion int64, err error) {
+func (t *textSearch) rankJoined(ctx context.Context, expr, every string, everyArgs []any, limit int, few bool) error {
 	args := t.rankArgs(expr, everyArgs, nil)
 	ranked, body, bodyOn := t.rankSQL(every, rankOrder+strconv.Itoa(limit)), "NULL", ""
 	switch b := t.q.Bodies; {
@@ -366,7 +325,7 @@ func (t *textSearch) rankJoined(ctx context.Context, expr, every string, everyAr
 		body, bodyOn = "b.c1", `
 		LEFT JOIN notes_fts_content b ON b.id = CASE WHEN r.rn <= `+strconv.Itoa(b)+` THEN r.rowid END`
 	}
-	if !version && t.q.Versions == nil {
+	if t.q.Versions == nil {
 		return t.rankJoinedRows(ctx, ranked, body, bodyOn, args)
 	}
 	sorted := rankedSQL{sql: ranked}
@@ -420,8 +379,8 @@ func cut(ranks []*textRank, limit int) []*textRank {
 
 // rankJoinedRows runs rankJoined's statement without the versions: the
 // ranked notes joined to their rows.
-func (t *textSearch) rankJoinedRows(ctx context.Context, ranked, body, bodyOn string, args []any) (found int, textVersion int64, err error) {
-	err = eachRow(ctx, t.idx.db.rdKept(), `SELECT r.rowid, r.score, r.every, `+body+`, 0, '', `+searchNoteColumns+` FROM (`+ranked+`) r
+func (t *textSearch) rankJoinedRows(ctx context.Context, ranked, body, bodyOn string, args []any) error {
+	return eachRow(ctx, t.idx.db.rdKept(), `SELECT r.rowid, r.score, r.every, `+body+`, `+searchNoteColumns+` FROM (`+ranked+`) r
 		JOIN notes n ON n.id = r.rowid LEFT JOIN access a ON a.path = n.path`+bodyOn, args, func(r *sql.Rows) error {
 		var id int64
 		var score float64
@@ -429,18 +388,15 @@ func (t *textSearch) rankJoinedRows(ctx context.Context, ranked, body, bodyOn st
 		var n noema.SearchNote
 		var mod, acc int64
 		var b sql.NullString
-		var concepts string
-		if err := r.Scan(&id, &score, &all, &b, &textVersion, &concepts, &n.ID, &n.Path, &n.Title, &mod, &acc); err != nil {
+		if err := r.Scan(&id, &score, &all, &b, &n.ID, &n.Path, &n.Title, &mod, &acc); err != nil {
 			return err
 		}
 		n.Modified, n.Accessed = noteTimes(mod, acc)
 		rk := &textRank{id: id, score: score, every: all, joined: true, note: n, body: b.String, hasBody: b.Valid}
 		t.byID[id] = rk
 		t.list = append(t.list, rk)
-		found++
 		return nil
 	})
-	return found, textVersion, err
 }
 
 // rankVersioned runs rankJoined's statement reading the versions: the
@@ -459,7 +415,7 @@ func (t *textSearch) rankJoinedRows(ctx context.Context, ranked, body, bodyOn st
 // rare word's ~200 notes cost a sixth less than through SQLite's sorter
 // (docs/search.md, Speed round 11). Where SQL joins the rows, it keeps
 // its order and limit, which come before the join.
-func (t *textSearch) rankVersioned(ctx context.Context, rq rankedSQL, every, body, bodyOn string, args []any) (found int, textVersion int64, err error) {
+func (t *textSearch) rankVersioned(ctx context.Context, rq rankedSQL, every, body, bodyOn string, args []any) (err error) {
 	versions := t.q.Versions
 	// With the versions, the note rows kept in memory (searchrows.go)
 	// stand for the join when they are of the log position the statement
@@ -467,7 +423,7 @@ func (t *textSearch) rankVersioned(ctx context.Context, rq rankedSQL, every, bod
 	var kept *noteRows
 	if versions != nil {
 		if kept, err = t.idx.db.keptNoteRows(ctx); err != nil {
-			return 0, 0, err
+			return err
 		}
 	}
 	seqSQL := "0"
@@ -521,6 +477,7 @@ func (t *textSearch) rankVersioned(ctx context.Context, rq rankedSQL, every, bod
 		UNION ALL
 		SELECT ` + strings.Join(cols, ", ") + ` FROM ` + from + bodyOn
 	var concepts string
+	var textVersion int64
 	var seq int64
 	read := false // the versions' row
 	var ranks []*textRank
@@ -593,13 +550,12 @@ func (t *textSearch) rankVersioned(ctx context.Context, rq rankedSQL, every, bod
 			}
 			t.byID[rk.id] = rk
 			t.list = append(t.list, rk)
-			found++
 		}
 	}
 	if versions != nil {
 		*versions = noema.IndexVersions{Text: textVersion, Concepts: concepts, Read: err == nil}
 	}
-	return found, textVersion, err
+	return err
 }
 
 // parseVersions reads rankVersioned's versions column: the text
