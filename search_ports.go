@@ -72,8 +72,9 @@ type TextQuery struct {
 	// every one are the every-term tier (no lookup), and each hit says
 	// which its body holds (TextHit.BodyTerms). It costs less than
 	// Together's ranking when the terms are rare (a few hundred notes);
-	// with a Bonus only when BonusHoldsAll. Few and Bodies are then not
-	// used (no body is read in the ranking).
+	// with a Bonus only when BonusHoldsAll (and All, which scores the
+	// every-term tier with it). Few and Bodies are then not used (no body
+	// is read in the ranking).
 	Terms []string
 	// Weights are the BM25 weights of the title, body and cjk columns.
 	Weights [3]float64
@@ -116,8 +117,9 @@ type TextHit struct {
 	Body    string
 	HasBody bool
 	// BodyTerms, when TermsRead (TextQuery.Terms), has bit i set when
-	// the index finds TextQuery.Terms[i] in the note's body (its body
-	// and cjk columns; the title's words are not the body's).
+	// the index finds TextQuery.Terms[i] in the note's body and cjk
+	// columns: the title's words are not the body's, but the cjk column
+	// holds the CJK bigrams of the title with the body's.
 	BodyTerms uint64
 	TermsRead bool
 }

@@ -41,20 +41,26 @@ func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, 
 		return nil, nil, err
 	}
 	n := min(len(text), PassageDepth)
+	var cjkTerms uint64 // the CJK terms' bits (needsBody)
+	for i, t := range p.terms {
+		if t.cjk {
+			cjkTerms |= 1 << i
+		}
+	}
 	bodies := make(map[int64]string, n)
 	var ids []int64 // those the ranking did not read (noema.TextQuery.Bodies)
 	for i := range n {
 		switch {
 		case text[i].HasBody:
 			bodies[text[i].ID] = text[i].Body
-		case !needsBody(text[i]):
+		case !needsBody(text[i], cjkTerms):
 		default:
 			ids = append(ids, text[i].ID)
 		}
 	}
 	if len(ids) > 0 {
 		for i := range min(n, need) {
-			if !text[i].HasBody && !needsBody(text[i]) {
+			if !text[i].HasBody && !needsBody(text[i], cjkTerms) {
 				ids = append(ids, text[i].ID)
 			}
 		}
@@ -68,11 +74,11 @@ func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, 
 	read := make(map[int64]readBody, n)
 	for i := range n {
 		var b readBody
-		if body, ok := bodies[text[i].ID]; ok || needsBody(text[i]) {
+		if body, ok := bodies[text[i].ID]; ok || needsBody(text[i], cjkTerms) {
 			b = readBody{text: body, occ: occurrences(body, p)}
 			read[text[i].ID] = b
 		}
-		if needsBody(text[i]) {
+		if needsBody(text[i], cjkTerms) {
 			text[i].BM25 *= 1 + w*bestPassage(b.text, b.occ, idf, lines)
 		} else {
 			text[i].BM25 *= 1 + w*bodyShare(text[i].BodyTerms, idf)
@@ -93,11 +99,21 @@ func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, 
 
 // needsBody reports whether the passage lift must read h's body: unless
 // the index said which terms its body holds (noema.TextQuery.Terms) and
-// they are fewer than two. A body holding one term has no passage holding
-// two (bestPassage's share is that term's), one holding none no passage at
-// all: for two rare words, most of the notes found.
-func needsBody(h noema.TextHit) bool {
-	return !h.TermsRead || bits.OnesCount64(h.BodyTerms) > 1
+// they are fewer than two, none of them a CJK term (the cjk column also
+// holds the title's bigrams, so the index cannot tell a CJK term of the
+// body from one of the title; cjk has their bits). A body holding one term
+// has no passage holding two (bestPassage's share is that term's), one
+// holding none no passage at all: for two rare words, most of the notes
+// found.
+//
+// The terms a body holds are then the index's (its porter stemmer), not
+// the snippets' matcher's (occurrences: the stem as the start of any
+// word), which the lift uses on the bodies it reads, under every other
+// plan too: the two disagree on some words ("cat" starts "category"),
+// and there a note's lift depends on the plan (docs/search.md, Retrieval
+// quality round 12).
+func needsBody(h noema.TextHit, cjk uint64) bool {
+	return !h.TermsRead || h.BodyTerms&cjk != 0 || bits.OnesCount64(h.BodyTerms) > 1
 }
 
 // bodyShare is bestPassage's share for a body holding the terms of mask,

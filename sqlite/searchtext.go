@@ -168,7 +168,7 @@ func (t *textSearch) together(ctx context.Context) error {
 // than q.Limit) and among the best q.Bodies (whose bodies the statement
 // read), "q.All OR q.Bonus" scores the tier's notes over the same phrases
 // as "q.Match OR q.Bonus" (q.All's terms are q.Match's, in the same order;
-// Counted relies on the same): their scores with the bonus, reordering
+// perTerm relies on the same): their scores with the bonus, reordering
 // them within the tier only. Otherwise done is false, and Together's one
 // statement ranks.
 func (t *textSearch) togetherApart(ctx context.Context, every string, everyArgs []any) (done bool, err error) {
