@@ -166,6 +166,12 @@ type TextIndex interface {
 	SearchTextVersion(ctx context.Context) (int64, error)
 	// SearchBodies returns the indexed body text of each note among ids.
 	SearchBodies(ctx context.Context, ids []int64) (map[int64]string, error)
+	// SearchBodyTerms returns, for each note among ids whose body holds
+	// any of terms (FTS5 expressions, one phrase each, at most 64), those
+	// it holds, bit i for terms[i]: as TextHit.BodyTerms says of a
+	// per-term ranking's hits (its body and cjk columns), for the hits of
+	// any other ranking.
+	SearchBodyTerms(ctx context.Context, terms []string, ids []int64) (map[int64]uint64, error)
 }
 
 // SearchNoteIndex reads notes for filtering, decay and display.

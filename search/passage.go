@@ -23,8 +23,9 @@ const PassageDepth = 50
 // of the query's terms found in that passage (so it stays negative and a
 // lift only improves it); the hits are then sorted again as SearchText
 // sorts them. Queries of one term, or with PassageWeight 0, are left as
-// they are. A hit whose body the index says holds fewer than two of the
-// terms (noema.TextQuery.Terms) is lifted without reading its body
+// they are. Which terms a body holds is the index's to say (the per-term
+// ranking's noema.TextHit.BodyTerms, else SearchBodyTerms), whatever the
+// plan: a body holding fewer than two is lifted without reading it
 // (needsBody). It returns the bodies it read and the terms' occurrences
 // it found in them, by note id, for the snippets.
 //
@@ -41,6 +42,25 @@ func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, 
 		return nil, nil, err
 	}
 	n := min(len(text), PassageDepth)
+	// The terms each body holds, by the index: the per-term ranking said
+	// so of its hits; for the others, one statement asks.
+	var unknown []int64
+	for i := range n {
+		if !text[i].TermsRead {
+			unknown = append(unknown, text[i].ID)
+		}
+	}
+	if len(unknown) > 0 {
+		held, err := s.DB.SearchBodyTerms(ctx, p.exprs(), unknown)
+		if err != nil {
+			return nil, nil, err
+		}
+		for i := range n {
+			if !text[i].TermsRead {
+				text[i].BodyTerms, text[i].TermsRead = held[text[i].ID], true
+			}
+		}
+	}
 	var cjkTerms uint64 // the CJK terms' bits (needsBody)
 	for i, t := range p.terms {
 		if t.cjk {
@@ -97,21 +117,17 @@ func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, 
 	return text, read, nil
 }
 
-// needsBody reports whether the passage lift must read h's body: unless
-// the index said which terms its body holds (noema.TextQuery.Terms) and
-// they are fewer than two, none of them a CJK term (the cjk column also
-// holds the title's bigrams, so the index cannot tell a CJK term of the
-// body from one of the title; cjk has their bits). A body holding one term
-// has no passage holding two (bestPassage's share is that term's), one
-// holding none no passage at all: for two rare words, most of the notes
-// found.
+// needsBody reports whether the passage lift must read h's body: when the
+// index says it holds two of the terms or more, or a CJK term (the cjk
+// column also holds the title's bigrams, so the index cannot tell a CJK
+// term of the body from one of the title; cjk has their bits), or did not
+// say (TermsRead false). A body holding one term has no passage holding
+// two (bestPassage's share is that term's), one holding none no passage
+// at all: for two rare words, most of the notes found.
 //
-// The terms a body holds are then the index's (its porter stemmer), not
-// the snippets' matcher's (occurrences: the stem as the start of any
-// word), which the lift uses on the bodies it reads, under every other
-// plan too: the two disagree on some words ("cat" starts "category"),
-// and there a note's lift depends on the plan (docs/search.md, Retrieval
-// quality round 12).
+// So which terms a body holds is the index's (its porter stemmer) for
+// every plan; only in the bodies read does the snippets' matcher
+// (occurrences: the stem as the start of any word) find where they meet.
 func needsBody(h noema.TextHit, cjk uint64) bool {
 	return !h.TermsRead || h.BodyTerms&cjk != 0 || bits.OnesCount64(h.BodyTerms) > 1
 }

@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -122,6 +123,35 @@ func (s *SearchIndex) SearchTextVersion(ctx context.Context) (int64, error) {
 // [MentionIndex.NoteBodies]).
 func (s *SearchIndex) SearchBodies(ctx context.Context, ids []int64) (map[int64]string, error) {
 	return s.db.noteBodies(ctx, ids)
+}
+
+// SearchBodyTerms returns the terms each note's body holds among ids (see
+// [noema.TextIndex.SearchBodyTerms]): one statement, a query a term, each
+// its expression within the body and cjk columns ("{body cjk} : (term)":
+// FTS5 intersects nested column filters) and the notes among ids. FTS5
+// seeks each id in the term's doclists: about 1 ms for 50 notes and a
+// term in 73,000 of 100,000 notes.
+func (s *SearchIndex) SearchBodyTerms(ctx context.Context, terms []string, ids []int64) (map[int64]uint64, error) {
+	out := map[int64]uint64{}
+	if len(terms) == 0 || len(ids) == 0 {
+		return out, nil
+	}
+	if len(terms) > 64 {
+		return nil, fmt.Errorf("search body terms: %d terms, at most 64", len(terms))
+	}
+	branches := make([]string, len(terms))
+	args := make([]any, 0, 2*len(terms))
+	in := intsArg(ids)
+	for i, t := range terms {
+		branches[i] = `SELECT rowid, ` + strconv.Itoa(i) + ` FROM notes_fts WHERE notes_fts MATCH ? AND rowid IN (SELECT value FROM json_each(?))`
+		args = append(args, `{body cjk} : (`+t+`)`, in)
+	}
+	err := eachPair(ctx, s.db.rdKept(), strings.Join(branches, `
+		UNION ALL `), args, func(id, term int64) { out[id] |= 1 << term })
+	if err != nil {
+		return nil, fmt.Errorf("search body terms: %w", err)
+	}
+	return out, nil
 }
 
 const searchNoteColumns = `n.id, n.path, n.title, n.modified_ns, COALESCE(a.accessed_ns, 0)`

@@ -225,6 +225,38 @@ func (s *Search) SearchBodies(ctx context.Context, ids []int64) (map[int64]strin
 	return out, ctx.Err()
 }
 
+// SearchBodyTerms returns, for each note among ids whose body holds any
+// of terms, those it holds, a bit each: each term matched against the
+// note's body in the title and body columns' place, and against its cjk
+// text (title and body, as the index's cjk column holds both).
+func (s *Search) SearchBodyTerms(ctx context.Context, terms []string, ids []int64) (map[int64]uint64, error) {
+	xs := make([]ftsExpr, len(terms))
+	for i, t := range terms {
+		x, err := parseFTS(t)
+		if err != nil {
+			return nil, err
+		}
+		xs[i] = x
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[int64]uint64{}
+	st := s.corpus()
+	for _, id := range ids {
+		d := st.docs[id]
+		if d == nil {
+			continue
+		}
+		body := &ftsDoc{cols: [2][]string{nil, d.cols[1]}, raw: d.raw, cjk: d.cjk}
+		for i, x := range xs {
+			if x.matches(body) {
+				out[id] |= 1 << i
+			}
+		}
+	}
+	return out, ctx.Err()
+}
+
 // SearchNotes returns each note among ids that exists, by id.
 func (s *Search) SearchNotes(ctx context.Context, ids []int64) (map[int64]noema.SearchNote, error) {
 	s.mu.Lock()
