@@ -287,11 +287,9 @@ func TestBonusHoldsAll(t *testing.T) {
 // soft every-term tier, scores relative to the best), that choosing the
 // SearchText plan by term counts changes no hit and no score: the same
 // queries searched with and without the plans, in hybrid mode (full
-// text, its passage lift and the concept lift; no embedder). One
-// exception is known and not met by the generated corpus's words: the
-// per-term plan's lift takes the terms a body holds from the index
-// (porter), the others from the snippets' matcher, and they disagree on
-// some words (TestPerTermLift).
+// text, its passage lift and the concept lift; no embedder).
+// TestPerTermLift adds the words on which the index and the snippets'
+// matcher disagree, which the generated corpus does not have.
 func TestTextPlansRankAsBefore(t *testing.T) {
 	a, _ := noematest.SyncedApp(t, corpus.Options{Seed: 29, Notes: 400}, app.Options{})
 	svc := search.New(a.DB.Search(), nil, decay.DefaultConfig())

@@ -581,6 +581,21 @@ func TestPerTermAsTogether(t *testing.T) {
 					t.Errorf("kept %v, %s: per term %d hits, %s %d; first difference at %d: %s", kept, name, len(g), plan, len(w), i, firstOf(g[i:], w[i:]))
 				}
 			}
+			// SearchBodyTerms says of any notes what the per-term ranking
+			// says of its hits.
+			ids := make([]int64, len(got))
+			for i, h := range got {
+				ids[i] = h.ID
+			}
+			held, err := db.Search().SearchBodyTerms(ctx, q.Terms, ids)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, h := range got {
+				if held[h.ID] != h.BodyTerms {
+					t.Errorf("kept %v, %s: %s: SearchBodyTerms %b, the ranking's body terms %b", kept, name, h.Note.Path, held[h.ID], h.BodyTerms)
+				}
+			}
 			// The body's terms, as the index finds them in the body and
 			// cjk columns.
 			for i, term := range q.Terms {
