@@ -170,7 +170,8 @@ func (s *Service) liftBodies(p *parsed) int {
 // own (at 10,000 notes, a rare word's ten bodies apart cost more than its
 // twenty in the ranking); else none. The count only chooses the cost: a
 // stale one reads more or fewer bodies, and the snippets read the page's
-// that are missing.
+// that are missing. The per-term plan (noema.TextQuery.Terms) reads no
+// body in the ranking: rankText does not ask.
 func (s *Service) textBodies(p *parsed, f noema.SearchFilter, need int) int {
 	if n := s.liftBodies(p); n > 0 {
 		if s.liftApart(p, n) {
