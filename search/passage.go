@@ -68,23 +68,23 @@ func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, 
 		}
 	}
 	bodies := make(map[int64]string, n)
-	var ids []int64 // those the ranking did not read (noema.TextQuery.Bodies)
+	needs := make([]bool, n)
+	// The bodies the lift needs that the ranking did not read
+	// (noema.TextQuery.Bodies), and the page's it does not need.
+	var ids, page []int64
 	for i := range n {
+		needs[i] = needsBody(text[i], cjkTerms)
 		switch {
 		case text[i].HasBody:
 			bodies[text[i].ID] = text[i].Body
-		case !needsBody(text[i], cjkTerms):
-		default:
+		case needs[i]:
 			ids = append(ids, text[i].ID)
+		case i < need:
+			page = append(page, text[i].ID)
 		}
 	}
 	if len(ids) > 0 {
-		for i := range min(n, need) {
-			if !text[i].HasBody && !needsBody(text[i], cjkTerms) {
-				ids = append(ids, text[i].ID)
-			}
-		}
-		more, err := s.DB.SearchBodies(ctx, ids)
+		more, err := s.DB.SearchBodies(ctx, append(ids, page...))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -94,11 +94,11 @@ func (s *Service) liftPassages(ctx context.Context, tv *textVersion, p *parsed, 
 	read := make(map[int64]readBody, n)
 	for i := range n {
 		var b readBody
-		if body, ok := bodies[text[i].ID]; ok || needsBody(text[i], cjkTerms) {
+		if body, ok := bodies[text[i].ID]; ok || needs[i] {
 			b = readBody{text: body, occ: occurrences(body, p)}
 			read[text[i].ID] = b
 		}
-		if needsBody(text[i], cjkTerms) {
+		if needs[i] {
 			text[i].BM25 *= 1 + w*bestPassage(b.text, b.occ, idf, lines)
 		} else {
 			text[i].BM25 *= 1 + w*bodyShare(text[i].BodyTerms, idf)

@@ -103,18 +103,12 @@ type textRank struct {
 	body    string
 	hasBody bool
 	// holds and inBody are, ranked per term (TextQuery.Terms: termsRead),
-	// the terms the note holds, and those its body holds, a bit each.
+	// the terms the note holds, and those its body holds, a bit each; a
+	// row of that ranking is the note under one term (term), which
+	// mergeTerms adds up.
 	holds, inBody uint64
 	termsRead     bool
-	// parts are its scores under each term it holds, with that term,
-	// while a per-term ranking is read (mergeTerms adds them up).
-	parts []termScore
-}
-
-// termScore is a note's bm25 under one term of a per-term ranking.
-type termScore struct {
-	term  int
-	score float64
+	term          int
 }
 
 // keep adds a note found.
@@ -231,16 +225,17 @@ func (t *textSearch) perTerm(ctx context.Context) error {
 }
 
 // mergeTerms makes one rank a note of a per-term ranking's rows (one a
-// term the note holds, in the order read): its score the sum of its
-// scores in the terms' order, as FTS5 sums a note's phrases, its terms
-// and its body's a bit each, of the every-term tier when it holds all n;
-// and how many are.
+// term the note holds): its score the sum of its scores in the terms'
+// order (the rows sorted by term first), as FTS5 sums a note's phrases,
+// its terms and its body's a bit each, of the every-term tier when it
+// holds all n; and how many are.
 func mergeTerms(rows []*textRank, n int) (merged []*textRank, tier int) {
+	slices.SortFunc(rows, func(a, b *textRank) int { return cmp.Compare(a.term, b.term) })
 	byID := make(map[int64]*textRank, len(rows))
 	out := rows[:0:0]
 	for _, r := range rows {
 		if first, ok := byID[r.id]; ok {
-			first.parts = append(first.parts, r.parts...)
+			first.score += r.score
 			first.holds |= r.holds
 			first.inBody |= r.inBody
 			continue
@@ -250,14 +245,6 @@ func mergeTerms(rows []*textRank, n int) (merged []*textRank, tier int) {
 	}
 	all := uint64(1)<<n - 1
 	for _, r := range out {
-		if len(r.parts) > 1 {
-			slices.SortFunc(r.parts, func(a, b termScore) int { return cmp.Compare(a.term, b.term) })
-		}
-		r.score = r.parts[0].score
-		for _, p := range r.parts[1:] {
-			r.score += p.score
-		}
-		r.parts = nil
 		if r.every = r.holds == all; r.every {
 			tier++
 		}
@@ -504,9 +491,8 @@ func (t *textSearch) rankVersioned(ctx context.Context, rq rankedSQL, every, bod
 		rk.score = score
 		switch {
 		case inBodyCol >= 0:
-			term := asInt64(vals[everyCol])
-			rk.holds, rk.termsRead = 1<<term, true
-			rk.parts = []termScore{{int(term), score}}
+			rk.term = int(asInt64(vals[everyCol]))
+			rk.holds, rk.termsRead = 1<<rk.term, true
 			if b, _ := vals[inBodyCol].(float64); b != 0 {
 				rk.inBody = rk.holds
 			}
