@@ -23,6 +23,7 @@ import (
 var (
 	benchLarge    = flag.Bool("search.large", false, "also run the search benchmarks at 100,000 notes (slow to generate)")
 	benchPerQuery = flag.Bool("search.perquery", false, "BenchmarkVsFTS5: also log each query's p50 beside plain FTS5's")
+	benchOnly     = flag.String("search.only", "", "BenchmarkVsFTS5: only the queries of each class that contain this text (to profile one query)")
 	benchSynced   = flag.String("search.synced", "", "with -search.large: a synced and embedded vault of 100,000 notes (corpus seed 42, as cmd/noema's BenchmarkScaleWrites keeps in /tmp/noema-scale/synced-100k/vault) to copy instead of generating one; BenchmarkVsFTS5 only")
 )
 
@@ -185,6 +186,12 @@ func BenchmarkVsFTS5(b *testing.B) {
 		classes := noematest.QueryClasses(b, v.a.DB.Search())
 		for _, class := range []string{"common-words", "rare-words", "pasted-paragraph"} {
 			qs := classes[class]
+			if *benchOnly != "" {
+				qs = slices.DeleteFunc(slices.Clone(qs), func(q string) bool { return !strings.Contains(q, *benchOnly) })
+				if len(qs) == 0 {
+					continue
+				}
+			}
 			b.Run(fmt.Sprintf("%s/N=%d", class, n), func(b *testing.B) {
 				ctx := context.Background()
 				// Each query once through both, untimed: in a timed round

@@ -203,3 +203,44 @@ func TestIndexFold(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkClean cleans snippet-sized windows of Markdown.
+func BenchmarkClean(b *testing.B) {
+	w := window(strings.Repeat("Some *words* of a note,\n  with  a [[Link]] and — dashes.\n\n", 8), 30)
+	for b.Loop() {
+		clean(w)
+	}
+}
+
+// TestMarkTermsFolds checks that markTerms marks and folds white space as
+// marking every occurrence and then cleaning the whole did, on random text
+// of words, query terms, white space of every kind and CJK runs.
+func TestMarkTermsFolds(t *testing.T) {
+	slow := func(w string, p *parsed) string {
+		var b strings.Builder
+		last := 0
+		for _, o := range occurrences(w, p) {
+			if o.a < last {
+				continue
+			}
+			b.WriteString(w[last:o.a] + MarkOpen + w[o.a:o.b] + MarkClose)
+			last = o.b
+		}
+		b.WriteString(w[last:])
+		return strings.Join(strings.Fields(b.String()), " ") // clean, without the cap
+	}
+	pieces := []string{" ", "  ", "\n", "\t", "\u00a0", "\u3000", "cat", "Cats", "zebra", "zebras!", "東京", "都", "x", "é", "(", "…", "\xff"}
+	queries := []string{"cat zebra", "cats", "東京 zebra", "x", "é"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 20000 {
+		var b strings.Builder
+		for range rng.IntN(30) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		w := b.String()
+		p := parse(queries[rng.IntN(len(queries))])
+		if got, want := markTerms(w, p), slow(w, p); got != want || !folded(got) {
+			t.Fatalf("markTerms(%q) = %q, want %q", w, got, want)
+		}
+	}
+}

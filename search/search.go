@@ -474,12 +474,28 @@ func (s *Service) filter(in Input, now time.Time) (noema.SearchFilter, error) {
 
 // ranked returns the fused candidates of a text query.
 func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string, f noema.SearchFilter, need int, res *Result) ([]*candidate, error) {
-	byID := map[int64]*candidate{}
-	var order []*candidate
+	var (
+		byID  map[int64]*candidate
+		order []*candidate
+		slab  []candidate // candidates are allocated in blocks
+	)
+	// size says how many candidates are expected (the full-text hits).
+	size := func(n int) {
+		if byID == nil {
+			byID = make(map[int64]*candidate, n)
+			order = make([]*candidate, 0, n)
+			slab = make([]candidate, 0, n)
+		}
+	}
 	get := func(id int64) *candidate {
+		size(16)
 		c, ok := byID[id]
 		if !ok {
-			c = &candidate{id: id}
+			if len(slab) == cap(slab) {
+				slab = make([]candidate, 0, max(16, len(order)))
+			}
+			slab = append(slab, candidate{id: id})
+			c = &slab[len(slab)-1]
 			byID[id] = c
 			order = append(order, c)
 		}
@@ -557,6 +573,7 @@ func (s *Service) ranked(ctx context.Context, raw string, p *parsed, mode string
 			bestSome = min(bestSome, h.BM25)
 		}
 	}
+	size(len(text) + 16)
 	for i, h := range text {
 		c := get(h.ID)
 		c.ranks.Fulltext = i + 1
