@@ -42,7 +42,9 @@ func (s *Service) snippets(ctx context.Context, page []*candidate, p *parsed) er
 		if c.hasBody {
 			body = c.body
 		}
-		var snip string
+		// markTerms folds white space as clean does: only the link's
+		// window is cleaned, the others capped.
+		snip, folded := "", false
 		switch {
 		case c.linkKeys != nil:
 			snip = linkSnippet(body, c.linkKeys)
@@ -51,15 +53,19 @@ func (s *Service) snippets(ctx context.Context, page []*candidate, p *parsed) er
 			if !c.hasOcc {
 				occ = occurrences(body, p)
 			}
-			snip = termSnippet(body, occ, p)
+			snip, folded = termSnippet(body, occ, p), true
 		}
 		if strings.TrimSpace(snip) == "" && c.chunk != nil {
-			snip = markTerms(window(body, c.chunk.Start), p)
+			snip, folded = markTerms(window(body, c.chunk.Start), p), true
 		}
 		if strings.TrimSpace(snip) == "" {
-			snip = markTerms(window(body, 0), p)
+			snip, folded = markTerms(window(body, 0), p), true
 		}
-		snip = clean(snip)
+		if folded {
+			snip = capRunes(snip)
+		} else {
+			snip = clean(snip)
+		}
 		if snip == "" {
 			snip = clean(c.note.Title)
 		}
@@ -72,74 +78,22 @@ func (s *Service) snippets(ctx context.Context, page []*candidate, p *parsed) er
 }
 
 // clean folds runs of white space into one space and caps the length:
-// strings.Join(strings.Fields(s), " "), s itself when it is so already
-// (what markTerms returns).
+// strings.Join(strings.Fields(s), " "), capped by capRunes.
 func clean(s string) string {
-	if !folded(s) {
-		var f folder
-		f.b.Grow(len(s))
-		f.text(s)
-		s = f.b.String()
-	}
+	var f folder
+	f.b.Grow(len(s))
+	f.text(s)
+	return capRunes(f.b.String())
+}
+
+// capRunes cuts s to 3 × SnippetChars runes and an ellipsis.
+func capRunes(s string) string {
 	const hardMax = 3 * SnippetChars
 	if len(s) > hardMax && utf8.RuneCountInString(s) > hardMax { // no more runes than bytes
 		rs := []rune(s)
 		s = string(rs[:hardMax]) + Ellipsis
 	}
 	return s
-}
-
-// folded reports whether s is its white space folded: no white space but
-// single ASCII spaces between other runes.
-func folded(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case ' ' < c && c < utf8.RuneSelf:
-		case c == ' ':
-			if i == 0 || i == len(s)-1 || s[i+1] == ' ' {
-				return false
-			}
-		case c < utf8.RuneSelf:
-			if asciiSpace(c) {
-				return false
-			}
-		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if unicode.IsSpace(r) {
-				return false
-			}
-			i += size - 1
-		}
-	}
-	return true
-}
-
-// skipSpace returns the end of the run of white space (space true) or of
-// other runes (space false) that starts at byte i of s.
-func skipSpace(s string, i int, space bool) int {
-	for i < len(s) {
-		c := s[i]
-		if ' ' < c && c < utf8.RuneSelf { // most bytes: ASCII, not a space
-			if space {
-				return i
-			}
-			i++
-			continue
-		}
-		size := 1
-		is := asciiSpace(c)
-		if c >= utf8.RuneSelf {
-			var r rune
-			r, size = utf8.DecodeRuneInString(s[i:])
-			is = unicode.IsSpace(r)
-		}
-		if is != space {
-			return i
-		}
-		i += size
-	}
-	return i
 }
 
 // asciiSpace reports whether c is white space as strings.Fields sees an
@@ -470,19 +424,32 @@ type folder struct {
 	space bool // white space was skipped after a word: a space is due
 }
 
-// text writes s, folding its white space.
+// text writes s, folding its white space: each run of other runes in
+// one write.
 func (f *folder) text(s string) {
 	for i := 0; i < len(s); {
-		j := skipSpace(s, i, true)
-		if j > i && f.b.Len() > 0 {
-			f.space = true
+		c := s[i]
+		if ' ' < c && c < utf8.RuneSelf { // most bytes: ASCII, not a space
+			j := i + 1
+			for j < len(s) && ' ' < s[j] && s[j] < utf8.RuneSelf {
+				j++
+			}
+			f.word(s[i:j])
+			i = j
+			continue
 		}
-		if j == len(s) {
-			return
+		size, space := 1, asciiSpace(c)
+		if c >= utf8.RuneSelf {
+			var r rune
+			r, size = utf8.DecodeRuneInString(s[i:])
+			space = unicode.IsSpace(r)
 		}
-		k := skipSpace(s, j, false)
-		f.word(s[j:k])
-		i = k
+		if space {
+			f.space = f.b.Len() > 0
+		} else {
+			f.word(s[i : i+size])
+		}
+		i += size
 	}
 }
 
