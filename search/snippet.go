@@ -424,15 +424,21 @@ type folder struct {
 	space bool // white space was skipped after a word: a space is due
 }
 
-// text writes s, folding its white space: each run of other runes in
-// one write.
+// text writes s, folding its white space: each stretch of ASCII that
+// needs no folding (words apart by one space) in one write.
 func (f *folder) text(s string) {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if ' ' < c && c < utf8.RuneSelf { // most bytes: ASCII, not a space
 			j := i + 1
-			for j < len(s) && ' ' < s[j] && s[j] < utf8.RuneSelf {
-				j++
+			for j < len(s) {
+				if d := s[j]; ' ' < d && d < utf8.RuneSelf {
+					j++
+				} else if d == ' ' && j+1 < len(s) && ' ' < s[j+1] && s[j+1] < utf8.RuneSelf {
+					j += 2
+				} else {
+					break
+				}
 			}
 			f.word(s[i:j])
 			i = j
@@ -453,7 +459,8 @@ func (f *folder) text(s string) {
 	}
 }
 
-// word writes s, which holds no white space, after the space due.
+// word writes s, which starts and ends with other runes than white space
+// (and holds none but single spaces), after the space due.
 func (f *folder) word(s string) {
 	if f.space {
 		f.b.WriteByte(' ')
