@@ -122,9 +122,31 @@ func TestSearchConcept(t *testing.T) {
 	if err != nil || !ok || c.Label != "Go" || len(c.Keys) != 2 {
 		t.Fatalf("%+v %v %v", c, ok, err)
 	}
-	notes, err := db.Search().SearchConceptNotes(ctx, c.ID, noema.SearchFilter{})
-	if err != nil || len(notes) != 3 {
-		t.Fatalf("%+v %v", notes, err)
+	// The page, a.md, b.md and d.md, each once (d.md links the concept
+	// by two keys), with the rows joined and with the rows kept alike.
+	put(t, db, note("d.md", 5, "Go", "golang"))
+	rust, _, err := db.Search().SearchConcept(ctx, "rust")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kept := range []bool{false, true} {
+		if kept {
+			if err := db.Search().KeepNoteRows(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		notes, err := db.Search().SearchConceptNotes(ctx, c.ID, noema.SearchFilter{})
+		var paths []string
+		for _, n := range notes {
+			paths = append(paths, n.Path)
+		}
+		slices.Sort(paths)
+		if err != nil || !slices.Equal(paths, []string{"a.md", "b.md", "concepts/Go.md", "d.md"}) {
+			t.Fatalf("kept %v: %v %v", kept, paths, err)
+		}
+		if notes, err := db.Search().SearchConceptNotes(ctx, rust.ID, noema.SearchFilter{}); err != nil || len(notes) != 1 || notes[0].Path != "c.md" {
+			t.Fatalf("kept %v: Rust %+v %v", kept, notes, err)
+		}
 	}
 	if _, ok, _ := db.Search().SearchConcept(ctx, "nothing"); ok {
 		t.Error("unknown key resolved")
