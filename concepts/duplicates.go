@@ -1694,6 +1694,11 @@ func (j *judgement) byWords(a, b *nameInfo, vocab map[string][]int32) bool {
 	if n == 1 {
 		x, y := a.content[diff], b.content[diff]
 		if rx, ry := []rune(x), []rune(y); min(len(rx), len(ry)) >= 5 && osa(rx, ry, 2) <= 2 {
+			if len(a.content) >= 2 && twoWords(x, y) {
+				// "Weight Election" / "Weight Selection": one English
+				// word for another, so not one name spelt two ways.
+				j.veto = fmt.Sprintf("different_word: %q and %q are two words", x, y)
+			}
 			return true // two spellings of one word, or two words: no call
 		}
 		if wordAcronym(a, b, x, y) || wordAcronym(b, a, y, x) {
