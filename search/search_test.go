@@ -473,6 +473,28 @@ func TestSnippetNeverEmpty(t *testing.T) {
 	}
 }
 
+// TestSnippetStaleChunk checks the snippet of a semantic hit whose best
+// chunk was cut from a longer text of the note than it has now (edited,
+// its chunks not cut again yet): the chunk starts past the body, whose
+// start is the snippet (window read the byte past the body: a panic).
+func TestSnippetStaleChunk(t *testing.T) {
+	e := newEnv(t)
+	long := strings.Repeat("Plain filler words about nothing in particular here. ", 60) + "\n\n## Later\n\n" + strings.Repeat("Kiktrum pensho zorbly vantage quasar. ", 40)
+	e.note("", "Shrunk", "", nil, long)
+	e.note("", "Other", "", nil, "Another note entirely.")
+	e.embed()
+	if _, err := e.a.Notes.Write(context.Background(), notes.WriteInput{Title: "Shrunk", Content: "Short now.", Overwrite: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, mode := range []string{"semantic", "hybrid"} {
+		res := e.search(search.Input{Query: "kiktrum pensho zorbly vantage quasar", Mode: mode})
+		i := slices.Index(titles(res), "Shrunk")
+		if i < 0 || res.Hits[i].Ranks.Semantic == 0 || res.Hits[i].Snippet != "Short now." {
+			t.Errorf("%s: %+v", mode, res.Hits)
+		}
+	}
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {

@@ -55,7 +55,9 @@ func (s *Service) snippets(ctx context.Context, page []*candidate, p *parsed) er
 			}
 			snip, folded = termSnippet(body, occ, p), true
 		}
-		if strings.TrimSpace(snip) == "" && c.chunk != nil {
+		// A chunk cut before the note was edited (its chunks not cut
+		// again yet) may start past the body: the body's start then.
+		if strings.TrimSpace(snip) == "" && c.chunk != nil && c.chunk.Start < len(body) {
 			snip, folded = markTerms(window(body, c.chunk.Start), p), true
 		}
 		if strings.TrimSpace(snip) == "" {
@@ -106,7 +108,7 @@ func asciiSpace(c byte) bool {
 // offset at (moved back to a word start), with ellipses where text was cut.
 func window(body string, at int) string {
 	at = max(0, min(at, len(body)))
-	for at > 0 && !utf8.RuneStart(body[at]) {
+	for at > 0 && at < len(body) && !utf8.RuneStart(body[at]) {
 		at--
 	}
 	start := at

@@ -2,8 +2,10 @@ package sqlite_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -13,6 +15,8 @@ import (
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/internal/cjk"
+	"github.com/noema-mem/noema/internal/corpus"
+	"github.com/noema-mem/noema/internal/noematest"
 	"github.com/noema-mem/noema/sqlite"
 )
 
@@ -685,4 +689,110 @@ func firstOf(a, b []noema.TextHit) string {
 		return fmt.Sprintf("%s (every term %v, bm25 %v)", h.Note.Path, h.All, h.BM25)
 	}
 	return show(a) + " against " + show(b)
+}
+
+// TestSearchBodiesByCount reads the bodies of every number of notes
+// around the statement's switch (a UNION ALL of point queries below 16
+// ids, json_each from 16), the ids drawn with repeats, missing ids, 0 and
+// negative ones among them, against the content table read whole.
+func TestSearchBodiesByCount(t *testing.T) {
+	ctx := context.Background()
+	db := MustOpen(t)
+	for i := range 24 {
+		body := fmt.Sprintf("body of note %d: %s", i, strings.Repeat("words ", i))
+		if i%7 == 3 {
+			body = ""
+		}
+		put(t, db, textNote(fmt.Sprintf("n%02d.md", i), body))
+	}
+	all := map[int64]string{}
+	var hi int64
+	noematest.EachRow(t, db.Read(), `SELECT id, c1 FROM notes_fts_content`, func(r *sql.Rows) error {
+		var id int64
+		var body string
+		err := r.Scan(&id, &body)
+		all[id], hi = body, max(hi, id)
+		return err
+	})
+	rng := rand.New(rand.NewPCG(21, 22))
+	for n := range 34 {
+		for range 6 {
+			ids := make([]int64, n)
+			want := map[int64]string{}
+			for i := range ids {
+				ids[i] = rng.Int64N(hi+6) - 3
+				if i > 0 && rng.IntN(4) == 0 {
+					ids[i] = ids[rng.IntN(i)]
+				}
+				if b, ok := all[ids[i]]; ok {
+					want[ids[i]] = b
+				}
+			}
+			got, err := db.Search().SearchBodies(ctx, ids)
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%d ids %v: %v %v, want %v", n, ids, got, err, want)
+			}
+		}
+	}
+}
+
+// TestSearchConceptNotesKeptAsJoined checks the concept lift's notes read
+// from the rows kept (the linking ids joined in one row, sorted and made
+// unique in Go) against the statement that joins the notes, for every
+// concept of a generated vault and for a page that links no one, a page
+// that links its own concept, a concept without a page and an unknown id.
+func TestSearchConceptNotesKeptAsJoined(t *testing.T) {
+	ctx := context.Background()
+	small := MustOpen(t)
+	solo, self := note("concepts/Solo.md", 1), note("concepts/Self.md", 2, "Self", "self", "Rust")
+	solo.Page.Explicit, self.Page.Explicit = true, true
+	put(t, small, solo, self, note("a.md", 3, "self"), note("b.md", 4, "Rust", "rust", "Self"))
+	for _, db := range []*sqlite.DB{small, noematest.SyncedCorpus(t, corpus.Options{Seed: 3, Notes: 400})} {
+		var ids []string
+		noematest.EachRow(t, db.Read(), `SELECT id FROM concepts ORDER BY id`, func(r *sql.Rows) error {
+			var id string
+			ids = append(ids, id)
+			return r.Scan(&ids[len(ids)-1])
+		})
+		ids = append(ids, "no-such-concept")
+		paths := func(id string) []string {
+			notes, err := db.Search().SearchConceptNotes(ctx, id, noema.SearchFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := []string{}
+			for _, n := range notes {
+				out = append(out, n.Path)
+			}
+			slices.Sort(out)
+			if len(slices.Compact(slices.Clone(out))) != len(out) {
+				t.Fatalf("concept %s: a note twice: %v", id, out)
+			}
+			return out
+		}
+		joined := map[string][]string{}
+		for _, id := range ids {
+			joined[id] = paths(id)
+		}
+		if err := db.Search().KeepNoteRows(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			if got := paths(id); !slices.Equal(got, joined[id]) {
+				t.Errorf("concept %s: kept rows %v, joined %v", id, got, joined[id])
+			}
+		}
+		if db == small {
+			want := map[string][]string{"solo": {"concepts/Solo.md"}, "self": {"a.md", "b.md", "concepts/Self.md"}, "rust": {"b.md", "concepts/Self.md"}}
+			for k, w := range want {
+				c, ok, err := db.Search().SearchConcept(ctx, k)
+				if err != nil || !ok || !slices.Equal(joined[c.ID], w) {
+					t.Errorf("concept %s: %v %v %v, want %v", k, joined[c.ID], ok, err, w)
+				}
+			}
+		}
+		if len(joined["no-such-concept"]) != 0 {
+			t.Errorf("unknown concept: %v", joined["no-such-concept"])
+		}
+	}
 }
