@@ -397,8 +397,8 @@ func isWordRuneBefore(s string, i int) bool {
 }
 
 // markTerms marks every occurrence of the query's terms in w, its white
-// space folded as clean folds it (the snippets clean what it returns; a
-// second pass over each was a sixth of their time).
+// space folded as clean folds it (the snippets only cap what it returns:
+// cleaning each again was a sixth of their time).
 func markTerms(w string, p *parsed) string {
 	occ := occurrences(w, p)
 	var f folder
