@@ -109,13 +109,9 @@ func freshnessConceptRows(ctx context.Context, tx *sql.Tx, query string, args []
 		if err := rows.Scan(&id, &list); err != nil {
 			return err
 		}
-		notes = notes[:0]
-		for f := range strings.SplitSeq(string(list), ",") {
-			n, err := strconv.ParseInt(f, 10, 64)
-			if err != nil {
-				return fmt.Errorf("concept %s: note id %q: %w", id, f, err)
-			}
-			notes = append(notes, n)
+		var err error
+		if notes, err = appendIDList(notes[:0], string(list)); err != nil {
+			return fmt.Errorf("concept %s: %w", id, err)
 		}
 		page := pages[id]
 		if page != 0 {
@@ -283,4 +279,17 @@ func conceptNotesOf(ctx context.Context, tx *sql.Tx, ids []string, fn func(id st
 		fn(id, nonZero(pages[id]), pages[id])
 	}
 	return exist, nil
+}
+
+// appendIDList appends to dst the row ids of list, a group_concat of
+// them (comma-separated decimal).
+func appendIDList(dst []int64, list string) ([]int64, error) {
+	for f := range strings.SplitSeq(list, ",") {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return dst, fmt.Errorf("note id %q: %w", f, err)
+		}
+		dst = append(dst, n)
+	}
+	return dst, nil
 }

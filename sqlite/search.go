@@ -345,12 +345,8 @@ func (s *SearchIndex) conceptNotesKept(ctx context.Context, conceptID string) ([
 		if !f.Valid {
 			continue
 		}
-		for v := range strings.SplitSeq(f.String, ",") {
-			id, err := strconv.ParseInt(v, 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("find notes linking %s: note id %q: %w", conceptID, v, err)
-			}
-			ids = append(ids, id)
+		if ids, err = appendIDList(ids, f.String); err != nil {
+			return nil, fmt.Errorf("find notes linking %s: %w", conceptID, err)
 		}
 	}
 	if len(ids) == 0 {
