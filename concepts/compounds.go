@@ -189,7 +189,7 @@ func (x *dupIndex) gatherCompounds(cs *candidates) {
 					}
 				}
 			}
-			ch := uint16(chCompound)
+			ch := uint32(chCompound)
 			if len(found) > 1 && !x.spelledAsOne(found) {
 				ch = chAcronymOfSeveral
 			}

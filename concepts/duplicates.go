@@ -308,6 +308,9 @@ type dupIndex struct {
 	// wordnet are the names by the WordNet synonym sets they are a lemma
 	// of (wordnet.go): "DNA" meets "deoxyribonucleic acid".
 	wordnet map[int32][]int32
+	// acroLex are the names written as a short form of the acronym
+	// lexicon, by its key (acronyms.go): "TV" meets "television".
+	acroLex map[string][]int32
 	lsh     *lshCache
 }
 
@@ -336,6 +339,7 @@ func buildDupIndex(m *matcher) *dupIndex {
 		runs:         map[string][]int32{},
 		lex:          map[string][]int32{},
 		wordnet:      map[int32][]int32{},
+		acroLex:      map[string][]int32{},
 		lsh:          &lshCache{},
 	}
 	for i := range m.ids {
@@ -411,6 +415,9 @@ func (x *dupIndex) addSpellingKeys(n *nameInfo, c int32) {
 		if l := x.wordnet[s.id]; len(l) == 0 || l[len(l)-1] != c {
 			x.wordnet[s.id] = append(l, c)
 		}
+	}
+	for _, k := range n.acroLex {
+		addKey(x.acroLex, k, c)
 	}
 }
 
@@ -553,7 +560,7 @@ func hashRunes(r []rune, skip int) uint64 {
 
 // channels that found a pair.
 const (
-	chFolded uint16 = 1 << iota
+	chFolded uint32 = 1 << iota
 	chCompact
 	chEdit
 	chToken
@@ -580,11 +587,23 @@ const (
 	// chCompound: a coined word that joins the starts of one concept's
 	// words only ("FinTech", compounds.go).
 	chCompound
+	// chAcronymLexicon: a short form of the acronym lexicon and a
+	// concept named by one of its meanings (acronyms.go).
+	chAcronymLexicon
+	// chAcronymLexiconSeveral: the vault names two meanings of that
+	// short form ("PM": project manager, prime minister); the context
+	// picks.
+	chAcronymLexiconSeveral
+	// chAcronymLexiconOther: a pair of a short form of the acronym
+	// lexicon whose meaning the vault names as a third concept ("TV"
+	// and "total variation", beside "television"): its initials alone
+	// do not make it this one.
+	chAcronymLexiconOther
 )
 
-var channelNames = []string{"folded_key", "compact", "edit", "token", "head_word", "acronym", "embedding", "shared_notes", "version", "abbreviation", "acronym_of_several", "spelling", "several_qualified", "defined_in_notes", "wordnet", "clipped_compound"}
+var channelNames = []string{"folded_key", "compact", "edit", "token", "head_word", "acronym", "embedding", "shared_notes", "version", "abbreviation", "acronym_of_several", "spelling", "several_qualified", "defined_in_notes", "wordnet", "clipped_compound", "acronym_lexicon", "acronym_lexicon_of_several", "acronym_lexicon_other"}
 
-func channelEvidence(ch uint16) []string {
+func channelEvidence(ch uint32) []string {
 	var out []string
 	for i, n := range channelNames {
 		if ch&(1<<i) != 0 {
@@ -597,7 +616,7 @@ func channelEvidence(ch uint16) []string {
 // candidates collects candidate pairs: key a<b packed into a uint64, value
 // the channels that found it.
 type candidates struct {
-	pairs map[uint64]uint16
+	pairs map[uint64]uint32
 	only  int32 // when >= 0, only pairs involving this concept
 }
 
@@ -608,7 +627,7 @@ func pairKey(a, b int32) uint64 {
 	return uint64(uint32(a))<<32 | uint64(uint32(b))
 }
 
-func (cs *candidates) add(a, b int32, ch uint16) {
+func (cs *candidates) add(a, b int32, ch uint32) {
 	if a == b {
 		return
 	}
@@ -621,7 +640,7 @@ func (cs *candidates) add(a, b int32, ch uint16) {
 // within adds the pairs within one key's list l (of at most limit
 // concepts; with cs.only, those of that concept) on the channels ch
 // gives them, none when it gives 0.
-func (cs *candidates) within(l []int32, limit int, ch func(a, b int32) uint16) {
+func (cs *candidates) within(l []int32, limit int, ch func(a, b int32) uint32) {
 	if len(l) < 2 || len(l) > limit {
 		return
 	}
@@ -639,7 +658,7 @@ func (cs *candidates) within(l []int32, limit int, ch func(a, b int32) uint16) {
 }
 
 // bucket adds the pairs within one key's list (capped).
-func (cs *candidates) bucket(l []int32, ch uint16, limit int) {
+func (cs *candidates) bucket(l []int32, ch uint32, limit int) {
 	if len(l) < 2 || len(l) > limit {
 		return
 	}
@@ -676,6 +695,7 @@ func (x *dupIndex) gather(cs *candidates) {
 	x.gatherClipped(cs)
 	x.gatherWordNet(cs)
 	x.gatherCompounds(cs)
+	x.gatherAcronymLexicon(cs)
 }
 
 // gatherWordNet pairs the names of one WordNet synonym set; a pair of
@@ -683,7 +703,7 @@ func (x *dupIndex) gather(cs *candidates) {
 // of several (the context picks).
 func (x *dupIndex) gatherWordNet(cs *candidates) {
 	pairs := func(l []int32) {
-		cs.within(l, bucketCap, func(a, b int32) uint16 {
+		cs.within(l, bucketCap, func(a, b int32) uint32 {
 			if x.otherExpansion(a, b) || x.otherExpansion(b, a) {
 				return chWordNet | chAcronymOfSeveral
 			}
@@ -716,7 +736,7 @@ func (x *dupIndex) otherExpansion(a, b int32) bool {
 
 // gatherKeys pairs the concepts sharing a key of mp (every bucket, or the
 // buckets of cs.only's names, keys giving a name's keys) on channel ch.
-func (x *dupIndex) gatherKeys(cs *candidates, mp map[string][]int32, keys func(n *nameInfo) []string, ch uint16) {
+func (x *dupIndex) gatherKeys(cs *candidates, mp map[string][]int32, keys func(n *nameInfo) []string, ch uint32) {
 	if cs.only < 0 {
 		for _, l := range mp {
 			cs.bucket(l, ch, bucketCap)
@@ -783,7 +803,7 @@ func (x *dupIndex) gatherEdits(cs *candidates) {
 // are worth judging.
 func (x *dupIndex) gatherTokens(cs *candidates) {
 	tokenPairs := func(l []int32) {
-		cs.within(l, tokenBucketCap, func(a, b int32) uint16 {
+		cs.within(l, tokenBucketCap, func(a, b int32) uint32 {
 			if nearNames(x.names[a], x.names[b]) {
 				return chToken
 			}
@@ -1383,6 +1403,7 @@ type judgement struct {
 func compareNames(a, b *nameInfo, vocab map[string][]int32) judgement {
 	j := compareSpelling(a, b, vocab)
 	j.byWordNet(a, b, vocab)
+	j.byAcronymLexicon(a, b)
 	return j
 }
 
@@ -2291,7 +2312,7 @@ func near(x, y []string) bool {
 
 // judgePair judges two concepts on every pair of their names and on the
 // pair's shared evidence.
-func judgePair(a, b *dupConcept, ch uint16, informative bool) (DupPair, *DoNotMerge, bool) {
+func judgePair(a, b *dupConcept, ch uint32, informative bool) (DupPair, *DoNotMerge, bool) {
 	var sim *float64
 	if a.vec != nil && b.vec != nil {
 		s := float64(vector.Dot(a.vec, b.vec))
@@ -2306,7 +2327,7 @@ func judgePair(a, b *dupConcept, ch uint16, informative bool) (DupPair, *DoNotMe
 // merge_concepts' acceptance. informative is whether the vault's notes
 // link names beside related things (contextInformative): only then does
 // a review with no context in common become distinct_contexts.
-func judgeSim(a, b *dupConcept, ch uint16, sim *float64, informative bool) (DupPair, *DoNotMerge, bool) {
+func judgeSim(a, b *dupConcept, ch uint32, sim *float64, informative bool) (DupPair, *DoNotMerge, bool) {
 	if markedDistinct(a, b) {
 		return DupPair{}, &DoNotMerge{A: DupRef{a.id, a.label}, B: DupRef{b.id, b.label}, Reason: markedDistinctReason, Similarity: sim}, true
 	}
@@ -2396,7 +2417,7 @@ type nameJudgements struct {
 // judgeNames compares every name of a with every name of b, met on the
 // channels ch, keeping a verdict that needs the context's support only
 // when the two concepts have it.
-func judgeNames(a, b *dupConcept, ch uint16) nameJudgements {
+func judgeNames(a, b *dupConcept, ch uint32) nameJudgements {
 	var nj nameJudgements
 	nj.ctxShared, nj.ctxKnown = contextShared(a, b)
 	supported := func() bool {
@@ -2411,13 +2432,29 @@ func judgeNames(a, b *dupConcept, ch uint16) nameJudgements {
 		for k := range b.names {
 			j := compareNames(&a.names[i], &b.names[k], a.vocab)
 			wn := slices.Contains(j.evidence, "wordnet")
-			if wn && ch&chAcronymOfSeveral != 0 && (a.names[i].acro || b.names[k].acro) && !supported() {
+			// lex: the acronym lexicon knows the one as the other's short
+			// form; known: and the vault names no other of its meanings,
+			// so that it picks this one among the concepts the initials
+			// spell ("AI": artificial intelligence, not a random
+			// "Adaptive Inference").
+			lex := slices.Contains(j.evidence, evAcronymLexicon)
+			known := lex && (ch == 0 || ch&chAcronymLexicon != 0 && ch&chAcronymLexiconSeveral == 0)
+			if lex && ch&chAcronymLexiconSeveral != 0 && !supported() {
+				j.verdict = ""
+			}
+			if wn && !known && ch&chAcronymOfSeveral != 0 && (a.names[i].acro || b.names[k].acro) && !supported() {
 				// WordNet knows one expansion of an acronym the vault
 				// spells several ways ("MFA": Master of Fine Arts, and
 				// multi-factor authentication): the context picks.
 				j.verdict = ""
 			}
-			if ch != 0 && ch&chAcronym == 0 && slices.Contains(j.evidence, "acronym") && !wn {
+			if ch&chAcronymLexiconOther != 0 && !lex && slices.Contains(j.evidence, "acronym") && !supported() {
+				// The lexicon's meaning of the acronym is a third concept
+				// of the vault: initials alone pick no other ("TV" is
+				// television, not "total variation").
+				j.verdict = ""
+			}
+			if ch != 0 && ch&chAcronym == 0 && slices.Contains(j.evidence, "acronym") && !wn && !known {
 				// An acronym counts only when its initials name one
 				// concept (the acronym channel), not when another
 				// channel met a second expansion, unless the two are
@@ -2535,7 +2572,7 @@ func contextInformative(cons []dupConcept, sure [][2]int32) bool {
 // needsContext reports whether a pair's judgement could change with the
 // two concepts' contexts: a review, or a judgement dropped for want of
 // them (an acronym of several concepts, a weak clip).
-func needsContext(ch uint16, p DupPair) bool {
+func needsContext(ch uint32, p DupPair) bool {
 	return p.wantsContext || p.Verdict == VerdictReview
 }
 
@@ -2559,7 +2596,7 @@ func countShared(a, b []int64) int {
 // analyseVault runs every channel over all of cons (their stats loaded)
 // and judges and groups the candidates.
 func analyseVault(x *dupIndex, cons []dupConcept, minScore float64, loadContext func([]int32), defined ...[2]int32) ([]DupGroup, []DoNotMerge) {
-	cs := &candidates{pairs: map[uint64]uint16{}, only: -1}
+	cs := &candidates{pairs: map[uint64]uint32{}, only: -1}
 	x.gather(cs)
 	for _, d := range defined {
 		cs.add(d[0], d[1], chDefined)
@@ -2697,12 +2734,14 @@ func keptPairs(keys []uint64, verdicts []pairVerdict, minScore float64) ([]judge
 // them on a tie.
 func keepBestPicked(pairs []judgedPair) []judgedPair {
 	top := map[int32][2]int{} // concept -> best support, how many pairs have it
-	// named are the concepts WordNet pairs without context: what the name
-	// means is known, and a weaker likeness the context picked is another
-	// thing ("Pushkin": Alexander Pushkin, not the Pushkin Museum).
+	// named are the concepts WordNet or the acronym lexicon pairs without
+	// context: what the name means is known, and a weaker likeness the
+	// context picked is another thing ("Pushkin": Alexander Pushkin, not
+	// the Pushkin Museum; "CSS": cascading style sheets, not a name of
+	// the same initials linked nearby).
 	named := map[int32]bool{}
 	for _, j := range pairs {
-		if j.p.picked == 0 && slices.Contains(j.p.Evidence, "wordnet") {
+		if j.p.picked == 0 && (slices.Contains(j.p.Evidence, "wordnet") || slices.Contains(j.p.Evidence, evAcronymLexicon)) {
 			named[j.a], named[j.b] = true, true
 		}
 	}
@@ -3245,7 +3284,7 @@ func (r *dupRun) analyseAll(ctx context.Context) ([]DupGroup, []DoNotMerge, erro
 // groups holding it.
 func (r *dupRun) analyseConcept(ctx context.Context) ([]DupGroup, []DoNotMerge, error) {
 	only, x, m := r.only, r.x, r.m
-	cs := &candidates{pairs: map[uint64]uint16{}, only: only}
+	cs := &candidates{pairs: map[uint64]uint32{}, only: only}
 	x.gather(cs)
 	embeddingCandidates(cs, vectorsOf(r.cons), embedReview, x.lsh)
 	err := r.di.ConceptsSharingNotes(ctx, m.ids[only], func(other string, n int) {

@@ -99,7 +99,7 @@ func BenchmarkDuplicatesConcept(b *testing.B) {
 	b.ResetTimer()
 	i := 0
 	for b.Loop() {
-		cs := &candidates{pairs: map[uint64]uint16{}, only: int32(i * 7919 % len(cons))}
+		cs := &candidates{pairs: map[uint64]uint32{}, only: int32(i * 7919 % len(cons))}
 		x.gather(cs)
 		embeddingCandidates(cs, vectorsOf(cons), embedReview, x.lsh)
 		analyse(cs, cons, 0, nil)

@@ -528,6 +528,9 @@ type nameInfo struct {
 	// acroAt are the positions in all of words written as acronyms in a
 	// name of two words or more ("LRU cache").
 	acroAt []int
+	// acroLex are the keys of the acronym lexicon's short forms the name
+	// is written as ("TV": tv; acronyms.go).
+	acroLex []string
 }
 
 func analyseName(text string) nameInfo {
@@ -580,6 +583,7 @@ func analyseName(text string) nameInfo {
 	n.numbers = numbersOf(text)
 	n.variant = variantKey(&n, text)
 	n.acroAt = acronymTokens(text, n.all)
+	n.acroLex = acronymLexicon().lexAcronyms(&n)
 	for _, k := range lexiconKeys(text, n.content) {
 		if k.key != n.folded {
 			n.lex = append(n.lex, k)

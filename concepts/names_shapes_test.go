@@ -147,14 +147,14 @@ func TestCompareNamesStricter(t *testing.T) {
 func TestNewChannelsFindShapes(t *testing.T) {
 	names := []string{"SQL injection", "SQL injection attack", "dev server", "development server", "mgmt", "management",
 		"k8s", "Kubernetes", "CI", "Continuous Integration", "env var", "environment variable"}
-	checkCandidates(t, names, []string{"sql", "injection", "server", "development", "continuous", "integration", "environment", "variable"}, ^uint16(0), false)
+	checkCandidates(t, names, []string{"sql", "injection", "server", "development", "continuous", "integration", "environment", "variable"}, ^uint32(0), false)
 }
 
 // checkCandidates indexes names (pairs: 0 and 1, 2 and 3, …) among 40
 // other names using each word of crowd, and checks that each pair is a
 // candidate on a channel of ch, for the whole vault and for its first
 // name alone (both: and for its second).
-func checkCandidates(t *testing.T, names, crowd []string, ch uint16, both bool) {
+func checkCandidates(t *testing.T, names, crowd []string, ch uint32, both bool) {
 	t.Helper()
 	all := slices.Clone(names)
 	for _, w := range crowd {
@@ -167,7 +167,7 @@ func checkCandidates(t *testing.T, names, crowd []string, ch uint16, both bool) 
 		m.ids[i] = string(rune('A' + i))
 	}
 	x := buildDupIndex(m)
-	cs := &candidates{pairs: map[uint64]uint16{}, only: -1}
+	cs := &candidates{pairs: map[uint64]uint32{}, only: -1}
 	x.gather(cs)
 	for i := 0; i < len(names); i += 2 {
 		if cs.pairs[pairKey(int32(i), int32(i+1))]&ch == 0 {
@@ -178,7 +178,7 @@ func checkCandidates(t *testing.T, names, crowd []string, ch uint16, both bool) 
 			onlys = append(onlys, int32(i+1))
 		}
 		for _, only := range onlys {
-			one := &candidates{pairs: map[uint64]uint16{}, only: only}
+			one := &candidates{pairs: map[uint64]uint32{}, only: only}
 			x.gather(one)
 			if one.pairs[pairKey(int32(i), int32(i+1))]&ch == 0 {
 				t.Errorf("%q / %q not a candidate of %q alone", names[i], names[i+1], all[only])

@@ -34,9 +34,9 @@ func TestRound4Shapes(t *testing.T) {
 		{"k-NN", "k nearest neighbors", "acronym", false},
 		{"UC Berkeley", "University of California, Berkeley", "acronym", false},
 		{"X-ray", "Xray", "spacing", false},
-		{"TB", "tuberculosis", "acronym", true},
+		{"TB", "tuberculosis", "acronym", false},       // weak by spelling, the acronym lexicon knows it (round 14)
 		{"ECG", "electrocardiogram", "acronym", false}, // weak by spelling, WordNet's one sense (round 10)
-		{"TV", "television", "acronym", true},
+		{"TV", "television", "acronym", false},         // likewise
 		{"Turing", "Alan Turing", "person_name", true},
 		{"Tolkien", "J. R. R. Tolkien", "person_name", true},
 		{"da Vinci", "Leonardo da Vinci", "person_name", false}, // WordNet's one sense (round 10)

@@ -1,0 +1,148 @@
+package concepts
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestParseAcronyms: spellings of one meaning are one meaning, two lines
+// of one short form add up, dotted and plain short forms share a key,
+// and short forms not written as acronyms must be matched as written.
+func TestParseAcronyms(t *testing.T) {
+	lx := parseAcronyms(`# comment
+ML = machine learning; millilitre; milliliter
+U.S. = United States
+ML = markup language
+k8s = Kubernetes
+TL;DR = too long; didn't read
+broken line
+ = nothing
+`)
+	ml := lx.entries["ml"]
+	if ml == nil || len(ml.meanings) != 3 {
+		t.Fatalf("ML: %+v, want 3 meanings", ml)
+	}
+	if !slices.Equal(ml.meanings[1], []string{"millilitre", "milliliter"}) {
+		t.Errorf("ML's second meaning: %v, want both spellings", ml.meanings[1])
+	}
+	if lx.entries["us"] == nil || lx.entries["k8s"] == nil || lx.entries["tl;dr"] == nil {
+		t.Errorf("keys: %v", slices.Sorted(maps.Keys(lx.entries)))
+	}
+	if len(lx.entries) != 4 {
+		t.Errorf("%d entries, want 4: %v", len(lx.entries), slices.Sorted(maps.Keys(lx.entries)))
+	}
+	if !lx.written["k8s"] || !lx.written["TL;DR"] || lx.written["ML"] {
+		t.Errorf("written: %v", lx.written)
+	}
+	if got := lx.byLong["learning machine"]; !slices.Equal(got, []string{"ml"}) {
+		t.Errorf("byLong[machine learning]: %v", got)
+	}
+	for _, tc := range []struct {
+		name string
+		want []string
+	}{
+		{"ML", []string{"ml"}},
+		{"MLs", []string{"ml"}},
+		{"U.S.", []string{"us"}},
+		{"US", []string{"us"}},
+		{"k8s", []string{"k8s"}},
+		{"K8S", []string{"k8s"}},
+		{"TL;DR", []string{"tl;dr"}},
+		{"tl;dr", nil}, // not as written
+		{"ml", nil},    // a word in lower case, not an acronym
+		{"Ml", nil},
+		{"machine learning", nil},
+	} {
+		n := analyseName(tc.name)
+		if got := lx.lexAcronyms(&n); !slices.Equal(got, tc.want) {
+			t.Errorf("lexAcronyms(%q) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestAcronymLexiconShapes: the shipped lexicon knows common acronyms that
+// spell no initials or whose initials other names spell too; it picks
+// the one meaning the vault names, and leaves an acronym whose two
+// meanings the vault names to the context.
+func TestAcronymLexiconShapes(t *testing.T) {
+	for _, tc := range []struct{ a, b string }{
+		{"AI", "artificial intelligence"},
+		{"TV", "television"},
+		{"ML", "machine learning"},
+		{"PM", "prime minister"},
+		{"PM", "project manager"},
+	} {
+		a, b := analyseName(tc.a), analyseName(tc.b)
+		for _, ab := range [][2]*nameInfo{{&a, &b}, {&b, &a}} {
+			j := compareNames(ab[0], ab[1], nil)
+			if j.verdict == "" || j.weak || !slices.Contains(j.evidence, evAcronymLexicon) {
+				t.Errorf("%s / %s: verdict %q weak %v evidence %v veto %q; want a review by the acronym lexicon", ab[0].text, ab[1].text, j.verdict, j.weak, j.evidence, j.veto)
+			}
+		}
+	}
+	for _, tc := range []struct{ a, b string }{
+		{"tv", "television"},         // lower case: a word
+		{"AI", "Adaptive Inference"}, // initials, no meaning of the lexicon
+		{"PM", "particle mesh"},
+	} {
+		a, b := analyseName(tc.a), analyseName(tc.b)
+		if j := compareNames(&a, &b, nil); slices.Contains(j.evidence, evAcronymLexicon) {
+			t.Errorf("%s / %s: evidence %v, want no acronym_lexicon", tc.a, tc.b, j.evidence)
+		}
+	}
+
+	labels := []string{
+		"AI", "artificial intelligence", "Adaptive Inference", "Artificial Illumination",
+		"TV", "television",
+		"PM", "project manager", "prime minister",
+		"tv set",
+	}
+	m := &matcher{ids: make([]string, len(labels)), labels: labels, aliases: make([][]string, len(labels))}
+	for i := range labels {
+		m.ids[i] = string(rune('A' + i))
+	}
+	x := buildDupIndex(m)
+	cons := make([]dupConcept, len(labels))
+	for i := range labels {
+		cons[i] = dupConcept{id: m.ids[i], label: labels[i], names: x.names[i]}
+	}
+	groups, _ := analyseVault(x, cons, 0, nil)
+	got := map[string]bool{}
+	for _, g := range groups {
+		var names []string
+		for _, mb := range g.Members {
+			names = append(names, mb.Label)
+		}
+		slices.Sort(names)
+		got[strings.Join(names, " | ")] = true
+	}
+	for _, want := range []string{"AI | artificial intelligence", "TV | television"} {
+		if !got[want] {
+			t.Errorf("no group %s; groups %v", want, slices.Sorted(maps.Keys(got)))
+		}
+	}
+	for g := range got {
+		if strings.Contains(g, "PM") || strings.Contains(g, "Adaptive") || strings.Contains(g, "Illumination") {
+			t.Errorf("group %s: PM names two meanings in the vault, the random names are none", g)
+		}
+	}
+
+	// One concept alone finds the same pairs (the only channel).
+	cs := &candidates{pairs: map[uint64]uint32{}, only: 1}
+	x.gather(cs)
+	if cs.pairs[pairKey(0, 1)]&chAcronymLexicon == 0 {
+		t.Errorf("artificial intelligence alone: AI not a candidate of the acronym lexicon")
+	}
+	if ch := cs.pairs[pairKey(0, 2)]; ch&chAcronymLexicon != 0 {
+		t.Errorf("Adaptive Inference found by the acronym lexicon: %v", channelEvidence(ch))
+	}
+	cs = &candidates{pairs: map[uint64]uint32{}, only: 6}
+	x.gather(cs)
+	for _, b := range []int32{7, 8} {
+		if ch := cs.pairs[pairKey(6, b)]; ch&chAcronymLexiconSeveral == 0 {
+			t.Errorf("PM / %s: %v, want acronym_lexicon_of_several", labels[b], channelEvidence(ch))
+		}
+	}
+}
