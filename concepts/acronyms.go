@@ -243,11 +243,23 @@ func (x *dupIndex) gatherAcronymLexicon(cs *candidates) {
 		}
 		return
 	}
+	// One concept's pairs: its own short forms and meanings, and the
+	// short forms of the concepts other channels paired it with, so that
+	// its pairs are marked as the whole vault's are.
 	var keys []string
 	for i := range x.names[cs.only] {
 		n := &x.names[cs.only][i]
 		keys = append(keys, n.acroLex...)
 		keys = append(keys, lx.byLong[n.folded]...)
+	}
+	for key := range cs.pairs {
+		for _, c := range [2]int32{int32(key >> 32), int32(uint32(key))} {
+			if c != cs.only {
+				for i := range x.names[c] {
+					keys = append(keys, x.names[c][i].acroLex...)
+				}
+			}
+		}
 	}
 	slices.Sort(keys)
 	for _, k := range slices.Compact(keys) {

@@ -97,7 +97,7 @@ func TestAcronymLexiconShapes(t *testing.T) {
 		"AI", "artificial intelligence", "Adaptive Inference", "Artificial Illumination",
 		"TV", "television",
 		"PM", "project manager", "prime minister",
-		"tv set",
+		"tv set", "total variation",
 	}
 	m := &matcher{ids: make([]string, len(labels)), labels: labels, aliases: make([][]string, len(labels))}
 	for i := range labels {
@@ -124,8 +124,20 @@ func TestAcronymLexiconShapes(t *testing.T) {
 		}
 	}
 	for g := range got {
-		if strings.Contains(g, "PM") || strings.Contains(g, "Adaptive") || strings.Contains(g, "Illumination") {
+		if strings.Contains(g, "PM") || strings.Contains(g, "Adaptive") || strings.Contains(g, "Illumination") || strings.Contains(g, "variation") {
 			t.Errorf("group %s: PM names two meanings in the vault, the random names are none", g)
+		}
+	}
+
+	// A name the initials spell beside the lexicon's meaning is marked,
+	// for the whole vault and for either concept alone.
+	all := &candidates{pairs: map[uint64]uint32{}, only: -1}
+	x.gather(all)
+	for _, only := range []int32{-1, 4, 10} {
+		cs := &candidates{pairs: map[uint64]uint32{}, only: only}
+		x.gather(cs)
+		if ch := cs.pairs[pairKey(4, 10)]; ch&chAcronymLexiconOther == 0 || ch != all.pairs[pairKey(4, 10)] {
+			t.Errorf("only %d: TV / total variation: %v, want acronym_lexicon_other as the whole vault's %v", only, channelEvidence(ch), channelEvidence(all.pairs[pairKey(4, 10)]))
 		}
 	}
 
@@ -143,6 +155,17 @@ func TestAcronymLexiconShapes(t *testing.T) {
 	for _, b := range []int32{7, 8} {
 		if ch := cs.pairs[pairKey(6, b)]; ch&chAcronymLexiconSeveral == 0 {
 			t.Errorf("PM / %s: %v, want acronym_lexicon_of_several", labels[b], channelEvidence(ch))
+		}
+	}
+}
+
+// BenchmarkParseAcronyms is the one-time cost of reading the shipped
+// acronym lexicon (the first analyze_duplicates of a process pays it).
+func BenchmarkParseAcronyms(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if lx := parseAcronyms(acronymsText); len(lx.entries) < 3000 {
+			b.Fatalf("%d short forms", len(lx.entries))
 		}
 	}
 }
