@@ -143,9 +143,9 @@ func TestFindSecondChannel(t *testing.T) {
 	ctx := context.Background()
 	a := noematest.App(t)
 	var b strings.Builder
-	b.WriteString("[[Protein Folding]] [[Git]] [[C++]] [[C]] [[C#]] [[.NET]]\n")
+	b.WriteString("[[Protein Folding]] [[Git]] [[C++]] [[C]] [[C#]] [[.NET]] [[machine learning]] [[AI]]\n")
 	// Distractors that outscore the canonicals on WRatio alone.
-	for _, w := range []string{"Folding", "Fold", "Proteins", "Protein", "System", "Version", "Control", "Language", "Programming", "Git Hub", "Version Control", "Control System", "Programming Language", "Language Model", "Programming Paradigm", "Folding Bike", "Protein Design", "Protein Structure", "Protein Synthesis", "Folding Chair"} {
+	for _, w := range []string{"ML Ops", "MLA", "Mali", "Artificial", "Intelligence", "Folding", "Fold", "Proteins", "Protein", "System", "Version", "Control", "Language", "Programming", "Git Hub", "Version Control", "Control System", "Programming Language", "Language Model", "Programming Paradigm", "Folding Bike", "Protein Design", "Protein Structure", "Protein Synthesis", "Folding Chair"} {
 		for _, x := range []string{"", " A", " B", " C", " D"} {
 			b.WriteString("[[" + w + x + "]] ")
 		}
@@ -155,6 +155,8 @@ func TestFindSecondChannel(t *testing.T) {
 		"folding of proteins":        "Protein Folding",
 		"Git version control system": "Git",
 		"C++ programming language":   "C++",
+		"ML":                         "machine learning", // the acronym lexicon, both ways
+		"artificial intelligence":    "AI",
 	} {
 		res, err := a.Concepts.Find(ctx, concepts.FindInput{Query: q})
 		if err != nil {

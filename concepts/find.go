@@ -72,7 +72,10 @@ type Candidate struct {
 	// scores), "folded" (the same words after case, accent, plural, word
 	// order and function-word folding, symbols such as c++ and c# kept),
 	// "head_word" (the same name but for generic head words: "Git
-	// version control system" and "Git"). The score is WRatio's either way.
+	// version control system" and "Git"), "acronym" (a meaning of the
+	// query written as a common acronym, or that acronym: "ML" and
+	// "machine learning", from the shipped acronym lexicon). The score is
+	// WRatio's either way.
 	Channels []string `json:"channels"`
 }
 

@@ -39,6 +39,9 @@ const (
 	keyFolded  = "f\x00"
 	keyContent = "c\x00"
 	keyCore    = "h\x00"
+	// keyAcronym: the key of a short form of the acronym lexicon the
+	// name is written as ("ML": ml; acronyms.go).
+	keyAcronym = "a\x00"
 )
 
 // findKeys calls fn with each find index key of n (none when n has no
@@ -54,6 +57,9 @@ func findKeys(n *nameInfo, fn func(key string)) {
 	fn(keyContent + strings.Join(n.content, " "))
 	if len(n.core) < len(n.content) {
 		fn(keyCore + strings.Join(n.core, " "))
+	}
+	for _, k := range n.acroLex {
+		fn(keyAcronym + k)
 	}
 }
 
@@ -174,8 +180,10 @@ func (x *findIndex) lookup(m *matcher, key string, has func(g int32, key string)
 }
 
 // channelHits finds the concepts whose names have the query's folded key
-// (stemmed words without function words, symbol forms kept), or that are
-// the query but for generic head words, either way round.
+// (stemmed words without function words, symbol forms kept), that are
+// the query but for generic head words, either way round, or that are a
+// meaning of the query's acronym or an acronym of it (the acronym
+// lexicon: "ML" and "machine learning").
 func (x *findIndex) channelHits(m *matcher, query string) []channelHit {
 	q := analyseName(query)
 	if q.folded == "" {
@@ -210,5 +218,16 @@ func (x *findIndex) channelHits(m *matcher, query string) []channelHit {
 		add(x.lookup(m, keyContent+strings.Join(q.core, " "), has), "head_word")
 	}
 	add(x.lookup(m, keyCore+strings.Join(q.content, " "), has), "head_word")
+	lx := acronymLexicon()
+	for _, k := range q.acroLex {
+		for _, meaning := range lx.entries[k].meanings {
+			for _, key := range meaning {
+				add(x.lookup(m, keyFolded+key, has), "acronym")
+			}
+		}
+	}
+	for _, k := range lx.byLong[q.folded] {
+		add(x.lookup(m, keyAcronym+k, has), "acronym")
+	}
 	return out
 }

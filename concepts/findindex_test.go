@@ -54,6 +54,17 @@ func dupChannelHits(x *dupIndex, query string) []channelHit {
 		add(x.core[strings.Join(q.core, " ")], "head_word")
 	}
 	add(x.core["\x00"+strings.Join(q.content, " ")], "head_word")
+	lx := acronymLexicon()
+	for _, k := range q.acroLex {
+		for _, meaning := range lx.entries[k].meanings {
+			for _, key := range meaning {
+				add(x.folded[key], "acronym")
+			}
+		}
+	}
+	for _, k := range lx.byLong[q.folded] {
+		add(x.acroLex[k], "acronym")
+	}
 	return out
 }
 
