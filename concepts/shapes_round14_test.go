@@ -11,7 +11,8 @@ import (
 // (kind_noun, round 13's last variant shipped in round 14); a person's,
 // place's or natural object's name and a thing named after it, a place
 // or an animal after the name, a possessive, an English word, a word
-// that is no kind and a name glued to its words are not.
+// that is no kind, a thing for a thing ("Aeron chair cushion") and a
+// name glued to its words are not.
 func TestRound14Shapes(t *testing.T) {
 	for _, tc := range []struct {
 		a, b string
@@ -43,6 +44,9 @@ func TestRound14Shapes(t *testing.T) {
 		{"Roche", "Roche limit", false},
 		{"Kruskal", "Kruskal test", false},
 		{"Emotet", "Emotet loader", false},
+		// The word between is a thing first: the last names a part of
+		// it or a thing for it.
+		{"Aeron", "Aeron chair cushion", false},
 		// Not the shape: an English word, a possessive, capitalised
 		// or glued words after the name, an acronym, a country.
 		{"Honeycomb", "honeycomb structure", false},

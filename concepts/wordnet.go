@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // wordNetGz is derived from the nouns of WordNet 3.0 (WORDNET.LICENSE
@@ -26,7 +27,8 @@ import (
 //	k… a kind noun of one or two words: some sense of it is a kind of
 //	   artifact (a), disease (d), location (l), organization (o) or
 //	   geological formation (g), by its hypernyms; the letters follow
-//	   the "k" ("ka\tserver", "kao\tboard"; wordNetKindLines)
+//	   the "k", in upper case for its first sense's ("ka\tserver",
+//	   "kaO\tboard", "kA\tchair"; wordNetKindLines)
 //
 //go:embed wordnet.txt.gz
 var wordNetGz []byte
@@ -60,19 +62,22 @@ type wordNet struct {
 	byKey, plural map[uint64]wnSpan
 	all           []wnSense
 	// kinds are the kind nouns, sorted: each the hash of the lemma's
-	// folded key with its low five bits replaced by its kind bits
-	// (wnArtifact…), 8 bytes a lemma and no map (kindOf).
+	// folded key with its low ten bits replaced by its kind bits
+	// (wnArtifact…, and those of its first sense shifted by
+	// wnFirstSense), 8 bytes a lemma and no map (kindOf).
 	kinds []uint64
 }
 
-// Kind bits of a kind noun ("k" lines), in the order of their letters.
+// Kind bits of a kind noun ("k" lines), in the order of their letters;
+// the first sense's are these shifted left by wnFirstSense.
 const (
 	wnArtifact = 1 << iota
 	wnDisease
 	wnLocation
 	wnOrganization
 	wnFormation
-	wnKindMask = 1<<iota - 1
+	wnFirstSense = iota
+	wnKindMask   = 1<<(2*wnFirstSense) - 1
 )
 
 // wnKindLetters are the letters of the kind bits in "k" lines.
@@ -109,8 +114,11 @@ func parseWordNet(gz []byte) (*wordNet, error) {
 		if kind[0] == 'k' {
 			var bits uint64
 			for _, c := range kind[1:] {
-				if i := strings.IndexRune(wnKindLetters, c); i >= 0 {
+				if i := strings.IndexRune(wnKindLetters, unicode.ToLower(c)); i >= 0 {
 					bits |= 1 << i
+					if unicode.IsUpper(c) {
+						bits |= 1 << (i + wnFirstSense)
+					}
 				}
 			}
 			if k := analyseBase(lemmas); k != "" && bits != 0 {
@@ -161,8 +169,9 @@ func parseWordNet(gz []byte) (*wordNet, error) {
 	return wn, nil
 }
 
-// kindOf is the kind bits of the noun whose folded key is key (0: no
-// kind noun, or not in WordNet).
+// kindOf is the kind bits of the noun whose folded key is key, any
+// sense's and, shifted by wnFirstSense, its first sense's (0: no kind
+// noun, or not in WordNet).
 func (wn *wordNet) kindOf(key string) uint64 {
 	h := fnv64(key) &^ wnKindMask
 	i, _ := slices.BinarySearchFunc(wn.kinds, h, func(e, h uint64) int {
@@ -395,7 +404,9 @@ const wnThingKinds = wnArtifact | wnDisease | wnOrganization | wnFormation
 // ("Trivy scanner", "Nextcloud server", "Arduino board"): the words,
 // or if they are no kind noun the last of them, are a kind noun of
 // WordNet (wnThingKinds, any sense), written in lower case, each a word
-// of its own ("Rosetta@home" is one word). The name is no English word,
+// of its own ("Rosetta@home" is one word), and when the last word
+// decides, the one between is no thing in its first sense ("Aeron chair
+// cushion": a thing for the chair). The name is no English word,
 // acronym, country, city, short form of the lexicon or possessive
 // ("Chekhov's gun"), and no person, place or natural object of the
 // shipped sets ("Feynman diagram", "Peking duck"): a name and a thing
@@ -426,6 +437,14 @@ func kindNounAfter(short, long *nameInfo) bool {
 	}
 	kind := wn.kindOf(analyseBase(strings.Join(fs[1:], " ")))
 	if kind&wnThingKinds == 0 && len(fs) == 3 {
+		if wn.kindOf(analyseBase(fs[1]))>>wnFirstSense&wnThingKinds != 0 {
+			// The word between is a thing first ("Aeron chair
+			// cushion"): the last word is a part of it or a thing for
+			// it, not what the name is. "Wireshark packet analyzer",
+			// "Nmap security scanner": a packet, security are no thing
+			// in their first sense.
+			return false
+		}
 		kind = wn.kindOf(analyseBase(fs[2]))
 	}
 	return kind&wnThingKinds != 0

@@ -236,10 +236,12 @@ var wnKindRoots = []struct{ offset, lemma, letter string }{
 // wordNetKindLines are the "k" lines: every noun lemma of index.noun of
 // one or two words some sense of which has a kind root among its
 // hypernyms (@ and @i, followed to the top), as "k" and the roots'
-// letters in wnKindRoots' order, a tab and the lemma ("kao\tboard":
-// a plank and a committee; "ka\tserver": sense 1 is a person, senses 3
-// and 4 a computer and a utensil). A lemma whose senses reach none is
-// left out ("test"; "limit" reaches only a place: "kl").
+// letters in wnKindRoots' order, in upper case when the lemma's first
+// sense (index.noun lists the most frequent first) reaches the root, a
+// tab and the lemma ("kaO\tboard": a committee first, and a plank;
+// "ka\tserver": sense 1 is a person, senses 3 and 4 a computer and a
+// utensil; "kA\tchair": a seat first). A lemma whose senses reach
+// none is left out ("test"; "limit" reaches only a place: "kl").
 func wordNetKindLines(t *testing.T, data, index []string) []string {
 	t.Helper()
 	hypernyms := map[string][]string{}
@@ -305,15 +307,19 @@ func wordNetKindLines(t *testing.T, data, index []string) []string {
 		if err != nil {
 			t.Fatalf("%s: %v", fs[0], err)
 		}
-		got := map[string]bool{}
-		for _, off := range fs[4+ptrs+2:] {
+		got, first := map[string]bool{}, map[string]bool{}
+		for i, off := range fs[4+ptrs+2:] {
 			for l := range reach(off) {
 				got[l] = true
+				first[l] = first[l] || i == 0
 			}
 		}
 		letters := ""
 		for _, r := range wnKindRoots {
-			if got[r.letter] {
+			switch {
+			case first[r.letter]:
+				letters += strings.ToUpper(r.letter)
+			case got[r.letter]:
 				letters += r.letter
 			}
 		}
