@@ -1685,6 +1685,12 @@ func (j *judgement) byNarrowing(short, long *nameInfo) bool {
 		case hasSuffix(long.content, short.content) || hasSuffix(long.parts, short.parts):
 			j.veto = fmt.Sprintf("compound_and_head_word: %q is a kind of %q, not the same", long.text, short.text)
 			return true
+		case kindNounAfter(short, long):
+			// "Trivy scanner", "Nextcloud server": a coined name and
+			// the kind of thing it is, by WordNet.
+			j.score, j.verdict = 0.8, VerdictReview
+			j.evidence = append(j.evidence, "kind_noun")
+			return true
 		case hasPrefix(long.content, short.content):
 			j.veto = fmt.Sprintf("more_specific: %q narrows %q", long.text, short.text)
 			return true

@@ -3,12 +3,14 @@ package concepts
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	_ "embed"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 )
 
 // wordNetGz is derived from the nouns of WordNet 3.0 (WORDNET.LICENSE
@@ -22,6 +24,11 @@ import (
 //	   artificial insemination, none more used than the others)
 //	v  lemmas with the same senses (spellings: "colour" / "color")
 //	p  a plural and its singular ("bases" / "basis", "nemeses")
+//	k… a kind noun of one or two words: some sense of it is a kind of
+//	   artifact (a), disease (d), location (l), organization (o) or
+//	   geological formation (g), by its hypernyms; the letters follow
+//	   the "k", in upper case for its first sense's ("ka\tserver",
+//	   "kaO\tboard", "kA\tchair"; wordNetKindLines)
 //
 //go:embed wordnet.txt.gz
 var wordNetGz []byte
@@ -54,7 +61,27 @@ const (
 type wordNet struct {
 	byKey, plural map[uint64]wnSpan
 	all           []wnSense
+	// kinds are the kind nouns, sorted: each the hash of the lemma's
+	// folded key with its low ten bits replaced by its kind bits
+	// (wnArtifact…, and those of its first sense shifted by
+	// wnFirstSense), 8 bytes a lemma and no map (kindOf).
+	kinds []uint64
 }
+
+// Kind bits of a kind noun ("k" lines), in the order of their letters;
+// the first sense's are these shifted left by wnFirstSense.
+const (
+	wnArtifact = 1 << iota
+	wnDisease
+	wnLocation
+	wnOrganization
+	wnFormation
+	wnFirstSense = iota
+	wnKindMask   = 1<<(2*wnFirstSense) - 1
+)
+
+// wnKindLetters are the letters of the kind bits in "k" lines.
+const wnKindLetters = "adlog"
 
 // wnSpan is a key's senses: all[at : at+n].
 type wnSpan struct{ at, n uint32 }
@@ -76,11 +103,27 @@ func parseWordNet(gz []byte) (*wordNet, error) {
 		return nil, err
 	}
 	byKey, plural := map[uint64][]wnSense{}, map[uint64][]wnSense{}
+	var kinds []uint64
 	sc := bufio.NewScanner(r)
 	var id int32
 	for sc.Scan() {
 		kind, lemmas, ok := strings.Cut(sc.Text(), "\t")
 		if !ok || kind == "" || kind[0] == '#' {
+			continue
+		}
+		if kind[0] == 'k' {
+			var bits uint64
+			for _, c := range kind[1:] {
+				if i := strings.IndexRune(wnKindLetters, unicode.ToLower(c)); i >= 0 {
+					bits |= 1 << i
+					if unicode.IsUpper(c) {
+						bits |= 1 << (i + wnFirstSense)
+					}
+				}
+			}
+			if k := analyseBase(lemmas); k != "" && bits != 0 {
+				kinds = append(kinds, fnv64(k)&^wnKindMask|bits)
+			}
 			continue
 		}
 		id++
@@ -112,7 +155,32 @@ func parseWordNet(gz []byte) (*wordNet, error) {
 		}
 	}
 	wn.all = slices.Clip(wn.all)
+	// Two lemmas of one folded key ("cave", "caves") are one kind noun
+	// of both their kinds.
+	slices.Sort(kinds)
+	for i := 0; i < len(kinds); i++ {
+		if n := len(wn.kinds); n > 0 && wn.kinds[n-1]&^wnKindMask == kinds[i]&^wnKindMask {
+			wn.kinds[n-1] |= kinds[i] & wnKindMask
+			continue
+		}
+		wn.kinds = append(wn.kinds, kinds[i])
+	}
+	wn.kinds = slices.Clip(wn.kinds)
 	return wn, nil
+}
+
+// kindOf is the kind bits of the noun whose folded key is key, any
+// sense's and, shifted by wnFirstSense, its first sense's (0: no kind
+// noun, or not in WordNet).
+func (wn *wordNet) kindOf(key string) uint64 {
+	h := fnv64(key) &^ wnKindMask
+	i, _ := slices.BinarySearchFunc(wn.kinds, h, func(e, h uint64) int {
+		return cmp.Compare(e&^wnKindMask, h)
+	})
+	if i < len(wn.kinds) && wn.kinds[i]&^wnKindMask == h {
+		return wn.kinds[i] & wnKindMask
+	}
+	return 0
 }
 
 // lookup is the senses of key in m.
@@ -314,4 +382,70 @@ func (j *judgement) byWordNet(a, b *nameInfo, vocab map[string][]int32) {
 	j.score, j.verdict = wordNetScore, VerdictReview
 	j.evidence = append(j.evidence[:0:0], "wordnet")
 	j.weak = !sure
+}
+
+// Categories of data.noun a one-word name must not have in the shipped
+// sets for kindNounAfter: a person's, a place's or a natural object's
+// name ("Feynman", "Peking", "Caspian", "Irrawaddy") is as often
+// another thing named after it ("Feynman diagram", "Peking duck").
+const (
+	wnPlace         = 15
+	wnNaturalObject = 17
+)
+
+// wnThingKinds are the kinds a word after a coined name must be for
+// kindNounAfter: a thing made, a disease, an organisation or a
+// landform. A place is not ("Mykonos town", "Douro wine region" name
+// the place around the thing).
+const wnThingKinds = wnArtifact | wnDisease | wnOrganization | wnFormation
+
+// kindNounAfter reports whether long is short, a coined one-word name,
+// and one or two words after it that say what kind of thing it is
+// ("Trivy scanner", "Nextcloud server", "Arduino board"): the words,
+// or if they are no kind noun the last of them, are a kind noun of
+// WordNet (wnThingKinds, any sense), written in lower case, each a word
+// of its own ("Rosetta@home" is one word), and when the last word
+// decides, the one between is no thing in its first sense ("Aeron chair
+// cushion": a thing for the chair). The name is no English word,
+// acronym, country, city, short form of the lexicon or possessive
+// ("Chekhov's gun"), and no person, place or natural object of the
+// shipped sets ("Feynman diagram", "Peking duck"): a name and a thing
+// named after it. An animal or a plant is no kind ("Amur tiger").
+func kindNounAfter(short, long *nameInfo) bool {
+	if len(short.content) != 1 || len(long.content) < 2 || len(long.content) > 3 || !hasPrefix(long.content, short.content) ||
+		short.acro || digitAcronym(short.text) || possessiveName(short.text) {
+		return false
+	}
+	w := short.content[0]
+	if countries[w] || isCity(short) || lexicon()[w] != nil || englishWords().has(w) {
+		return false
+	}
+	fs := strings.Fields(long.text)
+	if len(fs) != len(long.content) || analyseBase(fs[0]) != short.folded || possessiveName(fs[0]) {
+		return false
+	}
+	for _, f := range fs[1:] {
+		if !isLetters(f) || f != strings.ToLower(f) {
+			return false
+		}
+	}
+	wn := wordNetData()
+	for _, s := range wn.senses(short) {
+		if s.cat == wnPerson || s.cat == wnPlace || s.cat == wnNaturalObject {
+			return false
+		}
+	}
+	kind := wn.kindOf(analyseBase(strings.Join(fs[1:], " ")))
+	if kind&wnThingKinds == 0 && len(fs) == 3 {
+		if wn.kindOf(analyseBase(fs[1]))>>wnFirstSense&wnThingKinds != 0 {
+			// The word between is a thing first ("Aeron chair
+			// cushion"): the last word is a part of it or a thing for
+			// it, not what the name is. "Wireshark packet analyzer",
+			// "Nmap security scanner": a packet, security are no thing
+			// in their first sense.
+			return false
+		}
+		kind = wn.kindOf(analyseBase(fs[2]))
+	}
+	return kind&wnThingKinds != 0
 }

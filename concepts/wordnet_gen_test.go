@@ -14,7 +14,7 @@ import (
 	"unicode"
 )
 
-var wordNetDir = flag.String("wordnet-dir", "", "TestGenerateWordNet: derive wordnet.txt.gz from the WordNet 3.0 database in this folder (data.noun and noun.exc; Debian's wordnet-base puts them in /usr/share/wordnet)")
+var wordNetDir = flag.String("wordnet-dir", "", "TestGenerateWordNet: derive wordnet.txt.gz from the WordNet 3.0 database in this folder (data.noun, index.noun and noun.exc; Debian's wordnet-base puts them in /usr/share/wordnet)")
 
 // TestGenerateWordNet writes wordnet.txt.gz from a WordNet 3.0 database
 // (go test ./concepts -run TestGenerateWordNet -wordnet-dir /usr/share/wordnet).
@@ -27,6 +27,7 @@ func TestGenerateWordNet(t *testing.T) {
 	synsets := wordNetNouns(t, data)
 	lines := wordNetSynonymLines(synsets)
 	lines = append(lines, wordNetPluralLines(t, filepath.Join(*wordNetDir, "noun.exc"))...)
+	lines = append(lines, wordNetKindLines(t, data, fileLines(t, filepath.Join(*wordNetDir, "index.noun")))...)
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	fmt.Fprintln(zw, "#\tderived from WordNet 3.0 by TestGenerateWordNet (concepts/wordnet_gen_test.go); WordNet's notice:")
@@ -213,6 +214,117 @@ func wordNetPluralLines(t *testing.T, path string) []string {
 				continue
 			}
 			out = append(out, "p\t"+fs[0]+"|"+s)
+		}
+	}
+	return out
+}
+
+// wnKindRoots are the synonym sets whose hyponyms are kind nouns, by
+// data.noun's offset and the first lemma there (checked, so that another
+// version's offsets fail loudly), and the letter of each in the "k"
+// lines: things made, diseases, places, organisations and landforms.
+// People (agent nouns: sense 1 of "server", "scanner", "loader"),
+// animals and plants are no root.
+var wnKindRoots = []struct{ offset, lemma, letter string }{
+	{"00021939", "artifact", "a"},
+	{"14070360", "disease", "d"},
+	{"00027167", "location", "l"},
+	{"08008335", "organization", "o"},
+	{"09287968", "geological_formation", "g"},
+}
+
+// wordNetKindLines are the "k" lines: every noun lemma of index.noun of
+// one or two words some sense of which has a kind root among its
+// hypernyms (@ and @i, followed to the top), as "k" and the roots'
+// letters in wnKindRoots' order, in upper case when the lemma's first
+// sense (index.noun lists the most frequent first) reaches the root, a
+// tab and the lemma ("kaO\tboard": a committee first, and a plank;
+// "ka\tserver": sense 1 is a person, senses 3 and 4 a computer and a
+// utensil; "kA\tchair": a seat first). A lemma whose senses reach
+// none is left out ("test"; "limit" reaches only a place: "kl").
+func wordNetKindLines(t *testing.T, data, index []string) []string {
+	t.Helper()
+	hypernyms := map[string][]string{}
+	for _, line := range data {
+		if line == "" || strings.HasPrefix(line, "  ") {
+			continue
+		}
+		fs := strings.Fields(line)
+		n, err := strconv.ParseInt(fs[3], 16, 32)
+		if err != nil {
+			t.Fatalf("%s: %v", fs[0], err)
+		}
+		p := 4 + 2*int(n)
+		ptrs, err := strconv.Atoi(fs[p])
+		if err != nil {
+			t.Fatalf("%s: %v", fs[0], err)
+		}
+		for i := 0; i < ptrs; i++ {
+			sym, off, pos := fs[p+1+4*i], fs[p+2+4*i], fs[p+3+4*i]
+			if (sym == "@" || sym == "@i") && pos == "n" {
+				hypernyms[fs[0]] = append(hypernyms[fs[0]], off)
+			}
+		}
+		for _, r := range wnKindRoots {
+			if fs[0] == r.offset && !strings.EqualFold(fs[4], r.lemma) {
+				t.Fatalf("offset %s is %q, not %q: not WordNet 3.0", r.offset, fs[4], r.lemma)
+			}
+		}
+	}
+	roots := map[string]string{}
+	for _, r := range wnKindRoots {
+		roots[r.offset] = r.letter
+	}
+	reached := map[string]map[string]bool{}
+	var reach func(off string) map[string]bool
+	reach = func(off string) map[string]bool {
+		if r, ok := reached[off]; ok {
+			return r
+		}
+		r := map[string]bool{}
+		reached[off] = r // the hierarchy has no cycle; this guards one
+		if l, ok := roots[off]; ok {
+			r[l] = true
+		}
+		for _, h := range hypernyms[off] {
+			for l := range reach(h) {
+				r[l] = true
+			}
+		}
+		return r
+	}
+	var out []string
+	for _, line := range index {
+		if line == "" || strings.HasPrefix(line, "  ") {
+			continue
+		}
+		fs := strings.Fields(line)
+		lemma := strings.ReplaceAll(fs[0], "_", " ")
+		if len(strings.Fields(lemma)) > 2 {
+			continue
+		}
+		ptrs, err := strconv.Atoi(fs[3])
+		if err != nil {
+			t.Fatalf("%s: %v", fs[0], err)
+		}
+		got, first := map[string]bool{}, map[string]bool{}
+		for i, off := range fs[4+ptrs+2:] {
+			for l := range reach(off) {
+				got[l] = true
+				first[l] = first[l] || i == 0
+			}
+		}
+		letters := ""
+		for _, r := range wnKindRoots {
+			switch {
+			case first[r.letter]:
+				letters += strings.ToUpper(r.letter)
+			case got[r.letter]:
+				letters += r.letter
+			}
+		}
+		if letters != "" {
+			out = append(out, "k"+letters+"\t"+lemma)
 		}
 	}
 	return out

@@ -19,6 +19,24 @@ func TestWordNetLoads(t *testing.T) {
 			t.Errorf("%q: no synonym set", k)
 		}
 	}
+	for _, tc := range []struct {
+		key  string
+		want uint64
+	}{
+		{"server", wnArtifact}, // a person first
+		{"board", wnArtifact | wnOrganization | (wnArtifact|wnOrganization)<<wnFirstSense}, // a committee first; "boards", a stage first, folds to it
+		{"chair", wnArtifact | wnArtifact<<wnFirstSense},
+		{"limit", wnLocation},
+		{"engine search", 0}, // a program
+		{"test", 0},
+	} {
+		if got := wn.kindOf(tc.key); got != tc.want {
+			t.Errorf("kindOf(%q) = %b, want %b", tc.key, got, tc.want)
+		}
+	}
+	if len(wn.kinds) < 15000 {
+		t.Errorf("%d kind nouns: the shipped file is cut short", len(wn.kinds))
+	}
 	if _, err := parseWordNet([]byte("not gzip")); err == nil {
 		t.Error("a damaged file parses")
 	}
