@@ -447,6 +447,13 @@ func (x *dupIndex) addWordKeys(n *nameInfo, c int32) {
 			addKey(x.token, w, c)
 		}
 	}
+	if raw := words(n.text); len(n.content) == 2 && len(raw) == 2 && capitalisedName(n.text) && !givenNames[raw[0]] && !givenNames[raw[1]] {
+		// "River Shannon", "Goldman Sachs": a proper name of two
+		// words, no person's, that a surname is part of (onlyPerson).
+		for _, w := range n.content {
+			addKey(x.token, properKey+w, c)
+		}
+	}
 	for _, w := range n.parts {
 		if len(w) >= 2 && !slices.Contains(n.content, w) {
 			addKey(x.token, w, c)
@@ -811,8 +818,10 @@ func (x *dupIndex) gatherTokens(cs *candidates) {
 		})
 	}
 	if cs.only < 0 {
-		for _, l := range x.token {
-			tokenPairs(l)
+		for k, l := range x.token {
+			if !strings.HasPrefix(k, properKey) {
+				tokenPairs(l)
+			}
 		}
 	} else {
 		for i := range x.names[cs.only] {
@@ -1585,11 +1594,33 @@ func (j *judgement) bySpelling(a, b *nameInfo, vocab map[string][]int32) bool {
 				j.weak = true
 			}
 		}
+		if !q.qualParen && !countryOrCompany(q.qual) {
+			// "Kew, Victoria", "Logan, Utah", "Wimbledon, London": a
+			// state, county or city the gazetteer does not place the
+			// bare name in; the bare name is as often a thing at that
+			// place (Kew Gardens, Logan Airport, the Wimbledon
+			// championships) — the context says (round 15). A
+			// country or a company's legal form says which ("Daugavpils,
+			// Latvia", "Airbyte, Inc.").
+			j.weak = true
+		}
 		j.score, j.verdict = 0.8, VerdictReview
 		j.evidence = append(j.evidence, "qualifier")
 		return true
 	}
 	return false
+}
+
+// properKey prefixes the keys of the token index (dupIndex.token, the
+// vocabulary the judging reads) under which a word is filed when it is
+// part of a proper name of two words that is no person's ("River
+// Shannon", "Goldman Sachs"): a surname so used names something else.
+const properKey = "\x00proper "
+
+// countryOrCompany reports whether a comma qualifier's last word is a
+// country or a company's legal form ("Latvia", "Inc.").
+func countryOrCompany(qual []string) bool {
+	return len(qual) > 0 && (countries[qual[len(qual)-1]] || corporateSuffixes[qual[len(qual)-1]])
 }
 
 // byShortForm decides the pairs of a name and its short form: an acronym,

@@ -276,7 +276,7 @@ func onlyPerson(short *nameInfo, vocab map[string][]int32) bool {
 		return false
 	}
 	w := short.content[0]
-	return !countries[w] && !leadingQualifiers[w] && len(vocab[w]) <= 2 && !isCity(short)
+	return !countries[w] && !leadingQualifiers[w] && len(vocab[properKey+w]) == 0 && !isCity(short)
 }
 
 // stringRelated reports whether two names are alike in writing, as one
