@@ -1594,16 +1594,6 @@ func (j *judgement) bySpelling(a, b *nameInfo, vocab map[string][]int32) bool {
 				j.weak = true
 			}
 		}
-		if !q.qualParen && !countryOrCompany(q.qual) {
-			// "Kew, Victoria", "Logan, Utah", "Wimbledon, London": a
-			// state, county or city the gazetteer does not place the
-			// bare name in; the bare name is as often a thing at that
-			// place (Kew Gardens, Logan Airport, the Wimbledon
-			// championships) — the context says (round 15). A
-			// country or a company's legal form says which ("Daugavpils,
-			// Latvia", "Airbyte, Inc.").
-			j.weak = true
-		}
 		j.score, j.verdict = 0.8, VerdictReview
 		j.evidence = append(j.evidence, "qualifier")
 		return true
@@ -1616,12 +1606,6 @@ func (j *judgement) bySpelling(a, b *nameInfo, vocab map[string][]int32) bool {
 // part of a proper name of two words that is no person's ("River
 // Shannon", "Goldman Sachs"): a surname so used names something else.
 const properKey = "\x00proper "
-
-// countryOrCompany reports whether a comma qualifier's last word is a
-// country or a company's legal form ("Latvia", "Inc.").
-func countryOrCompany(qual []string) bool {
-	return len(qual) > 0 && (countries[qual[len(qual)-1]] || corporateSuffixes[qual[len(qual)-1]])
-}
 
 // byShortForm decides the pairs of a name and its short form: an acronym,
 // a surname, a country and a place named after it.

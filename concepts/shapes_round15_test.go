@@ -6,31 +6,6 @@ import (
 	"testing"
 )
 
-// TestRound15Shapes: a bare name and the name with a comma qualifier the
-// gazetteer does not place it in is a weak review (the context says), but
-// a country or a company's legal form says which.
-func TestRound15Shapes(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		weak bool
-	}{
-		{"Kew", "Kew, Victoria", true},
-		{"Logan", "Logan, Utah", true},
-		{"Wimbledon", "Wimbledon, London", true},
-		{"Daugavpils", "Daugavpils, Latvia", false},
-		{"Airbyte", "Airbyte, Inc.", false},
-		{"Munich", "Munich, Germany", false},
-	} {
-		a, b := analyseName(tc.a), analyseName(tc.b)
-		for _, ab := range [][2]*nameInfo{{&a, &b}, {&b, &a}} {
-			j := compareNames(ab[0], ab[1], map[string][]int32{})
-			if j.verdict != VerdictReview || j.weak != tc.weak {
-				t.Errorf("%s / %s: verdict %q weak %v evidence %v veto %q; want review, weak %v", ab[0].text, ab[1].text, j.verdict, j.weak, j.evidence, j.veto, tc.weak)
-			}
-		}
-	}
-}
-
 // TestSurnameOfOnePerson: a surname WordNet knows as one person's is that
 // person's without context unless a proper name of two words that is no
 // person's uses it ("River Shannon", "Goldman Sachs"); eponyms in lower

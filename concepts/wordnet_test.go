@@ -58,7 +58,11 @@ func TestWordNetEvidence(t *testing.T) {
 		// meant: unknown vocabulary, a vendor, other names using it.
 		{"Einstein", "Albert Einstein", VerdictReview, false, true, nil},
 		{"Tesla", "Nikola Tesla", VerdictReview, false, true, map[string][]int32{}},
-		{"Shannon", "Claude Shannon", VerdictReview, false, true, map[string][]int32{"shannon": {1, 2, 3}}},
+		{"Shannon", "Claude Shannon", VerdictReview, false, true, map[string][]int32{"shannon": {1, 2, 3}, properKey + "shannon": {3}}}, // River Shannon
+		// Round 15: other names using the surname ("Kepler's laws",
+		// "Kepler space telescope", "Kepler Museum of Weil") are no
+		// proper name of two words that is no person's.
+		{"Kepler", "Johannes Kepler", VerdictReview, true, false, map[string][]int32{"kepler": {1, 2, 3, 4, 5}}},
 		{"Graves'", "Robert Graves", VerdictReview, false, true, map[string][]int32{}},
 		{"Jurassic", "Jurassic period", VerdictReview, true, false, nil},
 		// A place's bare name is as often the place's other things.
