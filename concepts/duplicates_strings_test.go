@@ -389,8 +389,8 @@ func TestStringDuplicates(t *testing.T) {
 			// each context model, at what the rules reach
 			// (docs/duplicates.md; round 14's end, K's and N's at their
 			// first runs; L and M, rounds 11 and 12's own splits, N, held
-			// out in round 12, and O, held out in round 14 and run once
-			// at its end, with the names only and the topic context, have
+			// out in round 12, O, held out in round 14, and P, held out in
+			// round 15, with the names only and the topic context, have
 			// none with random context):
 			// the target (precision 0.97, recall 0.90) is not
 			// reached on every split, nor near it on E-H or the held-out
@@ -399,12 +399,12 @@ func TestStringDuplicates(t *testing.T) {
 			// pairs make the figures a report, not a check).
 			floors := map[string]map[int]map[string][2]float64{
 				"none": {
-					1000: {"clusters_a": {0.99, 0.96}, "clusters_b": {0.99, 0.91}, "clusters_c": {0.98, 0.94}, "clusters_d": {0.97, 0.92}, "clusters_e": {0.91, 0.78}, "clusters_f": {0.93, 0.76}, "clusters_g": {0.95, 0.77}, "clusters_h": {0.95, 0.78}, "clusters_i": {1.00, 0.93}, "clusters_j": {0.96, 0.83}, "clusters_k": {0.86, 0.66}, "clusters_l": {0.93, 0.54}, "clusters_m": {0.95, 0.54}, "clusters_n": {0.95, 0.54}, "clusters_o": {0.93, 0.69}},
-					5000: {"clusters_a": {0.99, 0.96}, "clusters_b": {0.99, 0.91}, "clusters_c": {0.97, 0.92}, "clusters_d": {0.98, 0.91}, "clusters_e": {0.91, 0.78}, "clusters_f": {0.92, 0.76}, "clusters_g": {0.95, 0.77}, "clusters_h": {0.94, 0.77}, "clusters_i": {0.98, 0.92}, "clusters_j": {0.95, 0.83}, "clusters_k": {0.86, 0.64}, "clusters_l": {0.93, 0.54}, "clusters_m": {0.95, 0.53}, "clusters_n": {0.94, 0.53}, "clusters_o": {0.92, 0.69}},
+					1000: {"clusters_a": {0.99, 0.96}, "clusters_b": {0.99, 0.91}, "clusters_c": {0.98, 0.94}, "clusters_d": {0.97, 0.92}, "clusters_e": {0.91, 0.78}, "clusters_f": {0.93, 0.76}, "clusters_g": {0.95, 0.77}, "clusters_h": {0.95, 0.78}, "clusters_i": {1.00, 0.93}, "clusters_j": {0.96, 0.83}, "clusters_k": {0.86, 0.66}, "clusters_l": {0.93, 0.54}, "clusters_m": {0.95, 0.54}, "clusters_n": {0.95, 0.54}, "clusters_o": {0.93, 0.69}, "clusters_p": {0.94, 0.74}},
+					5000: {"clusters_a": {0.99, 0.96}, "clusters_b": {0.99, 0.91}, "clusters_c": {0.97, 0.92}, "clusters_d": {0.98, 0.91}, "clusters_e": {0.91, 0.78}, "clusters_f": {0.92, 0.76}, "clusters_g": {0.95, 0.77}, "clusters_h": {0.94, 0.77}, "clusters_i": {0.98, 0.92}, "clusters_j": {0.95, 0.83}, "clusters_k": {0.86, 0.64}, "clusters_l": {0.93, 0.54}, "clusters_m": {0.95, 0.53}, "clusters_n": {0.94, 0.53}, "clusters_o": {0.92, 0.69}, "clusters_p": {0.93, 0.74}},
 				},
 				"topic": {
-					1000: {"clusters_a": {0.98, 0.97}, "clusters_b": {0.99, 0.94}, "clusters_c": {0.97, 0.97}, "clusters_d": {0.98, 0.94}, "clusters_e": {0.90, 0.82}, "clusters_f": {0.93, 0.87}, "clusters_g": {0.94, 0.87}, "clusters_h": {0.94, 0.84}, "clusters_i": {1.00, 0.94}, "clusters_j": {0.95, 0.83}, "clusters_k": {0.88, 0.77}, "clusters_l": {0.92, 0.66}, "clusters_m": {0.95, 0.63}, "clusters_n": {0.98, 0.59}, "clusters_o": {0.94, 0.78}},
-					5000: {"clusters_a": {0.98, 0.97}, "clusters_b": {0.99, 0.94}, "clusters_c": {0.97, 0.97}, "clusters_d": {0.97, 0.94}, "clusters_e": {0.90, 0.83}, "clusters_f": {0.93, 0.88}, "clusters_g": {0.94, 0.87}, "clusters_h": {0.94, 0.83}, "clusters_i": {0.98, 0.94}, "clusters_j": {0.93, 0.83}, "clusters_k": {0.88, 0.76}, "clusters_l": {0.92, 0.66}, "clusters_m": {0.93, 0.61}, "clusters_n": {0.97, 0.59}, "clusters_o": {0.95, 0.78}},
+					1000: {"clusters_a": {0.98, 0.97}, "clusters_b": {0.99, 0.94}, "clusters_c": {0.97, 0.97}, "clusters_d": {0.98, 0.94}, "clusters_e": {0.90, 0.82}, "clusters_f": {0.93, 0.87}, "clusters_g": {0.94, 0.87}, "clusters_h": {0.94, 0.84}, "clusters_i": {1.00, 0.94}, "clusters_j": {0.95, 0.83}, "clusters_k": {0.88, 0.77}, "clusters_l": {0.92, 0.66}, "clusters_m": {0.95, 0.63}, "clusters_n": {0.98, 0.59}, "clusters_o": {0.94, 0.78}, "clusters_p": {0.94, 0.80}},
+					5000: {"clusters_a": {0.98, 0.97}, "clusters_b": {0.99, 0.94}, "clusters_c": {0.97, 0.97}, "clusters_d": {0.97, 0.94}, "clusters_e": {0.90, 0.83}, "clusters_f": {0.93, 0.88}, "clusters_g": {0.94, 0.87}, "clusters_h": {0.94, 0.83}, "clusters_i": {0.98, 0.94}, "clusters_j": {0.93, 0.83}, "clusters_k": {0.88, 0.76}, "clusters_l": {0.92, 0.66}, "clusters_m": {0.93, 0.61}, "clusters_n": {0.97, 0.59}, "clusters_o": {0.95, 0.78}, "clusters_p": {0.94, 0.80}},
 				},
 				"random": {
 					1000: {"clusters_a": {0.99, 0.96}, "clusters_b": {0.99, 0.91}, "clusters_c": {0.98, 0.94}, "clusters_d": {0.97, 0.92}, "clusters_e": {0.91, 0.78}, "clusters_f": {0.93, 0.76}, "clusters_g": {0.95, 0.77}, "clusters_h": {0.94, 0.78}, "clusters_i": {1.00, 0.93}, "clusters_j": {0.96, 0.83}, "clusters_k": {0.86, 0.61}},
