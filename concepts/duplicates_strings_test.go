@@ -387,7 +387,7 @@ func TestStringDuplicates(t *testing.T) {
 			t.Logf("missed pairs: %q", miss)
 			// Floors at 1,000 (the default) and 5,000 distractors, for
 			// each context model, at what the rules reach
-			// (docs/duplicates.md; round 14's end, K's and N's at their
+			// (docs/duplicates.md; round 15's end, K's and N's at their
 			// first runs; L and M, rounds 11 and 12's own splits, N, held
 			// out in round 12, O, held out in round 14, and P, held out in
 			// round 15, with the names only and the topic context, have
