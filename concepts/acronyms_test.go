@@ -179,3 +179,32 @@ func BenchmarkParseAcronyms(b *testing.B) {
 		}
 	}
 }
+
+// FuzzCompareNames: any two names (the user's text) are analysed and
+// judged without a panic, with a score in [0, 1] and a verdict only when
+// there is no veto; the acronym lexicon knows a pair either way round.
+func FuzzCompareNames(f *testing.F) {
+	for _, p := range [][2]string{
+		{"AI", "artificial intelligence"}, {"TV", "television"}, {"k8s", "Kubernetes"}, {"TL;DR", "too long, didn't read"},
+		{"U.S.", "United States"}, {"PM", "prime minister"}, {"Freud", "Sigmund Freud"}, {"Kew", "Kew, Victoria"},
+		{"Trivy", "Trivy scanner"}, {"R&D", "research and development"}, {"", "!!"}, {"mL", "ML"},
+	} {
+		f.Add(p[0], p[1])
+	}
+	f.Fuzz(func(t *testing.T, x, y string) {
+		a, b := analyseName(x), analyseName(y)
+		vocab := map[string][]int32{}
+		j := compareNames(&a, &b, vocab)
+		k := compareNames(&b, &a, vocab)
+		if j.score < 0 || j.score > 1 {
+			t.Fatalf("%q / %q: score %v", x, y, j.score)
+		}
+		if j.verdict != "" && j.veto != "" {
+			t.Fatalf("%q / %q: verdict %q and veto %q", x, y, j.verdict, j.veto)
+		}
+		if slices.Contains(j.evidence, evAcronymLexicon) != slices.Contains(k.evidence, evAcronymLexicon) {
+			t.Fatalf("%q / %q: the acronym lexicon judges one order only: %v, %v", x, y, j.evidence, k.evidence)
+		}
+		_ = acronymLexMatch(&a, &b)
+	})
+}
