@@ -152,3 +152,36 @@ func TestSyncCountsNoteIndexedMeanwhileUnchanged(t *testing.T) {
 		t.Errorf("mentions = %v, want new 1, old 2", got)
 	}
 }
+
+// TestSyncPathsStaleRead: two indexings of one path at once (a server's
+// own write and the store's change it brings in) — the one that read the
+// older file commits last. The index must hold the newer file, as a
+// fresh reindex would (the team soak saw it hold the older one).
+func TestSyncPathsStaleRead(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "vault")
+	treetest.Write(t, dir, "n.md", "older [[Old]]\n")
+	ix := open(t, dir)
+	other := open(t, dir)
+	if _, err := ix.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	once := false
+	ix.SetBeforePathsWrite(func() {
+		if once {
+			return
+		}
+		once = true
+		// After ix read the older file: a writer changes it and indexes it.
+		treetest.Write(t, dir, "n.md", "newer [[New]]\n")
+		if _, err := other.SyncPaths(ctx, []string{"n.md"}, ""); err != nil {
+			t.Error(err)
+		}
+	})
+	if _, err := ix.SyncPaths(ctx, []string{"n.md"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if got := indexedMentions(t, ix); len(got) != 1 || got["new"] != 1 {
+		t.Errorf("mentions after both indexed n.md: %v, want the newer file's [[New]] only", got)
+	}
+}

@@ -3,6 +3,10 @@ package indexer
 // SetAfterWalk installs a hook that runs between the walk and the reads.
 func (ix *Indexer) SetAfterWalk(fn func()) { ix.afterWalk = fn }
 
+// SetBeforePathsWrite installs a hook that runs in SyncPaths between its
+// reads and its transaction.
+func (ix *Indexer) SetBeforePathsWrite(fn func()) { ix.beforePathsWrite = fn }
+
 // SetAfterCommit installs a hook that runs after each committed transaction
 // of a sync or reindex; its error ends the sync there.
 func (ix *Indexer) SetAfterCommit(fn func(point string) error) { ix.afterCommit = fn }

@@ -60,6 +60,9 @@ type Indexer struct {
 	// afterWalk, when set (by tests), runs between the walk and reading the
 	// files: the window in which a file can disappear mid-sync.
 	afterWalk func()
+	// beforePathsWrite, when set (by tests), runs in SyncPaths between
+	// reading the files and taking the index's write lock.
+	beforePathsWrite func()
 	// afterCommit, when set (by tests), runs after each transaction of a
 	// sync or reindex commits; an error from it ends the sync there, as a
 	// kill at that moment would.
@@ -905,7 +908,33 @@ func (ix *Indexer) SyncWritten(ctx context.Context, paths []string, renamedFrom 
 // (re-)derived, a missing one removed. Note operations call it right after
 // they change a file, so the index reflects the change when they return.
 // from, when not empty, is a path the first file was renamed from.
+//
+// Two of them may index one path at once (a server's own write and the
+// store's change it brings in as a working copy): each reads the files
+// before it takes the index's write lock, so the one that commits last
+// could write the older version. Under the lock each checks that every
+// file still holds what it read, and reads again when one does not
+// (staleRetries times; then it indexes what it read last).
 func (ix *Indexer) SyncPaths(ctx context.Context, paths []string, renamedFrom string) (*Result, error) {
+	for attempt := 0; ; attempt++ {
+		res, err := ix.syncPaths(ctx, paths, renamedFrom, attempt < staleRetries)
+		if errors.Is(err, errStale) {
+			continue
+		}
+		return res, err
+	}
+}
+
+// staleRetries bounds how often SyncPaths reads its files again because
+// one changed between its read and its write.
+const staleRetries = 5
+
+// errStale: a file SyncPaths read changed before its transaction.
+var errStale = errors.New("a file changed after it was read")
+
+// syncPaths is one attempt of SyncPaths; with verify, it fails with
+// errStale, writing nothing, when a file no longer holds what it read.
+func (ix *Indexer) syncPaths(ctx context.Context, paths []string, renamedFrom string, verify bool) (*Result, error) {
 	res := &Result{Warnings: []Warning{}}
 	type item struct {
 		rel string
@@ -943,7 +972,21 @@ func (ix *Indexer) SyncPaths(ctx context.Context, paths []string, renamedFrom st
 			recs = append(recs, it.rec)
 		}
 	}
+	if ix.beforePathsWrite != nil {
+		ix.beforePathsWrite()
+	}
 	err := ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
+		if verify {
+			for _, it := range items {
+				read := noema.Absent
+				if it.rec != nil {
+					read = it.rec.Hash
+				}
+				if now, err := ix.Vault.FileChecksum(it.rel); err != nil || now != read {
+					return errStale // a later writer changed it: read it again
+				}
+			}
+		}
 		change, err := sqlite.BeginChange(tx, capture, recs)
 		if err != nil {
 			return err
