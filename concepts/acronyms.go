@@ -65,16 +65,12 @@ func parseAcronyms(text string) *acroLex {
 			lx.entries[k] = e
 		}
 		for _, l := range strings.Split(longs, ";") {
-			ws := contentWords(l)
-			if len(ws) == 0 {
-				continue
-			}
-			key := foldedKey(ws)
-			if slices.ContainsFunc(e.meanings, func(m []string) bool { return slices.Contains(m, key) }) {
+			key := analyseBase(l) // the key nameInfo.folded is
+			if key == "" || slices.ContainsFunc(e.meanings, func(m []string) bool { return slices.Contains(m, key) }) {
 				continue
 			}
 			// A spelling of a meaning already listed joins it.
-			am := americanWords(sortedWords(ws))
+			am := americanWords(strings.Fields(key))
 			if i := slices.IndexFunc(e.meanings, func(m []string) bool { return americanWords(strings.Fields(m[0])) == am }); i >= 0 {
 				e.meanings[i] = append(e.meanings[i], key)
 			} else {
@@ -86,19 +82,6 @@ func parseAcronyms(text string) *acroLex {
 		}
 	}
 	return lx
-}
-
-// foldedKey is words sorted, without repeats, joined by a space: the key
-// nameInfo.folded is.
-func foldedKey(ws []string) string {
-	return strings.Join(sortedWords(ws), " ")
-}
-
-// sortedWords is a sorted copy of ws without repeats.
-func sortedWords(ws []string) []string {
-	s := slices.Clone(ws)
-	slices.Sort(s)
-	return slices.Compact(s)
 }
 
 // acronymLexKey is a short form's key: lower case, dotted initials and
