@@ -15,6 +15,10 @@ import (
 // the indexer's lock has become free (its holder exited or died).
 const lockRetry = 3 * time.Second
 
+// firstSyncPauseMax bounds the pause before a failed first sync is run
+// again.
+const firstSyncPauseMax = 30 * time.Second
+
 // Start runs Serve in the background until ctx is done or Close is
 // called; Close waits for it, and for every goroutine it started, before
 // it closes the index.
@@ -119,8 +123,19 @@ func (a *App) Serve(ctx context.Context) {
 
 // index is the indexer's work: first sync, embeddings, then the watcher.
 func (a *App) index(ctx context.Context) {
-	if _, err := a.Sync(ctx, false, nil); err != nil && ctx.Err() == nil {
-		a.Logger.Error("first sync", "err", err)
+	// The first sync brings in what changed while no server watched the
+	// files; the watcher sees only what changes after it starts. One that
+	// fails is run again before the watcher starts: an index left without
+	// it would miss those changes until the next restart (status shows
+	// the failure meanwhile).
+	firstSync := func(ctx context.Context) error {
+		_, err := a.Sync(ctx, false, nil)
+		return err
+	}
+	if !untilDone(ctx, firstSync, time.Second, firstSyncPauseMax, func(err error, pause time.Duration) {
+		a.Logger.Error("first sync; trying again", "err", err, "retry_in", pause)
+	}) {
+		return
 	}
 	// Embeddings follow the registry in the background; an unreachable
 	// backend only affects the semantic tools.
@@ -152,5 +167,27 @@ func (a *App) index(ctx context.Context) {
 	}
 	if err := a.Indexer.Watch(ctx, a.Config.WatchDebounce, onSync); err != nil && ctx.Err() == nil {
 		a.Logger.Error("file watcher stopped", "err", err)
+	}
+}
+
+// untilDone runs fn until it succeeds, pausing after each failure (first
+// pause, then twice the last, up to max) and telling failed about it. It
+// reports false when ctx ended first.
+func untilDone(ctx context.Context, fn func(context.Context) error, pause, max time.Duration, failed func(err error, pause time.Duration)) bool {
+	for {
+		err := fn(ctx)
+		if ctx.Err() != nil {
+			return false
+		}
+		if err == nil {
+			return true
+		}
+		failed(err, pause)
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, max)
 	}
 }

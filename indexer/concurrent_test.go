@@ -2,6 +2,7 @@ package indexer_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -183,5 +184,37 @@ func TestSyncPathsStaleRead(t *testing.T) {
 	}
 	if got := indexedMentions(t, ix); len(got) != 1 || got["new"] != 1 {
 		t.Errorf("mentions after both indexed n.md: %v, want the newer file's [[New]] only", got)
+	}
+}
+
+// TestSyncPathsChangedAtEveryRead: the file changes (and its writer
+// indexes it) between every read SyncPaths makes and its transaction, more
+// often than SyncPaths reads again outside the lock. The index must still
+// hold the newest file: SyncPaths' last attempt reads the changed file
+// under the lock instead of committing what it read (which the writer's
+// own, earlier commit had already replaced).
+func TestSyncPathsChangedAtEveryRead(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "vault")
+	treetest.Write(t, dir, "n.md", "version 0 [[V0]]\n")
+	ix := open(t, dir)
+	other := open(t, dir)
+	if _, err := ix.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	v := 0
+	ix.SetBeforePathsWrite(func() {
+		v++
+		treetest.Write(t, dir, "n.md", fmt.Sprintf("version %d [[V%d]]\n", v, v))
+		if _, err := other.SyncPaths(ctx, []string{"n.md"}, ""); err != nil {
+			t.Error(err)
+		}
+	})
+	if _, err := ix.SyncPaths(ctx, []string{"n.md"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("v%d", v)
+	if got := indexedMentions(t, ix); len(got) != 1 || got[want] != 1 {
+		t.Errorf("mentions after %d changes during the sync: %v, want the newest file's [[%s]] only", v, got, want)
 	}
 }

@@ -913,11 +913,13 @@ func (ix *Indexer) SyncWritten(ctx context.Context, paths []string, renamedFrom 
 // store's change it brings in as a working copy): each reads the files
 // before it takes the index's write lock, so the one that commits last
 // could write the older version. Under the lock each checks that every
-// file still holds what it read, and reads again when one does not
-// (staleRetries times; then it indexes what it read last).
+// file still holds what it read. When one does not, it reads the files
+// again outside the lock (staleRetries times), then reads the changed
+// ones under it: what it commits is what the files held while it held the
+// lock, and a writer that changes a file after that indexes it after.
 func (ix *Indexer) SyncPaths(ctx context.Context, paths []string, renamedFrom string) (*Result, error) {
 	for attempt := 0; ; attempt++ {
-		res, err := ix.syncPaths(ctx, paths, renamedFrom, attempt < staleRetries)
+		res, err := ix.syncPaths(ctx, paths, renamedFrom, attempt >= staleRetries)
 		if errors.Is(err, errStale) {
 			continue
 		}
@@ -925,66 +927,92 @@ func (ix *Indexer) SyncPaths(ctx context.Context, paths []string, renamedFrom st
 	}
 }
 
-// staleRetries bounds how often SyncPaths reads its files again because
-// one changed between its read and its write.
+// staleRetries bounds how often SyncPaths reads its files again, outside
+// the index's write lock, because one changed between its read and its
+// write.
 const staleRetries = 5
 
 // errStale: a file SyncPaths read changed before its transaction.
 var errStale = errors.New("a file changed after it was read")
 
-// syncPaths is one attempt of SyncPaths; with verify, it fails with
-// errStale, writing nothing, when a file no longer holds what it read.
-func (ix *Indexer) syncPaths(ctx context.Context, paths []string, renamedFrom string, verify bool) (*Result, error) {
-	res := &Result{Warnings: []Warning{}}
-	type item struct {
-		rel string
-		rec *sqlite.NoteRecord
+// pathItem is a file SyncPaths indexes: rec is nil for a file that is
+// gone, skip is a warning for one it cannot index (left as indexed).
+type pathItem struct {
+	rel  string
+	rec  *sqlite.NoteRecord
+	skip *Warning
+}
+
+// readPath reads and parses the file at rel for SyncPaths.
+func (ix *Indexer) readPath(rel string) (pathItem, error) {
+	content, info, err := ix.Vault.ReadFile(rel)
+	if err != nil {
+		if noema.ErrorCode(err) == noema.ENOTFOUND || errors.Is(err, fs.ErrNotExist) {
+			return pathItem{rel: rel}, nil
+		}
+		return pathItem{}, err
 	}
-	var items []item
+	if ix.MaxNoteBytes > 0 && int64(len(content)) > ix.MaxNoteBytes {
+		return pathItem{rel: rel, skip: &Warning{rel, noema.ETOOLARGE, "note over the size limit"}}, nil
+	}
+	n, err := vault.Parse(rel, content)
+	if err != nil {
+		return pathItem{rel: rel, skip: &Warning{rel, noema.ErrorCode(err), noema.ErrorMessage(err)}}, nil
+	}
+	ix.Vault.ResolvePathLinks(n)
+	return pathItem{rel: rel, rec: ix.Ignore.apply(Record(n, info))}, nil
+}
+
+// syncPaths is one attempt of SyncPaths. Under the index's write lock it
+// checks that each file still holds what it read: when one does not, it
+// fails with errStale, writing nothing, unless underLock, when it reads
+// the changed files again there.
+func (ix *Indexer) syncPaths(ctx context.Context, paths []string, renamedFrom string, underLock bool) (*Result, error) {
+	items := make([]pathItem, 0, len(paths))
 	for _, rel := range paths {
-		content, info, err := ix.Vault.ReadFile(rel)
+		it, err := ix.readPath(rel)
 		if err != nil {
-			if noema.ErrorCode(err) == noema.ENOTFOUND || errors.Is(err, fs.ErrNotExist) {
-				items = append(items, item{rel: rel})
-				continue
-			}
 			return nil, err
 		}
-		if ix.MaxNoteBytes > 0 && int64(len(content)) > ix.MaxNoteBytes {
-			res.Skipped++
-			res.Warnings = append(res.Warnings, Warning{rel, noema.ETOOLARGE, "note over the size limit"})
-			continue
-		}
-		n, err := vault.Parse(rel, content)
-		if err != nil {
-			res.Skipped++
-			res.Warnings = append(res.Warnings, Warning{rel, noema.ErrorCode(err), noema.ErrorMessage(err)})
-			continue
-		}
-		ix.Vault.ResolvePathLinks(n)
-		items = append(items, item{rel: rel, rec: ix.Ignore.apply(Record(n, info))})
-	}
-	var recs []*sqlite.NoteRecord
-	capture := []string{}
-	for _, it := range items {
-		capture = append(capture, it.rel)
-		if it.rec != nil {
-			recs = append(recs, it.rec)
-		}
+		items = append(items, it)
 	}
 	if ix.beforePathsWrite != nil {
 		ix.beforePathsWrite()
 	}
+	var res *Result
 	err := ix.DB.Write(ctx, func(tx *sqlite.Tx) error {
-		if verify {
-			for _, it := range items {
-				read := noema.Absent
-				if it.rec != nil {
-					read = it.rec.Hash
-				}
-				if now, err := ix.Vault.FileChecksum(it.rel); err != nil || now != read {
-					return errStale // a later writer changed it: read it again
-				}
+		res = &Result{Warnings: []Warning{}} // a retried transaction counts again
+		for i, it := range items {
+			if it.skip != nil {
+				continue // left as indexed; its writer's sync indexes a later version
+			}
+			read := noema.Absent
+			if it.rec != nil {
+				read = it.rec.Hash
+			}
+			if now, err := ix.Vault.FileChecksum(it.rel); err == nil && now == read {
+				continue
+			}
+			if !underLock {
+				return errStale // a later writer changed it: read it again
+			}
+			again, err := ix.readPath(it.rel)
+			if err != nil {
+				return err
+			}
+			items[i] = again
+		}
+		var recs []*sqlite.NoteRecord
+		capture := []string{}
+		for _, it := range items {
+			if it.skip != nil {
+				res.Skipped++
+				res.Warnings = append(res.Warnings, *it.skip)
+				continue
+			}
+			capture = append(capture, it.rel)
+			if it.rec != nil {
+				recs = append(recs, it.rec)
 			}
 		}
 		change, err := sqlite.BeginChange(tx, capture, recs)
@@ -994,20 +1022,26 @@ func (ix *Indexer) syncPaths(ctx context.Context, paths []string, renamedFrom st
 		if renamedFrom != "" {
 			change.Full() // a file name is a title: names may change
 		}
-		for i, it := range items {
+		first := true
+		for _, it := range items {
+			if it.skip != nil {
+				continue
+			}
 			if it.rec == nil {
 				if err := sqlite.DeleteNote(tx, it.rel); err != nil {
 					return err
 				}
 				res.Removed++
+				first = false
 				continue
 			}
-			if i == 0 && renamedFrom != "" {
+			if first && renamedFrom != "" {
 				if err := sqlite.RenameNote(tx, renamedFrom, it.rel); err != nil {
 					return err
 				}
 				res.Renamed++
 			}
+			first = false
 			if _, err := sqlite.PutNote(tx, it.rec); err != nil {
 				return err
 			}

@@ -337,6 +337,7 @@ func followSeq(ctx context.Context, cs *mcp.ClientSession) (seq int64, synced bo
 		Sync struct {
 			Running    bool
 			FinishedAt time.Time `json:"finished_at"`
+			LastError  string    `json:"last_error"`
 		}
 	}
 	if err := json.Unmarshal([]byte(r.Contents[0].Text), &st); err != nil {
@@ -345,7 +346,8 @@ func followSeq(ctx context.Context, cs *mcp.ClientSession) (seq int64, synced bo
 	if st.Store == nil {
 		return 0, false, errors.New("status: no store: the server is not a working copy")
 	}
-	return st.Store.Seq, !st.Sync.Running && !st.Sync.FinishedAt.IsZero(), nil
+	// A first sync that failed is no sync: the server runs it again.
+	return st.Store.Seq, !st.Sync.Running && !st.Sync.FinishedAt.IsZero() && st.Sync.LastError == "", nil
 }
 
 // caughtUp waits until the server's folder holds the store's head and its
