@@ -287,6 +287,16 @@ func (f *Follower) fetchRepairs(ctx context.Context) error {
 // the paths it changed. The folder's own writers may change a file
 // meanwhile; a changeset that then meets an unexpected checksum is planned
 // again.
+//
+// A path the folder already holds as the store does is indexed too when
+// the index holds another version: the folder can take a store's change
+// that nothing indexes — a write refused because the folder was behind
+// brings the file in (vault's refresh) and then fails, and an earlier
+// bring's indexing can fail after its changeset — and the feed's change
+// is the last word the follower hears of it. (The team soak found a
+// server, restarted while its writers met such refusals, whose index kept
+// a shared note one version behind its folder: no watcher runs before the
+// first sync ends.)
 func (f *Follower) bring(ctx context.Context, paths []string, want func(string) (noema.Change, bool)) error {
 	for attempt := 0; ; attempt++ {
 		held, err := f.held(ctx, paths)
@@ -294,6 +304,7 @@ func (f *Follower) bring(ctx context.Context, paths []string, want func(string) 
 			return err
 		}
 		var cs noema.Changeset
+		var unindexed []string // held as wanted, indexed otherwise
 		for _, p := range paths {
 			c, ok := want(p)
 			if !ok {
@@ -301,6 +312,11 @@ func (f *Follower) bring(ctx context.Context, paths []string, want func(string) 
 			}
 			have := held[p]
 			if have == c.Checksum {
+				if behind, err := f.indexBehind(ctx, p, have); err != nil {
+					return err
+				} else if behind {
+					unindexed = append(unindexed, p)
+				}
 				continue
 			}
 			if c.Kind == noema.ChangeDelete {
@@ -323,11 +339,22 @@ func (f *Follower) bring(ctx context.Context, paths []string, want func(string) 
 				// this server's own later write, which the feed names at
 				// an earlier one. Rewriting it with the same bytes would
 				// fail whenever the next write came first.
+				if behind, err := f.indexBehind(ctx, p, have); err != nil {
+					return err
+				} else if behind {
+					unindexed = append(unindexed, p)
+				}
 				continue
 			}
 			cs.Changes = append(cs.Changes, noema.FileChange{Path: p, Before: have, After: file.Data})
 		}
 		if len(cs.Changes) == 0 {
+			if len(unindexed) == 0 {
+				return nil
+			}
+			if _, err := f.ix.SyncPaths(ctx, unindexed, ""); err != nil {
+				return fmt.Errorf("index the store's changes the folder held: %w", err)
+			}
 			return nil
 		}
 		err = f.ix.Vault.LockedLocal(ctx, func(w *vault.Writer) error { return w.Apply(ctx, &cs) })
@@ -337,11 +364,24 @@ func (f *Follower) bring(ctx context.Context, paths []string, want func(string) 
 		if err != nil {
 			return fmt.Errorf("bring the store's changes into the folder: %w", err)
 		}
-		if _, err := f.ix.SyncPaths(ctx, cs.Paths(), ""); err != nil {
+		if _, err := f.ix.SyncPaths(ctx, append(cs.Paths(), unindexed...), ""); err != nil {
 			return fmt.Errorf("index the store's changes: %w", err)
 		}
 		return nil
 	}
+}
+
+// indexBehind reports whether the index holds path at another version
+// than sum, the checksum the folder holds (noema.Absent for no file).
+func (f *Follower) indexBehind(ctx context.Context, path, sum string) (bool, error) {
+	st, indexed, err := f.ix.DB.NoteState(ctx, path)
+	if err != nil {
+		return false, fmt.Errorf("read the index's state of %s: %w", path, err)
+	}
+	if !indexed {
+		return sum != noema.Absent, nil
+	}
+	return st.Hash != sum, nil
 }
 
 // held returns the checksum the folder holds for each of paths (Absent

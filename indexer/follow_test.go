@@ -210,3 +210,60 @@ func (s *racingStore) ReadFile(ctx context.Context, path string) (*noema.File, e
 	}
 	return s.Store.ReadFile(ctx, path)
 }
+
+// TestFollowerIndexesWhatARefusedWriteBroughtIn: a write planned on a
+// folder that had not yet followed the store is refused by the store; the
+// vault brings the store's version into the folder (its refresh) and runs
+// the write again, which now fails its own check — so nothing indexes the
+// version the folder took, and when the follower later meets the store's
+// change in the feed the folder already holds it. The follower must index
+// it: before, the index kept the older version until the next restart (the
+// team soak: a restarted server's index one version behind its folder).
+func TestFollowerIndexesWhatARefusedWriteBroughtIn(t *testing.T) {
+	ctx := context.Background()
+	upVault, err := vault.Open(filepath.Join(t.TempDir(), "store"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := upVault.Store()
+	dir := filepath.Join(t.TempDir(), "copy")
+	ix := open(t, dir)
+	f := indexer.NewFollower(ix, up, "test store")
+	ix.Vault.SetUpstream(up, f.Behind)
+	if err := f.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v1 := []byte("version 1 [[One]]\n")
+	if err := ix.Vault.Locked(ctx, func(w *vault.Writer) error { return w.WriteFile("n.md", v1, false) }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.SyncPaths(ctx, []string{"n.md"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Another server changes the note in the store; this folder has not
+	// followed yet.
+	v2 := []byte("version 2 [[Two]]\n")
+	if err := upVault.Locked(ctx, func(w *vault.Writer) error { return w.ReplaceFile("n.md", v1, v2) }); err != nil {
+		t.Fatal(err)
+	}
+	// This server's edit expects version 1: refused, after the folder took
+	// version 2.
+	err = ix.Vault.Locked(ctx, func(w *vault.Writer) error {
+		return w.ReplaceFile("n.md", v1, []byte("version 3 [[Three]]\n"))
+	})
+	if noema.ErrorCode(err) != noema.ECHECKSUM {
+		t.Fatalf("an edit expecting the folder's older version: %v, want checksum_mismatch", err)
+	}
+	if got, _ := ix.Vault.FileChecksum("n.md"); got != noema.Checksum(v2) {
+		t.Fatalf("the folder holds %s after the refused edit, want the store's version 2", got)
+	}
+	if err := f.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := indexedMentions(t, ix); len(got) != 1 || got["two"] != 1 {
+		t.Errorf("mentions once the follower caught up: %v, want version 2's [[Two]] only", got)
+	}
+}
