@@ -447,12 +447,18 @@ func (x *dupIndex) addWordKeys(n *nameInfo, c int32) {
 			addKey(x.token, w, c)
 		}
 	}
-	if raw := words(n.text); len(n.content) == 2 && len(raw) == 2 && capitalisedName(n.text) && !givenNames[raw[0]] && !givenNames[raw[1]] {
+	if raw := words(n.text); len(n.content) == 2 && len(raw) == 2 && capitalisedName(n.text) && !givenNames[raw[0]] && !givenNames[raw[1]] && !eponymHeads[raw[1]] {
 		// "River Shannon", "Goldman Sachs": a proper name of two
 		// words, no person's, that a surname is part of (onlyPerson).
+		// Not a thing named after a person by a word of its kind
+		// ("Spinoza Prize", "Cervantes Institute"): nobody calls it by
+		// the surname alone.
 		for _, w := range n.content {
 			addKey(x.token, properKey+w, c)
 		}
+	} else if k := len(n.content); k >= 2 && len(raw) >= 2 && capitalisedName(n.text) && eponymHeads[raw[len(raw)-1]] {
+		// "Spinoza Prize", "Frida Kahlo Museum": named after a person.
+		addKey(x.token, eponymKey+n.content[k-2], c)
 	}
 	for _, w := range n.parts {
 		if len(w) >= 2 && !slices.Contains(n.content, w) {
@@ -819,7 +825,7 @@ func (x *dupIndex) gatherTokens(cs *candidates) {
 	}
 	if cs.only < 0 {
 		for k, l := range x.token {
-			if !strings.HasPrefix(k, properKey) {
+			if !strings.HasPrefix(k, "\x00") { // not properKey's or eponymKey's
 				tokenPairs(l)
 			}
 		}
@@ -1599,6 +1605,26 @@ func (j *judgement) bySpelling(a, b *nameInfo, vocab map[string][]int32) bool {
 		return true
 	}
 	return false
+}
+
+// eponymKey prefixes the keys of the token index under which a name of a
+// thing named after a person files the surname ("Spinoza Prize" files
+// "spinoza"): soleSurname does not count it as another use of the word.
+const eponymKey = "\x00eponym "
+
+// eponymHeads are the words that, after a surname, name a thing after the
+// person ("Nobel Prize", "Planck Institute", "Doppler effect"): such a
+// name does not make the surname alone mean anything but the person.
+var eponymHeads = map[string]bool{
+	"prize": true, "prizes": true, "award": true, "awards": true, "medal": true, "trophy": true,
+	"lecture": true, "lectures": true, "fellowship": true, "scholarship": true, "chair": true,
+	"institute": true, "institut": true, "museum": true, "foundation": true, "society": true,
+	"memorial": true, "library": true, "archive": true, "archives": true, "gallery": true,
+	"centre": true, "center": true, "school": true, "college": true, "hall": true,
+	"effect": true, "equation": true, "equations": true, "theorem": true, "conjecture": true,
+	"constant": true, "principle": true, "paradox": true, "lemma": true, "inequality": true,
+	"distribution": true, "transform": true, "number": true, "numbers": true, "crater": true,
+	"syndrome": true, "test": true, "scale": true, "cycle": true, "method": true,
 }
 
 // properKey prefixes the keys of the token index (dupIndex.token, the

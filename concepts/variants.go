@@ -263,7 +263,9 @@ func soleSurname(short *nameInfo, vocab map[string][]int32) bool {
 		return false
 	}
 	w := short.content[0]
-	if countries[w] || leadingQualifiers[w] || englishWords().has(w) || len(vocab[w]) > 2 {
+	// Two names use the surname: the two compared. A thing named after
+	// the person ("Spinoza Prize") is no other meaning of it.
+	if countries[w] || leadingQualifiers[w] || englishWords().has(w) || len(vocab[w])-len(vocab[eponymKey+w]) > 2 {
 		return false
 	}
 	return !isCity(short)
