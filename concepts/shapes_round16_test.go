@@ -23,3 +23,15 @@ func TestEponymLeavesSurnameAlone(t *testing.T) {
 		t.Errorf("groups %q, want %q", got, want)
 	}
 }
+
+// TestGivenNameEndingInS: the name folding writes a word's singular
+// ("nicholas" is "nichola" in nameInfo.all), and the given names must be
+// looked up as it writes them — before, a person whose given name ends
+// in s (Nicholas, Charles, James, Thomas) was never a person's name.
+func TestGivenNameEndingInS(t *testing.T) {
+	_, got := labelGroups([]string{"Nicholas Negroponte", "Negroponte", "Charles Babbage", "Babbage"})
+	want := []string{"Babbage | Charles Babbage", "Negroponte | Nicholas Negroponte"}
+	if !slices.Equal(got, want) {
+		t.Errorf("groups %q, want %q", got, want)
+	}
+}

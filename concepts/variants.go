@@ -485,7 +485,8 @@ func (x *dupIndex) oneWordExpansions(w string, l []int32) []int32 {
 var givenNamesText string
 
 // givenNames are the words a person's name may have before the surname
-// (givennames.txt).
+// (givennames.txt), as written and as the name folding writes them
+// (singular: "james" is "jame" in nameInfo.all).
 var givenNames = func() map[string]bool {
 	m := map[string]bool{}
 	for _, line := range strings.Split(givenNamesText, "\n") {
@@ -494,6 +495,7 @@ var givenNames = func() map[string]bool {
 		}
 		for _, w := range strings.Fields(line) {
 			m[w] = true
+			m[singular(w)] = true
 		}
 	}
 	return m
