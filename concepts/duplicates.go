@@ -447,9 +447,11 @@ func (x *dupIndex) addWordKeys(n *nameInfo, c int32) {
 			addKey(x.token, w, c)
 		}
 	}
-	if raw := words(n.text); len(n.content) == 2 && len(raw) == 2 && capitalisedName(n.text) && !givenNames[raw[0]] && !givenNames[raw[1]] && !eponymHeads[raw[1]] {
+	if raw := words(n.text); len(n.content) == 2 && len(raw) == 2 && capitalisedName(n.text) && !givenNames[raw[0]] && !givenNames[raw[1]] && !eponymHeads[raw[1]] && !wordNetPerson(n) {
 		// "River Shannon", "Goldman Sachs": a proper name of two
-		// words, no person's, that a surname is part of (onlyPerson).
+		// words, no person's (no given name of the list, no person of
+		// WordNet: "Marc Chagall"), that a surname is part of
+		// (onlyPerson).
 		// Not a thing named after a person by a word of its kind
 		// ("Spinoza Prize", "Cervantes Institute"): nobody calls it by
 		// the surname alone.

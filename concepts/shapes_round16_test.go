@@ -35,3 +35,17 @@ func TestGivenNameEndingInS(t *testing.T) {
 		t.Errorf("groups %q, want %q", got, want)
 	}
 }
+
+// TestWordNetPersonNoOtherMeaning: a two-word name WordNet knows as a
+// person ("Marc Chagall", "Katsushika Hokusai") is no proper name of
+// something else that the surname could mean, even when its given name is
+// not in givennames.txt: before, it blocked its own surname ("Chagall"
+// beside "Marc Chagall" alone was no pair).
+func TestWordNetPersonNoOtherMeaning(t *testing.T) {
+	_, got := labelGroups([]string{"Chagall", "Marc Chagall", "Chagall Museum", "Hokusai", "Katsushika Hokusai",
+		"Shannon", "Claude Shannon", "River Shannon"})
+	want := []string{"Chagall | Marc Chagall", "Hokusai | Katsushika Hokusai"}
+	if !slices.Equal(got, want) {
+		t.Errorf("groups %q, want %q", got, want)
+	}
+}

@@ -264,6 +264,16 @@ func bareProperName(short, long *nameInfo) bool {
 	return len(short.content) == 1 && short.upper && !short.acro && len(long.content) > 1 && slices.Contains(long.content, short.content[0])
 }
 
+// wordNetPerson reports whether WordNet knows the name n as a person.
+func wordNetPerson(n *nameInfo) bool {
+	for _, s := range wordNetData().senses(n) {
+		if s.cat == wnPerson {
+			return true
+		}
+	}
+	return false
+}
+
 // onlyPerson reports whether short, a surname WordNet knows as one
 // person's, names nothing else the vault may mean: no vendor, country or
 // city ("Tesla", "Bosch"), not possessive ("Graves'" is a disease), and
