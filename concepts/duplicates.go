@@ -447,7 +447,7 @@ func (x *dupIndex) addWordKeys(n *nameInfo, c int32) {
 			addKey(x.token, w, c)
 		}
 	}
-	if raw := words(n.text); len(n.content) == 2 && len(raw) == 2 && capitalisedName(n.text) && !givenNames[raw[0]] && !givenNames[raw[1]] && !eponymHeads[raw[1]] && !wordNetPerson(n) {
+	if raw := words(n.text); len(n.content) == 2 && len(raw) == 2 && capitalisedName(n.text) && !givenNames[raw[0]] && !moreGivenNames[raw[0]] && !givenNames[raw[1]] && !eponymHeads[raw[1]] && !wordNetPerson(n) {
 		// "River Shannon", "Goldman Sachs": a proper name of two
 		// words, no person's (no given name of the list, no person of
 		// WordNet: "Marc Chagall"), that a surname is part of
@@ -1667,15 +1667,20 @@ func (j *judgement) byShortForm(short, long *nameInfo, vocab map[string][]int32)
 		return true
 	}
 	if personName(short, long) {
-		// "Alan Turing" / "Turing": a surname and the full name; a
-		// place or team of that name is told apart by its context.
-		j.score, j.verdict = 0.8, VerdictReview
-		j.evidence = append(j.evidence, "person_name")
 		// A surname alone is as often a word, a place or a company
 		// ("Ford", "Jordan", "Jackson"), or another person's ("Freud",
 		// "Anna Freud"): with context only, unless it is none of these.
-		j.weak = !soleSurname(short, vocab)
-		return true
+		// A given name of the longer list only (moreGivenNames) makes a
+		// person's name only of a surname that is none of these: the
+		// context tells "Freddie Mercury" from the planet no better
+		// than it tells a place from a person.
+		if sole := soleSurname(short, vocab); sole || !newGivenName(short, long) {
+			// "Alan Turing" / "Turing": a surname and the full name.
+			j.score, j.verdict = 0.8, VerdictReview
+			j.evidence = append(j.evidence, "person_name")
+			j.weak = !sole
+			return true
+		}
 	}
 	if countryPlace(short, long) {
 		j.veto = fmt.Sprintf("country_and_place: %q is a place named after the country or region %q", long.text, short.text)

@@ -49,3 +49,32 @@ func TestWordNetPersonNoOtherMeaning(t *testing.T) {
 		t.Errorf("groups %q, want %q", got, want)
 	}
 }
+
+// TestMoreGivenNames: the longer given-name list (givennames_more.txt)
+// makes "Frida Kahlo" / "Kahlo" and "Edsger Dijkstra" / "Dijkstra" a
+// person and her surname; but a given name only that list holds makes no
+// person's name of a surname that is also a word or a city ("Freddie
+// Mercury" / "Mercury", "Whitney Houston" / "Houston": the context could
+// pick the person for the planet), while the shorter list's still does,
+// with context only ("Henry Ford" / "Ford").
+func TestMoreGivenNames(t *testing.T) {
+	_, got := labelGroups([]string{"Kahlo", "Frida Kahlo", "Dijkstra", "Edsger Dijkstra"})
+	want := []string{"Dijkstra | Edsger Dijkstra", "Frida Kahlo | Kahlo"}
+	if !slices.Equal(got, want) {
+		t.Errorf("groups %q, want %q", got, want)
+	}
+	for _, c := range []struct {
+		short, long string
+		person      bool
+	}{
+		{"Mercury", "Freddie Mercury", false},
+		{"Houston", "Whitney Houston", false},
+		{"Ford", "Henry Ford", true},
+	} {
+		a, b := analyseName(c.short), analyseName(c.long)
+		j := compareNames(&a, &b, map[string][]int32{})
+		if got := slices.Contains(j.evidence, "person_name"); got != c.person {
+			t.Errorf("%q / %q: person_name %v, want %v (evidence %v)", c.short, c.long, got, c.person, j.evidence)
+		}
+	}
+}

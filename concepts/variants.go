@@ -244,7 +244,7 @@ func personName(short, long *nameInfo) bool {
 		return false
 	}
 	for _, w := range long.all[:len(long.all)-len(short.all)] {
-		if len([]rune(w)) == 1 || givenNames[w] || nameParticles[w] {
+		if len([]rune(w)) == 1 || givenNames[w] || moreGivenNames[w] || nameParticles[w] {
 			continue
 		}
 		return false
@@ -484,12 +484,25 @@ func (x *dupIndex) oneWordExpansions(w string, l []int32) []int32 {
 //go:embed givennames.txt
 var givenNamesText string
 
+//go:embed givennames_more.txt
+var moreGivenNamesText string
+
 // givenNames are the words a person's name may have before the surname
 // (givennames.txt), as written and as the name folding writes them
 // (singular: "james" is "jame" in nameInfo.all).
-var givenNames = func() map[string]bool {
+var givenNames = parseGivenNames(givenNamesText)
+
+// moreGivenNames are the given names of givennames_more.txt: a name
+// whose given name is only there is a person's when its surname can mean
+// nothing else (see newGivenName).
+var moreGivenNames = parseGivenNames(moreGivenNamesText)
+
+// parseGivenNames reads a given-name list: words separated by white
+// space, lines starting with # skipped; each word as written and as the
+// name folding writes it.
+func parseGivenNames(text string) map[string]bool {
 	m := map[string]bool{}
-	for _, line := range strings.Split(givenNamesText, "\n") {
+	for _, line := range strings.Split(text, "\n") {
 		if strings.HasPrefix(line, "#") {
 			continue
 		}
@@ -499,7 +512,19 @@ var givenNames = func() map[string]bool {
 		}
 	}
 	return m
-}()
+}
+
+// newGivenName reports whether long, a person's full name of short
+// (personName), has a word before the surname that only moreGivenNames
+// holds.
+func newGivenName(short, long *nameInfo) bool {
+	for _, w := range long.all[:len(long.all)-len(short.all)] {
+		if moreGivenNames[w] && !givenNames[w] {
+			return true
+		}
+	}
+	return false
+}
 
 // countries are names of countries: a country and a river, sea, lake or
 // mountain named after it (or it after them) are two places ("Congo" /
