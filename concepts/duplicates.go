@@ -1739,6 +1739,13 @@ func (j *judgement) byNarrowing(short, long *nameInfo) bool {
 			j.score, j.verdict = 0.8, VerdictReview
 			j.evidence = append(j.evidence, "kind_noun")
 			return true
+		case insertedDescriptor(short, long):
+			// "Mohs scale" / "Mohs hardness scale": a name after a
+			// person or place, and one word inside it that says what
+			// the thing measures or is for.
+			j.score, j.verdict = 0.8, VerdictReview
+			j.evidence = append(j.evidence, "inserted_word")
+			return true
 		case hasPrefix(long.content, short.content):
 			j.veto = fmt.Sprintf("more_specific: %q narrows %q", long.text, short.text)
 			return true
@@ -2313,6 +2320,45 @@ func qualifiedBy(short, long *nameInfo) bool {
 		}
 	}
 	return i == len(short.content)
+}
+
+// insertedDescriptor reports whether long is short with one word
+// inserted inside it, written in lower case, where short is a
+// capitalised name and a lower-case head ("Mohs scale" / "Mohs hardness
+// scale", "Petri dish" / "Petri culture dish", "Paris agreement" /
+// "Paris climate agreement"): a descriptive word, not another name
+// ("Gauss elimination" / "Gauss Jordan elimination", "Paris Peace
+// Agreement"). The name before is no given name ("Alan Turing") and the
+// word inserted no function word, number or letter.
+func insertedDescriptor(short, long *nameInfo) bool {
+	sw, lw := strings.Fields(short.text), strings.Fields(long.text)
+	if len(sw) < 2 || len(lw) != len(sw)+1 || len(short.all) != len(sw) || len(long.all) != len(lw) {
+		return false
+	}
+	at := -1
+	for i := 1; i < len(sw); i++ {
+		if slices.Equal(long.all[:i], short.all[:i]) && slices.Equal(long.all[i+1:], short.all[i:]) {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return false
+	}
+	ins := lw[at]
+	first := []rune(sw[0])
+	if !unicode.IsUpper(first[0]) || givenNames[short.all[0]] || moreGivenNames[short.all[0]] {
+		return false
+	}
+	if ins != strings.ToLower(ins) || !isLetters(ins) || len([]rune(ins)) < 3 || functionWords[long.all[at]] {
+		return false
+	}
+	for _, w := range sw[1:] {
+		if w != strings.ToLower(w) {
+			return false // "Paris Agreement": a name throughout, the inserted word must be one too
+		}
+	}
+	return true
 }
 
 func hasPrefix(long, short []string) bool {

@@ -78,3 +78,17 @@ func TestMoreGivenNames(t *testing.T) {
 		}
 	}
 }
+
+// TestInsertedDescriptor: a capitalised name and a lower-case head, and
+// the same with one lower-case word inside ("Mohs scale" / "Mohs
+// hardness scale"), are one thing; a name inserted ("Gauss Jordan
+// elimination") or a name throughout ("Paris Peace Agreement") is not,
+// nor a person's name ("Alan Turing" / "Alan M. Turing" is another rule's).
+func TestInsertedDescriptor(t *testing.T) {
+	_, got := labelGroups([]string{"Mohs scale", "Mohs hardness scale", "Petri dish", "Petri culture dish",
+		"Gauss elimination", "Gauss Jordan elimination", "Paris Agreement", "Paris Peace Agreement"})
+	want := []string{"Mohs hardness scale | Mohs scale", "Petri culture dish | Petri dish"}
+	if !slices.Equal(got, want) {
+		t.Errorf("groups %q, want %q", got, want)
+	}
+}
