@@ -5,23 +5,26 @@ import (
 	"testing"
 )
 
+// wantGroups checks the groups names-only analysis makes of labels.
+func wantGroups(t *testing.T, labels, want []string) {
+	t.Helper()
+	if _, got := labelGroups(labels); !slices.Equal(got, want) {
+		t.Errorf("groups %q, want %q", got, want)
+	}
+}
+
 // TestEponymLeavesSurnameAlone: a thing named after a person by a word of
 // its kind ("Spinoza Prize", "Cervantes Institute", "Frida Kahlo Museum")
 // is no other meaning of the surname alone: "Spinoza" is still Baruch
 // Spinoza's. A proper name of two words that is no eponym ("River
 // Shannon", "Vivaldi Partners") still makes the bare surname ambiguous.
 func TestEponymLeavesSurnameAlone(t *testing.T) {
-	labels := []string{
+	wantGroups(t, []string{
 		"Spinoza", "Baruch Spinoza", "Spinoza Prize",
 		"Cervantes", "Miguel de Cervantes", "Cervantes Institute",
 		"Shannon", "Claude Shannon", "River Shannon",
 		"Vivaldi", "Antonio Vivaldi", "Vivaldi Partners",
-	}
-	_, got := labelGroups(labels)
-	want := []string{"Baruch Spinoza | Spinoza", "Cervantes | Miguel de Cervantes"}
-	if !slices.Equal(got, want) {
-		t.Errorf("groups %q, want %q", got, want)
-	}
+	}, []string{"Baruch Spinoza | Spinoza", "Cervantes | Miguel de Cervantes"})
 }
 
 // TestGivenNameEndingInS: the name folding writes a word's singular
@@ -29,11 +32,7 @@ func TestEponymLeavesSurnameAlone(t *testing.T) {
 // looked up as it writes them — before, a person whose given name ends
 // in s (Nicholas, Charles, James, Thomas) was never a person's name.
 func TestGivenNameEndingInS(t *testing.T) {
-	_, got := labelGroups([]string{"Nicholas Negroponte", "Negroponte", "Charles Babbage", "Babbage"})
-	want := []string{"Babbage | Charles Babbage", "Negroponte | Nicholas Negroponte"}
-	if !slices.Equal(got, want) {
-		t.Errorf("groups %q, want %q", got, want)
-	}
+	wantGroups(t, []string{"Nicholas Negroponte", "Negroponte", "Charles Babbage", "Babbage"}, []string{"Babbage | Charles Babbage", "Negroponte | Nicholas Negroponte"})
 }
 
 // TestWordNetPersonNoOtherMeaning: a two-word name WordNet knows as a
@@ -42,12 +41,8 @@ func TestGivenNameEndingInS(t *testing.T) {
 // not in givennames.txt: before, it blocked its own surname ("Chagall"
 // beside "Marc Chagall" alone was no pair).
 func TestWordNetPersonNoOtherMeaning(t *testing.T) {
-	_, got := labelGroups([]string{"Chagall", "Marc Chagall", "Chagall Museum", "Hokusai", "Katsushika Hokusai",
-		"Shannon", "Claude Shannon", "River Shannon"})
-	want := []string{"Chagall | Marc Chagall", "Hokusai | Katsushika Hokusai"}
-	if !slices.Equal(got, want) {
-		t.Errorf("groups %q, want %q", got, want)
-	}
+	wantGroups(t, []string{"Chagall", "Marc Chagall", "Chagall Museum", "Hokusai", "Katsushika Hokusai",
+		"Shannon", "Claude Shannon", "River Shannon"}, []string{"Chagall | Marc Chagall", "Hokusai | Katsushika Hokusai"})
 }
 
 // TestMoreGivenNames: the longer given-name list (givennames_more.txt)
@@ -58,11 +53,7 @@ func TestWordNetPersonNoOtherMeaning(t *testing.T) {
 // pick the person for the planet), while the shorter list's still does,
 // with context only ("Henry Ford" / "Ford").
 func TestMoreGivenNames(t *testing.T) {
-	_, got := labelGroups([]string{"Kahlo", "Frida Kahlo", "Dijkstra", "Edsger Dijkstra"})
-	want := []string{"Dijkstra | Edsger Dijkstra", "Frida Kahlo | Kahlo"}
-	if !slices.Equal(got, want) {
-		t.Errorf("groups %q, want %q", got, want)
-	}
+	wantGroups(t, []string{"Kahlo", "Frida Kahlo", "Dijkstra", "Edsger Dijkstra"}, []string{"Dijkstra | Edsger Dijkstra", "Frida Kahlo | Kahlo"})
 	for _, c := range []struct {
 		short, long string
 		person      bool
@@ -85,10 +76,6 @@ func TestMoreGivenNames(t *testing.T) {
 // elimination") or a name throughout ("Paris Peace Agreement") is not,
 // nor a person's name ("Alan Turing" / "Alan M. Turing" is another rule's).
 func TestInsertedDescriptor(t *testing.T) {
-	_, got := labelGroups([]string{"Mohs scale", "Mohs hardness scale", "Petri dish", "Petri culture dish",
-		"Gauss elimination", "Gauss Jordan elimination", "Paris Agreement", "Paris Peace Agreement"})
-	want := []string{"Mohs hardness scale | Mohs scale", "Petri culture dish | Petri dish"}
-	if !slices.Equal(got, want) {
-		t.Errorf("groups %q, want %q", got, want)
-	}
+	wantGroups(t, []string{"Mohs scale", "Mohs hardness scale", "Petri dish", "Petri culture dish",
+		"Gauss elimination", "Gauss Jordan elimination", "Paris Agreement", "Paris Peace Agreement"}, []string{"Mohs hardness scale | Mohs scale", "Petri culture dish | Petri dish"})
 }
