@@ -164,7 +164,7 @@ func clipsOf(w string, ws []string) int {
 // personLike reports whether n is written as a person's name: two words
 // or more, capitalised, the first a given name ("Adi Dassler").
 func personLike(n *nameInfo) bool {
-	return len(n.all) >= 2 && givenNames[n.all[0]] && capitalisedName(n.text)
+	return len(n.all) >= 2 && givenNames()[n.all[0]] && capitalisedName(n.text)
 }
 
 // gatherCompounds pairs a coined one-word name with the names of 2-4

@@ -447,7 +447,7 @@ func (x *dupIndex) addWordKeys(n *nameInfo, c int32) {
 			addKey(x.token, w, c)
 		}
 	}
-	if raw := words(n.text); len(n.content) == 2 && len(raw) == 2 && capitalisedName(n.text) && !givenNames[raw[0]] && !moreGivenNames[raw[0]] && !givenNames[raw[1]] && !eponymHeads[raw[1]] && !wordNetPerson(n) {
+	if raw := words(n.text); len(n.content) == 2 && len(raw) == 2 && capitalisedName(n.text) && !givenNames()[raw[0]] && !moreGivenNames()[raw[0]] && !givenNames()[raw[1]] && !eponymHeads[raw[1]] && !wordNetPerson(n) {
 		// "River Shannon", "Goldman Sachs": a proper name of two
 		// words, no person's (no given name of the list, no person of
 		// WordNet: "Marc Chagall"), that a surname is part of
@@ -2331,6 +2331,9 @@ func qualifiedBy(short, long *nameInfo) bool {
 // Agreement"). The name before is no given name ("Alan Turing") and the
 // word inserted no function word, number or letter.
 func insertedDescriptor(short, long *nameInfo) bool {
+	if len(short.all) < 2 || len(long.all) != len(short.all)+1 {
+		return false
+	}
 	sw, lw := strings.Fields(short.text), strings.Fields(long.text)
 	if len(sw) < 2 || len(lw) != len(sw)+1 || len(short.all) != len(sw) || len(long.all) != len(lw) {
 		return false
@@ -2347,7 +2350,7 @@ func insertedDescriptor(short, long *nameInfo) bool {
 	}
 	ins := lw[at]
 	first := []rune(sw[0])
-	if !unicode.IsUpper(first[0]) || givenNames[short.all[0]] || moreGivenNames[short.all[0]] {
+	if !unicode.IsUpper(first[0]) || givenNames()[short.all[0]] || moreGivenNames()[short.all[0]] {
 		return false
 	}
 	if ins != strings.ToLower(ins) || !isLetters(ins) || len([]rune(ins)) < 3 || functionWords[long.all[at]] {

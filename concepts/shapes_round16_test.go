@@ -79,3 +79,12 @@ func TestInsertedDescriptor(t *testing.T) {
 	wantGroups(t, []string{"Mohs scale", "Mohs hardness scale", "Petri dish", "Petri culture dish",
 		"Gauss elimination", "Gauss Jordan elimination", "Paris Agreement", "Paris Peace Agreement"}, []string{"Mohs hardness scale | Mohs scale", "Petri culture dish | Petri dish"})
 }
+
+// BenchmarkParseGivenNames is the cost of reading both given-name lists,
+// paid once per process, on the first name analysis that needs them.
+func BenchmarkParseGivenNames(b *testing.B) {
+	for b.Loop() {
+		parseGivenNames(givenNamesText)
+		parseGivenNames(moreGivenNamesText)
+	}
+}

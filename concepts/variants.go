@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -244,7 +245,7 @@ func personName(short, long *nameInfo) bool {
 		return false
 	}
 	for _, w := range long.all[:len(long.all)-len(short.all)] {
-		if len([]rune(w)) == 1 || givenNames[w] || moreGivenNames[w] || nameParticles[w] {
+		if len([]rune(w)) == 1 || givenNames()[w] || moreGivenNames()[w] || nameParticles[w] {
 			continue
 		}
 		return false
@@ -489,13 +490,13 @@ var moreGivenNamesText string
 
 // givenNames are the words a person's name may have before the surname
 // (givennames.txt), as written and as the name folding writes them
-// (singular: "james" is "jame" in nameInfo.all).
-var givenNames = parseGivenNames(givenNamesText)
+// (singular: "james" is "jame" in nameInfo.all); read on first use.
+var givenNames = sync.OnceValue(func() map[string]bool { return parseGivenNames(givenNamesText) })
 
 // moreGivenNames are the given names of givennames_more.txt: a name
 // whose given name is only there is a person's when its surname can mean
 // nothing else (see newGivenName).
-var moreGivenNames = parseGivenNames(moreGivenNamesText)
+var moreGivenNames = sync.OnceValue(func() map[string]bool { return parseGivenNames(moreGivenNamesText) })
 
 // parseGivenNames reads a given-name list: words separated by white
 // space, lines starting with # skipped; each word as written and as the
@@ -519,7 +520,7 @@ func parseGivenNames(text string) map[string]bool {
 // holds.
 func newGivenName(short, long *nameInfo) bool {
 	for _, w := range long.all[:len(long.all)-len(short.all)] {
-		if moreGivenNames[w] && !givenNames[w] {
+		if moreGivenNames()[w] && !givenNames()[w] {
 			return true
 		}
 	}
