@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/noema-mem/noema"
 	"github.com/noema-mem/noema/fuzzy"
@@ -447,20 +448,21 @@ func (x *dupIndex) addWordKeys(n *nameInfo, c int32) {
 			addKey(x.token, w, c)
 		}
 	}
-	if raw := words(n.text); len(n.content) == 2 && len(raw) == 2 && capitalisedName(n.text) && !givenNames()[raw[0]] && !moreGivenNames()[raw[0]] && !givenNames()[raw[1]] && !eponymHeads[raw[1]] && !wordNetPerson(n) {
-		// "River Shannon", "Goldman Sachs": a proper name of two
-		// words, no person's (no given name of the list, no person of
-		// WordNet: "Marc Chagall"), that a surname is part of
-		// (onlyPerson).
-		// Not a thing named after a person by a word of its kind
-		// ("Spinoza Prize", "Cervantes Institute"): nobody calls it by
-		// the surname alone.
-		for _, w := range n.content {
-			addKey(x.token, properKey+w, c)
+	if raw := words(n.text); len(raw) >= 2 && len(n.content) >= 2 && capitalisedName(n.text) {
+		switch k := len(n.content); {
+		case eponymHeads[raw[len(raw)-1]]:
+			// "Spinoza Prize", "Frida Kahlo Museum": named after a
+			// person, and nobody calls it by the surname alone.
+			addKey(x.token, eponymKey+n.content[k-2], c)
+		case k == 2 && len(raw) == 2 && !givenNames()[raw[0]] && !moreGivenNames()[raw[0]] && !givenNames()[raw[1]] && !wordNetPerson(n):
+			// "River Shannon", "Goldman Sachs": a proper name of two
+			// words, no person's (no given name of the lists, no person
+			// of WordNet: "Marc Chagall"), that a surname is part of
+			// (onlyPerson).
+			for _, w := range n.content {
+				addKey(x.token, properKey+w, c)
+			}
 		}
-	} else if k := len(n.content); k >= 2 && len(raw) >= 2 && capitalisedName(n.text) && eponymHeads[raw[len(raw)-1]] {
-		// "Spinoza Prize", "Frida Kahlo Museum": named after a person.
-		addKey(x.token, eponymKey+n.content[k-2], c)
 	}
 	for _, w := range n.parts {
 		if len(w) >= 2 && !slices.Contains(n.content, w) {
@@ -2335,8 +2337,8 @@ func insertedDescriptor(short, long *nameInfo) bool {
 		return false
 	}
 	sw, lw := strings.Fields(short.text), strings.Fields(long.text)
-	if len(sw) < 2 || len(lw) != len(sw)+1 || len(short.all) != len(sw) || len(long.all) != len(lw) {
-		return false
+	if len(sw) != len(short.all) || len(lw) != len(long.all) {
+		return false // a word the folding splits or drops: positions differ
 	}
 	at := -1
 	for i := 1; i < len(sw); i++ {
@@ -2349,8 +2351,7 @@ func insertedDescriptor(short, long *nameInfo) bool {
 		return false
 	}
 	ins := lw[at]
-	first := []rune(sw[0])
-	if !unicode.IsUpper(first[0]) || givenNames()[short.all[0]] || moreGivenNames()[short.all[0]] {
+	if first, _ := utf8.DecodeRuneInString(sw[0]); !unicode.IsUpper(first) || givenNames()[short.all[0]] || moreGivenNames()[short.all[0]] {
 		return false
 	}
 	if ins != strings.ToLower(ins) || !isLetters(ins) || len([]rune(ins)) < 3 || functionWords[long.all[at]] {

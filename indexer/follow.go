@@ -305,6 +305,15 @@ func (f *Follower) bring(ctx context.Context, paths []string, want func(string) 
 		}
 		var cs noema.Changeset
 		var unindexed []string // held as wanted, indexed otherwise
+		// held notes that p needs no change, and queues it for indexing
+		// when the index holds another version than the folder's have.
+		heldAlready := func(p, have string) error {
+			behind, err := f.indexBehind(ctx, p, have)
+			if behind {
+				unindexed = append(unindexed, p)
+			}
+			return err
+		}
 		for _, p := range paths {
 			c, ok := want(p)
 			if !ok {
@@ -312,10 +321,8 @@ func (f *Follower) bring(ctx context.Context, paths []string, want func(string) 
 			}
 			have := held[p]
 			if have == c.Checksum {
-				if behind, err := f.indexBehind(ctx, p, have); err != nil {
+				if err := heldAlready(p, have); err != nil {
 					return err
-				} else if behind {
-					unindexed = append(unindexed, p)
 				}
 				continue
 			}
@@ -339,10 +346,8 @@ func (f *Follower) bring(ctx context.Context, paths []string, want func(string) 
 				// this server's own later write, which the feed names at
 				// an earlier one. Rewriting it with the same bytes would
 				// fail whenever the next write came first.
-				if behind, err := f.indexBehind(ctx, p, have); err != nil {
+				if err := heldAlready(p, have); err != nil {
 					return err
-				} else if behind {
-					unindexed = append(unindexed, p)
 				}
 				continue
 			}
